@@ -1,0 +1,41 @@
+# Two entry points, each self-contained on a machine with only Python 3.10+:
+#   make demo   - the founding examples
+#   make test   - lint + the whole test suite (notebooks and PyTorch parity included)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# The CPU build of PyTorch for the parity tests; PyPI's default torch wheel is a CUDA build.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+
+.PHONY: demo test bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.demo: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e ".[test]"
+	$(BIN)/python -m pip install -q "torch==2.13.0" || \
+		$(BIN)/python -m pip install -q --extra-index-url $(TORCH_INDEX) "torch==2.13.0" || \
+		echo "WARNING: torch==2.13.0 could not be installed; the parity tests will be skipped"
+	touch $@
+
+demo: $(VENV)/.demo
+	$(BIN)/python -m autograd_compat
+
+lint: $(VENV)/.test
+	$(BIN)/ruff check autograd_compat tests bench examples
+	$(BIN)/ruff format --check autograd_compat tests bench examples
+
+test: $(VENV)/.test lint
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+bench: $(VENV)/.test
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,93 @@
+"""autograd_compat: PyTorch's autograd semantics on JAX.
+
+`import autograd_compat as torch` and PyTorch-style autograd code runs unchanged. Every op is
+a pure JAX function, jitted; its backward is `jax.vjp` of that function, and `create_graph`
+records the backward as an op again, so derivatives of any order come from nested vjps.
+"""
+
+from . import (
+    _dtypes,
+    autograd,  # noqa: E402  (after Tensor: autograd imports it)
+)
+from ._device import device
+from ._dtypes import (
+    bfloat16,
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    finfo,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ._factories import (
+    BoolTensor,
+    ByteTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_jax,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._interop import to_jax
+from ._ops.elementwise import *  # noqa: F403  (each op module lists its public names)
+from ._ops.linalg import *  # noqa: F403
+from ._ops.reduce import *  # noqa: F403
+from ._ops.shape import *  # noqa: F403
+from ._random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from ._shapes import Size
+from ._tensor import Tensor, is_tensor
+
+__version__ = "0.1.0"
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.dtype.is_floating_point
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()

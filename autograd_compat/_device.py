@@ -1,0 +1,107 @@
+"""PyTorch devices mapped onto JAX devices: "cpu", "cuda"/"cuda:N" (JAX "gpu") and "tpu"."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+
+from . import _errors
+
+_TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
+_JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
+
+
+class device:
+    """A PyTorch device: `device("cuda:0")`, `device("cuda", 0)`, `device("cpu")`."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str | device, index: int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, int):
+            type, index = "cuda", type
+        elif ":" in type:
+            type, _, text = type.partition(":")
+            if not text.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{text}'")
+            index = int(text)
+        if type not in _TORCH_TO_JAX_PLATFORM:
+            raise RuntimeError(
+                f"Expected one of cpu, cuda, tpu device type at start of device string: {type}"
+            )
+        self.type = type
+        self.index = index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+@functools.cache
+def _jax_devices(platform: str) -> tuple:
+    try:
+        return tuple(jax.devices(platform))
+    except RuntimeError:
+        return ()
+
+
+def to_jax(dev: device | str | int) -> jax.Device:
+    """The jax.Device for a PyTorch device; PyTorch's error when the platform is absent."""
+    dev = device(dev)
+    platform = _TORCH_TO_JAX_PLATFORM[dev.type]
+    devices = _jax_devices(platform)
+    if not devices:
+        if dev.type == "cuda":
+            raise AssertionError(
+                f"{_errors.NO_CUDA} (JAX has no '{platform}' device here; it has "
+                f"{[str(d) for d in jax.devices()]})"
+            )
+        raise RuntimeError(f"No JAX '{platform}' device is available for device '{dev}'")
+    index = dev.index or 0
+    if index >= len(devices):
+        raise RuntimeError(
+            f"CUDA error: invalid device ordinal (device '{dev}' requested, "
+            f"{len(devices)} {platform} device(s) present)"
+        )
+    return devices[index]
+
+
+def from_jax(jax_device: jax.Device) -> device:
+    """The PyTorch device naming a jax.Device (index kept for accelerators, none for cpu)."""
+    torch_type = _JAX_TO_TORCH_PLATFORM.get(jax_device.platform, jax_device.platform)
+    if torch_type == "cpu":
+        return device("cpu")
+    return device(torch_type, _jax_devices(jax_device.platform).index(jax_device))
+
+
+def default() -> device:
+    """The device new tensors are placed on: JAX's default device."""
+    return from_jax(jax.devices()[0])
+
+
+def of_array(value) -> device:
+    """Device holding a jax.Array; a traced value reports the default device."""
+    devices = getattr(value, "devices", None)
+    if devices is None:
+        return default()
+    try:
+        found = devices()
+    except Exception:  # a tracer has no concrete placement
+        return default()
+    return from_jax(min(found, key=lambda d: d.id))

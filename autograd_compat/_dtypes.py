@@ -1,0 +1,232 @@
+"""PyTorch dtypes over JAX dtypes, and PyTorch's type-promotion rules.
+
+Importing autograd_compat turns on JAX's x64 mode (`jax_enable_x64`), because PyTorch's
+float64 and int64 must be real 64-bit types. Every array this library creates gets an explicit
+dtype, so the default stays float32 for floats and int64 for Python ints, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+jax.config.update("jax_enable_x64", True)
+
+
+class dtype:
+    """A PyTorch dtype (`torch.float32`, ...) naming one JAX/numpy dtype."""
+
+    __slots__ = ("name", "jax", "is_floating_point", "is_complex", "is_signed", "itemsize")
+
+    def __init__(self, name: str, jax_dtype) -> None:
+        self.name = name
+        self.jax = np.dtype(jax_dtype)
+        self.is_floating_point = bool(jnp.issubdtype(self.jax, jnp.floating))
+        self.is_complex = bool(jnp.issubdtype(self.jax, jnp.complexfloating))
+        self.is_signed = self.jax.kind in "ifc"
+        self.itemsize = self.jax.itemsize
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (_from_name, (self.name,))
+
+    def to_complex(self) -> dtype:
+        return {float64: complex128}.get(self, complex64)
+
+    def to_real(self) -> dtype:
+        return {complex128: float64, complex64: float32}.get(self, self)
+
+
+float16 = half = dtype("float16", jnp.float16)
+bfloat16 = dtype("bfloat16", jnp.bfloat16)
+float32 = float = dtype("float32", jnp.float32)
+float64 = double = dtype("float64", jnp.float64)
+complex64 = cfloat = dtype("complex64", jnp.complex64)
+complex128 = cdouble = dtype("complex128", jnp.complex128)
+uint8 = dtype("uint8", jnp.uint8)
+int8 = dtype("int8", jnp.int8)
+int16 = short = dtype("int16", jnp.int16)
+int32 = int = dtype("int32", jnp.int32)
+int64 = long = dtype("int64", jnp.int64)
+bool = dtype("bool", jnp.bool_)
+
+ALL = (
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    bool,
+)
+_BY_JAX = {d.jax: d for d in ALL}
+LEGACY_TYPE_NAMES = {
+    float16: "HalfTensor",
+    bfloat16: "BFloat16Tensor",
+    float32: "FloatTensor",
+    float64: "DoubleTensor",
+    complex64: "ComplexFloatTensor",
+    complex128: "ComplexDoubleTensor",
+    uint8: "ByteTensor",
+    int8: "CharTensor",
+    int16: "ShortTensor",
+    int32: "IntTensor",
+    int64: "LongTensor",
+    bool: "BoolTensor",
+}
+_BY_NAME = {d.name: d for d in ALL}
+
+
+def _from_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+class _DefaultDtype:
+    """The default floating dtype (`torch.set_default_dtype`); float32 unless changed."""
+
+    value = float32
+
+
+def get_default_dtype() -> dtype:
+    """Return the dtype that Python floats and float factories get (float32 by default)."""
+    return _DefaultDtype.value
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype; PyTorch allows float16, bfloat16, float32 and float64."""
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _DefaultDtype.value = d
+
+
+def from_jax(jax_dtype) -> dtype:
+    """The PyTorch dtype for a JAX/numpy dtype; TypeError for one PyTorch does not have."""
+    try:
+        return _BY_JAX[np.dtype(jax_dtype)]
+    except KeyError:
+        raise TypeError(f"dtype {jax_dtype} has no PyTorch equivalent") from None
+
+
+def as_dtype(d) -> dtype:
+    """Accept a PyTorch dtype, a numpy/JAX dtype, or Python's float/int/bool/complex."""
+    if isinstance(d, dtype):
+        return d
+    python_types = {
+        builtins.float: float64,
+        builtins.int: int64,
+        builtins.bool: bool,
+        builtins.complex: complex128,
+    }
+    if d in python_types:
+        return python_types[d]
+    try:
+        return from_jax(d)
+    except TypeError:
+        raise TypeError(f"expected a torch.dtype, got {d!r}") from None
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """PyTorch's promote_types for two dtypes (float16 with bfloat16 gives float32, as in both)."""
+    if a is b:
+        return a
+    return from_jax(jnp.promote_types(a.jax, b.jax))
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype a Python number takes when it meets a tensor (a 'wrapped number')."""
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, builtins.int):
+        return int64
+    if isinstance(value, builtins.complex):
+        return get_default_dtype().to_complex()
+    return get_default_dtype()
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """c10's combine_categories: the higher tier wins unless the lower is of a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return higher.to_complex() if higher.is_floating_point else lower
+    if higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+_FLOATING = frozenset(d.jax for d in ALL if d.is_floating_point or d.is_complex)
+_INTEGRAL = frozenset(d.jax for d in (uint8, int8, int16, int32, int64))
+
+
+def binary_result_type(a, b) -> dtype:
+    """`result_type(a, b)` with a fast path for the common cases (same dtypes, a tensor with a
+    Python number of the same or a lower category); `a` is a Tensor."""
+    a_jax = a._value.dtype
+    b_type = type(b)
+    if b_type is float:
+        fast = a_jax in _FLOATING
+    elif b_type is int:
+        fast = a_jax in _FLOATING or a_jax in _INTEGRAL
+    else:
+        fast = hasattr(b, "_value") and b._value.dtype == a_jax
+    return _BY_JAX[a_jax] if fast else result_type(a, b)
+
+
+def result_type(*operands) -> dtype:
+    """PyTorch's result dtype for an op over tensors and Python scalars.
+
+    Three tiers, as in PyTorch: tensors with dimensions, zero-dimensional tensors, then Python
+    numbers. A lower tier only changes the result when its category (bool < int < float <
+    complex) is higher, so `int32_tensor * 2` stays int32 and `int_tensor * 2.5` is float32.
+    """
+    tiers: list[dtype | None] = [None, None, None]
+    for operand in operands:
+        if hasattr(operand, "_value"):
+            d = operand.dtype
+            tier = 0 if operand.ndim else 1
+        else:
+            d = scalar_dtype(operand)
+            tier = 2
+        current = tiers[tier]
+        tiers[tier] = d if current is None else promote_types(current, d)
+    return _combine(tiers[0], _combine(tiers[1], tiers[2]))
+
+
+class finfo:
+    """Machine limits of a floating dtype (`torch.finfo`)."""
+
+    def __init__(self, type: dtype | None = None) -> None:
+        info = jnp.finfo((type or get_default_dtype()).jax)
+        self.bits = info.bits
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.tiny)
+        self.resolution = builtins.float(info.resolution)
+        self.dtype = str(info.dtype)
+
+
+class iinfo:
+    """Limits of an integer dtype (`torch.iinfo`)."""
+
+    def __init__(self, type: dtype) -> None:
+        info = jnp.iinfo(type.jax)
+        self.bits = info.bits
+        self.max = builtins.int(info.max)
+        self.min = builtins.int(info.min)
+        self.dtype = str(info.dtype)

@@ -1,0 +1,427 @@
+"""The backward pass: run recorded nodes in dependency order and return the gradients.
+
+`run_backward` is functional: it returns the gradients that reach the requested targets,
+and accumulates into `.grad` only when asked (`autograd.backward`). Each node runs once,
+after every consumer of its outputs has contributed, in an order computed up front from an
+explicit heap (no recursion, so graphs of any depth work); among ready nodes the most recent
+runs first and leaf accumulation as soon as it is ready, as in PyTorch.
+
+Two executors share that schedule. The stepwise one calls each node's derived vjp op (and
+records it under create_graph) and runs hooks. The fused one, for a graph whose structure
+was seen before and that has no hooks, traces the same vjp functions into one jitted
+function per structure: one XLA call for the whole backward of a hot training step.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import jax
+import jax.numpy as jnp
+
+from . import _dtypes, _errors, _grad_mode
+from ._graph import AccumulateGrad
+from ._hooks import run_node_hooks, run_node_prehooks, run_tensor_hooks
+from ._ops import _vjp_pure, apply, constant, vjp_of
+from ._tensor import Tensor
+
+FUSE_AFTER = 2  # a graph structure is fused the second time it is seen
+FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than they save
+CACHE_SIZE = 1024  # structures remembered; past this the caches start over
+_seen: dict = {}
+_fused: dict = {}
+
+
+# ----------------------------------------------------------------------------- schedule
+def _discover(roots: list) -> dict:
+    """Every node reachable from the roots, mapped to its edges."""
+    graph: dict = {}
+    stack = [node for node, _ in roots]
+    while stack:
+        node = stack.pop()
+        if node in graph:
+            continue
+        graph[node] = node.edges
+        stack.extend(edge[0] for edge in node.edges if edge is not None and edge[0] not in graph)
+    return graph
+
+
+def _needed(graph: dict, targets) -> set:
+    """Nodes from which some target node can be reached (the ones worth running)."""
+    parents: dict = {}
+    for node, edges in graph.items():
+        for edge in edges:
+            if edge is not None:
+                parents.setdefault(edge[0], []).append(node)
+    needed: set = set()
+    stack = [t for t in targets if t in graph]
+    while stack:
+        node = stack.pop()
+        if node not in needed:
+            needed.add(node)
+            stack.extend(parents.get(node, ()))
+    return needed
+
+
+def _schedule(graph: dict, needed: set) -> tuple[list, list]:
+    """Execution order (Kahn's algorithm, newest ready node first) and, per node, where each
+    of its input gradients goes: `(index of the child in the order, output_nr)` or None."""
+    dependencies = dict.fromkeys(needed, 0)
+    for node in needed:
+        for edge in graph[node]:
+            if edge is not None and edge[0] in dependencies:
+                dependencies[edge[0]] += 1
+    ready = [(-node.seq, id(node), node) for node in needed if dependencies[node] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        node = heapq.heappop(ready)[2]
+        order.append(node)
+        for edge in graph[node]:
+            if edge is not None and edge[0] in dependencies:
+                child = edge[0]
+                dependencies[child] -= 1
+                if dependencies[child] == 0:
+                    heapq.heappush(ready, (-child.seq, id(child), child))
+    position = {node: i for i, node in enumerate(order)}
+    routes = [
+        tuple(
+            None if e is None or e[0] not in position else (position[e[0]], e[1])
+            for e in node.edges
+        )
+        for node in order
+    ]
+    return order, routes
+
+
+def _arities(order: list) -> tuple:
+    """Outputs per scheduled node; 0 marks a leaf's AccumulateGrad (one input, no call)."""
+    return tuple(0 if isinstance(node, AccumulateGrad) else len(node.out_meta) for node in order)
+
+
+def _propagate(arities, routes, seeds, on_ready, call, add) -> None:
+    """Route cotangents through the schedule: the part both executors share.
+
+    `seeds`: (index, output_nr, cotangent) for the roots. `on_ready(i, cts)` sees a node's
+    complete cotangents and may replace them; `call(i, cts)` returns its input gradients.
+    """
+    buffers: dict = {}
+    for index, output_nr, ct in seeds:
+        slots = buffers.setdefault(index, [None] * max(arities[index], 1))
+        slots[output_nr] = add(slots[output_nr], ct)
+    for index, arity in enumerate(arities):
+        cts = on_ready(index, buffers.pop(index, None) or [None] * max(arity, 1))
+        if arity == 0 or all(ct is None for ct in cts):
+            continue
+        if all(route is None for route in routes[index]):
+            continue
+        for route, grad in zip(routes[index], call(index, cts)):
+            if route is not None and grad is not None:
+                child, output_nr = route
+                slots = buffers.setdefault(child, [None] * max(arities[child], 1))
+                slots[output_nr] = add(slots[output_nr], grad)
+
+
+# ----------------------------------------------------------------------------- checks
+def _check_versions(node) -> None:
+    """PyTorch's error when a value a node saved was modified in place since."""
+    for counter, expected, ref in node.versions:
+        if counter[0] != expected:
+            tensor = ref()
+            producer, shape, type_name = "", "?", "?"
+            if tensor is not None:
+                shape = list(tensor.shape)
+                type_name = f"torch.{_dtypes.LEGACY_TYPE_NAMES[tensor.dtype]}"
+                if tensor.grad_fn is not None:
+                    name = tensor.grad_fn.name().removesuffix("Backward0")
+                    producer = f", which is output {tensor.output_nr} of {name}"
+            raise RuntimeError(
+                _errors.MODIFIED_INPLACE.format(
+                    type_name=type_name,
+                    shape=shape,
+                    producer=producer,
+                    version=counter[0],
+                    expected=expected,
+                )
+            )
+
+
+def _validate_root(index: int, output: Tensor, grad) -> Tensor:
+    """Check (or create) the gradient of one root output, as PyTorch's validate_outputs."""
+    if grad is None:
+        if output._value.size != 1:
+            raise RuntimeError(_errors.IMPLICIT_GRAD)
+        one = constant(1, output._value.dtype)
+        return Tensor._wrap(one if output.ndim == 0 else one.reshape(output._value.shape))
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
+    if grad.shape != output.shape:
+        raise RuntimeError(
+            _errors.GRAD_SHAPE_MISMATCH.format(
+                index=index, grad_shape=grad.shape, out_shape=output.shape
+            )
+        )
+    if grad.dtype is not output.dtype:
+        grad = grad.to(output.dtype)
+    return grad
+
+
+# ----------------------------------------------------------------------------- entry point
+def run_backward(
+    outputs, grad_outputs, *, retain_graph: bool, create_graph: bool, targets=None, accumulate: bool
+) -> list:
+    """Back-propagate from `outputs` weighted by `grad_outputs`.
+
+    `targets`: None (every leaf accumulates) or the tensors whose gradients are wanted.
+    With `accumulate`, gradients are summed into `.grad` of the leaves (and of non-leaf
+    targets); the gradient at each target is returned either way.
+    """
+    roots = []
+    for index, output in enumerate(outputs):
+        edge = output._grad_edge()
+        if edge is None:
+            raise RuntimeError(_errors.NO_GRAD_FN.format(index=index))
+        roots.append(edge)
+    grads = [_validate_root(i, o, g) for i, (o, g) in enumerate(zip(outputs, grad_outputs))]
+    graph = _discover(roots)
+    target_edges = [t._grad_edge() for t in targets] if targets is not None else []
+    needed = _needed(graph, {n for n, _ in target_edges}) if targets is not None else set(graph)
+    order, routes = _schedule(graph, needed)
+    position = {node: i for i, node in enumerate(order)}
+    seeds = [(position[n], nr, g) for (n, nr), g in zip(roots, grads) if n in position]
+    captures: dict = {}
+    for target_index, (node, output_nr) in enumerate(target_edges):
+        if node in position:
+            captures.setdefault(position[node], []).append((output_nr, target_index))
+    sinks = [
+        i
+        for i, node in enumerate(order)
+        if isinstance(node, AccumulateGrad) and accumulate and (targets is None or i in captures)
+    ]
+    for node in order:
+        if not isinstance(node, AccumulateGrad):
+            node.check_saved()
+            _check_versions(node)
+    run = _run_fused if _fusable(order, create_graph) else _run_stepwise
+    captured = run(order, routes, seeds, captures, sinks, len(target_edges), create_graph)
+    if not retain_graph:
+        for node in order:
+            node.release()
+    if accumulate and targets is not None:
+        for tensor, grad in zip(targets, captured):
+            if tensor.grad_fn is not None and not tensor._retains_grad and grad is not None:
+                _accumulate_into(tensor, grad, create_graph)
+    return captured
+
+
+# ----------------------------------------------------------------------------- stepwise
+def _add(a: Tensor | None, b: Tensor | None) -> Tensor | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _saved_primal(node, value, index: int) -> Tensor:
+    """A saved primal as a Tensor that keeps its place in the graph (for create_graph)."""
+    edge = node.edges[index]
+    if edge is None:
+        return Tensor._wrap(value)
+    source, output_nr = edge
+    if isinstance(source, AccumulateGrad):
+        return source.variable
+    return Tensor._wrap(value, source, output_nr)
+
+
+def _call_node(node, cts: list, create_graph: bool) -> list:
+    """Apply a node's backward, the derived vjp op, to its output cotangents.
+
+    Returns one gradient per edge of the node, None where no gradient flows.
+    """
+    saved = node.check_saved()
+    requires = tuple(edge is not None for edge in node.edges)
+    if create_graph:
+        saved_index = [i for i, s in enumerate(node.saved_mask) if s]
+        primals = [_saved_primal(node, v, i) for v, i in zip(saved, saved_index)]
+    else:
+        primals = saved
+    present = [ct for ct in cts if ct is not None]
+    grads = iter(
+        apply(
+            vjp_of(node.op),
+            *primals,
+            *present,
+            static=node.static,
+            requires=requires,
+            saved_mask=node.saved_mask,
+            placeholders=node.placeholders,
+            ct_mask=tuple(ct is not None for ct in cts),
+        )
+    )
+    return [next(grads) if r else None for r in requires]
+
+
+def _run_stepwise(order, routes, seeds, captures, sinks, n_targets, create_graph) -> list:
+    captured: list = [None] * n_targets
+    sink_set = set(sinks)
+
+    def on_ready(index, cts):
+        node = order[index]
+        cts = run_tensor_hooks(node, cts)
+        if node.retained:
+            for output_nr, ref in node.retained.items():
+                tensor = ref()
+                if tensor is not None and cts[output_nr] is not None:
+                    _accumulate_into(tensor, cts[output_nr], create_graph)
+        for output_nr, target_index in captures.get(index, ()):
+            captured[target_index] = cts[output_nr]
+        if index in sink_set and cts[0] is not None:
+            _accumulate_into(node.variable, cts[0], create_graph)
+            for hook in list((node.post_accumulate_hooks or {}).values()):
+                hook(node.variable)
+        return cts
+
+    def call(index, cts):
+        node = order[index]
+        cts = run_node_prehooks(node, cts)
+        grads = _call_node(node, cts, create_graph)
+        run_node_hooks(node, grads, cts)
+        return grads
+
+    with _grad_mode.set_grad_enabled(create_graph):
+        _propagate(_arities(order), routes, seeds, on_ready, call, _add)
+    return captured
+
+
+def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
+    """Sum `grad` into `tensor.grad`: in place when it exists (the same object stays), as
+    PyTorch's AccumulateGrad does; out of place, keeping the graph, under create_graph."""
+    current = tensor._grad
+    if current is None:
+        # A fresh Tensor object: the gradient array may be shared, the .grad object must not be.
+        tensor._grad = grad if create_graph else Tensor._wrap(grad._value)
+    elif create_graph or current.grad_fn is not None:
+        tensor._grad = current + grad
+    else:
+        with _grad_mode.no_grad():
+            total = current + grad
+        current._set_value(total._value)
+        current._bump_version()
+
+
+# ----------------------------------------------------------------------------- fused
+def _has_hooks(node) -> bool:
+    return bool(
+        node.pre_hooks
+        or node.hooks
+        or node.prehooks_node
+        or node.retained
+        or getattr(node, "post_accumulate_hooks", None)
+    )
+
+
+def _fusable(order: list, create_graph: bool) -> bool:
+    return (
+        not create_graph
+        and len(order) <= FUSE_MAX_NODES
+        and not any(_has_hooks(node) for node in order)
+    )
+
+
+def _structure(order, routes, seeds, captures, sinks, existing) -> tuple:
+    """A hashable description of the backward: what the fused function is compiled for."""
+    steps = tuple(
+        None
+        if isinstance(node, AccumulateGrad)
+        else (node.op, node.static, node.saved_mask, node.placeholders, node.out_meta)
+        for node in order
+    )
+    seed_key = tuple((i, nr, g._value.shape, g._value.dtype) for i, nr, g in seeds)
+    capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
+    return steps, tuple(routes), seed_key, capture_key, tuple(sinks), existing
+
+
+def _fused_backward(structure):
+    """The pure function of a whole backward: (saved, seeds, existing grads) -> grads."""
+    steps, routes, seed_key, capture_key, sinks, existing = structure
+    captures = dict(capture_key)
+    n_targets = sum(len(v) for v in captures.values())
+    sink_position = {index: k for k, index in enumerate(sinks)}
+
+    def backward(saved, seeds, existing_grads):
+        captured: list = [None] * n_targets
+        totals: list = [None] * len(sinks)
+
+        def on_ready(index, cts):
+            for output_nr, target_index in captures.get(index, ()):
+                captured[target_index] = cts[output_nr]
+            if index in sink_position and cts[0] is not None:
+                k = sink_position[index]
+                previous = existing_grads[k]
+                totals[k] = cts[0] if previous is None else previous + cts[0]
+            return cts
+
+        def call(index, cts):
+            op, static, saved_mask, placeholders, _ = steps[index]
+            requires = tuple(route is not None for route in routes[index])
+            grads = iter(
+                _vjp_pure(
+                    *saved[index],
+                    *[ct for ct in cts if ct is not None],
+                    fn=op.fn,
+                    static=static,
+                    requires=requires,
+                    saved_mask=saved_mask,
+                    placeholders=placeholders,
+                    ct_mask=tuple(ct is not None for ct in cts),
+                )
+            )
+            return [next(grads) if r else None for r in requires]
+
+        arities = tuple(0 if step is None else len(step[4]) for step in steps)
+        seed_list = [(i, nr, ct) for (i, nr, _, _), ct in zip(seed_key, seeds)]
+        _propagate(arities, routes, seed_list, on_ready, call, _add_arrays)
+        return totals, captured
+
+    return jax.jit(backward)
+
+
+def _add_arrays(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return jnp.add(a, b)
+
+
+def _run_fused(order, routes, seeds, captures, sinks, n_targets, create_graph) -> list:
+    leaves = [order[i].variable for i in sinks]
+    existing = tuple(leaf._grad is not None and leaf._grad.grad_fn is None for leaf in leaves)
+    structure = _structure(order, routes, seeds, captures, sinks, existing)
+    fused = _fused.get(structure)
+    if fused is None:
+        count = _seen.get(structure, 0) + 1
+        if count < FUSE_AFTER:
+            if len(_seen) > CACHE_SIZE:
+                _seen.clear()
+            _seen[structure] = count
+            return _run_stepwise(order, routes, seeds, captures, sinks, n_targets, create_graph)
+        if len(_fused) > CACHE_SIZE:
+            _fused.clear()
+        fused = _fused[structure] = _fused_backward(structure)
+        _seen.pop(structure, None)
+    saved = [() if isinstance(node, AccumulateGrad) else node.saved for node in order]
+    existing_values = [leaf._grad._value if e else None for leaf, e in zip(leaves, existing)]
+    totals, captured = fused(saved, [g._value for _, _, g in seeds], existing_values)
+    for leaf, had, total in zip(leaves, existing, totals):
+        if total is None:
+            continue
+        if had:
+            leaf._grad._set_value(total)
+            leaf._grad._bump_version()
+        elif leaf._grad is not None:
+            leaf._grad = leaf._grad + Tensor._wrap(total)
+        else:
+            leaf._grad = Tensor._wrap(total)
+    return [None if c is None else Tensor._wrap(c) for c in captured]

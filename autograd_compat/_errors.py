@@ -1,0 +1,80 @@
+"""PyTorch's error texts, verbatim, shared by the code that raises them and the tests.
+
+Users search for these strings, so they are kept exactly as PyTorch prints them; a JAX-specific
+hint may follow the PyTorch text but never replaces it.
+"""
+
+NO_GRAD_FN = "element {index} of tensors does not require grad and does not have a grad_fn"
+IMPLICIT_GRAD = "grad can be implicitly created only for scalar outputs"
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+UNUSED_INPUT = (
+    "The differentiated Tensor at index {index} appears to not have been used in the graph. "
+    "Set allow_unused=True if this is the desired behavior."
+)
+FLOAT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+FLOAT_REQUIRES_GRAD_INPLACE = "only Tensors of floating point dtype can require gradients"
+NON_LEAF_REQUIRES_GRAD = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+NUMPY_REQUIRES_GRAD = (
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+)
+GRAD_SHAPE_MISMATCH = (
+    "Mismatch in shape: grad_output[{index}] has a shape of {grad_shape} and output[{index}] "
+    "has a shape of {out_shape}."
+)
+BOTH_GRAD_SPELLINGS = (
+    "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to `backward()`. "
+    "Please only use `grad_tensors`."
+)
+BOTH_TENSOR_SPELLINGS = (
+    "`tensors` and `variables` (deprecated) arguments both passed to `backward()`. "
+    "Please only use `tensors`."
+)
+NON_LEAF_GRAD_ACCESS = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+MODIFIED_INPLACE = (
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [{type_name} {shape}]{producer}, is at version {version}; expected version "
+    "{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
+    "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+SET_REQUIRES_GRAD_NON_LEAF = "you can only change requires_grad flags of leaf variables."
+RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
+GRAD_ASSIGN_SIZE = (
+    "attempting to assign a gradient of size '{grad_shape}' to a tensor of size '{shape}'. "
+    "Please ensure that the gradient and the tensor are the same size"
+)
+GRAD_ASSIGN_DTYPE = (
+    "attempting to assign a gradient with dtype '{grad_dtype}' to a tensor with grad_dtype "
+    "'{dtype}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype)."
+)
+GRAD_ASSIGN_TYPE = "assigned grad expected to be a Tensor or None but got grad of type {type_name}"
+BROADCAST = (
+    "The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+    "non-singleton dimension {dim}"
+)
+DIM_OUT_OF_RANGE = (
+    "Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+)
+INDEX_OUT_OF_RANGE = "index {index} is out of bounds for dimension {dim} with size {size}"
+INVALID_VIEW_SHAPE = "shape '{shape}' is invalid for input of size {numel}"
+SCALAR_CONVERSION = "a Tensor with {numel} elements cannot be converted to Scalar"
+AMBIGUOUS_BOOL = "Boolean value of Tensor with more than one value is ambiguous"
+NO_CUDA = "Torch not compiled with CUDA enabled"
+SAME_DEVICE = (
+    "Expected all tensors to be on the same device, but found at least two devices, "
+    "{first} and {second}!"
+)

@@ -1,0 +1,389 @@
+"""Elementwise ops: arithmetic with PyTorch's promotion, unary math, comparisons, in-place."""
+
+from __future__ import annotations
+
+import builtins
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from .. import _dtypes
+from .._tensor import Tensor
+from . import apply, register
+from ._args import (
+    as_operand,
+    check_inplace,
+    commit_inplace,
+    floating,
+    operands,
+    tensor_arg,
+)
+
+__all__ = [
+    "abs",
+    "add",
+    "cos",
+    "div",
+    "divide",
+    "eq",
+    "exp",
+    "ge",
+    "greater",
+    "greater_equal",
+    "gt",
+    "le",
+    "less",
+    "less_equal",
+    "log",
+    "lt",
+    "mul",
+    "multiply",
+    "ne",
+    "neg",
+    "negative",
+    "not_equal",
+    "pow",
+    "relu",
+    "rsub",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "sub",
+    "subtract",
+    "tanh",
+    "true_divide",
+]
+
+
+def _promoted(fn):
+    """A binary jnp function computing in the promoted dtype (a static argument)."""
+
+    def promoted(a, b, *, dtype):
+        return fn(a.astype(dtype), b.astype(dtype))
+
+    return promoted
+
+
+@jax.custom_jvp
+def _pow(base, exponent):
+    return jnp.power(base, exponent)
+
+
+@_pow.defjvp
+def _pow_jvp(primals, tangents):
+    """PyTorch's pow derivative: 0 (not NaN) for a zero exponent and, in the exponent, at base 0."""
+    base, exponent = primals
+    base_dot, exponent_dot = tangents
+    out = _pow(base, exponent)
+    d_base = jnp.where(exponent == 0, 0.0, exponent * _pow(base, exponent - 1))
+    safe_base = jnp.where(base == 0, 1.0, base)
+    d_exponent = jnp.where((base == 0) & (exponent >= 0), 0.0, out * jnp.log(safe_base))
+    return out, d_base * base_dot + d_exponent * exponent_dot
+
+
+def _pow_scalar(x, *, exponent, dtype):
+    x = x.astype(dtype)
+    if float(exponent).is_integer() and builtins.abs(exponent) < 2**31:
+        return lax.integer_pow(x, int(exponent))
+    return _pow(x, jnp.asarray(exponent, dtype))
+
+
+_ADD = register("AddBackward0", _promoted(jnp.add), saves="none")
+_SUB = register("SubBackward0", _promoted(jnp.subtract), saves="none")
+_RSUB = register("RsubBackward1", _promoted(lambda a, b: b - a), saves="none")
+_MUL = register("MulBackward0", _promoted(jnp.multiply), saves="others")
+_DIV = register("DivBackward0", _promoted(jnp.divide))
+_POW_TENSOR = register("PowBackward1", _promoted(_pow))
+_POW_SCALAR = register("PowBackward0", _pow_scalar)
+_RPOW = register("PowBackward2", _promoted(lambda exponent, base: _pow(base, exponent)))
+_COMPARE = {
+    name: register(f"{name}Backward", _promoted(fn), differentiable=False)
+    for name, fn in [
+        ("lt", jnp.less),
+        ("le", jnp.less_equal),
+        ("gt", jnp.greater),
+        ("ge", jnp.greater_equal),
+        ("eq", jnp.equal),
+        ("ne", jnp.not_equal),
+    ]
+}
+
+
+def _binary(op, a, b, fname: str, dtype=None):
+    a_operand, b_operand = as_operand(a), as_operand(b)
+    if a_operand is None or b_operand is None:
+        bad = b if b_operand is None else a
+        raise TypeError(f"{fname}(): unsupported operand type {type(bad).__name__}")
+    if dtype is None:
+        if isinstance(a_operand, Tensor):
+            dtype = _dtypes.binary_result_type(a_operand, b_operand)
+        else:
+            dtype = _dtypes.result_type(a_operand, b_operand)
+    x, y = operands(a_operand, b_operand, dtype)
+    return apply(op, x, y, dtype=dtype.jax)
+
+
+def add(input, other, *, alpha=1):
+    """`input + alpha * other`, with broadcasting and PyTorch's type promotion."""
+    tensor_arg(input, "add")
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    return _binary(_ADD, input, other, "add")
+
+
+def sub(input, other, *, alpha=1):
+    """`input - alpha * other`."""
+    tensor_arg(input, "sub")
+    if alpha != 1:
+        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    return _binary(_SUB, input, other, "sub")
+
+
+def rsub(input, other, *, alpha=1):
+    """`other - alpha * input`."""
+    if alpha != 1:
+        input = mul(input, alpha)
+    return _binary(_RSUB, input, other, "rsub")
+
+
+def mul(input, other):
+    """Elementwise product, with broadcasting."""
+    tensor_arg(input, "mul")
+    return _binary(_MUL, input, other, "mul")
+
+
+def _rounded_divide(a, b, *, dtype, rounding_mode):
+    a, b = a.astype(dtype), b.astype(dtype)
+    if jnp.issubdtype(dtype, jnp.integer):
+        return jnp.floor_divide(a, b) if rounding_mode == "floor" else lax.div(a, b)
+    quotient = a / b
+    return jnp.floor(quotient) if rounding_mode == "floor" else jnp.trunc(quotient)
+
+
+_ROUNDED_DIV = register("DivBackward1", _rounded_divide, saves="none")
+
+
+def _true_divide(a, b):
+    dtype = _dtypes.result_type(as_operand(a), as_operand(b))
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _dtypes.get_default_dtype()
+    return _binary(_DIV, a, b, "div", dtype)
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division (integers give the default float dtype), or rounded with rounding_mode
+    ("trunc" or "floor"; the result keeps the promoted dtype and has zero gradient)."""
+    tensor_arg(input, "div")
+    if rounding_mode is None:
+        return _true_divide(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+    a, b = as_operand(input), as_operand(other)
+    dtype = _dtypes.result_type(a, b)
+    x, y = operands(a, b, dtype)
+    return apply(_ROUNDED_DIV, x, y, dtype=dtype.jax, rounding_mode=rounding_mode)
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+
+
+def pow(input, exponent):
+    """`input ** exponent` for tensor or scalar base and exponent."""
+    if not isinstance(input, Tensor):
+        return _binary(_RPOW, tensor_arg(exponent, "pow", "exponent", 2), input, "pow")
+    if isinstance(exponent, Tensor):
+        return _binary(_POW_TENSOR, input, exponent, "pow")
+    dtype = _dtypes.result_type(input, exponent)
+    if (
+        not (dtype.is_floating_point or dtype.is_complex)
+        and isinstance(exponent, int)
+        and exponent < 0
+    ):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return apply(_POW_SCALAR, input, exponent=exponent, dtype=dtype.jax)
+
+
+def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True):
+    op = register(f"{name.capitalize()}Backward0", fn, saves=saves)
+
+    def unary(input):
+        tensor_arg(input, name)
+        return apply(op, floating(input) if promote_to_float else input)
+
+    unary.__name__ = name
+    unary.__doc__ = f"Elementwise `{name}` (jax.numpy's, differentiated by jax.vjp)."
+    return unary
+
+
+neg = _unary("neg", jnp.negative, saves="none", promote_to_float=False)
+negative = neg
+abs = _unary("abs", jnp.abs, promote_to_float=False)
+exp = _unary("exp", jnp.exp)
+log = _unary("log", jnp.log)
+sqrt = _unary("sqrt", jnp.sqrt)
+sin = _unary("sin", jnp.sin)
+cos = _unary("cos", jnp.cos)
+tanh = _unary("tanh", jnp.tanh)
+sigmoid = _unary("sigmoid", jax.nn.sigmoid)
+relu = _unary("relu", jax.nn.relu, promote_to_float=False)
+
+
+def _comparison(name: str):
+    op = _COMPARE[name]
+
+    def compare(input, other):
+        tensor_arg(input, name)
+        return _binary(op, input, other, name)
+
+    compare.__name__ = name
+    compare.__doc__ = f"Elementwise `{name}` comparison; a bool tensor, not differentiable."
+    return compare
+
+
+lt, le, gt, ge, eq, ne = (_comparison(n) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
+less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
+
+
+def _reflected(fn):
+    """A dunder: NotImplemented for operands we do not know, so Python tries the other side."""
+
+    def dunder(self, other):
+        if as_operand(other) is None:
+            return NotImplemented
+        return fn(self, other)
+
+    return dunder
+
+
+def _inplace(fn):
+    """The in-place method of an out-of-place op: compute, then commit into self."""
+
+    def method(self, *args, **kwargs):
+        check_inplace(self)
+        return commit_inplace(self, fn(self, *args, **kwargs))
+
+    method.__name__ = f"{fn.__name__}_"
+    method.__doc__ = f"In-place `{fn.__name__}`; returns self."
+    return method
+
+
+def zero_(self: Tensor) -> Tensor:
+    """Fill with zeros in place."""
+    return fill_(self, 0)
+
+
+def fill_(self: Tensor, value) -> Tensor:
+    """Fill with `value` (a number or one-element tensor) in place."""
+    check_inplace(self)
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.dim()} dimensions."
+            )
+        value = value.item()
+    self._set_value(jnp.full(self._value.shape, value, self._value.dtype))
+    self._bump_version()
+    return self
+
+
+_COPY = register(
+    "CopyBackwards",
+    lambda dst, src: jnp.broadcast_to(src.astype(dst.dtype), dst.shape),
+    saves="none",
+)
+
+
+def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
+    """Copy `src` (broadcast and cast) into self in place; differentiable in `src`."""
+    check_inplace(self)
+    src = as_operand(src)
+    if not isinstance(src, Tensor):
+        from .._factories import tensor
+
+        src = tensor(src)
+    if src.shape != self.shape:
+        from .._shapes import broadcast_shapes
+
+        if broadcast_shapes(self.shape, src.shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                f"{list(broadcast_shapes(self.shape, src.shape))}"
+            )
+    return commit_inplace(self, apply(_COPY, self, src))
+
+
+_METHODS = {
+    "add": add,
+    "sub": sub,
+    "mul": mul,
+    "div": div,
+    "true_divide": div,
+    "divide": div,
+    "multiply": mul,
+    "subtract": sub,
+    "pow": pow,
+    "neg": neg,
+    "negative": neg,
+    "abs": abs,
+    "exp": exp,
+    "log": log,
+    "sqrt": sqrt,
+    "sin": sin,
+    "cos": cos,
+    "tanh": tanh,
+    "sigmoid": sigmoid,
+    "relu": relu,
+    "lt": lt,
+    "le": le,
+    "gt": gt,
+    "ge": ge,
+    "eq": eq,
+    "ne": ne,
+    "less": lt,
+    "less_equal": le,
+    "greater": gt,
+    "greater_equal": ge,
+    "not_equal": ne,
+    "zero_": zero_,
+    "fill_": fill_,
+    "copy_": copy_,
+    "__add__": _reflected(add),
+    "__radd__": _reflected(add),
+    "__sub__": _reflected(sub),
+    "__rsub__": _reflected(rsub),
+    "__mul__": _reflected(mul),
+    "__rmul__": _reflected(mul),
+    "__truediv__": _reflected(div),
+    "__rtruediv__": _reflected(lambda s, o: _true_divide(o, s)),
+    "__pow__": _reflected(pow),
+    "__rpow__": _reflected(lambda s, o: pow(o, s)),
+    "__neg__": neg,
+    "__abs__": abs,
+    "__pos__": lambda self: self,
+    "__lt__": _reflected(lt),
+    "__le__": _reflected(le),
+    "__gt__": _reflected(gt),
+    "__ge__": _reflected(ge),
+    "__eq__": _reflected(eq),
+    "__ne__": _reflected(ne),
+}
+for _fn in (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu):
+    _METHODS[f"{_fn.__name__}_"] = _inplace(_fn)
+_METHODS.update(
+    {
+        "__iadd__": _METHODS["add_"],
+        "__isub__": _METHODS["sub_"],
+        "__imul__": _METHODS["mul_"],
+        "__itruediv__": _METHODS["div_"],
+        "__ipow__": _METHODS["pow_"],
+    }
+)
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)

@@ -1,0 +1,113 @@
+"""Reductions: sum, mean, norm, with PyTorch's dim/keepdim/dtype arguments and result dtypes."""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+
+from .. import _dtypes
+from .._shapes import normalize_dims
+from .._tensor import Tensor
+from . import apply, register
+from ._args import scalar_type_name, tensor_arg
+
+__all__ = ["mean", "norm", "sum"]
+
+
+def _sum(x, *, dims, keepdim, dtype):
+    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=dtype)
+
+
+def _mean(x, *, dims, keepdim, dtype):
+    return jnp.mean(x.astype(dtype), axis=dims, keepdims=keepdim)
+
+
+_SUM_ALL = register("SumBackward0", _sum, saves="none")
+_SUM_DIM = register("SumBackward1", _sum, saves="none")
+_MEAN_ALL = register("MeanBackward0", _mean, saves="none")
+_MEAN_DIM = register("MeanBackward1", _mean, saves="none")
+
+
+def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
+    """Sum over all elements, or over `dim` (an int or a tuple). Integers sum to int64."""
+    tensor_arg(input, "sum")
+    dims = normalize_dims(dim, input.ndim)
+    if dtype is not None:
+        out_dtype = _dtypes.as_dtype(dtype)
+    elif input.dtype.is_floating_point or input.dtype.is_complex:
+        out_dtype = input.dtype
+    else:
+        out_dtype = _dtypes.int64
+    op = _SUM_ALL if dim is None else _SUM_DIM
+    return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
+
+
+def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
+    """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
+    tensor_arg(input, "mean")
+    if dtype is not None:
+        out_dtype = _dtypes.as_dtype(dtype)
+        if not (out_dtype.is_floating_point or out_dtype.is_complex):
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a "
+                f"floating point or complex dtype. Got: {scalar_type_name(out_dtype)}"
+            )
+    else:
+        out_dtype = input.dtype
+        if not (out_dtype.is_floating_point or out_dtype.is_complex):
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a "
+                f"floating point or complex dtype. Got: {scalar_type_name(out_dtype)}"
+            )
+    dims = normalize_dims(dim, input.ndim)
+    op = _MEAN_ALL if dim is None else _MEAN_DIM
+    return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
+
+
+def _vector_norm(x, *, ord, dims, keepdim, dtype):
+    """The p-norm with PyTorch's gradient at zero: 0 (a subgradient), never NaN.
+
+    The usual trick: the sum is replaced by 1 where it is 0 before the root, and the result
+    by 0 there, so neither branch produces 0/0 in the derivative (of any order).
+    """
+    x = jnp.abs(x).astype(dtype)
+    if ord == math.inf:
+        return jnp.max(x, axis=dims, keepdims=keepdim)
+    if ord == -math.inf:
+        return jnp.min(x, axis=dims, keepdims=keepdim)
+    if ord == 0:
+        return jnp.sum((x != 0).astype(x.dtype), axis=dims, keepdims=keepdim)
+    if ord == 1:
+        return jnp.sum(x, axis=dims, keepdims=keepdim)
+    powered = jnp.sum(x**2 if ord == 2 else x**ord, axis=dims, keepdims=keepdim)
+    is_zero = powered == 0
+    safe = jnp.where(is_zero, 1.0, powered)
+    root = jnp.sqrt(safe) if ord == 2 else safe ** (1.0 / ord)
+    return jnp.where(is_zero, 0.0, root)
+
+
+_NORM = register("LinalgVectorNormBackward0", _vector_norm)
+
+
+def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
+    """The vector p-norm over all elements or over `dim` (`p="fro"` is the 2-norm)."""
+    tensor_arg(input, "norm")
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): p={p!r} is not supported; use a number or 'fro'")
+    out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
+    if not (out_dtype.is_floating_point or out_dtype.is_complex):
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {scalar_type_name(input.dtype)}"
+        )
+    dims = normalize_dims(dim, input.ndim)
+    return apply(
+        _NORM, input, ord=float(p), dims=dims, keepdim=keepdim, dtype=out_dtype.to_real().jax
+    )
+
+
+for _name, _fn in {"sum": sum, "mean": mean, "norm": norm}.items():
+    setattr(Tensor, _name, _fn)

@@ -1,0 +1,80 @@
+"""The global PRNG: a JAX key advanced by every random draw, seeded by `manual_seed`.
+
+The key is the only random state; `get_rng_state`/`set_rng_state` expose it so a training
+step can be lifted into a pure function. Values differ from PyTorch's generator.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+
+class Generator:
+    """A PRNG stream (`torch.Generator`): a JAX key split at every draw."""
+
+    def __init__(self, device="cpu") -> None:
+        self._key = None
+        self._seed = 0
+        self.manual_seed(np.random.SeedSequence().entropy % 2**63)
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed)
+        self._key = jax.random.key_data(jax.random.key(self._seed))
+        return self
+
+    def seed(self) -> int:
+        seed = int(np.random.SeedSequence().entropy % 2**63)
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def next_key(self) -> jax.Array:
+        """A fresh key for one draw; the stream moves on."""
+        self._key, key = _split(self._key)
+        return key
+
+    def get_state(self):
+        from ._tensor import Tensor
+
+        return Tensor._wrap(self._key)
+
+    def set_state(self, state) -> None:
+        self._key = state._value
+
+
+@jax.jit
+def _split(key_data):
+    keys = jax.random.key_data(jax.random.split(jax.random.wrap_key_data(key_data)))
+    return keys[0], keys[1]
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the global generator; the same seed gives the same draws."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state) -> None:
+    default_generator.set_state(state)
+
+
+def key(generator: Generator | None = None) -> jax.Array:
+    """A typed JAX key for one draw from `generator` (the global one by default)."""
+    return jax.random.wrap_key_data((generator or default_generator).next_key())

@@ -1,0 +1,390 @@
+"""Tensor: a jax.Array plus PyTorch's autograd state (requires_grad, grad, grad_fn, version).
+
+The value is immutable, as JAX's arrays are; in-place methods compute a new value and rebind
+it. Tensors that alias one value (`detach()`, `.data`) share a `_Storage`, so a write through
+one is seen by all. The value may be a JAX tracer, so code written against this class also
+runs inside `jax.jit`, `jax.vmap` and `jax.grad`.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _device, _dtypes, _errors
+from ._graph import accumulator_of
+from ._shapes import Size, normalize_dim
+
+
+class _Storage:
+    """The set of tensors aliasing one value: writing through one rebinds them all."""
+
+    __slots__ = ("members",)
+
+    def __init__(self) -> None:
+        self.members: weakref.WeakSet = weakref.WeakSet()
+
+
+class Tensor:
+    """A multi-dimensional array with PyTorch's autograd semantics, backed by a jax.Array.
+
+    Example::
+
+        >>> x = torch.ones(2, 2, requires_grad=True)
+        >>> (x * 3).sum().backward()
+        >>> x.grad
+        tensor([[3., 3.],
+                [3., 3.]])
+    """
+
+    __slots__ = (
+        "_value",
+        "_requires_grad",
+        "_grad",
+        "grad_fn",
+        "output_nr",
+        "_retains_grad",
+        "_accumulator",
+        "_version_counter",
+        "_storage",
+        "_hooks_leaf",
+        "__weakref__",
+        "__dict__",
+    )
+
+    __array_priority__ = 1000  # numpy defers `ndarray + tensor` to Tensor.__radd__
+
+    def __init__(self, *args) -> None:
+        """Legacy constructor: `Tensor(data)` or `Tensor(*sizes)`, always the default dtype."""
+        from ._factories import legacy_new
+
+        self._init_from(legacy_new(_dtypes.get_default_dtype(), args))
+
+    def _init_from(self, other: Tensor) -> None:
+        self._value = other._value
+        self._requires_grad = False
+        self._grad = None
+        self.grad_fn = None
+        self.output_nr = 0
+        self._retains_grad = False
+        self._accumulator = None
+        self._version_counter = [0]
+        self._storage = None
+        self._hooks_leaf = None
+
+    @classmethod
+    def _wrap(cls, value, grad_fn=None, output_nr: int = 0) -> Tensor:
+        """Internal constructor: no checks, no copies."""
+        t = object.__new__(cls)
+        t._value = value
+        t._requires_grad = grad_fn is not None
+        t._grad = None
+        t.grad_fn = grad_fn
+        t.output_nr = output_nr
+        t._retains_grad = False
+        t._accumulator = None
+        t._version_counter = [0]
+        t._storage = None
+        t._hooks_leaf = None
+        return t
+
+    # ----------------------------------------------------------------- autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            message = _errors.SET_REQUIRES_GRAD_NON_LEAF
+            raise RuntimeError(message if value else _errors.NON_LEAF_REQUIRES_GRAD)
+        self._set_requires_grad(value)
+
+    def _set_requires_grad(self, value: bool) -> None:
+        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError(_errors.FLOAT_REQUIRES_GRAD_INPLACE)
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set requires_grad in place (leaves only, as in PyTorch) and return self."""
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(_errors.NON_LEAF_REQUIRES_GRAD)
+        self._set_requires_grad(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded op (all tensors that don't require grad)."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient; None on non-leaves unless retain_grad() (with a warning)."""
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(_errors.NON_LEAF_GRAD_ACCESS, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(_errors.GRAD_ASSIGN_TYPE.format(type_name=type(value).__name__))
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    _errors.GRAD_ASSIGN_SIZE.format(
+                        grad_shape=list(value.shape), shape=list(self.shape)
+                    )
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    _errors.GRAD_ASSIGN_DTYPE.format(
+                        grad_dtype=value.dtype.name, dtype=self.dtype.name
+                    )
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` for this non-leaf during backward (a no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError(_errors.RETAIN_GRAD_NO_GRAD)
+        if self.grad_fn is None or self._retains_grad:
+            return
+        node = self.grad_fn
+        if node.retained is None:
+            node.retained = {}
+        node.retained[self.output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def _grad_edge(self):
+        """Where this tensor's gradient goes: (grad_fn, output_nr), or its leaf accumulator."""
+        if self.grad_fn is not None:
+            return (self.grad_fn, self.output_nr)
+        if self._requires_grad:
+            return (accumulator_of(self), 0)
+        return None
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes this tensor (and its aliases) has seen."""
+        return self._version_counter[0]
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Accumulate d(self)/d(leaf) into each leaf's `.grad`; see `autograd.backward`."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's gradient is computed; it may return a new one."""
+        from ._hooks import register_tensor_hook
+
+        return register_tensor_hook(self, hook)
+
+    # ----------------------------------------------------------------- aliasing
+    def _alias(self, share_version: bool) -> Tensor:
+        """A new tensor over the same value that does not require grad; writes are shared."""
+        alias = Tensor._wrap(self._value)
+        if share_version:
+            alias._version_counter = self._version_counter
+        if self._storage is None:
+            self._storage = _Storage()
+            self._storage.members.add(self)
+        alias._storage = self._storage
+        self._storage.members.add(alias)
+        return alias
+
+    def _set_value(self, value) -> None:
+        """Rebind the value of this tensor and every alias of it (an in-place write)."""
+        if self._storage is None:
+            self._value = value
+        else:
+            for member in self._storage.members:
+                member._value = value
+
+    def _bump_version(self) -> None:
+        self._version_counter[0] += 1
+
+    def detach(self) -> Tensor:
+        """A tensor over the same value, cut from the graph (shares the version counter)."""
+        return self._alias(share_version=True)
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the graph in place, making it a leaf that does not require grad."""
+        self.grad_fn = None
+        self.output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """An alias that does not require grad, with its own version counter (PyTorch's .data)."""
+        return self._alias(share_version=False)
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
+        if self._storage is not None:
+            self._storage.members.discard(self)
+        if other._storage is None:
+            other._storage = _Storage()
+            other._storage.members.add(other)
+        self._storage = other._storage
+        self._storage.members.add(self)
+        self._value = other._value
+
+    # ----------------------------------------------------------------- metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._value.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape as torch.Size, or the size of one dimension."""
+        if dim is None:
+            return Size(self._value.shape)
+        return self._value.shape[normalize_dim(dim, self._value.ndim)]
+
+    def dim(self) -> int:
+        return self._value.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    def numel(self) -> int:
+        return int(self._value.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> _dtypes.dtype:
+        return _dtypes.from_jax(self._value.dtype)
+
+    @property
+    def device(self) -> _device.device:
+        return _device.of_array(self._value)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def type(self, dtype=None):
+        """The legacy type name ("torch.FloatTensor"), or a cast when a dtype is given."""
+        if dtype is None:
+            prefix = "torch.cuda." if self.is_cuda else "torch."
+            return prefix + _dtypes.LEGACY_TYPE_NAMES[self.dtype]
+        return self.to(dtype)
+
+    # ----------------------------------------------------------------- conversion
+    def jax(self) -> jax.Array:
+        """The underlying jax.Array (or tracer), without the autograd state."""
+        return self._value
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A numpy copy of the value; PyTorch's error if this tensor requires grad."""
+        if self._requires_grad and not force:
+            raise RuntimeError(_errors.NUMPY_REQUIRES_GRAD)
+        return np.array(self._value)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def item(self):
+        """The single element as a Python number."""
+        if self._value.size != 1:
+            raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._value.size))
+        return self._value.reshape(()).item()
+
+    def tolist(self):
+        value = self._value
+        if value.dtype in (jnp.bfloat16, jnp.float16):
+            value = value.astype(jnp.float32)
+        return np.asarray(value).tolist()
+
+    def __bool__(self) -> bool:
+        if self._value.size != 1:
+            raise RuntimeError(_errors.AMBIGUOUS_BOOL)
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.dtype.is_complex or self._value.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._value.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce__(self):
+        raise TypeError("pickling Tensors is not supported; use autograd_compat.save")
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment."
+            )
+        copy = type(self)._wrap(self._value)
+        copy._requires_grad = self._requires_grad
+        if self._grad is not None:
+            copy._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = copy
+        return copy
+
+
+def is_tensor(obj) -> bool:
+    """True if `obj` is a Tensor of this library."""
+    return isinstance(obj, Tensor)

@@ -1,0 +1,153 @@
+"""PyTorch's tensor printing: `tensor([[4.5000, 4.5000], ...], grad_fn=<MeanBackward0>)`.
+
+Follows torch/_tensor_str.py's rules: precision 4, integer mode for whole-number floats,
+scientific notation for wide ranges, 80-column wrapping and summarisation past 1000 elements.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtypes
+
+PRECISION = 4
+THRESHOLD = 1000
+EDGE_ITEMS = 3
+LINE_WIDTH = 80
+
+
+class _Formatter:
+    """Chooses one width and notation for every element, from the finite nonzero values."""
+
+    def __init__(self, values: np.ndarray, floating: bool) -> None:
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = values.reshape(-1)
+        if not floating:
+            for value in flat:
+                self.max_width = max(self.max_width, len(self._plain(value)))
+            return
+        finite = flat[np.isfinite(flat) & (flat != 0)]
+        if finite.size == 0:
+            return
+        magnitudes = np.abs(finite).astype(np.float64)
+        low, high = magnitudes.min(), magnitudes.max()
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        wide = high / low > 1000.0 or high > 1.0e8
+        if self.int_mode:
+            self.sci_mode = bool(wide)
+            if not self.sci_mode:
+                widths = [len(f"{v:.0f}") + 1 for v in finite.astype(np.float64)]
+            else:
+                widths = [len(f"{v:.{PRECISION}e}") for v in finite.astype(np.float64)]
+        else:
+            self.sci_mode = bool(wide or low < 1.0e-4)
+            spec = "e" if self.sci_mode else "f"
+            widths = [len(f"{v:.{PRECISION}{spec}}") for v in finite.astype(np.float64)]
+        self.max_width = max([self.max_width, *widths])
+
+    @staticmethod
+    def _plain(value) -> str:
+        if isinstance(value, (bool, np.bool_)):
+            return str(bool(value))
+        return str(value.item() if hasattr(value, "item") else value)
+
+    def format(self, value) -> str:
+        if self.floating:
+            value = float(value)
+            if self.sci_mode:
+                text = f"{value:{self.max_width}.{PRECISION}e}"
+            elif self.int_mode:
+                text = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    text += "."
+            else:
+                text = f"{value:.{PRECISION}f}"
+        else:
+            text = self._plain(value)
+        return (self.max_width - len(text)) * " " + text
+
+
+def _summarized(values: np.ndarray) -> np.ndarray:
+    """The elements that a summarised print shows (edge items of every dimension)."""
+    if values.ndim == 0:
+        return values
+    if values.shape[0] > 2 * EDGE_ITEMS:
+        parts = [values[:EDGE_ITEMS], values[-EDGE_ITEMS:]]
+    else:
+        parts = [values]
+    return np.concatenate(
+        [np.stack([_summarized(row) for row in part]) if part.ndim > 1 else part for part in parts]
+    )
+
+
+def _format_nd(values: np.ndarray, formatter: _Formatter, indent: int, summarize: bool) -> str:
+    if values.ndim == 0:
+        return formatter.format(values[()])
+    if values.ndim == 1:
+        element_length = formatter.max_width + 2
+        per_line = max(1, int(math.floor((LINE_WIDTH - indent) / element_length)))
+        if summarize and values.shape[0] > 2 * EDGE_ITEMS:
+            items = (
+                [formatter.format(v) for v in values[:EDGE_ITEMS]]
+                + [" ..."]
+                + [formatter.format(v) for v in values[-EDGE_ITEMS:]]
+            )
+        else:
+            items = [formatter.format(v) for v in values]
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    if summarize and values.shape[0] > 2 * EDGE_ITEMS:
+        rows = (
+            [_format_nd(v, formatter, indent + 1, summarize) for v in values[:EDGE_ITEMS]]
+            + ["..."]
+            + [_format_nd(v, formatter, indent + 1, summarize) for v in values[-EDGE_ITEMS:]]
+        )
+    else:
+        rows = [_format_nd(v, formatter, indent + 1, summarize) for v in values]
+    separator = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
+    return "[" + separator.join(rows) + "]"
+
+
+def _values(tensor) -> np.ndarray:
+    value = tensor._value
+    if tensor.dtype in (_dtypes.bfloat16, _dtypes.float16):
+        return np.asarray(value.astype(np.float32))
+    return np.asarray(value)
+
+
+def tensor_repr(tensor, prefix: str = "tensor(") -> str:
+    """PyTorch's repr of `tensor`, with its dtype, grad_fn and requires_grad suffixes."""
+    suffixes = []
+    dtype = tensor.dtype
+    device = tensor.device
+    if device.type != "cpu":
+        suffixes.append(f"device='{device}'")
+    try:
+        values = _values(tensor)
+    except Exception:  # a traced value has no concrete elements to print
+        return f"{prefix}<traced {list(tensor.shape)} {dtype}>)"
+    indent = len(prefix)
+    if values.size == 0:
+        body = "[]"
+        if values.ndim != 1:
+            suffixes.append(f"size={tuple(values.shape)}")
+    else:
+        summarize = values.size > THRESHOLD
+        shown = _summarized(values) if summarize else values
+        formatter = _Formatter(shown, dtype.is_floating_point or dtype.is_complex)
+        body = _format_nd(values, formatter, indent, summarize)
+    default_dtypes = (_dtypes.get_default_dtype(), _dtypes.int64, _dtypes.bool)
+    if dtype not in default_dtypes or (
+        values.size == 0 and dtype is not _dtypes.get_default_dtype()
+    ):
+        suffixes.append(f"dtype={dtype}")
+    if tensor.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{tensor.grad_fn.name()}>")
+    elif tensor.requires_grad:
+        suffixes.append("requires_grad=True")
+    return prefix + body + "".join(", " + s for s in suffixes) + ")"

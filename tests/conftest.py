@@ -1,0 +1,20 @@
+"""Shared fixtures: a fixed seed per test, and the optional PyTorch oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
+    np.random.seed(0)
+
+
+@pytest.fixture
+def real_torch():
+    """The real PyTorch module (the oracle); the test is skipped when it is not installed."""
+    return pytest.importorskip("torch")
