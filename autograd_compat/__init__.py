@@ -5,10 +5,7 @@ a pure JAX function, jitted; its backward is `jax.vjp` of that function, and `cr
 records the backward as an op again, so derivatives of any order come from nested vjps.
 """
 
-from . import (
-    _dtypes,
-    autograd,  # noqa: E402  (after Tensor: autograd imports it)
-)
+from . import _dtypes, autograd, linalg, nn, optim, utils
 from ._device import device
 from ._dtypes import (
     bfloat16,
@@ -68,7 +65,10 @@ from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._interop import to_jax
 from ._ops.elementwise import *  # noqa: F403  (each op module lists its public names)
 from ._ops.linalg import *  # noqa: F403
+from ._ops.movement import *  # noqa: F403
+from ._ops.pointwise import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
+from ._ops.reductions import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
 from ._random import (
     Generator,

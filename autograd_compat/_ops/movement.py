@@ -1,0 +1,3 @@
+"""movement ops (in progress)."""
+
+__all__: list[str] = []

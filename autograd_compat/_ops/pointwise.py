@@ -1,0 +1,3 @@
+"""pointwise ops (in progress)."""
+
+__all__: list[str] = []

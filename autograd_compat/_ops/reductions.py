@@ -1,0 +1,3 @@
+"""reductions ops (in progress)."""
+
+__all__: list[str] = []

@@ -1,0 +1,1 @@
+"""torch.linalg (in progress)."""
