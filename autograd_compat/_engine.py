@@ -312,13 +312,9 @@ def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
 
 # ----------------------------------------------------------------------------- fused
 def _has_hooks(node) -> bool:
-    return bool(
-        node.pre_hooks
-        or node.hooks
-        or node.prehooks_node
-        or node.retained
-        or getattr(node, "post_accumulate_hooks", None)
-    )
+    if isinstance(node, AccumulateGrad):
+        return bool(node.variable._hooks_leaf or node.post_accumulate_hooks)
+    return bool(node.pre_hooks or node.hooks or node.prehooks_node or node.retained)
 
 
 def _fusable(order: list, create_graph: bool) -> bool:
@@ -329,7 +325,7 @@ def _fusable(order: list, create_graph: bool) -> bool:
     )
 
 
-def _structure(order, routes, seeds, captures, sinks, existing) -> tuple:
+def _structure(order, routes, seeds, captures, n_targets, sinks, existing) -> tuple:
     """A hashable description of the backward: what the fused function is compiled for."""
     steps = tuple(
         None
@@ -339,14 +335,13 @@ def _structure(order, routes, seeds, captures, sinks, existing) -> tuple:
     )
     seed_key = tuple((i, nr, g._value.shape, g._value.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
-    return steps, tuple(routes), seed_key, capture_key, tuple(sinks), existing
+    return steps, tuple(routes), seed_key, capture_key, n_targets, tuple(sinks), existing
 
 
 def _fused_backward(structure):
     """The pure function of a whole backward: (saved, seeds, existing grads) -> grads."""
-    steps, routes, seed_key, capture_key, sinks, existing = structure
+    steps, routes, seed_key, capture_key, n_targets, sinks, existing = structure
     captures = dict(capture_key)
-    n_targets = sum(len(v) for v in captures.values())
     sink_position = {index: k for k, index in enumerate(sinks)}
 
     def backward(saved, seeds, existing_grads):
@@ -398,7 +393,7 @@ def _add_arrays(a, b):
 def _run_fused(order, routes, seeds, captures, sinks, n_targets, create_graph) -> list:
     leaves = [order[i].variable for i in sinks]
     existing = tuple(leaf._grad is not None and leaf._grad.grad_fn is None for leaf in leaves)
-    structure = _structure(order, routes, seeds, captures, sinks, existing)
+    structure = _structure(order, routes, seeds, captures, n_targets, sinks, existing)
     fused = _fused.get(structure)
     if fused is None:
         count = _seen.get(structure, 0) + 1

@@ -47,13 +47,22 @@ def _check_hook_result(result, grad, where: str):
 
 
 def register_tensor_hook(tensor, hook) -> RemovableHandle:
-    """Register `hook(grad) -> Tensor | None` on `tensor` (leaf or not)."""
+    """Register `hook(grad) -> Tensor | None` on `tensor` (leaf or not).
+
+    A leaf keeps its hooks itself (its AccumulateGrad lives only as long as a graph does);
+    a non-leaf's hooks live on its grad_fn, keyed by output number.
+    """
     if not tensor.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    node, output_nr = tensor._grad_edge()
-    if node.pre_hooks is None:
-        node.pre_hooks = {}
-    table = node.pre_hooks.setdefault(output_nr, {})
+    if tensor.grad_fn is None:
+        if tensor._hooks_leaf is None:
+            tensor._hooks_leaf = {}
+        table = tensor._hooks_leaf
+    else:
+        node = tensor.grad_fn
+        if node.pre_hooks is None:
+            node.pre_hooks = {}
+        table = node.pre_hooks.setdefault(tensor.output_nr, {})
     handle = RemovableHandle(table)
     table[handle.id] = hook
     return handle
@@ -61,10 +70,14 @@ def register_tensor_hook(tensor, hook) -> RemovableHandle:
 
 def run_tensor_hooks(node, cts: list) -> list:
     """Apply the tensor hooks registered for each output of `node` to its cotangent."""
-    if not node.pre_hooks:
+    variable = getattr(node, "variable", None)
+    tables = {0: variable._hooks_leaf} if variable is not None else node.pre_hooks
+    if not tables:
         return cts
     cts = list(cts)
-    for output_nr, table in node.pre_hooks.items():
+    for output_nr, table in tables.items():
+        if not table:
+            continue
         for hook in list(table.values()):
             if cts[output_nr] is not None:
                 cts[output_nr] = _check_hook_result(hook(cts[output_nr]), cts[output_nr], "tensor")
