@@ -52,8 +52,11 @@ class _GradModeContext:
                     except GeneratorExit:
                         generator.close()
                         raise
-                    with self.clone():
-                        response = generator.send(request)
+                    try:
+                        with self.clone():
+                            response = generator.send(request)
+                    except StopIteration as stop:
+                        return stop.value
 
             return generator_wrapper
 
