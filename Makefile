@@ -28,8 +28,8 @@ demo: $(VENV)/.demo
 	$(BIN)/python -m autograd_compat
 
 lint: $(VENV)/.test
-	$(BIN)/ruff check autograd_compat tests bench examples
-	$(BIN)/ruff format --check autograd_compat tests bench examples
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 test: $(VENV)/.test lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile
