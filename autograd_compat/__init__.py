@@ -6,6 +6,7 @@ records the backward as an op again, so derivatives of any order come from neste
 """
 
 from . import _dtypes, autograd, linalg, nn, optim, utils
+from ._alias import alias_torch
 from ._device import device
 from ._dtypes import (
     bfloat16,
@@ -61,7 +62,14 @@ from ._factories import (
     zeros,
     zeros_like,
 )
-from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ._interop import to_jax
 from ._ops.elementwise import *  # noqa: F403  (each op module lists its public names)
 from ._ops.linalg import *  # noqa: F403
@@ -79,6 +87,7 @@ from ._random import (
     seed,
     set_rng_state,
 )
+from ._serialization import load, save
 from ._shapes import Size
 from ._tensor import Tensor, is_tensor
 

@@ -1,8 +1,20 @@
-"""`python -m autograd_compat`: the founding examples, run and explained."""
+"""`python -m autograd_compat`: the founding examples, run and explained.
+
+`python -m autograd_compat run script.py [args...]` runs an unchanged PyTorch script with
+`torch` (and every `torch.*` submodule) resolved to autograd_compat; `run -m module` runs a
+module the same way.
+"""
 
 from __future__ import annotations
 
 import sys
+
+USAGE = """usage: python -m autograd_compat [demo]
+       python -m autograd_compat run script.py [args...]
+       python -m autograd_compat run -m module [args...]
+
+With no command, run the founding autograd examples. `run` executes an unchanged PyTorch
+script with `import torch` resolved to autograd_compat (even if PyTorch is installed)."""
 
 
 def demo() -> None:
@@ -34,6 +46,23 @@ def demo() -> None:
     )
 
 
+def main(argv: list | None = None) -> int:
+    """Dispatch the command line: demo (default), run, or help."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] == "demo":
+        demo()
+        return 0
+    if argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    if argv[0] == "run":
+        from ._alias import run
+
+        run(argv[1:])
+        return 0
+    print(f"autograd_compat: unknown command {argv[0]!r}\n\n{USAGE}", file=sys.stderr)
+    return 2
+
+
 if __name__ == "__main__":
-    demo()
-    sys.exit(0)
+    sys.exit(main())

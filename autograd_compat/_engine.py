@@ -15,13 +15,21 @@ function per structure: one XLA call for the whole backward of a hot training st
 from __future__ import annotations
 
 import heapq
+import itertools
+import threading
+import warnings
 
 import jax
 import jax.numpy as jnp
 
 from . import _dtypes, _errors, _grad_mode
-from ._graph import AccumulateGrad
-from ._hooks import run_node_hooks, run_node_prehooks, run_tensor_hooks
+from ._graph import AccumulateGrad, modes
+from ._hooks import (
+    run_node_hooks,
+    run_node_prehooks,
+    run_post_accumulate_hooks,
+    run_tensor_hooks,
+)
 from ._ops import _vjp_pure, apply, constant, vjp_of
 from ._tensor import Tensor
 
@@ -30,6 +38,27 @@ FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than t
 CACHE_SIZE = 1024  # structures remembered; past this the caches start over
 _seen: dict = {}
 _fused: dict = {}
+
+
+class _Tasks(threading.local):
+    """The backward calls running in this thread, innermost last: (id, nodes to run)."""
+
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_tasks = _Tasks()
+_task_ids = itertools.count()
+
+
+def current_task_id() -> int:
+    """An id for the innermost backward running in this thread, -1 outside one."""
+    return _tasks.stack[-1][0] if _tasks.stack else -1
+
+
+def will_execute(node) -> bool:
+    """Whether the innermost running backward will run `node` (for multi-grad hooks)."""
+    return bool(_tasks.stack) and node in _tasks.stack[-1][1]
 
 
 # ----------------------------------------------------------------------------- schedule
@@ -71,7 +100,10 @@ def _schedule(graph: dict, needed: set) -> tuple[list, list]:
         for edge in graph[node]:
             if edge is not None and edge[0] in dependencies:
                 dependencies[edge[0]] += 1
-    ready = [(-node.seq, id(node), node) for node in needed if dependencies[node] == 0]
+    # Ties (leaf accumulations share one sequence number) run in the order they became
+    # ready, which is deterministic (not id-based) and PyTorch's for a node's edges.
+    tiebreak = itertools.count()
+    ready = [(-node.seq, next(tiebreak), node) for node in graph if dependencies.get(node) == 0]
     heapq.heapify(ready)
     order = []
     while ready:
@@ -82,7 +114,7 @@ def _schedule(graph: dict, needed: set) -> tuple[list, list]:
                 child = edge[0]
                 dependencies[child] -= 1
                 if dependencies[child] == 0:
-                    heapq.heappush(ready, (-child.seq, id(child), child))
+                    heapq.heappush(ready, (-child.seq, next(tiebreak), child))
     position = {node: i for i, node in enumerate(order)}
     routes = [
         tuple(
@@ -135,15 +167,16 @@ def _check_versions(node) -> None:
                 if tensor.grad_fn is not None:
                     name = tensor.grad_fn.name().removesuffix("Backward0")
                     producer = f", which is output {tensor.output_nr} of {name}"
-            raise RuntimeError(
-                _errors.MODIFIED_INPLACE.format(
-                    type_name=type_name,
-                    shape=shape,
-                    producer=producer,
-                    version=counter[0],
-                    expected=expected,
-                )
+            message = _errors.MODIFIED_INPLACE.format(
+                type_name=type_name,
+                shape=shape,
+                producer=producer,
+                version=counter[0],
+                expected=expected,
             )
+            if not producer:  # PyTorch: "[torch.FloatTensor [2]] is at version 1"
+                message = message.replace("], is at version", "] is at version", 1)
+            raise RuntimeError(message)
 
 
 def _validate_root(index: int, output: Tensor, grad) -> Tensor:
@@ -200,10 +233,14 @@ def run_backward(
     ]
     for node in order:
         if not isinstance(node, AccumulateGrad):
-            node.check_saved()
+            node.check_alive()
             _check_versions(node)
     run = _run_fused if _fusable(order, create_graph) else _run_stepwise
-    captured = run(order, routes, seeds, captures, sinks, len(target_edges), create_graph)
+    _tasks.stack.append((next(_task_ids), position))
+    try:
+        captured = run(order, routes, seeds, captures, sinks, len(target_edges), create_graph)
+    finally:
+        _tasks.stack.pop()
     if not retain_graph:
         for node in order:
             node.release()
@@ -239,6 +276,8 @@ def _call_node(node, cts: list, create_graph: bool) -> list:
 
     Returns one gradient per edge of the node, None where no gradient flows.
     """
+    if node.custom:
+        return node._call_backward(cts, create_graph)
     saved = node.check_saved()
     requires = tuple(edge is not None for edge in node.edges)
     if create_graph:
@@ -277,21 +316,93 @@ def _run_stepwise(order, routes, seeds, captures, sinks, n_targets, create_graph
         for output_nr, target_index in captures.get(index, ()):
             captured[target_index] = cts[output_nr]
         if index in sink_set and cts[0] is not None:
-            _accumulate_into(node.variable, cts[0], create_graph)
-            for hook in list((node.post_accumulate_hooks or {}).values()):
-                hook(node.variable)
+            cts = run_node_prehooks(node, cts)
+            if cts[0] is not None:
+                _accumulate_into(node.variable, cts[0], create_graph)
+                run_post_accumulate_hooks(node.variable)
+            run_node_hooks(node, [], cts)
         return cts
 
     def call(index, cts):
         node = order[index]
         cts = run_node_prehooks(node, cts)
-        grads = _call_node(node, cts, create_graph)
+        if modes.anomaly:
+            grads = _call_node_anomaly(node, cts, create_graph)
+        else:
+            grads = _call_node(node, cts, create_graph)
         run_node_hooks(node, grads, cts)
         return grads
 
     with _grad_mode.set_grad_enabled(create_graph):
         _propagate(_arities(order), routes, seeds, on_ready, call, _add)
     return captured
+
+
+def _call_node_anomaly(node, cts: list, create_graph: bool) -> list:
+    """`_call_node` in anomaly mode: NaN check of the results, and on any error the forward
+    traceback of the failing node (and of its parents) is warned, as PyTorch does."""
+    modes.executing.append(node)
+    try:
+        grads = _call_node(node, cts, create_graph)
+        if modes.check_nan:
+            for i, grad in enumerate(grads):
+                if grad is not None and bool(jnp.isnan(grad._value).any()):
+                    raise RuntimeError(
+                        f"Function '{node.name()}' returned nan values in its {i}th output."
+                    )
+        return grads
+    except Exception:
+        warn_forward_traceback(node)
+        raise
+    finally:
+        modes.executing.pop()
+
+
+def _user_stacklevel() -> int:
+    """The warnings stacklevel of the first caller outside this package (the user's
+    `.backward()` line), as PyTorch's warning points at the call into the engine."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn_forward_traceback(node) -> None:
+    """PyTorch's anomaly-mode warning: the forward stack that created `node` (and parents)."""
+    stacklevel = _user_stacklevel() + 1
+    stack = node.metadata.get("traceback_")
+    if stack is None:
+        warnings.warn(
+            f"Error detected in {node.name()}. No forward pass information available. Enable "
+            "detect anomaly during forward pass for more information.",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+        return
+    warnings.warn(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+        + "".join(stack),
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    parent = node.metadata.get("parent_")
+    while parent is not None:
+        stack = parent.metadata.get("traceback_")
+        if stack is None:
+            break
+        warnings.warn(
+            f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call "
+            "that induced the previous calculation:\n" + "".join(stack),
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+        parent = parent.metadata.get("parent_")
 
 
 def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
@@ -312,17 +423,23 @@ def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
 
 # ----------------------------------------------------------------------------- fused
 def _has_hooks(node) -> bool:
+    if node.hooks or node.prehooks_node:
+        return True
     if isinstance(node, AccumulateGrad):
-        return bool(node.variable._hooks_leaf or node.post_accumulate_hooks)
-    return bool(node.pre_hooks or node.hooks or node.prehooks_node or node.retained)
+        variable = node.variable
+        return bool(variable._hooks_leaf or variable._post_accumulate_hooks)
+    return bool(node.pre_hooks or node.retained)
 
 
 def _fusable(order: list, create_graph: bool) -> bool:
-    return (
-        not create_graph
-        and len(order) <= FUSE_MAX_NODES
-        and not any(_has_hooks(node) for node in order)
-    )
+    """Whether the fused executor may run this backward: not for create_graph, hooks,
+    custom Function nodes (user Python), anomaly mode or an autograd.functional trace."""
+    if create_graph or len(order) > FUSE_MAX_NODES or modes.anomaly or modes.traces:
+        return False
+    for node in order:
+        if node.custom or _has_hooks(node):
+            return False
+    return True
 
 
 def _structure(order, routes, seeds, captures, n_targets, sinks, existing) -> tuple:
@@ -406,7 +523,7 @@ def _run_fused(order, routes, seeds, captures, sinks, n_targets, create_graph) -
             _fused.clear()
         fused = _fused[structure] = _fused_backward(structure)
         _seen.pop(structure, None)
-    saved = [() if isinstance(node, AccumulateGrad) else node.saved for node in order]
+    saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
     existing_values = [leaf._grad._value if e else None for leaf, e in zip(leaves, existing)]
     totals, captured = fused(saved, [g._value for _, _, g in seeds], existing_values)
     for leaf, had, total in zip(leaves, existing, totals):
@@ -420,3 +537,10 @@ def _run_fused(order, routes, seeds, captures, sinks, n_targets, create_graph) -
         else:
             leaf._grad = Tensor._wrap(total)
     return [None if c is None else Tensor._wrap(c) for c in captured]
+
+
+def release_graph(outputs) -> None:
+    """Free the saved values of every node reachable from `outputs` (no retain_graph)."""
+    roots = [edge for edge in (o._grad_edge() for o in outputs) if edge is not None]
+    for node in _discover(roots):
+        node.release()

@@ -3,7 +3,9 @@
 A Node keeps what its backward needs: the op and its static arguments, the primal inputs
 the op's vjp reads (released after backward unless retain_graph), and one edge per array
 input, `(node, output_nr)` or None, which is what `next_functions` shows. The backward itself
-lives in the engine; this module is data.
+lives in the engine; this module is data, plus the node-level hook registration and the
+process-wide switches (anomaly mode, the node being run) that both the op mechanism and the
+engine read.
 """
 
 from __future__ import annotations
@@ -16,7 +18,61 @@ from . import _errors
 _sequence = itertools.count()
 
 
-class Node:
+class _Modes:
+    """Process-wide autograd switches read on slow paths (PyTorch keeps these global too)."""
+
+    __slots__ = ("anomaly", "check_nan", "executing", "fw_level", "duals", "traces", "saved_hooks")
+
+    def __init__(self) -> None:
+        self.anomaly = False
+        self.check_nan = True
+        self.executing: list = []  # nodes whose backward is running (anomaly "parent_")
+        self.fw_level = None  # the forward-AD level while a dual_level is open
+        self.duals = weakref.WeakSet()  # tensors holding a tangent at that level
+        self.traces: list = []  # autograd.functional traces in progress
+        self.saved_hooks = 0  # saved_tensors_hooks contexts open, in any thread
+
+
+modes = _Modes()
+
+
+def _register(node, attribute: str, hook, prepend: bool = False):
+    from ._hooks import RemovableHandle
+
+    table = getattr(node, attribute)
+    if table is None:
+        table = {}
+        setattr(node, attribute, table)
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:
+        items = list(table.items())
+        table.clear()
+        table[handle.id] = hook
+        table.update(items)
+    return handle
+
+
+class _NodeMethods:
+    """Hook registration shared by Node and AccumulateGrad (PyTorch's Node interface)."""
+
+    __slots__ = ()
+
+    def register_hook(self, fn):
+        """Call `fn(grad_inputs, grad_outputs)` after this node's backward; it may return
+        new grad_inputs. Returns a handle whose `remove()` unregisters it."""
+        return _register(self, "hooks", fn)
+
+    def register_prehook(self, fn):
+        """Call `fn(grad_outputs)` before this node's backward; it may return new
+        grad_outputs. Returns a handle whose `remove()` unregisters it."""
+        return _register(self, "prehooks_node", fn)
+
+    def _sequence_nr(self) -> int:
+        return self.seq
+
+
+class Node(_NodeMethods):
     """A recorded op application, the `grad_fn` of the tensors it produced."""
 
     __slots__ = (
@@ -37,6 +93,7 @@ class Node:
         "metadata",
         "__weakref__",
     )
+    custom = False  # True for nodes whose backward is user Python code (autograd.Function)
 
     def __init__(self, op, static, edges, saved, saved_mask, placeholders, versions, out_meta):
         self.op = op
@@ -68,6 +125,11 @@ class Node:
         """Free the saved primals (after a backward without retain_graph)."""
         self.saved = None
 
+    def check_alive(self) -> None:
+        """PyTorch's 'backward a second time' error if the saved values were freed."""
+        if self.saved is None and self.had_saved:
+            raise RuntimeError(_errors.BACKWARD_TWICE)
+
     def check_saved(self) -> tuple:
         """The saved primals, or PyTorch's 'backward a second time' error once released."""
         if self.saved is None:
@@ -80,7 +142,38 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
 
-class AccumulateGrad:
+class Packed:
+    """A value saved through `saved_tensors_hooks`: the pack hook's result and its unpack."""
+
+    __slots__ = ("packed", "unpack")
+
+    def __init__(self, packed, unpack) -> None:
+        self.packed = packed
+        self.unpack = unpack
+
+    def value(self):
+        from ._tensor import Tensor
+
+        result = self.unpack(self.packed)
+        if not isinstance(result, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(result).__name__}"
+            )
+        return result._value
+
+
+class PackedNode(Node):
+    """A Node whose saved values went through a pack hook: unpacked each time they are read."""
+
+    __slots__ = ()
+
+    def check_saved(self) -> tuple:
+        saved = Node.check_saved(self)
+        return tuple(s.value() if type(s) is Packed else s for s in saved)
+
+
+class AccumulateGrad(_NodeMethods):
     """The sink of a leaf tensor: gradients reaching it are summed into the leaf's `.grad`."""
 
     __slots__ = (
@@ -90,13 +183,13 @@ class AccumulateGrad:
         "hooks",
         "prehooks_node",
         "retained",
-        "post_accumulate_hooks",
         "metadata",
         "__weakref__",
     )
     edges = ()
     next_functions = ()
     had_saved = False
+    custom = False
 
     def __init__(self, variable) -> None:
         self.variable = variable
@@ -105,13 +198,15 @@ class AccumulateGrad:
         self.retained = None
         self.hooks = None
         self.prehooks_node = None
-        self.post_accumulate_hooks = None
         self.metadata = {}
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
     def release(self) -> None:
+        pass
+
+    def check_alive(self) -> None:
         pass
 
     def __repr__(self) -> str:

@@ -1,15 +1,28 @@
 """Hooks on tensors and nodes, run by the engine at the points PyTorch runs them.
 
-Tensor hooks (`register_hook`) live on the node that produces the tensor's gradient: its
-grad_fn for a non-leaf, its AccumulateGrad for a leaf. They run before the gradient is
-captured, retained or accumulated, and may replace it.
+Tensor hooks (`register_hook`) on a non-leaf live on its grad_fn (`pre_hooks`, keyed by
+output number); a leaf keeps them itself (`_hooks_leaf`), as it keeps its post-accumulate
+hooks (`_post_accumulate_hooks`), because its AccumulateGrad lives only as long as a graph
+does. Node hooks (`grad_fn.register_hook` / `register_prehook`) live on the node. The order in
+one node's turn is PyTorch's: tensor hooks, retain_grad, captures for `autograd.grad`, node
+prehooks, the backward (or, for a leaf, accumulation and post-accumulate hooks), node hooks.
+
+Also here: `saved_tensors_hooks` (pack when a node saves a value, unpack when the backward
+reads it) and `register_multi_grad_hook`.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
+
+from . import _dtypes
+from ._graph import Packed, modes
+from ._tensor import Tensor
 
 _handle_ids = itertools.count()
+
+Tensor._post_accumulate_hooks = None  # class default; a leaf with such hooks holds a dict
 
 
 class RemovableHandle:
@@ -29,23 +42,68 @@ class RemovableHandle:
         self.remove()
 
 
-def _check_hook_result(result, grad, where: str):
-    from ._tensor import Tensor
+class _MultiHandle:
+    """The handle of a hook registered through several others (register_multi_grad_hook)."""
 
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.remove()
+
+
+# ----------------------------------------------------------------------------- checks
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", "<unknown>")
+
+
+def _type_name(tensor: Tensor) -> str:
+    return f"torch.{_dtypes.LEGACY_TYPE_NAMES[tensor.dtype]}"
+
+
+def check_hook_result(result, grad, hook):
+    """A hook's replacement for `grad` (None keeps it), checked as PyTorch checks it."""
     if result is None:
         return grad
     if not isinstance(result, Tensor):
-        raise TypeError(
-            f"{where} hook must return a Tensor or None, but got {type(result).__name__}"
-        )
-    if grad is not None and result.shape != grad.shape:
-        raise RuntimeError(
-            f"hook '{where}' has changed the size of value: expected {list(grad.shape)}, "
-            f"got {list(result.shape)}"
-        )
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if grad is not None:
+        if result.dtype is not grad.dtype:
+            raise RuntimeError(
+                f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                f"{_type_name(grad)} got {_type_name(result)})"
+            )
+        if result.shape != grad.shape:
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
     return result
 
 
+def _check_hook_tuple(result, grads, hook) -> list:
+    """A node hook's replacement for a tuple of gradients (None keeps them)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(grads):
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(grads)})"
+        )
+    out = []
+    for r, g in zip(result, grads):
+        if r is None:
+            out.append(None)
+        else:
+            out.append(check_hook_result(r, g, hook))
+    return out
+
+
+# ----------------------------------------------------------------------------- registration
 def register_tensor_hook(tensor, hook) -> RemovableHandle:
     """Register `hook(grad) -> Tensor | None` on `tensor` (leaf or not).
 
@@ -54,12 +112,12 @@ def register_tensor_hook(tensor, hook) -> RemovableHandle:
     """
     if not tensor.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if tensor.grad_fn is None:
+    node = tensor.grad_fn
+    if node is None:
         if tensor._hooks_leaf is None:
             tensor._hooks_leaf = {}
         table = tensor._hooks_leaf
     else:
-        node = tensor.grad_fn
         if node.pre_hooks is None:
             node.pre_hooks = {}
         table = node.pre_hooks.setdefault(tensor.output_nr, {})
@@ -68,6 +126,35 @@ def register_tensor_hook(tensor, hook) -> RemovableHandle:
     return handle
 
 
+def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
+    """Register `hook(tensor)` to run after a backward has accumulated into `tensor.grad`.
+
+    Leaves only, as in PyTorch. The hook sees the tensor (read `.grad` there) and returns
+    None. It runs for `backward()`, not for `autograd.grad()`, which accumulates nothing.
+
+    Example::
+
+        >>> w = torch.ones(2, requires_grad=True)
+        >>> h = w.register_post_accumulate_grad_hook(lambda p: print(p.grad))
+        >>> (w * 3).sum().backward()
+        tensor([3., 3.])
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    table = tensor.__dict__.get("_post_accumulate_hooks")
+    if table is None:
+        table = tensor._post_accumulate_hooks = {}
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    return handle
+
+
+Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+
+
+# ----------------------------------------------------------------------------- running
 def run_tensor_hooks(node, cts: list) -> list:
     """Apply the tensor hooks registered for each output of `node` to its cotangent."""
     variable = getattr(node, "variable", None)
@@ -80,7 +167,7 @@ def run_tensor_hooks(node, cts: list) -> list:
             continue
         for hook in list(table.values()):
             if cts[output_nr] is not None:
-                cts[output_nr] = _check_hook_result(hook(cts[output_nr]), cts[output_nr], "tensor")
+                cts[output_nr] = check_hook_result(hook(cts[output_nr]), cts[output_nr], hook)
     return cts
 
 
@@ -91,7 +178,7 @@ def run_node_prehooks(node, cts: list) -> list:
     for hook in list(node.prehooks_node.values()):
         result = hook(tuple(cts))
         if result is not None:
-            cts = [_check_hook_result(r, c, "prehook") for r, c in zip(result, cts)]
+            cts = _check_hook_tuple(result, cts, hook)
     return cts
 
 
@@ -102,4 +189,133 @@ def run_node_hooks(node, grad_inputs: list, grad_outputs: list) -> None:
     for hook in list(node.hooks.values()):
         result = hook(tuple(grad_inputs), tuple(grad_outputs))
         if result is not None:
-            grad_inputs[:] = [_check_hook_result(r, g, "node") for r, g in zip(result, grad_inputs)]
+            grad_inputs[:] = _check_hook_tuple(result, grad_inputs, hook)
+
+
+def run_post_accumulate_hooks(variable) -> None:
+    table = variable._post_accumulate_hooks
+    if table:
+        for hook in list(table.values()):
+            hook(variable)
+
+
+# ----------------------------------------------------------------------------- saved tensors
+class _SavedHooks(threading.local):
+    """Per-thread stack of (pack, unpack) pairs; the innermost one applies, as in PyTorch."""
+
+    def __init__(self) -> None:
+        self.stack: list = []
+        self.disabled: str | None = None
+
+
+saved_hooks = _SavedHooks()
+
+
+def push_saved_hooks(pack, unpack) -> None:
+    if saved_hooks.disabled is not None:
+        raise RuntimeError(saved_hooks.disabled)
+    saved_hooks.stack.append((pack, unpack))
+    modes.saved_hooks += 1
+    _refresh()
+
+
+def pop_saved_hooks() -> None:
+    saved_hooks.stack.pop()
+    modes.saved_hooks -= 1
+    _refresh()
+
+
+def _refresh() -> None:
+    from . import _ops
+
+    _ops.refresh_special()
+
+
+def current_saved_hooks():
+    """The (pack, unpack) pair in effect in this thread, or None."""
+    stack = saved_hooks.stack
+    return stack[-1] if stack else None
+
+
+def pack_value(tensor: Tensor, hooks: tuple):
+    """Apply the pack hook to a saved tensor; the result is unpacked when the backward reads it."""
+    pack, unpack = hooks
+    with _disabled_inside_hook():
+        packed = pack(tensor)
+    return Packed(packed, unpack)
+
+
+class _disabled_inside_hook:
+    """PyTorch runs pack hooks with saved-tensor hooks disabled (no recursion)."""
+
+    def __enter__(self) -> None:
+        self.previous = saved_hooks.stack
+        saved_hooks.stack = []
+
+    def __exit__(self, *exc_info: object) -> None:
+        saved_hooks.stack = self.previous
+
+
+# ----------------------------------------------------------------------------- multi grad hook
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """Call `fn` once per backward when the gradients of `tensors` have been computed.
+
+    mode="all": `fn(grads)` with one entry per tensor (None for those the backward does not
+    reach), after the last of them is computed. mode="any": `fn(grad)` with the first one.
+
+    Example::
+
+        >>> a = torch.ones(1, requires_grad=True); b = torch.ones(1, requires_grad=True)
+        >>> h = torch.autograd.graph.register_multi_grad_hook((a, b), print)
+        >>> (a * 2 + b).sum().backward()
+        [tensor([2.]), tensor([1.])]
+    """
+    from . import _engine
+
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    tensors = tuple(tensors)
+    lock = threading.Lock()
+    if mode == "all":
+        count: dict = {}
+        buffer: dict = {}
+        expected: dict = {}
+        edges = [t._grad_edge() for t in tensors]
+
+        def inner(index):
+            def hook(grad):
+                task = _engine.current_task_id()
+                if task == -1:
+                    raise AssertionError("expected this hook to be called inside a backward call")
+                with lock:
+                    seen = count.get(task, 0)
+                    count[task] = seen + 1
+                    if seen == 0:
+                        expected[task] = sum(
+                            _engine.will_execute(edge[0]) for edge in edges if edge is not None
+                        )
+                        buffer[task] = [None] * len(tensors)
+                buffer[task][index] = grad
+                if seen == expected[task] - 1:
+                    grads = buffer.pop(task)
+                    del count[task], expected[task]
+                    fn(grads)
+
+            return hook
+
+        handles = tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors))
+    else:
+        ran: dict = {}
+
+        def any_hook(grad):
+            task = _engine.current_task_id()
+            with lock:
+                if ran.get(task):
+                    return
+                ran.clear()
+                ran[task] = True
+            fn(grad)
+
+        handles = tuple(t.register_hook(any_hook) for t in tensors)
+    return _MultiHandle(handles)

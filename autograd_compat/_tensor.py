@@ -1,9 +1,10 @@
 """Tensor: a jax.Array plus PyTorch's autograd state (requires_grad, grad, grad_fn, version).
 
 The value is immutable, as JAX's arrays are; in-place methods compute a new value and rebind
-it. Tensors that alias one value (`detach()`, `.data`) share a `_Storage`, so a write through
-one is seen by all. The value may be a JAX tracer, so code written against this class also
-runs inside `jax.jit`, `jax.vmap` and `jax.grad`.
+it. Tensors that alias memory (views, `detach()`, `.data`) carry an `_views.Alias` record in
+`_storage` (None for the common plain tensor), so a write through one is seen by all. The
+value may be a JAX tracer, so code written against this class also runs inside `jax.jit`,
+`jax.vmap` and `jax.grad`.
 """
 
 from __future__ import annotations
@@ -15,18 +16,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _device, _dtypes, _errors
+from . import _device, _dtypes, _errors, _grad_mode
 from ._graph import accumulator_of
 from ._shapes import Size, normalize_dim
 
 
-class _Storage:
-    """The set of tensors aliasing one value: writing through one rebinds them all."""
+def _Storage():
+    """A record that several non-view tensors may share to alias one value (assign it to each
+    one's `_storage` and add them to its `members`); prefer `_views.alias_of`."""
+    from . import _views
 
-    __slots__ = ("members",)
+    return _views.shared_record()
 
-    def __init__(self) -> None:
-        self.members: weakref.WeakSet = weakref.WeakSet()
+
+_DETACH_VIEW = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+)
 
 
 class Tensor:
@@ -45,7 +53,7 @@ class Tensor:
         "_value",
         "_requires_grad",
         "_grad",
-        "grad_fn",
+        "_grad_fn",
         "output_nr",
         "_retains_grad",
         "_accumulator",
@@ -68,7 +76,7 @@ class Tensor:
         self._value = other._value
         self._requires_grad = False
         self._grad = None
-        self.grad_fn = None
+        self._grad_fn = None
         self.output_nr = 0
         self._retains_grad = False
         self._accumulator = None
@@ -83,7 +91,7 @@ class Tensor:
         t._value = value
         t._requires_grad = grad_fn is not None
         t._grad = None
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t.output_nr = output_nr
         t._retains_grad = False
         t._accumulator = None
@@ -94,8 +102,26 @@ class Tensor:
 
     # ----------------------------------------------------------------- autograd state
     @property
+    def grad_fn(self):
+        """The Node that produced this tensor (None for leaves); regenerated over the base
+        for a view whose memory was changed in place since (PyTorch's AsStridedBackward0)."""
+        rec = self._storage
+        if rec is None or rec.base is None:
+            return self._grad_fn
+        from . import _views
+
+        return _views.view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        self._grad_fn = node
+
+    @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        rec = self._storage
+        return rec is not None and rec.base is not None and rec.base._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -108,6 +134,14 @@ class Tensor:
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(_errors.FLOAT_REQUIRES_GRAD_INPLACE)
         self._requires_grad = bool(value)
+        rec = self._storage
+        if rec is not None:
+            if rec.base is not None:
+                rec.leaf = bool(value)  # a view made a leaf accumulates its own .grad
+            elif value:
+                from . import _views
+
+                _views.mark_requires_grad(self)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad in place (leaves only, as in PyTorch) and return self."""
@@ -171,8 +205,18 @@ class Tensor:
 
     def _grad_edge(self):
         """Where this tensor's gradient goes: (grad_fn, output_nr), or its leaf accumulator."""
-        if self.grad_fn is not None:
-            return (self.grad_fn, self.output_nr)
+        rec = self._storage
+        if rec is not None and rec.base is not None:
+            from . import _views
+
+            node = _views.view_grad_fn(self)
+            if node is not None:
+                return (node, self.output_nr)
+            if rec.leaf and self._requires_grad:
+                return (accumulator_of(self), 0)
+            return None  # a view made under no_grad: PyTorch gives it no gradient edge
+        if self._grad_fn is not None:
+            return (self._grad_fn, self.output_nr)
         if self._requires_grad:
             return (accumulator_of(self), 0)
         return None
@@ -196,35 +240,36 @@ class Tensor:
 
     # ----------------------------------------------------------------- aliasing
     def _alias(self, share_version: bool) -> Tensor:
-        """A new tensor over the same value that does not require grad; writes are shared."""
-        alias = Tensor._wrap(self._value)
-        if share_version:
-            alias._version_counter = self._version_counter
-        if self._storage is None:
-            self._storage = _Storage()
-            self._storage.members.add(self)
-        alias._storage = self._storage
-        self._storage.members.add(alias)
-        return alias
+        """A new tensor over the same memory that does not require grad; writes are shared."""
+        from . import _views
+
+        return _views.alias_of(self, share_version)
 
     def _set_value(self, value) -> None:
-        """Rebind the value of this tensor and every alias of it (an in-place write)."""
+        """Rebind the value of this tensor and of every tensor sharing its memory (a write).
+
+        Always write values through here (never assign `_value`): views of this tensor and
+        the tensors it views are recomputed from the new value.
+        """
         if self._storage is None:
             self._value = value
         else:
-            for member in self._storage.members:
-                member._value = value
+            from . import _views
+
+            _views.write(self, value)
 
     def _bump_version(self) -> None:
         self._version_counter[0] += 1
 
     def detach(self) -> Tensor:
-        """A tensor over the same value, cut from the graph (shares the version counter)."""
+        """A tensor over the same memory, cut from the graph (shares the version counter)."""
         return self._alias(share_version=True)
 
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph in place, making it a leaf that does not require grad."""
-        self.grad_fn = None
+        if self._storage is not None and self._storage.base is not None:
+            raise RuntimeError(_DETACH_VIEW)
+        self._grad_fn = None
         self.output_nr = 0
         self._requires_grad = False
         return self
@@ -238,14 +283,42 @@ class Tensor:
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
-        if self._storage is not None:
-            self._storage.members.discard(self)
-        if other._storage is None:
-            other._storage = _Storage()
-            other._storage.members.add(other)
-        self._storage = other._storage
-        self._storage.members.add(self)
-        self._value = other._value
+        from . import _views
+
+        _views.join(self, other)
+
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor this one is a view of (None when it is not a view)."""
+        rec = self._storage
+        return None if rec is None else rec.base
+
+    def _is_view(self) -> bool:
+        rec = self._storage
+        return rec is not None and rec.base is not None
+
+    def _layout(self) -> tuple:
+        from . import _views
+
+        return _views.layout_of(self)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements are laid out row-major in memory (false for most views)."""
+        if self._storage is None:
+            return True
+        from . import _views
+
+        return _views.is_contiguous(_views.layout_of(self))
+
+    def stride(self, dim: int | None = None):
+        """PyTorch's strides (in elements) of this tensor's memory layout."""
+        strides = self._layout()[1]
+        if dim is None:
+            return strides
+        return strides[normalize_dim(dim, self._value.ndim)]
+
+    def storage_offset(self) -> int:
+        return self._layout()[2]
 
     # ----------------------------------------------------------------- metadata
     @property
@@ -306,8 +379,8 @@ class Tensor:
         return self._value
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """A numpy copy of the value; PyTorch's error if this tensor requires grad."""
-        if self._requires_grad and not force:
+        """A numpy copy of the value; PyTorch's error if it requires grad (in grad mode)."""
+        if self.requires_grad and not force and _grad_mode._state.enabled:
             raise RuntimeError(_errors.NUMPY_REQUIRES_GRAD)
         return np.array(self._value)
 

@@ -12,14 +12,16 @@ the vjp of the vjp; derivatives of every order come from nesting JAX transforms.
 from __future__ import annotations
 
 import functools
+import os
+import traceback
 import weakref
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _grad_mode
-from .._graph import Node
+from .. import _grad_mode, _hooks
+from .._graph import Node, PackedNode, modes
 from .._tensor import Tensor
 
 _INEXACT = frozenset(
@@ -37,7 +39,7 @@ class Op:
     What is not saved is not freed, so a second backward through it works, as in PyTorch.
     """
 
-    __slots__ = ("name", "fn", "saves", "differentiable", "_compiled", "_vjp_op")
+    __slots__ = ("name", "fn", "saves", "differentiable", "_compiled", "_vjp_op", "_jvp")
 
     def __init__(self, name: str, fn, saves: str = "all", differentiable: bool = True) -> None:
         self.name = name
@@ -46,6 +48,7 @@ class Op:
         self.differentiable = differentiable
         self._compiled: dict = {}
         self._vjp_op: Op | None = None
+        self._jvp: dict = {}
 
     def compiled(self, static: tuple):
         """The jitted forward for these static arguments, compiled once per (op, static)."""
@@ -84,6 +87,8 @@ def apply(op: Op, *inputs, **static):
     Returns one Tensor, or a tuple of Tensors when the op's function returns a tuple.
     Outputs of integer or bool dtype never require grad.
     """
+    if _special:
+        return _apply_special(op, inputs, static)
     values = []
     requires = []
     for x in inputs:
@@ -105,6 +110,8 @@ def apply(op: Op, *inputs, **static):
 def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, out):
     """Make the Node for one op application and wrap its outputs as its results."""
     saved_mask = _saved_mask(op.saves, requires)
+    if _inference_seen:
+        check_inference_saved(inputs, saved_mask)
     edges, saved, placeholders, versions = [], [], [], []
     for x, value, r, s in zip(inputs, values, requires, saved_mask):
         edges.append(x._grad_edge() if r else None)
@@ -203,3 +210,175 @@ def constant(value, dtype) -> jax.Array:
             _constants.clear()
         array = _constants[key] = jnp.asarray(value, dtype)
     return array
+
+
+# ----------------------------------------------------------------------------- slow path
+# `apply` tests one module flag; it is set while a mode that changes what an op does is on:
+# forward-mode AD (a dual level), anomaly detection, saved-tensor hooks, or an
+# autograd.functional trace. Inference mode needs no slow path (see _grad_mode).
+_special = False
+_inference_seen = False  # an inference tensor was ever made: `_record` checks saved inputs
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
+def refresh_special() -> None:
+    """Recompute the flag `apply` tests, after a mode was entered or left."""
+    global _special
+    _special = bool(
+        modes.anomaly or modes.saved_hooks or modes.fw_level is not None or modes.traces
+    )
+
+
+def mark_inference_seen() -> None:
+    global _inference_seen
+    _inference_seen = True
+
+
+def check_inference_saved(inputs, saved_mask) -> None:
+    """PyTorch's error when a node would save an inference tensor."""
+    for x, s in zip(inputs, saved_mask):
+        if s and isinstance(x, Tensor) and x._is_inference:
+            raise RuntimeError(INFERENCE_SAVED)
+
+
+def _jvp_pure(*args, fn, static, n, tangent_index):
+    """(primals..., tangents of the inputs in tangent_index...) -> (outputs, output tangents)."""
+    primals = args[:n]
+    kwargs = dict(static)
+
+    def restricted(*diff_values):
+        full = list(primals)
+        for i, v in zip(tangent_index, diff_values):
+            full[i] = v
+        return fn(*full, **kwargs)
+
+    return jax.jvp(restricted, tuple(primals[i] for i in tangent_index), tuple(args[n:]))
+
+
+def _jvp_call(op: Op, key: tuple, values: list, tangents: dict):
+    """Forward and output tangents of one op application (jitted, cached per op/static/mask)."""
+    index = tuple(tangents)
+    cache_key = (key, index, len(values))
+    fn = op._jvp.get(cache_key)
+    if fn is None:
+        fn = jax.jit(
+            functools.partial(_jvp_pure, fn=op.fn, static=key, n=len(values), tangent_index=index)
+        )
+        op._jvp[cache_key] = fn
+    tans = []
+    for i, t in tangents.items():
+        value = t._value
+        if value.dtype != values[i].dtype:
+            value = value.astype(values[i].dtype)
+        tans.append(value)
+    return fn(*values, *tans)
+
+
+def set_tangent(tensor: Tensor, tangent) -> None:
+    """Attach a forward-AD tangent (a Tensor) to `tensor` at the current level."""
+    tensor._fw_grad = tangent
+    modes.duals.add(tensor)
+
+
+Tensor._fw_grad = None  # class default: no tangent
+Tensor._is_inference = False  # class default: a normal tensor
+
+
+def is_inference(self: Tensor) -> bool:
+    """True if this tensor was created in inference mode (`torch.inference_mode()`)."""
+    return self._is_inference
+
+
+Tensor.is_inference = is_inference
+
+
+def forward_traceback() -> list:
+    """The user's stack at an op call (frames inside this package dropped), as PyTorch keeps
+    it for anomaly mode."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
+        frames.pop()
+    return traceback.format_list(frames)
+
+
+def decorate_node(node, inputs) -> None:
+    """What the slow modes add to a new node: packed saved values, anomaly metadata."""
+    hooks = _hooks.current_saved_hooks() if modes.saved_hooks else None
+    if hooks is not None and node.saved and not node.custom:
+        saved = list(node.saved)
+        k = 0
+        for x, s in zip(inputs, node.saved_mask):
+            if s:
+                if isinstance(x, Tensor):
+                    saved[k] = _hooks.pack_value(x, hooks)
+                k += 1
+        node.saved = tuple(saved)
+        node.__class__ = PackedNode
+    if modes.anomaly:
+        node.metadata["traceback_"] = forward_traceback()
+        if modes.executing:
+            node.metadata["parent_"] = modes.executing[-1]
+
+
+def _node_of(result):
+    if type(result) is tuple:
+        for t in result:
+            if t._grad_fn is not None:
+                return t._grad_fn
+        return None
+    return result._grad_fn
+
+
+def _apply_special(op: Op, inputs: tuple, static: dict):
+    """`apply` while a slow mode is on (see refresh_special); same results otherwise."""
+    state = _grad_mode._state
+    grad_on = state.enabled
+    forward_ad = modes.fw_level is not None and not state.inference
+    traces = modes.traces
+    values = []
+    requires = []
+    tangents: dict = {}
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor):
+            value = x._value
+            live = x._requires_grad
+            if forward_ad:
+                tangent = x._fw_grad
+                if tangent is not None:
+                    tangents[i] = tangent
+        else:
+            value = x
+            live = False
+        for trace in traces:
+            value = trace.visit(value, live and grad_on, x)
+        values.append(value)
+        requires.append(live)
+    key = tuple(static.items())
+    if tangents:
+        out, out_tangent = _jvp_call(op, key, values, tangents)
+    else:
+        out = op.compiled(key)(*values)
+    if True in requires and op.differentiable and grad_on:
+        result = _record(op, key, inputs, values, tuple(requires), out)
+        node = _node_of(result)
+        if node is not None:
+            decorate_node(node, inputs)
+    elif type(out) is tuple:
+        result = tuple([Tensor._wrap(o) for o in out])
+    else:
+        result = Tensor._wrap(out)
+    if tangents:
+        if type(result) is tuple:
+            for t, tangent in zip(result, out_tangent):
+                if tangent.dtype in _INEXACT:
+                    set_tangent(t, Tensor._wrap(tangent))
+        elif out_tangent.dtype in _INEXACT:
+            set_tangent(result, Tensor._wrap(out_tangent))
+    return result

@@ -6,7 +6,7 @@ import numbers
 
 import jax.numpy as jnp
 
-from .. import _dtypes, _grad_mode
+from .. import _dtypes, _grad_mode, _views
 from .._errors import LEAF_INPLACE
 from .._shapes import broadcast_shapes
 from .._tensor import Tensor
@@ -63,10 +63,27 @@ def scalar_type_name(d: _dtypes.dtype) -> str:
     return _dtypes.LEGACY_TYPE_NAMES[d].removesuffix("Tensor")
 
 
+def can_cast(source: _dtypes.dtype, target: _dtypes.dtype) -> bool:
+    """PyTorch's canCast for in-place results: no complex to real, no floating to integral,
+    nothing but bool to bool."""
+    if source.is_complex and not target.is_complex:
+        return False
+    if source.is_floating_point and not (target.is_floating_point or target.is_complex):
+        return False
+    return not (target is _dtypes.bool and source is not _dtypes.bool)
+
+
 def check_inplace(self: Tensor) -> None:
-    """Refuse an in-place change of a leaf that requires grad while grad mode is on."""
-    if self.grad_fn is None and self._requires_grad and _grad_mode.is_grad_enabled():
-        raise RuntimeError(LEAF_INPLACE)
+    """PyTorch's checks before an in-place change of a tensor that requires grad, in grad
+    mode: a leaf, a view of a leaf, or a view made in no_grad mode or by a multi-output op
+    may not be changed (views that do not require grad are checked again at commit)."""
+    if not _grad_mode._state.enabled:
+        return
+    if self._storage is None:
+        if self._requires_grad and self._grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE)
+    elif self.requires_grad:
+        _views.check_inplace(self)
 
 
 def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
@@ -74,29 +91,34 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
 
     `result` was computed out of place from `self`, so nothing is changed if it failed.
     The version counter is bumped, so nodes that saved the old value refuse to backward.
+    Through a view, the write reaches the base and every other view of it, and a recorded
+    change rebases the base's grad_fn onto a CopySlices node (see `_views.commit`).
     """
+    if result is self:
+        self._version_counter[0] += 1
+        return self
     if result.shape != self.shape:
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape "
             f"{list(result.shape)}"
         )
     if result.dtype is not self.dtype:
-        if (result.dtype.is_floating_point or result.dtype.is_complex) and not (
-            self.dtype.is_floating_point or self.dtype.is_complex
-        ):
+        if not can_cast(result.dtype, self.dtype):
             raise RuntimeError(
                 f"result type {scalar_type_name(result.dtype)} can't be cast to the desired "
                 f"output type {scalar_type_name(self.dtype)}"
             )
         result = result.to(self.dtype)
-    self._set_value(result._value)
-    self._bump_version()
-    node = result.grad_fn
+    if self._storage is not None:
+        _views.commit(self, result)
+        return self
+    self._value = result._value
+    self._version_counter[0] += 1
+    node = result._grad_fn
     if node is not None:
-        counter = self._version_counter
-        # The node read the value before this write (arrays are immutable), so it stays valid.
-        node.versions = tuple((c, c[0] if c is counter else v, r) for c, v, r in node.versions)
-        self.grad_fn = node
+        # The node read self before this write (arrays are immutable), so its copy stays valid.
+        _views.exempt_self(node, self)
+        self._grad_fn = node
         self.output_nr = result.output_nr
         self._requires_grad = True
     return self

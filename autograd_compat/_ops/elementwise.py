@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _dtypes
+from .. import _dtypes, _grad_mode
 from .._tensor import Tensor
-from . import apply, register
+from . import apply, constant, register
 from ._args import (
     as_operand,
     check_inplace,
@@ -22,6 +22,7 @@ from ._args import (
 
 __all__ = [
     "abs",
+    "absolute",
     "add",
     "cos",
     "div",
@@ -154,11 +155,13 @@ def mul(input, other):
 
 
 def _rounded_divide(a, b, *, dtype, rounding_mode):
+    """PyTorch's rounded division; "floor" on floats is Python's `//` (1.0 // 0.1 == 9.0)."""
     a, b = a.astype(dtype), b.astype(dtype)
     if jnp.issubdtype(dtype, jnp.integer):
         return jnp.floor_divide(a, b) if rounding_mode == "floor" else lax.div(a, b)
-    quotient = a / b
-    return jnp.floor(quotient) if rounding_mode == "floor" else jnp.trunc(quotient)
+    if rounding_mode == "floor":
+        return jnp.floor_divide(a, b)
+    return jnp.trunc(a / b)
 
 
 _ROUNDED_DIV = register("DivBackward1", _rounded_divide, saves="none")
@@ -184,6 +187,10 @@ def div(input, other, *, rounding_mode=None):
         )
     a, b = as_operand(input), as_operand(other)
     dtype = _dtypes.result_type(a, b)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        from .pointwise import _check_integer_divisor
+
+        _check_integer_divisor(b, dtype)
     x, y = operands(a, b, dtype)
     return apply(_ROUNDED_DIV, x, y, dtype=dtype.jax, rounding_mode=rounding_mode)
 
@@ -209,11 +216,30 @@ def pow(input, exponent):
     return apply(_POW_SCALAR, input, exponent=exponent, dtype=dtype.jax)
 
 
-def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True):
+@jax.custom_jvp
+def _real_abs(x):
+    return jnp.abs(x)
+
+
+@_real_abs.defjvp
+def _real_abs_jvp(primals, tangents):
+    """PyTorch's abs derivative is sign(x): 0 at 0 (JAX's is 1 there) and at NaN."""
+    (x,), (x_dot,) = primals, tangents
+    sign = jnp.where(x > 0, 1, jnp.where(x < 0, -1, 0)).astype(x.dtype)
+    return jnp.abs(x), sign * x_dot
+
+
+def _abs(x):
+    return jnp.abs(x) if jnp.iscomplexobj(x) else _real_abs(x)
+
+
+def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True, bool_error=None):
     op = register(f"{name.capitalize()}Backward0", fn, saves=saves)
 
     def unary(input):
         tensor_arg(input, name)
+        if bool_error is not None and input.dtype is _dtypes.bool:
+            raise bool_error()
         return apply(op, floating(input) if promote_to_float else input)
 
     unary.__name__ = name
@@ -221,9 +247,24 @@ def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True):
     return unary
 
 
-neg = _unary("neg", jnp.negative, saves="none", promote_to_float=False)
+neg = _unary(
+    "neg",
+    jnp.negative,
+    saves="none",
+    promote_to_float=False,
+    bool_error=lambda: RuntimeError(
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+        "invert a mask, use the `~` or `logical_not()` operator instead."
+    ),
+)
 negative = neg
-abs = _unary("abs", jnp.abs, promote_to_float=False)
+abs = _unary(
+    "abs",
+    _abs,
+    promote_to_float=False,
+    bool_error=lambda: NotImplementedError("\"abs_cpu\" not implemented for 'Bool'"),
+)
+absolute = abs
 exp = _unary("exp", jnp.exp)
 log = _unary("log", jnp.log)
 sqrt = _unary("sqrt", jnp.sqrt)
@@ -278,8 +319,20 @@ def zero_(self: Tensor) -> Tensor:
     return fill_(self, 0)
 
 
+def _fill(x, value):
+    return jnp.broadcast_to(value.astype(x.dtype), x.shape)
+
+
+_FILL_SCALAR = register("FillBackward2", _fill, saves="none")
+_FILL_TENSOR = register("FillBackward3", _fill, saves="none")
+
+
 def fill_(self: Tensor, value) -> Tensor:
-    """Fill with `value` (a number or one-element tensor) in place."""
+    """Fill with `value` (a number or a 0-dim tensor) in place.
+
+    On a tensor in the graph the fill is recorded (its old value gets a zero gradient), and a
+    0-dim `value` that requires grad receives the summed gradient, as in PyTorch.
+    """
     check_inplace(self)
     if isinstance(value, Tensor):
         if value.dim() != 0:
@@ -287,7 +340,12 @@ def fill_(self: Tensor, value) -> Tensor:
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.dim()} dimensions."
             )
+        if value._requires_grad and _grad_mode.is_grad_enabled():
+            return commit_inplace(self, apply(_FILL_TENSOR, self, value))
         value = value.item()
+    if self._requires_grad and _grad_mode.is_grad_enabled():
+        fill = constant(value, self._value.dtype)
+        return commit_inplace(self, apply(_FILL_SCALAR, self, fill))
     self._set_value(jnp.full(self._value.shape, value, self._value.dtype))
     self._bump_version()
     return self
@@ -332,6 +390,7 @@ _METHODS = {
     "neg": neg,
     "negative": neg,
     "abs": abs,
+    "absolute": abs,
     "exp": exp,
     "log": log,
     "sqrt": sqrt,

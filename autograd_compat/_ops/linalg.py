@@ -1,15 +1,41 @@
-"""Matrix products: matmul (with PyTorch's node names per case), mm, and the `@` operator."""
+"""Linear algebra: matmul (with PyTorch's node names per case), mm, bmm, mv, dot, outer,
+einsum, tensordot, addmm, trace, diag, tril/triu, the `@` operator, and the pure functions
+behind torch.linalg (inv, det, solve, matrix norms), which lives in autograd_compat/linalg.py.
+"""
 
 from __future__ import annotations
 
+import string
+
+import jax
 import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
 from .. import _dtypes
+from .._shapes import broadcast_shapes, normalize_dim
 from .._tensor import Tensor
-from . import apply, register
-from ._args import tensor_arg
+from . import apply, constant, register
+from ._args import scalar_type_name, tensor_arg
 
-__all__ = ["matmul", "mm"]
+__all__ = [
+    "addmm",
+    "bmm",
+    "det",
+    "diag",
+    "dot",
+    "einsum",
+    "inverse",
+    "matmul",
+    "mm",
+    "mv",
+    "outer",
+    "ger",
+    "tensordot",
+    "trace",
+    "tril",
+    "triu",
+]
 
 
 def _matmul(a, b):
@@ -104,15 +130,609 @@ def mm(input, mat2):
     return matmul(input, mat2)
 
 
+def _type_name(d: _dtypes.dtype) -> str:
+    return scalar_type_name(d)
+
+
+def _same_dtype(fname: str, a: Tensor, b: Tensor) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_type_name(a.dtype)} but found {_type_name(b.dtype)}"
+        )
+
+
+_BMM = register("BmmBackward0", _matmul, saves="others")
+
+
+def bmm(input, mat2):
+    """Batched matrix product of two 3-D tensors with the same batch size (no broadcasting)."""
+    tensor_arg(input, "bmm")
+    tensor_arg(mat2, "bmm", "mat2", 2)
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    a, b = tuple(input.shape), tuple(mat2.shape)
+    if (b[0], b[1]) != (a[0], a[2]):
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}]."
+        )
+    _same_dtype("bmm", input, mat2)
+    return apply(_BMM, input, mat2)
+
+
+def mv(input, vec):
+    """Matrix-vector product (a 2-D and a 1-D tensor)."""
+    tensor_arg(input, "mv")
+    tensor_arg(vec, "mv", "vec", 2)
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    if input.dtype is not vec.dtype:
+        v, m = _type_name(vec.dtype), _type_name(input.dtype)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
+        )
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({input.shape[0]}), mat "
+            f"({_shape_text(input.shape)}), vec ({vec.shape[0]})"
+        )
+    return apply(_MV, input, vec)
+
+
+def dot(input, tensor):
+    """Inner product of two 1-D tensors of the same dtype and size."""
+    tensor_arg(input, "dot")
+    tensor_arg(tensor, "dot", "tensor", 2)
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_type_name(input.dtype)} and {_type_name(tensor.dtype)}"
+        )
+    n, m = input.shape[0], tensor.shape[0]
+    if n != m:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
+    return apply(_DOT, input, tensor)
+
+
+def _outer(a, b, *, dtype):
+    return a.astype(dtype)[:, None] * b.astype(dtype)[None, :]
+
+
+_OUTER = register("MulBackward0", _outer, saves="others")
+
+
+def outer(input, vec2):
+    """Outer product of two 1-D tensors (a MulBackward0 node, as in PyTorch)."""
+    tensor_arg(input, "outer")
+    tensor_arg(vec2, "outer", "vec2", 2)
+    if input.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
+    if vec2.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    dtype = _dtypes.result_type(input, vec2)
+    return apply(_OUTER, input, vec2, dtype=dtype.jax)
+
+
+ger = outer
+
+
+# ----------------------------------------------------------------------------- einsum
+def _einsum(*operands, equation):
+    return jnp.einsum(equation, *operands, precision="highest")
+
+
+_EINSUM = {
+    name: register(name, _einsum, saves="others" if name != "SumBackward1" else "none")
+    for name in ("ViewBackward0", "MulBackward0", "SumBackward1", "PermuteBackward0")
+}
+_EINSUM["DiagonalBackward0"] = register("DiagonalBackward0", _einsum, saves="none")
+_LETTERS = frozenset(string.ascii_letters)
+
+
+def _parse_einsum(equation: str, operands) -> tuple[str, str]:
+    """Check `equation` against the operands as PyTorch does; returns (normalized, node name)."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    position = 0
+    sizes: dict = {}
+    for index, (term, operand) in enumerate(zip(terms, operands)):
+        ellipsis = "..." in term
+        letters = term.replace("...", "")
+        for offset, ch in enumerate(term):
+            if ch != "." and ch not in _LETTERS:
+                raise RuntimeError(
+                    f"einsum(): invalid subscript given at index {position + offset} in the "
+                    "equation string, subscripts must be in [a-zA-Z]"
+                )
+        position += len(term) + 1
+        if (not ellipsis and len(letters) != operand.ndim) or (
+            ellipsis and len(letters) > operand.ndim
+        ):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(letters)}) does not "
+                f"match the number of dimensions ({operand.ndim}) for operand {index}"
+                + (" and no ellipsis was given" if not ellipsis else "")
+            )
+        head, _, tail = term.partition("...")
+        dims = list(range(len(head))) + list(range(operand.ndim - len(tail), operand.ndim))
+        for ch, dim in zip(head + tail, dims):
+            size = operand.shape[dim]
+            seen = sizes.get(ch)
+            if seen is not None and seen != size and 1 not in (seen, size):
+                raise RuntimeError(
+                    f"einsum(): subscript {ch} has size {size} for operand {index} which does "
+                    f"not broadcast with previously seen size {seen}"
+                )
+            if seen is None or seen == 1:
+                sizes[ch] = size
+    if arrow:
+        out_letters = rhs.replace("...", "")
+        for ch in out_letters:
+            if out_letters.count(ch) > 1:
+                raise RuntimeError(
+                    f"einsum(): output subscript {ch} appears more than once in the output"
+                )
+            if ch not in sizes:
+                raise RuntimeError(
+                    f"einsum(): output subscript {ch} does not appear in the equation for any "
+                    "input operand"
+                )
+    else:
+        counts = {ch: lhs.count(ch) for ch in sizes}
+        out_letters = "".join(sorted(ch for ch, c in counts.items() if c == 1))
+    summed = any(ch not in out_letters for ch in sizes)
+    if len(operands) > 1:
+        name = "ViewBackward0" if summed else "MulBackward0"
+    else:
+        term = terms[0].replace("...", "")
+        if summed:
+            name = "SumBackward1"
+        elif len(set(term)) != len(term):
+            name = "DiagonalBackward0"
+        else:
+            name = "PermuteBackward0"
+    return equation, name
+
+
+def einsum(equation, *operands):
+    """Einstein summation, as `torch.einsum` (operands as arguments or as one list).
+
+    The node name follows PyTorch's usual decomposition: ViewBackward0 for a contraction,
+    MulBackward0 for a pure product, SumBackward1 / PermuteBackward0 for one operand.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    for i, operand in enumerate(operands):
+        tensor_arg(operand, "einsum", "operands", i + 2)
+    equation, name = _parse_einsum(equation, operands)
+    for operand in operands[1:]:
+        _same_dtype("einsum", operands[0], operand)
+    return apply(_EINSUM[name], *operands, equation=equation)
+
+
+# ----------------------------------------------------------------------------- tensordot
+def _tensordot(a, b, *, axes):
+    return jnp.tensordot(a, b, axes=axes, precision="highest")
+
+
+_TENSORDOT = register("ViewBackward0", _tensordot, saves="others")
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contract `dims` (an int: the last dims of `a` with the first of `b`; or two lists)."""
+    tensor_arg(a, "tensordot", "a")
+    tensor_arg(b, "tensordot", "b", 2)
+    if isinstance(dims, Tensor):
+        dims = dims.item() if dims.ndim == 0 else dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a = list(range(a.ndim - dims, a.ndim))
+        dims_b = list(range(dims))
+    else:
+        dims_a, dims_b = dims
+        dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
+        dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    dims_a = [normalize_dim(d, a.ndim) for d in dims_a]
+    dims_b = [normalize_dim(d, b.ndim) for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
+                f"{da} and second has size {b.shape[db]} in dim {db}"
+            )
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    return apply(_TENSORDOT, a, b, axes=(tuple(dims_a), tuple(dims_b)))
+
+
+# ----------------------------------------------------------------------------- addmm
+def _addmm(input, mat1, mat2, beta, alpha, *, beta_zero):
+    product = alpha * _matmul(mat1, mat2)
+    if beta_zero:  # PyTorch ignores `input` entirely (NaN and inf included) when beta == 0
+        return jnp.broadcast_to(product, jnp.broadcast_shapes(input.shape, product.shape))
+    return beta * input + product
+
+
+_ADDMM = register("AddmmBackward0", _addmm)
+
+
+def _scalar_constant(value, d: _dtypes.dtype):
+    if isinstance(value, Tensor):
+        value = value.item()
+    if not (d.is_floating_point or d.is_complex):
+        value = int(value)
+    return constant(value, d.jax)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to the product's shape."""
+    tensor_arg(input, "addmm")
+    tensor_arg(mat1, "addmm", "mat1", 2)
+    tensor_arg(mat2, "addmm", "mat2", 3)
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(
+            "mat1 and mat2 must have the same dtype, but got "
+            f"{_type_name(mat1.dtype)} and {_type_name(mat2.dtype)}"
+        )
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(
+            "self and mat2 must have the same dtype, but got "
+            f"{_type_name(input.dtype)} and {_type_name(mat2.dtype)}"
+        )
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(mat1.shape)} and "
+            f"{_shape_text(mat2.shape)})"
+        )
+    target = (mat1.shape[0], mat2.shape[1])
+    _check_expand(tuple(input.shape), target)
+    d = input.dtype
+    return apply(
+        _ADDMM,
+        input,
+        mat1,
+        mat2,
+        _scalar_constant(beta, d),
+        _scalar_constant(alpha, d),
+        beta_zero=beta == 0,
+    )
+
+
+def _check_expand(shape: tuple, target: tuple) -> None:
+    """PyTorch's `expand` check: `shape` must broadcast to exactly `target`."""
+    ok = len(shape) <= len(target)
+    padded = (1,) * (len(target) - len(shape)) + shape
+    mismatch = None
+    for dim, (s, t) in enumerate(zip(padded, target)):
+        if s != t and s != 1:
+            mismatch = dim
+            break
+    if not ok or mismatch is not None:
+        dim = mismatch if mismatch is not None else 0
+        raise RuntimeError(
+            f"The expanded size of the tensor ({target[dim]}) must match the existing size "
+            f"({padded[dim]}) at non-singleton dimension {dim}.  Target sizes: "
+            f"{list(target)}.  Tensor sizes: {list(shape)}"
+        )
+
+
+# ----------------------------------------------------------------------------- trace, diag...
+def _trace(x, *, dtype):
+    return jnp.trace(x).astype(dtype)
+
+
+_TRACE = register("TraceBackward0", _trace, saves="none")
+
+
+def trace(input):
+    """Sum of the main diagonal of a matrix; integers give int64."""
+    tensor_arg(input, "trace")
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    d = input.dtype
+    if d is _dtypes.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    out = d if (d.is_floating_point or d.is_complex) else _dtypes.int64
+    return apply(_TRACE, input, dtype=out.jax)
+
+
+_DIAG_EMBED = register("DiagEmbedBackward0", lambda v, *, k: jnp.diag(v, k), saves="none")
+_DIAGONAL = register(
+    "DiagonalBackward0_copy", lambda x, *, k: jnp.diagonal(x, offset=k), saves="none"
+)
+
+
+def diag(input, diagonal: int = 0):
+    """A 1-D tensor becomes a square matrix with it on diagonal `diagonal`; a 2-D tensor gives
+    that diagonal as a 1-D tensor."""
+    tensor_arg(input, "diag")
+    if input.ndim == 1:
+        return apply(_DIAG_EMBED, input, k=int(diagonal))
+    if input.ndim == 2:
+        return apply(_DIAGONAL, input, k=int(diagonal))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+_TRIL = register("TrilBackward0", lambda x, *, k: jnp.tril(x, k), saves="none")
+_TRIU = register("TriuBackward0", lambda x, *, k: jnp.triu(x, k), saves="none")
+
+
+def tril(input, diagonal: int = 0):
+    """The lower triangle (at and below diagonal `diagonal`) of the last two dims; rest zero."""
+    tensor_arg(input, "tril")
+    if input.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return apply(_TRIL, input, k=int(diagonal))
+
+
+def triu(input, diagonal: int = 0):
+    """The upper triangle (at and above diagonal `diagonal`) of the last two dims; rest zero."""
+    tensor_arg(input, "triu")
+    if input.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return apply(_TRIU, input, k=int(diagonal))
+
+
+# ----------------------------------------------------------------------------- torch.linalg
+class LinAlgError(RuntimeError):
+    """A linear algebra error (singular matrix), a RuntimeError as `torch.linalg.LinAlgError`."""
+
+
+LinAlgError.__module__ = "torch._C"
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+
+
+def _zero_pivot(lu):
+    """0 where U has no zero on its diagonal, else the 1-based position of the first one."""
+    zero = jnp.diagonal(lu, axis1=-2, axis2=-1) == 0
+    return jnp.where(jnp.any(zero, axis=-1), jnp.argmax(zero, axis=-1) + 1, 0).astype(jnp.int32)
+
+
+def _inv_ex(a):
+    """(inverse, info) from one LU factorization; info > 0 marks a singular matrix."""
+    lu, pivots, _ = lax.linalg.lu(a)
+    eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    return jax.scipy.linalg.lu_solve((lu, pivots), eye), _zero_pivot(lu)
+
+
+def _solve_ex(a, b, *, vector, left):
+    """(X, info) solving AX = B (XA = B when not `left`) with batch broadcasting."""
+    if not left:
+        a = jnp.swapaxes(a, -1, -2)
+        b = jnp.swapaxes(b, -1, -2)
+    if vector:
+        b = b[..., None]
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    lu, pivots, _ = lax.linalg.lu(a)
+    x = jax.scipy.linalg.lu_solve((lu, pivots), b)
+    if vector:
+        x = x[..., 0]
+    elif not left:
+        x = jnp.swapaxes(x, -1, -2)
+    return x, _zero_pivot(lu)
+
+
+_INV = register("LinalgInvExBackward0", _inv_ex)
+
+
+def _det(a):
+    """The determinant, with PyTorch's first derivative where it is exactly 0: PyTorch computes
+    det * A^-T, which is 0 there (JAX's cofactor formula gives the adjugate)."""
+    det = jnp.linalg.det(a)
+    fixed = lax.stop_gradient(det)
+    return jnp.where(fixed == 0, fixed, det)
+
+
+_DET = register("LinalgDetBackward0", _det)
+_SOLVE = register("LinalgSolveExBackward0", _solve_ex)
+
+
+def _check_square(fname: str, A: Tensor, arg: str = "A") -> None:
+    tensor_arg(A, fname.split(".")[-1], arg)
+    if A.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor {arg} must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"{fname}: {arg} must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    _check_floating(fname, A)
+
+
+def _check_floating(fname: str, A: Tensor) -> None:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(
+            f"{fname}: Expected a floating point or complex tensor as input. Got "
+            f"{_type_name(A.dtype)}"
+        )
+
+
+def _raise_if_singular(info: Tensor, message) -> None:
+    """Raise LinAlgError when `info` (concrete values only) marks a singular matrix."""
+    value = info._value
+    if isinstance(value, jax.core.Tracer):
+        return
+    array = np.asarray(value)
+    bad = np.flatnonzero(array.reshape(-1))
+    if bad.size:
+        batch = int(bad[0]) if array.ndim else None
+        raise LinAlgError(message(batch, int(array.reshape(-1)[bad[0]])))
+
+
+def linalg_inv(A):
+    """The inverse of each square matrix; LinAlgError if one is singular (checked eagerly)."""
+    _check_square("linalg.inv", A)
+    inverse, info = apply(_INV, A)
+
+    def message(batch, element):
+        prefix = f"(Batch element {batch}): " if batch is not None else ""
+        return (
+            f"linalg.inv: {prefix}The diagonal element {element} is zero, the inversion could "
+            "not be completed because the input matrix is singular."
+        )
+
+    _raise_if_singular(info, message)
+    return inverse
+
+
+def linalg_det(A):
+    """The determinant of each square matrix (gradients exact for singular ones too)."""
+    _check_square("linalg.det", A)
+    return apply(_DET, A)
+
+
+def linalg_solve(A, B, *, left: bool = True):
+    """The solution X of AX = B (or XA = B); B may be a vector or a batch of vectors."""
+    _check_square("linalg.solve", A)
+    tensor_arg(B, "solve", "B", 2)
+    if A.dtype is not B.dtype:
+        raise RuntimeError(
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{_type_name(A.dtype)} and B of type {_type_name(B.dtype)} instead"
+        )
+    vector = left and (
+        B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    )
+    n = A.shape[-1]
+    rows = B.shape[-1] if vector else (B.shape[-2] if left else B.shape[-1])
+    if B.ndim == 0 or rows != n:
+        if vector:
+            shown = f"{B.shape[-1] if B.ndim else 0}x1"
+        elif B.ndim >= 2:
+            shown = _shape_text(B.shape[-2:])
+        else:
+            shown = f"{B.shape[-1]}x1"
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation {equation} "
+            f"({n}x{n} and {shown})"
+        )
+    batch_b = B.shape[:-1] if vector else B.shape[:-2]
+    broadcast_shapes(tuple(A.shape[:-2]), tuple(batch_b))
+    x, info = apply(_SOLVE, A, B, vector=vector, left=bool(left))
+    _raise_if_singular(
+        info,
+        lambda batch, element: (
+            "torch.linalg.solve: The solver failed because the input matrix is singular."
+        ),
+    )
+    return x
+
+
+def _matrix_norm(x, *, ord, dims, keepdim, dtype):
+    """The matrix norms of linalg.matrix_norm over the two `dims` (ord != "fro")."""
+    from .elementwise import _abs
+
+    x = x.astype(dtype)
+    row, col = dims
+    if ord in ("nuc", 2.0, -2.0):
+        moved = jnp.moveaxis(x, (row, col), (-2, -1))
+        singular = jnp.linalg.svd(moved, compute_uv=False)
+        if ord == "nuc":
+            out = jnp.sum(singular, axis=-1)
+        elif ord == 2.0:
+            out = jnp.max(singular, axis=-1)
+        else:
+            out = jnp.min(singular, axis=-1)
+        if keepdim:
+            out = jnp.expand_dims(out, tuple(sorted(dims)))
+        return out
+    magnitude = _abs(x)
+    summed, reduced = (row, col) if abs(ord) == 1 else (col, row)
+    sums = jnp.sum(magnitude, axis=summed, keepdims=True)
+    out = (
+        jnp.max(sums, axis=reduced, keepdims=True)
+        if ord > 0
+        else jnp.min(sums, axis=reduced, keepdims=True)
+    )
+    return out if keepdim else jnp.squeeze(out, dims)
+
+
+_MATRIX_NORM = {
+    name: register(name, _matrix_norm)
+    for name in ("SumBackward1", "AmaxBackward0", "AminBackward0")
+}
+
+
+def matrix_norm_node(ord) -> str:
+    if ord == "nuc":
+        return "SumBackward1"
+    return "AmaxBackward0" if ord > 0 else "AminBackward0"
+
+
+def apply_matrix_norm(A: Tensor, ord, dims: tuple, keepdim: bool, dtype: _dtypes.dtype):
+    return apply(
+        _MATRIX_NORM[matrix_norm_node(ord)],
+        A,
+        ord=ord if ord == "nuc" else float(ord),
+        dims=dims,
+        keepdim=bool(keepdim),
+        dtype=dtype.jax,
+    )
+
+
+def det(input):
+    """The determinant (`torch.linalg.det`)."""
+    return linalg_det(input)
+
+
+def inverse(input):
+    """The matrix inverse (`torch.linalg.inv`)."""
+    return linalg_inv(input)
+
+
 def _rmatmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(other, self)
 
 
+def _inplace(fn):
+    from .elementwise import _inplace as make
+
+    return make(fn)
+
+
 for _name, _fn in {
+    "tril_": _inplace(tril),
+    "triu_": _inplace(triu),
+    "addmm_": _inplace(addmm),
     "matmul": matmul,
     "mm": mm,
+    "bmm": bmm,
+    "mv": mv,
+    "dot": dot,
+    "outer": outer,
+    "ger": outer,
+    "addmm": addmm,
+    "trace": trace,
+    "diag": diag,
+    "tril": tril,
+    "triu": triu,
+    "det": det,
+    "inverse": inverse,
     "__matmul__": matmul,
     "__rmatmul__": _rmatmul,
 }.items():

@@ -7,7 +7,7 @@ import math
 import jax.numpy as jnp
 
 from .. import _dtypes
-from .._shapes import normalize_dims
+from .._shapes import normalize_dim
 from .._tensor import Tensor
 from . import apply, register
 from ._args import scalar_type_name, tensor_arg
@@ -23,6 +23,21 @@ def _mean(x, *, dims, keepdim, dtype):
     return jnp.mean(x.astype(dtype), axis=dims, keepdims=keepdim)
 
 
+def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
+    """`dim` (None, an int or a sequence) as a sorted tuple of indices; PyTorch's errors for
+    an out-of-range or a repeated dim."""
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = []
+    for d in dims:
+        d = normalize_dim(d, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out))
+
+
 _SUM_ALL = register("SumBackward0", _sum, saves="none")
 _SUM_DIM = register("SumBackward1", _sum, saves="none")
 _MEAN_ALL = register("MeanBackward0", _mean, saves="none")
@@ -30,8 +45,12 @@ _MEAN_DIM = register("MeanBackward1", _mean, saves="none")
 
 
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
-    """Sum over all elements, or over `dim` (an int or a tuple). Integers sum to int64."""
+    """Sum over all elements, or over `dim` (an int or a tuple; an empty tuple means all, as
+    in PyTorch). Integers and bools sum to int64."""
     tensor_arg(input, "sum")
+    op = _SUM_ALL if dim is None else _SUM_DIM
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None
     dims = normalize_dims(dim, input.ndim)
     if dtype is not None:
         out_dtype = _dtypes.as_dtype(dtype)
@@ -39,7 +58,6 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
         out_dtype = input.dtype
     else:
         out_dtype = _dtypes.int64
-    op = _SUM_ALL if dim is None else _SUM_DIM
     return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
 
 
@@ -60,8 +78,10 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
                 "mean(): could not infer output dtype. Input dtype must be either a "
                 f"floating point or complex dtype. Got: {scalar_type_name(out_dtype)}"
             )
-    dims = normalize_dims(dim, input.ndim)
     op = _MEAN_ALL if dim is None else _MEAN_DIM
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None
+    dims = normalize_dims(dim, input.ndim)
     return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
 
 
@@ -71,7 +91,9 @@ def _vector_norm(x, *, ord, dims, keepdim, dtype):
     The usual trick: the sum is replaced by 1 where it is 0 before the root, and the result
     by 0 there, so neither branch produces 0/0 in the derivative (of any order).
     """
-    x = jnp.abs(x).astype(dtype)
+    from .elementwise import _abs  # |x| with PyTorch's derivative at 0 (0, not 1)
+
+    x = _abs(x).astype(dtype)
     if ord == math.inf:
         return jnp.max(x, axis=dims, keepdims=keepdim)
     if ord == -math.inf:
@@ -80,7 +102,12 @@ def _vector_norm(x, *, ord, dims, keepdim, dtype):
         return jnp.sum((x != 0).astype(x.dtype), axis=dims, keepdims=keepdim)
     if ord == 1:
         return jnp.sum(x, axis=dims, keepdims=keepdim)
-    powered = jnp.sum(x**2 if ord == 2 else x**ord, axis=dims, keepdims=keepdim)
+    if ord < 1:  # |x|**ord has an infinite slope at 0; PyTorch's gradient there is 0
+        nonzero = x != 0
+        terms = jnp.where(nonzero, jnp.where(nonzero, x, 1.0) ** ord, 0.0 if ord > 0 else jnp.inf)
+    else:
+        terms = x**2 if ord == 2 else x**ord
+    powered = jnp.sum(terms, axis=dims, keepdims=keepdim)
     is_zero = powered == 0
     safe = jnp.where(is_zero, 1.0, powered)
     root = jnp.sqrt(safe) if ord == 2 else safe ** (1.0 / ord)
@@ -93,10 +120,15 @@ _NORM = register("LinalgVectorNormBackward0", _vector_norm)
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     """The vector p-norm over all elements or over `dim` (`p="fro"` is the 2-norm)."""
     tensor_arg(input, "norm")
+    if p == "nuc":
+        from ..linalg import matrix_norm
+
+        dims = (-2, -1) if dim is None else tuple(dim)
+        return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
     if p == "fro" or p is None:
         p = 2
     if isinstance(p, str):
-        raise RuntimeError(f"norm(): p={p!r} is not supported; use a number or 'fro'")
+        raise RuntimeError(f"norm(): p={p!r} is not supported; use a number, 'fro' or 'nuc'")
     out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
     if not (out_dtype.is_floating_point or out_dtype.is_complex):
         raise RuntimeError(

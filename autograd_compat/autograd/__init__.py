@@ -1,4 +1,5 @@
-"""torch.autograd: `backward`, `grad`, `Variable` and the grad-mode switches.
+"""torch.autograd: `backward`, `grad`, `Variable`, custom `Function`, `functional`,
+`forward_ad`, `gradcheck`, anomaly detection, `graph` and the grad-mode switches.
 
 Argument handling follows PyTorch's torch/autograd/__init__.py; the work is done by the
 engine, which returns gradients (`grad`) or accumulates them into `.grad` (`backward`).
@@ -9,17 +10,53 @@ from __future__ import annotations
 import warnings
 
 from .. import _errors
+from .. import _grad_mode as grad_mode
 from .._engine import run_backward
-from .._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .._tensor import Tensor
+from . import anomaly_mode, forward_ad, function, functional, graph
+from .anomaly_mode import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+    set_detect_anomaly,
+)
+from .function import Function, InplaceFunction, once_differentiable
+from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = [
+    "Function",
+    "InplaceFunction",
     "Variable",
+    "anomaly_mode",
     "backward",
+    "detect_anomaly",
     "enable_grad",
+    "forward_ad",
+    "function",
+    "functional",
     "grad",
+    "grad_mode",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "inference_mode",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
+    "once_differentiable",
+    "set_anomaly_enabled",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
 

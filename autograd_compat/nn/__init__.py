@@ -1,1 +1,17 @@
-"""torch.nn (in progress)."""
+"""torch.nn: Module, Parameter, the layers and losses, functional, init and utils.
+
+Every layer is a Module whose forward calls one fused op from `nn.functional` (a pure JAX
+function, differentiated by jax.vjp). Parameter names, state_dict keys, default
+initializations, reprs and error messages are PyTorch's.
+"""
+
+from . import functional, init, modules, parameter, utils
+from .modules import *  # noqa: F403
+from .modules.module import Module, register_module_forward_hook, register_module_forward_pre_hook
+from .parameter import Buffer, Parameter
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

@@ -1,1 +1,30 @@
-"""torch.optim (in progress)."""
+"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad and the lr schedulers.
+
+The update rules were checked against PyTorch's (torch/optim/*.py, the single-tensor paths
+PyTorch takes for CPU tensors) step by step, including the order of operations and where
+Python-float hyperparameters are cast to the parameter dtype; the tests compare trajectories
+against PyTorch over several steps. Each optimizer's update is one pure function of
+(params, grads, state, hyperparameters), jitted once per parameter structure with the
+hyperparameters as array inputs, so a scheduler changing lr does not recompile.
+
+optax is not used: runtime dependencies are jax and numpy only, and optax's rules differ
+from PyTorch's in ways that change the numbers (PyTorch's Adam applies weight_decay as L2 on
+the gradient, unlike optax.adamw's decoupled decay; PyTorch's first momentum buffer is the
+gradient itself, its eps placement and bias corrections differ, and its state layout is
+what state_dict() must reproduce).
+"""
+
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

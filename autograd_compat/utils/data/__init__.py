@@ -1,1 +1,42 @@
-"""torch.utils.data (in progress)."""
+"""torch.utils.data: Dataset, TensorDataset, DataLoader, samplers, random_split."""
+
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataset import (
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)
+
+__all__ = [
+    "BatchSampler",
+    "ConcatDataset",
+    "DataLoader",
+    "Dataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "Subset",
+    "SubsetRandomSampler",
+    "TensorDataset",
+    "default_collate",
+    "default_convert",
+    "get_worker_info",
+    "random_split",
+]
+
+
+def __getattr__(name: str):
+    from ..._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

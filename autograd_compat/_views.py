@@ -1,0 +1,630 @@
+"""Views: tensors sharing one buffer, with PyTorch's view + in-place semantics.
+
+A plain tensor (the common case) has `_storage is None` and owns its value. Once a view of it
+is taken, every tensor over that memory gets an `Alias` record in `_storage`: the shared
+`Buffer` (the root value and its live members), a `spec` (a static tuple of primitive view
+ops mapping the root value to this tensor's value), its autograd `base` (None for non-views)
+and its PyTorch layout (sizes, strides, offset), which decides contiguity and overlap.
+
+Writing through a member scatters the new value into the root (pure data movement, exact),
+then recomputes every live member from the new root, so a change through a view is seen by
+the base and by every other view. In the graph, a differentiable in-place change of a view
+rebases its base onto a CopySlices node whose pure function is that scatter (its gradient is
+jax.vjp of it), and the grad_fn of a view whose buffer changed is regenerated lazily as an
+AsStridedBackward0 node over the base, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from . import _errors, _grad_mode
+from ._ops import apply, register
+
+DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
+
+VIEW_LEAF_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+
+OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+_NO_GRAD_SUFFIX = (
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked)."
+)
+_MULTI_SUFFIX = (
+    " This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one."
+)
+
+
+class Members:
+    """The live tensors over one buffer, held weakly and by identity (a WeakSet would compare
+    tensors with `==`, which is elementwise)."""
+
+    __slots__ = ("refs",)
+
+    def __init__(self) -> None:
+        self.refs: dict = {}
+
+    def add(self, t) -> None:
+        key, refs = id(t), self.refs
+
+        def forget(ref, key=key, refs=refs):
+            if refs.get(key) is ref:
+                del refs[key]
+
+        refs[key] = weakref.ref(t, forget)
+
+    def discard(self, t) -> None:
+        ref = self.refs.get(id(t))
+        if ref is not None and ref() is t:
+            del self.refs[id(t)]
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    def __iter__(self):
+        for ref in list(self.refs.values()):
+            t = ref()
+            if t is not None:
+                yield t
+
+
+class Buffer:
+    """The memory shared by a set of tensors: the root value and the members viewing it."""
+
+    __slots__ = ("value", "members", "__weakref__")
+
+    def __init__(self, value) -> None:
+        self.value = value
+        self.members = Members()
+
+
+class Alias:
+    """How one tensor sees its buffer (the record a tensor's `_storage` holds)."""
+
+    __slots__ = ("buffer", "spec", "base", "creation", "layout", "attr_version", "leaf")
+
+    def __init__(self, buffer, spec, base, creation, layout, attr_version) -> None:
+        self.buffer = buffer
+        self.spec = spec  # primitive view ops from the root value to this tensor's value
+        self.base = base  # the autograd base (a non-view Tensor), None for non-views
+        self.creation = creation
+        self.layout = layout  # (sizes, strides, storage offset), in root elements
+        self.attr_version = attr_version  # version at which grad_fn was last made
+        self.leaf = False  # requires_grad_() was called on this view: it accumulates .grad
+
+    @property
+    def members(self) -> Members:
+        return self.buffer.members
+
+
+def shared_record() -> Alias:
+    """A record two non-view tensors may share (`_tensor._Storage()`, kept for callers that
+    alias a tensor by assigning one record to both); completed from its first member."""
+    return Alias(Buffer(None), (), None, DEFAULT, None, 0)
+
+
+def record_of(t) -> Alias:
+    """`t`'s record, made (t becomes the root of a new buffer) or completed as needed."""
+    rec = t._storage
+    if rec is None:
+        return adopt(t)
+    if rec.layout is None:  # a shared_record(): its members are non-views of the whole buffer
+        shape = tuple(t._value.shape)
+        rec.layout = (shape, contiguous_strides(shape), 0)
+        if rec.buffer.value is None:
+            rec.buffer.value = t._value
+    return rec
+
+
+# ----------------------------------------------------------------------------- pure functions
+def _apply_op(x, op):
+    """One primitive view op on an array."""
+    kind = op[0]
+    if kind == "select":
+        return lax.index_in_dim(x, op[2], op[1], keepdims=False)
+    if kind == "slice":
+        _, dim, start, stop, step = op
+        return lax.slice_in_dim(x, start, stop, step, dim)
+    if kind == "unsqueeze":
+        return lax.expand_dims(x, (op[1],))
+    if kind == "squeeze":
+        return lax.squeeze(x, op[1])
+    if kind == "view":
+        return jnp.reshape(x, op[1])
+    if kind == "permute":
+        return jnp.transpose(x, op[1])
+    if kind == "expand":
+        return jnp.broadcast_to(x, op[1])
+    if kind == "diagonal":
+        _, offset, dim1, dim2 = op
+        return jnp.diagonal(x, offset, dim1, dim2)
+    raise ValueError(f"unknown view op {op!r}")
+
+
+def _scatter_op(x, v, op):
+    """`x` with the elements that `op` views replaced by `v` (the exact inverse write)."""
+    kind = op[0]
+    if kind == "select":
+        return lax.dynamic_update_index_in_dim(x, v, op[2], op[1])
+    if kind == "slice":
+        _, dim, start, stop, step = op
+        if step == 1:
+            return lax.dynamic_update_slice_in_dim(x, v, start, dim)
+        return x.at[(slice(None),) * dim + (slice(start, stop, step),)].set(v)
+    if kind == "unsqueeze":
+        return lax.squeeze(v, (op[1],))
+    if kind in ("squeeze", "view"):
+        return jnp.reshape(v, x.shape)
+    if kind == "permute":
+        return jnp.transpose(v, tuple(int(i) for i in np.argsort(op[1])))
+    if kind == "expand":
+        # Several elements of v alias one of x: the last is written (only fills, whose values
+        # are all equal, may write an overlapping view).
+        if v.size == 0:
+            return x
+        lead = v.ndim - x.ndim
+        if lead:
+            v = v[(-1,) * lead]
+        for dim, size in enumerate(x.shape):
+            if size == 1 and v.shape[dim] != 1:
+                v = lax.slice_in_dim(v, v.shape[dim] - 1, v.shape[dim], axis=dim)
+        return v
+    if kind == "diagonal":
+        _, offset, dim1, dim2 = op
+        moved = jnp.moveaxis(x, (dim1, dim2), (-2, -1))
+        n = v.shape[-1]
+        rows = np.arange(n) + max(-offset, 0)
+        cols = np.arange(n) + max(offset, 0)
+        moved = moved.at[..., rows, cols].set(v)
+        return jnp.moveaxis(moved, (-2, -1), (dim1, dim2))
+    raise ValueError(f"unknown view op {op!r}")
+
+
+def view_of(x, *, ops):
+    """The view `ops` of `x` (the pure function of every view op)."""
+    for op in ops:
+        x = _apply_op(x, op)
+    return x
+
+
+def scatter(x, v, ops):
+    """`x` with its view `ops` replaced by `v` (exact: data movement only)."""
+    if not ops:
+        return v
+    inner = _apply_op(x, ops[0])
+    return _scatter_op(x, scatter(inner, v, ops[1:]), ops[0])
+
+
+def _rel_view(base, *, rel):
+    """The view of `base` described by a relative spec (see `relative`)."""
+    prefix, ops, root_shape = rel
+    if prefix is None:
+        return view_of(base, ops=ops)
+    root = scatter(jnp.zeros(root_shape, base.dtype), base, prefix)
+    return view_of(root, ops=ops)
+
+
+def _rel_scatter(base, value, *, rel):
+    """`base` with its view `rel` replaced by `value`: CopySlices' pure function."""
+    prefix, ops, root_shape = rel
+    value = value.astype(base.dtype)
+    if prefix is None:
+        return scatter(base, value, ops)
+    root = scatter(jnp.zeros(root_shape, base.dtype), base, prefix)
+    return view_of(scatter(root, value, ops), ops=prefix)
+
+
+COPY_SLICES = register("torch::autograd::CopySlices", _rel_scatter, saves="none")
+AS_STRIDED = register("AsStridedBackward0", _rel_view, saves="none")
+
+
+def _root_rel(spec: tuple) -> tuple:
+    return (None, spec, None)
+
+
+def relative(rec: Alias, base_rec: Alias) -> tuple:
+    """The (hashable) spec of a view relative to its base's current value."""
+    prefix = base_rec.spec
+    if rec.spec[: len(prefix)] == prefix:
+        return (None, rec.spec[len(prefix) :], None)
+    return (prefix, rec.spec, rec.buffer.value.shape)  # the base itself was re-viewed (t_())
+
+
+# ----------------------------------------------------------------------------- layout
+def contiguous_strides(shape: tuple) -> tuple:
+    strides, acc = [], 1
+    for size in reversed(shape):
+        strides.append(acc)
+        acc *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(layout: tuple) -> bool:
+    """PyTorch's is_contiguous(): strides are the row-major ones, ignoring size-1 dims."""
+    shape, strides, _ = layout
+    if 0 in shape:
+        return True
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def overlapping(layout: tuple) -> bool:
+    """True when two elements share memory (a broadcast dim), as after expand()."""
+    return any(stride == 0 and size > 1 for size, stride in zip(layout[0], layout[1]))
+
+
+def compute_stride(oldshape: tuple, oldstride: tuple, newshape: tuple):
+    """Strides viewing `oldshape/oldstride` as `newshape`, or None (ATen's computeStride)."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    numel = math.prod(oldshape)
+    if numel == 0 and tuple(oldshape) == tuple(newshape):
+        return tuple(oldstride)
+    newstride = [0] * len(newshape)
+    if numel == 0:
+        for d in range(len(newshape) - 1, -1, -1):
+            if d == len(newshape) - 1:
+                newstride[d] = 1
+            else:
+                newstride[d] = max(newshape[d + 1], 1) * newstride[d + 1]
+        return tuple(newstride)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (
+            oldshape[tensor_d - 1] != 1
+            and oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+def layout_op(layout: tuple, op: tuple) -> tuple:
+    """The layout after one primitive view op, with PyTorch's stride rules."""
+    shape, strides, offset = layout
+    kind = op[0]
+    if kind == "select":
+        _, d, i = op
+        return shape[:d] + shape[d + 1 :], strides[:d] + strides[d + 1 :], offset + i * strides[d]
+    if kind == "slice":
+        _, d, start, stop, step = op
+        n = len(range(start, stop, step))
+        return (
+            shape[:d] + (n,) + shape[d + 1 :],
+            strides[:d] + (strides[d] * step,) + strides[d + 1 :],
+            offset + start * strides[d],
+        )
+    if kind == "unsqueeze":
+        d = op[1]
+        stride = 1 if d >= len(shape) else shape[d] * strides[d]
+        return shape[:d] + (1,) + shape[d:], strides[:d] + (stride,) + strides[d:], offset
+    if kind == "squeeze":
+        keep = [i for i in range(len(shape)) if i not in op[1]]
+        return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep), offset
+    if kind == "view":
+        new = compute_stride(shape, strides, op[1])
+        if new is None:  # callers check first; a copy would be contiguous
+            new = contiguous_strides(op[1])
+        return tuple(op[1]), new, offset
+    if kind == "permute":
+        return tuple(shape[i] for i in op[1]), tuple(strides[i] for i in op[1]), offset
+    if kind == "expand":
+        return expand_geometry(shape, strides, op[1]) + (offset,)
+    if kind == "diagonal":
+        _, off, d1, d2 = op
+        if off >= 0:
+            n = max(min(shape[d1], shape[d2] - off), 0)
+        else:
+            n = max(min(shape[d1] + off, shape[d2]), 0)
+        if n > 0:
+            offset += off * strides[d2] if off >= 0 else -off * strides[d1]
+        keep = [i for i in range(len(shape)) if i not in (d1, d2)]
+        return (
+            tuple(shape[i] for i in keep) + (n,),
+            tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],),
+            offset,
+        )
+    raise ValueError(f"unknown view op {op!r}")
+
+
+def expand_geometry(shape: tuple, strides: tuple, sizes: tuple, type_name: str = "") -> tuple:
+    """The sizes and strides of `expand(sizes)` (ATen's inferExpandGeometry, with its errors):
+    -1 keeps a size, broadcast dims get stride 0."""
+    ndim, tensor_dim = len(sizes), len(shape)
+    if ndim < tensor_dim:
+        raise RuntimeError(
+            f"expand(torch.{type_name}{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({ndim}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({tensor_dim})"
+        )
+    out_sizes, out_strides = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = tensor_dim - 1 - (ndim - 1 - i)
+        size = shape[dim] if dim >= 0 else 1
+        if dim >= 0:
+            stride = strides[dim]
+        else:
+            stride = out_sizes[i + 1] * out_strides[i + 1] if i + 1 < ndim else 1
+        target = sizes[i]
+        if target == -1:
+            if dim < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            target = size
+        if size != target:
+            if size != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target}) must match the existing size "
+                    f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                    f"Tensor sizes: {list(shape)}"
+                )
+            size, stride = target, 0
+        out_sizes[i], out_strides[i] = size, stride
+    return tuple(out_sizes), tuple(out_strides)
+
+
+def layout_of(t) -> tuple:
+    """A tensor's (sizes, strides, offset); plain tensors are contiguous."""
+    rec = t._storage
+    if rec is not None and rec.layout is not None:
+        return rec.layout
+    shape = tuple(t._value.shape)
+    return shape, contiguous_strides(shape), 0
+
+
+# ----------------------------------------------------------------------------- membership
+def adopt(t) -> Alias:
+    """Make plain tensor `t` the root member of a new buffer (its first view is being made)."""
+    shape = tuple(t._value.shape)
+    rec = Alias(Buffer(t._value), (), None, DEFAULT, (shape, contiguous_strides(shape), 0), 0)
+    t._storage = rec
+    rec.buffer.members.add(t)
+    return rec
+
+
+def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = False):
+    """Mark `out` (computed from `src` by `ops`) as a view of `src`'s buffer and return it."""
+    srec = record_of(src)
+    if layout is None:
+        layout = srec.layout
+        for op in ops:
+            layout = layout_op(layout, op)
+    base = srec.base if srec.base is not None else src
+    # PyTorch's propagate_creation_meta: a plain view inherits its source's meta
+    creation = (MULTI if multi else srec.creation) if _grad_mode._state.enabled else NO_GRAD
+    counter = src._version_counter
+    rec = Alias(srec.buffer, srec.spec + ops, base, creation, layout, counter[0])
+    out._storage = rec
+    out._version_counter = counter
+    srec.buffer.members.add(out)
+    if base._requires_grad:
+        out._requires_grad = True  # PyTorch: a view requires grad when its base does
+    return out
+
+
+def alias_of(t, share_version: bool):
+    """A non-view tensor over `t`'s memory (detach(), .data): writes are shared."""
+    from ._tensor import Tensor
+
+    rec = record_of(t)
+    out = Tensor._wrap(t._value)
+    out._storage = Alias(rec.buffer, rec.spec, None, DEFAULT, rec.layout, 0)
+    if share_version:
+        out._version_counter = t._version_counter
+    rec.buffer.members.add(out)
+    return out
+
+
+def join(t, other) -> None:
+    """`t.data = other`: `t` now aliases `other`'s memory (keeping its own version counter)."""
+    old = t._storage
+    if old is not None:
+        old.buffer.members.discard(t)
+    rec = record_of(other)
+    t._storage = Alias(rec.buffer, rec.spec, None, DEFAULT, rec.layout, 0)
+    rec.buffer.members.add(t)
+    t._value = other._value
+
+
+def write(t, value) -> None:
+    """Rebind `t`'s value to `value` through its buffer: every member sees the change."""
+    rec = record_of(t)
+    buf = rec.buffer
+    if rec.spec:
+        root = COPY_SLICES.compiled((("rel", _root_rel(rec.spec)),))(buf.value, value)
+    else:
+        root = value
+    buf.value = root
+    members = buf.members
+    if len(members) == 1:
+        t._value = value if not overlapping(rec.layout) else view_member(root, rec.spec)
+        return
+    for member in members:
+        spec = member._storage.spec
+        if not spec:
+            member._value = root
+        elif member is t and not overlapping(rec.layout):
+            member._value = value
+        else:
+            member._value = view_member(root, spec)
+
+
+def node_name(t) -> str | None:
+    node = t._grad_fn
+    return None if node is None else node.name()
+
+
+def view_member(root, spec: tuple):
+    if not spec:
+        return root
+    return AS_STRIDED.compiled((("rel", _root_rel(spec)),))(root)
+
+
+def _views_of(base):
+    for member in base._storage.buffer.members:
+        if member._storage.base is base:
+            yield member
+
+
+def mark_requires_grad(base) -> None:
+    """The base now requires grad: so do its views (PyTorch's requires_grad of a view)."""
+    if base._storage is not None:
+        for view in _views_of(base):
+            view._requires_grad = True
+
+
+# ----------------------------------------------------------------------------- autograd
+def display_name(name: str) -> str:
+    """How PyTorch's messages name a node: "MulBackward0" -> "Mul", "TBackward1" -> "T1"."""
+    if name.endswith("Backward0"):
+        return name[: -len("Backward0")]
+    return name.replace("Backward", "")
+
+
+def check_rebase(t, rec: Alias, indirect: bool) -> None:
+    """PyTorch's handle_view_on_rebase: views made in no_grad mode or by multi-output ops
+    may not be modified in place where the change would be recorded."""
+    if rec.creation == DEFAULT:
+        return
+    node = t._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if rec.creation == NO_GRAD or node is None:
+        if node is not None:
+            prefix = (
+                f"Output {t.output_nr} of {display_name(node.name())} is a view of a view which "
+                "was created in"
+            )
+        else:
+            prefix = "A view was created in"
+        message = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        message = (
+            f"Output {t.output_nr} of {display_name(node.name())} is a view and {modified} "
+            "modified inplace."
+        )
+    raise RuntimeError(message + (_MULTI_SUFFIX if rec.creation == MULTI else _NO_GRAD_SUFFIX))
+
+
+def view_grad_fn(t):
+    """A view's grad_fn, regenerated over its base when the shared version moved on."""
+    rec = t._storage
+    base = rec.base
+    node = t._grad_fn
+    if node is None and not base._requires_grad:
+        return None
+    version = t._version_counter[0]
+    if rec.attr_version != version:
+        check_rebase(t, rec, indirect=True)
+        previous = _grad_mode._state.enabled
+        _grad_mode._state.enabled = True
+        try:
+            node = apply(AS_STRIDED, base, rel=relative(rec, base._storage))._grad_fn
+        finally:
+            _grad_mode._state.enabled = previous
+        t._grad_fn = node
+        t.output_nr = 0
+        if node is not None:
+            t._requires_grad = True
+        rec.attr_version = version
+    return node
+
+
+def check_inplace(t) -> None:
+    """PyTorch's check_inplace for a tensor that requires grad, under grad mode."""
+    rec = t._storage
+    if rec is not None and rec.base is not None:
+        check_rebase(t, rec, indirect=False)
+        if rec.base._grad_fn is None:
+            raise RuntimeError(VIEW_LEAF_INPLACE)
+        return
+    if t.grad_fn is None:
+        raise RuntimeError(_errors.LEAF_INPLACE)
+
+
+def exempt_self(node, t) -> None:
+    """The node of an in-place op read `t` before the write: its saved copy is a snapshot
+    (arrays are immutable), like PyTorch's saved `original_self` clone, so it is no longer
+    version-checked. Only the first saved entry that is `t` itself is dropped; another input
+    aliasing `t` (`a.mul_(a)`, `a[0].mul_(a[1])`) stays checked, so backward raises PyTorch's
+    "modified by an inplace operation" error as PyTorch does."""
+    versions = node.versions
+    counter = t._version_counter
+    for i, (c, _, ref) in enumerate(versions):
+        if c is counter and ref() is t:
+            node.versions = versions[:i] + versions[i + 1 :]
+            return
+
+
+def commit(t, result) -> None:
+    """In-place write of `result` (checked: same shape and dtype) into member `t`."""
+    rec = record_of(t)
+    if overlapping(rec.layout) and not (node_name(result) == "FillBackward2"):
+        raise RuntimeError(OVERLAP)
+    node = result._grad_fn
+    base = rec.base
+    counter = t._version_counter
+    if node is not None and base is not None:
+        check_rebase(t, rec, indirect=False)
+        previous = _grad_mode._state.enabled
+        _grad_mode._state.enabled = True
+        try:
+            new_base = apply(COPY_SLICES, base, result, rel=relative(rec, base._storage))
+        finally:
+            _grad_mode._state.enabled = previous
+        write(base, new_base._value)
+        counter[0] += 1
+        exempt_self(node, t)
+        newly = not base._requires_grad
+        base._grad_fn = new_base._grad_fn
+        base.output_nr = 0
+        base._requires_grad = True
+        t._requires_grad = True  # its grad_fn is regenerated over the CopySlices on access
+        if newly:
+            mark_requires_grad(base)
+        return
+    write(t, result._value)
+    counter[0] += 1
+    if node is not None:
+        exempt_self(node, t)
+        newly = not t._requires_grad
+        t._grad_fn = node
+        t.output_nr = result.output_nr
+        t._requires_grad = True
+        if newly:
+            mark_requires_grad(t)

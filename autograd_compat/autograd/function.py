@@ -1,0 +1,638 @@
+"""torch.autograd.Function: ops whose backward is user Python code.
+
+`Function.apply` runs the user's `forward` without recording and, when a gradient is needed,
+makes the class's `<Name>Backward` node, which is also the `ctx` the user's methods receive
+(as in PyTorch, `y.grad_fn` is the ctx). The engine calls that node's `_call_backward` in its
+stepwise executor: the user's `backward` runs on Tensors of this library with recording on
+under `create_graph=True`, so a backward written with differentiable ops supports double
+backward. Graphs containing such nodes are never fused (the backward is not a JAX function).
+
+`Function.from_jax(fn)` goes the other way: it makes a JAX function (a `jax.custom_vjp` one
+included) an op of this library, whose backward is `jax.vjp` of it like every built-in op.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import warnings
+
+import jax.numpy as jnp
+
+from .. import _errors, _grad_mode, _hooks, _ops
+from .._graph import Node, Packed, _sequence, accumulator_of, modes
+from .._ops import INFERENCE_SAVED, apply, forward_traceback, register, set_tangent
+from .._tensor import Tensor
+
+__all__ = [
+    "BackwardCFunction",
+    "Function",
+    "FunctionCtx",
+    "FunctionMeta",
+    "InplaceFunction",
+    "once_differentiable",
+]
+
+_function_ids = itertools.count()
+
+
+class TapeFallback(Exception):
+    """Raised inside an autograd.functional trace when the traced code needs the tape
+    (a custom Function's backward is Python, not a JAX function); functional then runs
+    PyTorch's tape-based algorithm instead."""
+
+
+def _sum_to(grad, *, shape):
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1
+    )
+    if axes:
+        grad = jnp.sum(grad, axis=axes, keepdims=True)
+    return grad.reshape(shape)
+
+
+_SUM_TO = register("SumToSizeBackward0", _sum_to, saves="none")
+
+
+def _expandable(shape: tuple, to: tuple) -> bool:
+    """Whether `shape` broadcasts to `to` (a gradient of shape `to` may be summed to it)."""
+    if len(shape) > len(to):
+        return False
+    return all(s == t or s == 1 for s, t in zip(shape[::-1], to[::-1]))
+
+
+class FunctionCtx:
+    """The context a custom Function's methods receive: what forward leaves for backward."""
+
+    def save_for_backward(self, *tensors) -> None:
+        """Save tensors (or None) for `backward`, read back through `ctx.saved_tensors`.
+
+        Saved tensors are checked for in-place changes and freed with the graph, as in
+        PyTorch; save non-tensor values as ordinary attributes of ctx.
+        """
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors) -> None:
+        """Save tensors for `jvp` (forward-mode AD), read back through `ctx.saved_tensors`."""
+        for tensor in tensors:
+            if not (isinstance(tensor, Tensor) or tensor is None):
+                raise AssertionError(
+                    "save_for_forward expects all arguments to be tensors; you should "
+                    "save non-tensors as attributes on ctx."
+                )
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args) -> None:
+        """Declare inputs that forward modified in place (they become outputs of this node)."""
+        self.dirty_tensors = args
+
+    def mark_shared_storage(self, *pairs) -> None:
+        warnings.warn(
+            "`mark_shared_storage` is deprecated. Tensors with shared storages are "
+            "automatically tracked. Note that calls to `set_()` are not tracked",
+            FutureWarning,
+            stacklevel=2,
+        )
+
+    def mark_non_differentiable(self, *args) -> None:
+        """Declare outputs that are not differentiable (their gradient is always zero)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether undefined output gradients reach backward as zeros (True, the default)
+        or as None."""
+        self.materialize_grads = value
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """The node (and ctx) of one application of a custom Function."""
+
+    custom = True
+    _forward_cls: type
+
+    def _init_ctx(self) -> None:
+        self.op = None
+        self.static = ()
+        self.edges = ()
+        self.saved = None
+        self.saved_mask = ()
+        self.placeholders = ()
+        self.versions = ()
+        self.out_meta = ()
+        self.had_saved = False
+        self.seq = 0
+        self.pre_hooks = None
+        self.hooks = None
+        self.prehooks_node = None
+        self.retained = None
+        self.metadata = {}
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self._saved_entries = ()  # (tensor or Packed, graph anchor, version counter, version)
+        self._freed = False
+        self._in_jvp = False
+        self._is_tensor_input = ()
+        self._input_meta = ()
+
+    # ----------------------------------------------------------------- Node interface
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__qualname__} object at {hex(id(self))}>"
+
+    def release(self) -> None:
+        if self._saved_entries:
+            self._freed = True
+            self._saved_entries = ()
+
+    def check_alive(self) -> None:
+        pass  # as in PyTorch, the error comes when backward reads ctx.saved_tensors
+
+    def check_saved(self) -> tuple:
+        return ()
+
+    # ----------------------------------------------------------------- ctx interface
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to `save_for_backward` (in `jvp`: to `save_for_forward`)."""
+        if self._in_jvp:
+            return tuple(getattr(self, "saved_for_forward", ()))
+        if self._freed:
+            raise RuntimeError(_errors.BACKWARD_TWICE)
+        out = []
+        for entry in self._saved_entries:
+            if entry is None:
+                out.append(None)
+                continue
+            tensor, anchor, counter, version = entry
+            if counter[0] != version:
+                from .._engine import _check_versions
+
+                _check_versions(_Versions(((counter, version, _Ref(tensor)),)))
+            if type(tensor) is Packed:
+                tensor = _unpacked(tensor, anchor)
+            out.append(tensor)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+    def _get_user_fn(self):
+        cls = self._forward_cls
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
+            )
+        return vjp_fn if vjp_fn is not Function.vjp else backward_fn
+
+    # ----------------------------------------------------------------- backward
+    def _call_backward(self, cts: list, create_graph: bool) -> list:
+        """Run the user's backward on output gradients; one gradient per edge, validated."""
+        if self.materialize_grads:
+            from .._factories import zeros
+
+            cts = [
+                ct if ct is not None or meta is None else zeros(meta[0], dtype=_dtype_of(meta[1]))
+                for ct, meta in zip(cts, self.out_meta)
+            ]
+        result = self._get_user_fn()(self, *cts)
+        if not isinstance(result, tuple):
+            result = (result,)
+        expected = len(self._is_tensor_input)
+        if len(result) > expected and all(r is None for r in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{expected}, got {len(result)})"
+            )
+        grads = []
+        k = 0
+        for position, (grad, is_tensor) in enumerate(zip(result, self._is_tensor_input)):
+            if not is_tensor:
+                if grad is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {position + 1}, but the corresponding forward input was not "
+                        "a Variable"
+                    )
+                continue
+            if grad is not None and not isinstance(grad, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+            if grad is None or self.edges[k] is None:
+                grads.append(None)
+            else:
+                grads.append(self._validate(k, grad))
+            k += 1
+        return grads
+
+    def _validate(self, index: int, grad: Tensor) -> Tensor:
+        """PyTorch's validate_outputs: sum a broadcast gradient back, cast to the input dtype."""
+        shape, dtype = self._input_meta[index]
+        if tuple(grad.shape) != shape:
+            if not _expandable(shape, tuple(grad.shape)):
+                raise RuntimeError(
+                    f"Function {self.name()} returned an invalid gradient at index {index} - "
+                    f"got {list(grad.shape)} but expected shape compatible with {list(shape)}"
+                )
+            grad = apply(_SUM_TO, grad, shape=shape)
+        if grad._value.dtype != dtype:
+            grad = grad.to(_dtype_of(dtype))
+        return grad
+
+
+class _Versions:
+    """Adapter so the engine's version check can report a custom Function's saved tensor."""
+
+    def __init__(self, versions) -> None:
+        self.versions = versions
+
+
+class _Ref:
+    def __init__(self, obj) -> None:
+        self.obj = obj if isinstance(obj, Tensor) else None
+
+    def __call__(self):
+        return self.obj
+
+
+def _dtype_of(jax_dtype):
+    from .. import _dtypes
+
+    return _dtypes.from_jax(jax_dtype)
+
+
+def _unpacked(packed, anchor) -> Tensor:
+    """A tensor from an unpack hook, reconnected to the graph place the saved one had."""
+    result = packed.unpack(packed.packed)
+    if not isinstance(result, Tensor):
+        raise TypeError(
+            "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+            f"{type(result).__name__}"
+        )
+    if anchor is None:
+        return result
+    kind, a, b = anchor
+    if kind == "node":
+        return Tensor._wrap(result._value, a, b)
+    tensor = Tensor._wrap(result._value)
+    tensor._requires_grad = True
+    tensor._accumulator = a._accumulator
+    return tensor
+
+
+class FunctionMeta(type):
+    """Makes the `<Name>Backward` node class of each Function subclass."""
+
+    def __init__(cls, name, bases, attrs) -> None:
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        backward_cls._autograd_function_id = next(_function_ids)
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class _SingleLevelFunction(FunctionCtx, metaclass=FunctionMeta):
+    @staticmethod
+    def forward(*args, **kwargs):
+        """Compute the outputs (static; first argument ctx unless setup_context is defined)."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx, inputs: tuple, output) -> None:
+        """Fill ctx from the inputs and output (forward then takes no ctx)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        """Gradients of the inputs (one per forward input; None where there is none)."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Output tangents from input tangents (forward-mode AD)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+
+class Function(_SingleLevelFunction):
+    """Base class for ops with a custom backward, as `torch.autograd.Function`.
+
+    Example::
+
+        >>> class Exp(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         result = x.exp()
+        ...         ctx.save_for_backward(result)
+        ...         return result
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         (result,) = ctx.saved_tensors
+        ...         return grad_output * result
+        >>> x = torch.zeros(2, requires_grad=True)
+        >>> Exp.apply(x).sum().backward()
+        >>> x.grad
+        tensor([1., 1.])
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    generate_vmap_rule = False
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward and, when a gradient is needed, record this Function's node."""
+        if modes.traces:
+            raise TapeFallback(cls.__name__)
+        setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
+        if setup_context:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        return _apply(cls, setup_context, args, kwargs)
+
+    @staticmethod
+    def from_jax(fn, name: str | None = None, *, saves: str = "all"):
+        """Make a JAX function an op of this library (differentiated by `jax.vjp` of it).
+
+        `fn` takes arrays (positional) and static keyword arguments (hashable) and returns
+        an array or a tuple of arrays; a `jax.custom_vjp` or `jax.custom_jvp` function keeps
+        its custom rule. The returned function takes Tensors (or numbers) and returns
+        Tensors with a grad_fn named `name` (default: `"<fn name>Backward"`).
+
+        Example::
+
+            >>> @jax.custom_vjp
+            ... def clip_gradient(x):
+            ...     return x
+            >>> clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1, 1),))
+            >>> op = torch.autograd.Function.from_jax(clip_gradient)
+            >>> x = torch.ones(2, requires_grad=True)
+            >>> (op(x) * 5).sum().backward()
+            >>> x.grad
+            tensor([1., 1.])
+        """
+        label = name or f"{getattr(fn, '__name__', type(fn).__name__)}Backward"
+        op = register(label, fn, saves=saves)
+
+        @functools.wraps(fn)
+        def wrapped(*args, **static):
+            inputs = [a if isinstance(a, Tensor) else jnp.asarray(a) for a in args]
+            return apply(op, *inputs, **static)
+
+        wrapped.op = op
+        return wrapped
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True."
+        )
+
+
+class _suspend_forward_ad:
+    """Run the user's forward/jvp without computing tangents of their inner ops."""
+
+    def __enter__(self) -> None:
+        self.level = modes.fw_level
+        if self.level is not None:
+            modes.fw_level = None
+            _ops.refresh_special()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.level is not None:
+            modes.fw_level = self.level
+            _ops.refresh_special()
+
+
+def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):
+    ctx = cls._backward_cls.__new__(cls._backward_cls)
+    ctx._init_ctx()
+    grad_on = _grad_mode._state.enabled
+    is_tensor = tuple(isinstance(a, Tensor) for a in args)
+    needs = tuple(t and grad_on and a.requires_grad for a, t in zip(args, is_tensor))
+    ctx.needs_input_grad = needs
+    differentiable = True in needs
+    tensor_inputs = [a for a, t in zip(args, is_tensor) if t]
+    if differentiable:
+        ctx.edges = tuple(t._grad_edge() if t.requires_grad else None for t in tensor_inputs)
+    ctx._is_tensor_input = is_tensor
+    ctx._input_meta = tuple((tuple(t._value.shape), t._value.dtype) for t in tensor_inputs)
+    tangents = None
+    if modes.fw_level is not None and not _grad_mode._state.inference:
+        if any(t._fw_grad is not None for t in tensor_inputs):
+            tangents = _input_tangents(args)
+    with _suspend_forward_ad(), _grad_mode.no_grad():
+        if setup_context:
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, output)
+        else:
+            output = cls.forward(ctx, *args, **kwargs)
+    is_tuple = isinstance(output, tuple)
+    outputs = output if is_tuple else (output,)
+    results = _wrap_outputs(ctx, args, outputs, differentiable)
+    if differentiable:
+        ctx.seq = next(_sequence)
+        if modes.anomaly:
+            ctx.metadata["traceback_"] = forward_traceback()
+            if modes.executing:
+                ctx.metadata["parent_"] = modes.executing[-1]
+    _save(ctx, results, outputs, differentiable)
+    if tangents is not None:
+        _forward_ad(cls, ctx, tangents, results)
+    return tuple(results) if is_tuple else results[0]
+
+
+def _wrap_outputs(ctx, args: tuple, outputs: tuple, differentiable: bool) -> list:
+    """Give the forward's outputs their place in the graph (PyTorch's _wrap_outputs)."""
+    input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in getattr(ctx, "dirty_tensors", ())}
+    non_diff = {id(t) for t in getattr(ctx, "non_differentiable", ())}
+    results = []
+    meta = []
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            results.append(out)
+            meta.append(None)
+            continue
+        meta.append((tuple(out._value.shape), out._value.dtype))
+        inexact = out._value.dtype in _ops._INEXACT
+        attach = differentiable and inexact and id(out) not in non_diff
+        if id(out) in dirty:
+            if attach:
+                if out.grad_fn is None and out._requires_grad:
+                    raise RuntimeError(
+                        "a leaf Variable that requires grad has been used in an in-place operation."
+                    )
+                out.grad_fn = ctx
+                out.output_nr = i
+                out._requires_grad = True
+            out._version_counter[0] += 1  # PyTorch counts mark_dirty as a write too
+            result = out
+        elif id(out) in input_ids or out._storage is not None or out.grad_fn is not None:
+            # An input returned as is (PyTorch returns a view of it) or a tensor aliasing
+            # other memory: a new tensor carries this node's edge.
+            result = Tensor._wrap(out._value)
+            if attach:
+                result.grad_fn = ctx
+                result.output_nr = i
+            result._requires_grad = attach
+        else:
+            result = out
+            if attach:
+                out.grad_fn = ctx
+                out.output_nr = i
+                out._requires_grad = True
+        results.append(result)
+    ctx.out_meta = tuple(meta)
+    return results
+
+
+def _save(ctx, results: list, outputs: tuple, differentiable: bool) -> None:
+    """Check what forward saved, note its versions, pack it through saved-tensor hooks."""
+    to_save = getattr(ctx, "to_save", None)
+    if not to_save:
+        return
+    replaced = {id(o): r for o, r in zip(outputs, results) if isinstance(o, Tensor)}
+    hooks = _hooks.current_saved_hooks() if modes.saved_hooks else None
+    entries = []
+    for i, tensor in enumerate(to_save):
+        if tensor is None:
+            entries.append(None)
+            continue
+        if not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"save_for_backward can only save variables, but argument {i} is of type "
+                f"{type(tensor).__name__}"
+            )
+        tensor = replaced.get(id(tensor), tensor)
+        if differentiable and tensor._is_inference:
+            raise RuntimeError(INFERENCE_SAVED)
+        counter = tensor._version_counter
+        anchor = None
+        stored = tensor
+        if hooks is not None:
+            stored = _hooks.pack_value(tensor, hooks)
+            if tensor.grad_fn is not None:
+                anchor = ("node", tensor.grad_fn, tensor.output_nr)
+            elif tensor.requires_grad:
+                anchor = ("leaf", tensor, accumulator_of(tensor))
+        entries.append((stored, anchor, counter, counter[0]))
+    ctx._saved_entries = tuple(entries)
+    ctx.had_saved = True
+
+
+def _input_tangents(args: tuple) -> list:
+    from .._factories import zeros_like
+
+    out = []
+    for a in args:
+        if not isinstance(a, Tensor):
+            out.append(None)
+        elif a._fw_grad is not None:
+            out.append(a._fw_grad)
+        else:
+            out.append(zeros_like(a))
+    return out
+
+
+def _forward_ad(cls, ctx, tangents: list, results: list) -> None:
+    """Output tangents of a custom Function from its `jvp` (PyTorch requires one)."""
+    ctx._in_jvp = True
+    try:
+        with _suspend_forward_ad(), _grad_mode.no_grad():
+            out = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+    out = out if isinstance(out, tuple) else (out,)
+    for result, tangent in zip(results, out):
+        if isinstance(result, Tensor) and isinstance(tangent, Tensor):
+            if result._value.dtype in _ops._INEXACT:
+                set_tangent(result, tangent)
+
+
+# ----------------------------------------------------------------------------- once_differentiable
+class _DelayedError(Function):
+    """Outputs whose backward raises: marks the result of a once_differentiable backward."""
+
+    @staticmethod
+    def forward(ctx, message, *tensors):
+        ctx.message = message
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.message)
+
+
+def once_differentiable(fn):
+    """Decorate a Function's backward that is not itself differentiable: it runs under
+    no_grad, and differentiating its result raises PyTorch's error."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with _grad_mode.no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not _grad_mode.is_grad_enabled():
+            return outputs
+        requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        if not requires_grad:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+
+        def fake_requires_grad(var):
+            if var is not None:
+                var = var.detach()
+                var.requires_grad = True
+            return var
+
+        present = [fake_requires_grad(v) for v in outs if v is not None]
+        wrapped = iter(
+            _DelayedError.apply(
+                "trying to differentiate twice a function that was marked with "
+                "@once_differentiable",
+                *present,
+            )
+        )
+        result = tuple(next(wrapped) if v is not None else None for v in outs)
+        return result[0] if single else result
+
+    return wrapper
+
+
+class InplaceFunction(Function):
+    """A Function with an `inplace` flag (legacy base class kept for compatibility)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace

@@ -1,0 +1,226 @@
+"""torch.autograd.graph: the Node interface, saved-tensor hooks, multi-grad hooks, to_dot.
+
+`Node` is an abstract base class that every grad_fn of this library is registered with, so
+`isinstance(t.grad_fn, torch.autograd.graph.Node)` holds as in PyTorch. `to_dot` renders a
+tensor's backward graph as Graphviz DOT text (for notebooks: `graphviz.Source(to_dot(y))`).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+from typing import NamedTuple
+
+import jax
+import numpy as np
+
+from .. import _graph, _hooks
+from .._hooks import RemovableHandle, register_multi_grad_hook
+from .._tensor import Tensor
+from .function import BackwardCFunction
+
+__all__ = [
+    "GradientEdge",
+    "Node",
+    "RemovableHandle",
+    "disable_saved_tensors_hooks",
+    "get_gradient_edge",
+    "increment_version",
+    "register_multi_grad_hook",
+    "save_on_cpu",
+    "saved_tensors_hooks",
+    "to_dot",
+]
+
+
+class Node(abc.ABC):
+    """The interface of a backward graph node (a tensor's `grad_fn`, or a leaf's
+    AccumulateGrad): `name()`, `next_functions`, `metadata`, `register_hook`,
+    `register_prehook`."""
+
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The node's name, e.g. "MulBackward0"."""
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self) -> tuple:
+        """`(node, output_nr)` per input of the node; `(None, 0)` where no gradient flows."""
+
+    @property
+    @abc.abstractmethod
+    def metadata(self) -> dict:
+        """A dict for user data (anomaly mode stores the forward traceback here)."""
+
+    @abc.abstractmethod
+    def register_hook(self, fn):
+        """Register `fn(grad_inputs, grad_outputs)`, run after the node's backward."""
+
+    @abc.abstractmethod
+    def register_prehook(self, fn):
+        """Register `fn(grad_outputs)`, run before the node's backward."""
+
+    @classmethod
+    def __subclasshook__(cls, subclass):
+        if cls is Node and issubclass(subclass, (_graph.Node, _graph.AccumulateGrad)):
+            return True
+        return NotImplemented
+
+
+Node.register(_graph.Node)
+Node.register(_graph.AccumulateGrad)
+Node.register(BackwardCFunction)
+
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient enters the graph: a node and which of its outputs."""
+
+    node: object
+    output_nr: int
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The GradientEdge of `tensor` (its grad_fn, or a leaf's AccumulateGrad)."""
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node, output_nr = tensor._grad_edge()
+    return GradientEdge(node, output_nr)
+
+
+def increment_version(tensor) -> None:
+    """Bump the version counter of a tensor (or each of several), as an in-place write does."""
+    tensors = (tensor,) if isinstance(tensor, Tensor) else tuple(tensor)
+    for t in tensors:
+        t._version_counter[0] += 1
+
+
+class saved_tensors_hooks:
+    """Context manager: pack every value a node saves with `pack_hook(tensor)` and get it
+    back with `unpack_hook(packed) -> Tensor` when the backward reads it.
+
+    Example (keep saved values on the host as numpy arrays)::
+
+        >>> def pack(t):
+        ...     return np.asarray(t.detach().jax())
+        >>> def unpack(a):
+        ...     return torch.from_numpy(a)
+        >>> with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        ...     y = (x.exp() * x).sum()
+        >>> y.backward()   # unpack runs here
+    """
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        _hooks.push_saved_hooks(self.pack_hook, self.unpack_hook)
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        _hooks.pop_saved_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved values go to host memory (numpy) in the forward and back to their device when
+    the backward reads them: trades transfer time for accelerator memory.
+
+    Args:
+        pin_memory (bool): accepted for compatibility (JAX manages host buffers itself).
+        device_type (str): accepted for compatibility.
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor: Tensor):
+            value = tensor._value
+            return (value.devices() if hasattr(value, "devices") else None, np.asarray(value))
+
+        def unpack_from_cpu(packed) -> Tensor:
+            devices, array = packed
+            if devices:
+                return Tensor._wrap(jax.device_put(array, next(iter(devices))))
+            return Tensor._wrap(jax.numpy.asarray(array))
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """Inside this block, registering saved-tensor hooks raises RuntimeError(error_message)."""
+    state = _hooks.saved_hooks
+    previous = state.disabled
+    state.disabled = error_message
+    try:
+        yield
+    finally:
+        state.disabled = previous
+
+
+# ----------------------------------------------------------------------------- to_dot
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def to_dot(tensors, *, params: dict | None = None, show_attrs: bool = False) -> str:
+    """Graphviz DOT text of the backward graph of `tensors` (one Tensor or several).
+
+    Roots are drawn as ovals with their shape, nodes as boxes with their name, leaves'
+    AccumulateGrad nodes in blue with the leaf's shape (and its name, when `params` maps
+    names to tensors), as torchviz does.
+
+    Example::
+
+        >>> print(torch.autograd.graph.to_dot((x * 2).sum()))
+        digraph {
+        ...
+    """
+    roots = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    names = {id(t): name for name, t in (params or {}).items()}
+    lines = [
+        "digraph {",
+        '  graph [rankdir=BT size="12,12"]',
+        "  node [align=left fontname=monospace fontsize=10 height=0.2 ranksep=0.1 "
+        "shape=box style=filled]",
+    ]
+    ids: dict = {}
+
+    def ident(obj) -> str:
+        if id(obj) not in ids:
+            ids[id(obj)] = f"n{len(ids)}"
+        return ids[id(obj)]
+
+    seen: set = set()
+    stack = []
+    for index, root in enumerate(roots):
+        label = f"output {index}\n{tuple(root.shape)}"
+        lines.append(f"  r{index} [label={_quote(label)} fillcolor=darkolivegreen1 shape=oval]")
+        edge = root._grad_edge()
+        if edge is not None:
+            lines.append(f"  {ident(edge[0])} -> r{index}")
+            stack.append(edge[0])
+    keep = []  # hold visited nodes so their ids stay unique while drawing
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        keep.append(node)
+        if isinstance(node, _graph.AccumulateGrad):
+            variable = node.variable
+            label = names.get(id(variable), "")
+            label = (label + "\n" if label else "") + str(tuple(variable.shape))
+            lines.append(f"  {ident(node)} [label={_quote(label)} fillcolor=lightblue]")
+            continue
+        label = node.name()
+        if show_attrs and getattr(node, "static", None):
+            label += "\n" + "\n".join(f"{k}: {v}" for k, v in node.static)
+        lines.append(f"  {ident(node)} [label={_quote(label)} fillcolor=lightgrey]")
+        for edge in node.edges:
+            if edge is not None:
+                lines.append(f"  {ident(edge[0])} -> {ident(node)}")
+                stack.append(edge[0])
+    lines.append("}")
+    return "\n".join(lines)

@@ -1,0 +1,291 @@
+"""torch.nn.init: in-place initializers with PyTorch's distributions and fan computations.
+
+Each initializer draws from this library's generator (values differ from PyTorch's; the
+distributions are the same) and writes into the tensor in place without recording a graph,
+like PyTorch's `with torch.no_grad(): tensor.uniform_(...)`. Values are drawn on the host
+with numpy (seeded from the generator), so initializing a model compiles nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import _arrays
+
+__all__ = [
+    "calculate_gain",
+    "constant_",
+    "dirac_",
+    "eye_",
+    "kaiming_normal_",
+    "kaiming_uniform_",
+    "normal_",
+    "ones_",
+    "orthogonal_",
+    "trunc_normal_",
+    "uniform_",
+    "xavier_normal_",
+    "xavier_uniform_",
+    "zeros_",
+]
+
+
+def _assign(tensor: Tensor, value: np.ndarray) -> Tensor:
+    """Write a host array into `tensor` in place, outside autograd (bumps its version)."""
+    value = np.asarray(value).astype(tensor._value.dtype)
+    tensor._set_value(_arrays.place(value, like=tensor._value))
+    tensor._bump_version()
+    return tensor
+
+
+def _check(tensor, fname: str) -> Tensor:
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"{fname}(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
+    return tensor
+
+
+def _shape(tensor: Tensor) -> tuple:
+    return tuple(tensor._value.shape)
+
+
+def calculate_gain(nonlinearity: str, param=None) -> float:
+    """The recommended gain for a nonlinearity (e.g. sqrt(2) for relu, 5/3 for tanh)."""
+    linear_fns = [
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    ]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif (not isinstance(param, bool) and isinstance(param, int)) or isinstance(param, float):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor):
+    dimensions = tensor.dim()
+    if dimensions < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    num_input_fmaps = tensor.shape[1]
+    num_output_fmaps = tensor.shape[0]
+    receptive_field_size = 1
+    if tensor.dim() > 2:
+        for s in tensor.shape[2:]:
+            receptive_field_size *= s
+    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    """Fill with samples from U(a, b)."""
+    _check(tensor, "uniform_")
+    return _assign(tensor, _arrays.rng(generator).uniform(a, b, _shape(tensor)))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    """Fill with samples from N(mean, std^2)."""
+    _check(tensor, "normal_")
+    return _assign(tensor, _arrays.rng(generator).normal(mean, std, _shape(tensor)))
+
+
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator=None,
+) -> Tensor:
+    """Fill with samples from N(mean, std^2) truncated to [a, b]."""
+    _check(tensor, "trunc_normal_")
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    rng = _arrays.rng(generator)
+    value = rng.normal(mean, std, _shape(tensor))
+    outside = (value < a) | (value > b)
+    while outside.any():  # rejection sampling: exactly the truncated normal
+        value[outside] = rng.normal(mean, std, int(outside.sum()))
+        outside = (value < a) | (value > b)
+    return _assign(tensor, value)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with `val`."""
+    _check(tensor, "constant_")
+    return _assign(tensor, np.full(_shape(tensor), val))
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with 1."""
+    return constant_(tensor, 1)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with 0."""
+    return constant_(tensor, 0)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity matrix."""
+    _check(tensor, "eye_")
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    shape = _shape(tensor)
+    return _assign(tensor, np.eye(shape[0], shape[1]))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-5-D conv weight with the Dirac delta (identity convolution)."""
+    _check(tensor, "dirac_")
+    dimensions = tensor.ndim
+    if dimensions not in [3, 4, 5]:
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    value = np.zeros(sizes, dtype=np.float64)
+    for g in range(groups):
+        for d in range(min_dim):
+            index = (g * out_chans_per_grp + d, d) + tuple(s // 2 for s in sizes[2:])
+            value[index] = 1
+    return _assign(tensor, value)
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """Glorot uniform: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_uniform_"))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """Glorot normal: N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
+    """He uniform: U(-bound, bound), bound = gain * sqrt(3 / fan)."""
+    _check(tensor, "kaiming_uniform_")
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
+    """He normal: N(0, std^2), std = gain / sqrt(fan)."""
+    _check(tensor, "kaiming_normal_")
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
+    """A (semi-)orthogonal matrix (QR of a Gaussian, signs fixed), scaled by `gain`."""
+    _check(tensor, "orthogonal_")
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flattened = _arrays.rng(generator).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flattened = flattened.T
+    q, r = np.linalg.qr(flattened)
+    d = np.diag(r, 0)
+    q *= np.sign(d)
+    if rows < cols:
+        q = q.T
+    return _assign(tensor, q.reshape(_shape(tensor)) * gain)
+
+
+def _make_deprecated(fn):
+    new_name = fn.__name__
+    old_name = new_name[:-1]
+
+    def deprecated(*args, **kwargs):
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return fn(*args, **kwargs)
+
+    deprecated.__name__ = old_name
+    return deprecated
+
+
+uniform = _make_deprecated(uniform_)
+normal = _make_deprecated(normal_)
+constant = _make_deprecated(constant_)
+xavier_uniform = _make_deprecated(xavier_uniform_)
+xavier_normal = _make_deprecated(xavier_normal_)
+kaiming_uniform = _make_deprecated(kaiming_uniform_)
+kaiming_normal = _make_deprecated(kaiming_normal_)
+orthogonal = _make_deprecated(orthogonal_)
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

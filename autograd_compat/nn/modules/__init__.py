@@ -1,0 +1,29 @@
+"""torch.nn.modules: every layer class, as PyTorch's package lays them out.
+
+`batchnorm`, `padding` and `upsampling` name the files PyTorch keeps those layers in, so
+`from torch.nn.modules.batchnorm import BatchNorm2d` works under the alias.
+"""
+
+from . import misc as padding
+from . import misc as upsampling
+from . import normalization as batchnorm
+from .activation import *
+from .attention import MultiheadAttention
+from .container import *
+from .conv import *
+from .dropout import *
+from .flatten import *
+from .linear import *
+from .loss import *
+from .misc import *
+from .module import Module
+from .normalization import *
+from .pooling import *
+from .rnn import *
+from .sparse import *
+
+
+def __getattr__(name: str):
+    from ..._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

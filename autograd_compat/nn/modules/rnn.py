@@ -1,0 +1,495 @@
+"""Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional) and their cells.
+
+A whole recurrent module is one registered op: its pure function runs every layer and
+direction with `lax.scan`, so the forward is one XLA call and the backward (jax.vjp of the
+scan) is another, however long the sequence.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from ... import _random
+from ..._ops import apply, register
+from ..._tensor import Tensor
+from .. import _arrays, init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
+
+_HIGHEST = lax.Precision.HIGHEST
+
+
+def _mm(x, w):
+    return jnp.matmul(x, w.T, precision=_HIGHEST)
+
+
+def _cell(mode: str, nonlinearity: str):
+    """The step function (carry, x_projected) -> (carry, h) of one recurrent cell."""
+
+    def rnn_step(w_hh, b_hh):
+        act = jnp.tanh if nonlinearity == "tanh" else jax.nn.relu
+
+        def step(h, xw):
+            pre = xw + _mm(h, w_hh)
+            if b_hh is not None:
+                pre = pre + b_hh
+            h = act(pre)
+            return h, h
+
+        return step
+
+    def lstm_step(w_hh, b_hh):
+        def step(carry, xw):
+            h, c = carry
+            gates = xw + _mm(h, w_hh)
+            if b_hh is not None:
+                gates = gates + b_hh
+            i, f, g, o = jnp.split(gates, 4, axis=-1)
+            i, f, g, o = jax.nn.sigmoid(i), jax.nn.sigmoid(f), jnp.tanh(g), jax.nn.sigmoid(o)
+            c = f * c + i * g
+            h = o * jnp.tanh(c)
+            return (h, c), h
+
+        return step
+
+    def gru_step(w_hh, b_hh):
+        def step(h, xw):
+            gh = _mm(h, w_hh)
+            if b_hh is not None:
+                gh = gh + b_hh
+            x_r, x_z, x_n = jnp.split(xw, 3, axis=-1)
+            h_r, h_z, h_n = jnp.split(gh, 3, axis=-1)
+            r = jax.nn.sigmoid(x_r + h_r)
+            z = jax.nn.sigmoid(x_z + h_z)
+            n = jnp.tanh(x_n + r * h_n)
+            h = (1 - z) * n + z * h
+            return h, h
+
+        return step
+
+    return {"RNN": rnn_step, "LSTM": lstm_step, "GRU": gru_step}[mode]
+
+
+def _rnn_fn(x, h0, *rest, mode, nonlinearity, num_layers, directions, has_bias, dropout_p):
+    """Run all layers and directions over (L, N, H_in) input; (output, h_n[, c_n])."""
+    rest = list(rest)
+    c0 = rest.pop(0) if mode == "LSTM" else None
+    key = rest.pop() if dropout_p > 0 else None
+    per = 4 if has_bias else 2
+    make_step = _cell(mode, nonlinearity)
+    layer_input = x
+    h_out, c_out = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            index = layer * directions + direction
+            w_ih, w_hh, *biases = rest[index * per : (index + 1) * per]
+            b_ih, b_hh = biases if biases else (None, None)
+            xw = jnp.matmul(layer_input, w_ih.T, precision=_HIGHEST)
+            if b_ih is not None:
+                xw = xw + b_ih
+            carry = (h0[index], c0[index]) if mode == "LSTM" else h0[index]
+            carry, ys = lax.scan(make_step(w_hh, b_hh), carry, xw, reverse=direction == 1)
+            outputs.append(ys)
+            if mode == "LSTM":
+                h_out.append(carry[0])
+                c_out.append(carry[1])
+            else:
+                h_out.append(carry)
+        layer_input = outputs[0] if directions == 1 else jnp.concatenate(outputs, axis=-1)
+        if key is not None and layer < num_layers - 1:
+            key, sub = jax.random.split(jax.random.wrap_key_data(key))
+            key = jax.random.key_data(key)
+            keep = jax.random.bernoulli(sub, 1.0 - dropout_p, layer_input.shape)
+            scale = 0.0 if dropout_p >= 1 else 1.0 / (1.0 - dropout_p)
+            layer_input = jnp.where(keep, layer_input * scale, 0).astype(layer_input.dtype)
+    h_n = jnp.stack(h_out)
+    if mode == "LSTM":
+        return layer_input, h_n, jnp.stack(c_out)
+    return layer_input, h_n
+
+
+_RNN_OPS = {
+    "RNN": register("StackBackward0", _rnn_fn),
+    "LSTM": register("MkldnnRnnLayerBackward0", _rnn_fn),
+    "GRU": register("StackBackward0", _rnn_fn),
+}
+
+
+def _cell_fn(x, h, *rest, mode, nonlinearity, has_bias):
+    rest = list(rest)
+    c = rest.pop(0) if mode == "LSTM" else None
+    w_ih, w_hh, *biases = rest
+    b_ih, b_hh = biases if biases else (None, None)
+    xw = _mm(x, w_ih)
+    if b_ih is not None:
+        xw = xw + b_ih
+    step = _cell(mode, nonlinearity)(w_hh, b_hh)
+    if mode == "LSTM":
+        (h, c), _ = step((h, c), xw)
+        return h, c
+    h, _ = step(h, xw)
+    return h
+
+
+_CELL_OPS = {
+    "RNN": register("TanhBackward0", _cell_fn),
+    "LSTM": register("MulBackward0", _cell_fn),
+    "GRU": register("AddBackward0", _cell_fn),
+}
+
+
+def _swap01(t: Tensor) -> Tensor:
+    return t.transpose(0, 1)
+
+
+class RNNBase(Module):
+    """Shared parameters and forward of RNN, LSTM and GRU (PyTorch's parameter names)."""
+
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+        if (
+            not isinstance(dropout, (int, float))
+            or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an "
+                "element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                "dropout expects num_layers greater than 1, but got "
+                f"dropout={dropout} and num_layers={num_layers}",
+                UserWarning,
+                stacklevel=3,
+            )
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size != 0:
+            raise NotImplementedError("LSTM(proj_size=...) is not yet supported by autograd_compat")
+        gate_size = {"LSTM": 4, "GRU": 3}.get(mode, 1) * hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_input_size = input_size if layer == 0 else hidden_size * num_directions
+                w_ih = Parameter(
+                    _arrays.empty((gate_size, layer_input_size), device=device, dtype=dtype)
+                )
+                w_hh = Parameter(
+                    _arrays.empty((gate_size, hidden_size), device=device, dtype=dtype)
+                )
+                b_ih = Parameter(_arrays.empty(gate_size, device=device, dtype=dtype))
+                b_hh = Parameter(_arrays.empty(gate_size, device=device, dtype=dtype))
+                layer_params = (w_ih, w_hh, b_ih, b_hh) if bias else (w_ih, w_hh)
+                suffix = "_reverse" if direction == 1 else ""
+                names = ["weight_ih_l{}{}", "weight_hh_l{}{}"]
+                if bias:
+                    names += ["bias_ih_l{}{}", "bias_hh_l{}{}"]
+                names = [n.format(layer, suffix) for n in names]
+                for name, param in zip(names, layer_params):
+                    setattr(self, name, param)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self) -> list:
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self) -> list:
+        return [[getattr(self, weight) for weight in weights] for weights in self._all_weights]
+
+    def flatten_parameters(self) -> None:
+        """A no-op: there is no cuDNN weight buffer to compact."""
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = "{input_size}, {hidden_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    def _nonlinearity(self) -> str:
+        return "tanh"
+
+    def forward(self, input, hx=None):
+        if not isinstance(input, Tensor):
+            raise NotImplementedError(
+                f"{type(self).__name__} input of type {type(input).__name__} (e.g. a "
+                "PackedSequence) is not yet supported by autograd_compat"
+            )
+        if input.dim() not in (2, 3):
+            raise ValueError(
+                f"{self.mode}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
+            )
+        batched = input.dim() == 3
+        directions = 2 if self.bidirectional else 1
+        if not batched:
+            input = input.reshape(input.shape[0], 1, input.shape[1])
+        elif self.batch_first:
+            input = _swap01(input)
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{input.shape[-1]}"
+            )
+        batch = input.shape[1]
+        expected = (self.num_layers * directions, batch, self.hidden_size)
+        is_lstm = self.mode == "LSTM"
+        if hx is None:
+            h0 = _arrays.filled(expected, 0, input.dtype)
+            states = [h0, _arrays.filled(expected, 0, input.dtype)] if is_lstm else [h0]
+        else:
+            states = list(hx) if is_lstm else [hx]
+            if not batched:
+                for s in states:
+                    if s.dim() != 2:
+                        raise RuntimeError(
+                            f"For unbatched 2-D input, hx should also be 2-D but got {s.dim()}-D "
+                            "tensor"
+                        )
+                states = [s.reshape(s.shape[0], 1, s.shape[1]) for s in states]
+            elif any(s.dim() != 3 for s in states):
+                raise RuntimeError(
+                    f"For batched 3-D input, hx should also be 3-D but got "
+                    f"{states[0].dim()}-D tensor"
+                )
+            for s, label in zip(states, ("hidden", "cell")):
+                if tuple(s.shape) != expected:
+                    raise RuntimeError(f"Expected {label} size {expected}, got {list(s.shape)}")
+        extra = list(self._flat_weights)
+        dropout_p = self.dropout if self.training and self.num_layers > 1 else 0.0
+        if dropout_p > 0:
+            extra.append(_random.default_generator.next_key())
+        results = apply(
+            _RNN_OPS[self.mode],
+            input,
+            *states,
+            *extra,
+            mode=self.mode,
+            nonlinearity=self._nonlinearity(),
+            num_layers=self.num_layers,
+            directions=directions,
+            has_bias=bool(self.bias),
+            dropout_p=float(dropout_p),
+        )
+        output, *hidden = results
+        if not batched:
+            output = output.reshape(output.shape[0], output.shape[2])
+            hidden = [h.reshape(h.shape[0], h.shape[2]) for h in hidden]
+        elif self.batch_first:
+            output = _swap01(output)
+        return output, (tuple(hidden) if is_lstm else hidden[0])
+
+
+class RNN(RNNBase):
+    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu).
+
+    Args:
+        input_size, hidden_size, num_layers=1, nonlinearity='tanh', bias=True,
+        batch_first=False, dropout=0.0, bidirectional=False.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        names = [
+            "input_size",
+            "hidden_size",
+            "num_layers",
+            "nonlinearity",
+            "bias",
+            "batch_first",
+            "dropout",
+            "bidirectional",
+        ]
+        values = dict(zip(names, args))
+        values.update(kwargs)
+        self.nonlinearity = values.pop("nonlinearity", "tanh")
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__("RNN", **values)
+
+    def _nonlinearity(self) -> str:
+        return self.nonlinearity
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; returns (output, (h_n, c_n)). Gates are ordered i, f, g, o.
+
+    Example::
+
+        >>> lstm = nn.LSTM(10, 20, num_layers=2, batch_first=True)
+        >>> out, (h, c) = lstm(torch.randn(3, 5, 10))
+        >>> out.shape, h.shape
+        (torch.Size([3, 5, 20]), torch.Size([2, 3, 20]))
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; gates are ordered r, z, n as in PyTorch."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__("GRU", *args, **kwargs)
+
+
+class RNNCellBase(Module):
+    _mode = "RNN"
+
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device, dtype
+    ) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(
+            _arrays.empty((num_chunks * hidden_size, input_size), device=device, dtype=dtype)
+        )
+        self.weight_hh = Parameter(
+            _arrays.empty((num_chunks * hidden_size, hidden_size), device=device, dtype=dtype)
+        )
+        if bias:
+            self.bias_ih = Parameter(
+                _arrays.empty(num_chunks * hidden_size, device=device, dtype=dtype)
+            )
+            self.bias_hh = Parameter(
+                _arrays.empty(num_chunks * hidden_size, device=device, dtype=dtype)
+            )
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def _run(self, input, states, nonlinearity="tanh"):
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead"
+            )
+        batched = input.dim() == 2
+        if not batched:
+            input = input.reshape(1, -1)
+        if states is None:
+            zeros = _arrays.filled((input.shape[0], self.hidden_size), 0, input.dtype)
+            states = [zeros] * (2 if self._mode == "LSTM" else 1)
+        else:
+            states = [s if batched else s.reshape(1, -1) for s in states]
+        weights = [self.weight_ih, self.weight_hh]
+        if self.bias:
+            weights += [self.bias_ih, self.bias_hh]
+        result = apply(
+            _CELL_OPS[self._mode],
+            input,
+            *states,
+            *weights,
+            mode=self._mode,
+            nonlinearity=nonlinearity,
+            has_bias=bool(self.bias),
+        )
+        if self._mode == "LSTM":
+            h, c = result
+            return (h, c) if batched else (h.reshape(-1), c.reshape(-1))
+        return result if batched else result.reshape(-1)
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        return self._run(input, None if hx is None else [hx], self.nonlinearity)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns (h', c')."""
+
+    _mode = "LSTM"
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._run(input, None if hx is None else list(hx))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    _mode = "GRU"
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._run(input, None if hx is None else [hx])

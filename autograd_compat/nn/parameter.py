@@ -1,0 +1,93 @@
+"""torch.nn.parameter: Parameter (a leaf Tensor that a Module registers) and Buffer."""
+
+from __future__ import annotations
+
+from .._interop import register_pytree
+from .._tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor that, assigned as a Module attribute, is registered as one of its parameters.
+
+    It is a leaf that requires grad by default and shares its value with `data` (writes
+    through either are seen by both, as PyTorch's shared storage).
+
+    Args:
+        data (Tensor): the initial value. Default: an empty tensor.
+        requires_grad (bool): whether it requires grad. Default: True.
+
+    Example::
+
+        >>> w = nn.Parameter(torch.zeros(2))
+        >>> w
+        Parameter containing:
+        tensor([0., 0.], requires_grad=True)
+    """
+
+    def __new__(cls, data=None, requires_grad: bool = True):
+        if data is None:
+            from .._factories import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
+            )
+        param = cls._wrap(data._value)
+        if data._storage is None:
+            from .._tensor import _Storage
+
+            data._storage = _Storage()
+            data._storage.members.add(data)
+        param._storage = data._storage
+        param._storage.members.add(param)
+        param._version_counter = data._version_counter
+        if requires_grad:
+            param._set_requires_grad(True)
+        return param
+
+    def __init__(self, data=None, requires_grad: bool = True) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)._wrap(self._value)
+        result._requires_grad = self._requires_grad
+        if self._grad is not None:
+            result._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = result
+        return result
+
+
+class Buffer(Tensor):
+    """Marks a tensor to be registered as a Module buffer when assigned as an attribute.
+
+    Args:
+        data (Tensor): the buffer's value.
+        persistent (bool): whether it is part of the module's state_dict. Default: True.
+    """
+
+    def __new__(cls, data=None, *, persistent: bool = True):
+        if data is None:
+            from .._factories import empty
+
+            data = empty(0)
+        buffer = Tensor._wrap(data._value)
+        buffer.persistent = persistent
+        buffer.__class__ = cls
+        return buffer
+
+    def __init__(self, data=None, *, persistent: bool = True) -> None:
+        pass
+
+
+def is_lazy(param) -> bool:
+    """Lazy (uninitialized) parameters are not supported, so no parameter is lazy."""
+    return False
+
+
+register_pytree(Parameter)

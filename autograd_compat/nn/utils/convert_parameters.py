@@ -1,0 +1,43 @@
+"""parameters_to_vector / vector_to_parameters."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ..._ops import apply, register
+from ..._tensor import Tensor
+
+
+def _flatten_cat(*arrays):
+    return jnp.concatenate([a.reshape(-1) for a in arrays])
+
+
+_CAT = register("CatBackward0", _flatten_cat, saves="none")
+
+
+def parameters_to_vector(parameters) -> Tensor:
+    """All parameters flattened into one vector (differentiable, like torch.cat of views)."""
+    params = list(parameters)
+    device = None
+    for p in params:
+        if device is None:
+            device = p.device
+        elif p.device != device:
+            raise TypeError(
+                "Found two parameters on different devices, this is currently not supported."
+            )
+    return apply(_CAT, *params)
+
+
+def vector_to_parameters(vec: Tensor, parameters) -> None:
+    """Copy consecutive slices of `vec` into the parameters (in place, outside autograd)."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    pointer = 0
+    value = vec._value
+    for param in parameters:
+        count = param.numel()
+        piece = value[pointer : pointer + count].reshape(param._value.shape)
+        param._set_value(piece.astype(param._value.dtype))
+        param._bump_version()
+        pointer += count

@@ -1,0 +1,361 @@
+"""torch.optim.Optimizer: param_groups, state, zero_grad, state_dict, and the jitted step.
+
+A subclass supplies one pure update function `(params, grads, states, hyper, *, flags) ->
+(new_params, new_states)` over tuples of arrays. `step()` runs it once per param group through
+`jax.jit`: hyperparameters (lr, betas, ...) are a float64 array input, so changing the learning
+rate (a scheduler) does not recompile, and only boolean switches (momentum on/off, nesterov,
+amsgrad) are static. All state lives in `self.state` as Tensors (what `state_dict()` returns),
+so a training step can be lifted into a pure function of (params, grads, state, hyper).
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections import defaultdict
+from itertools import chain
+
+import jax
+import numpy as np
+
+from .. import _grad_mode
+from .._tensor import Tensor
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Singleton class representing a required parameter for an Optimizer."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _scalar(value):
+    """A Python number for a hyperparameter given as a number or a one-element tensor."""
+    if isinstance(value, Tensor):
+        return value.item()
+    return value
+
+
+def _typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(type(obj), "__module__", "")
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "") else f"{module}.{name}"
+
+
+class Optimizer:
+    """Base class for optimizers.
+
+    Args:
+        params (iterable): Tensors to optimize, or dicts defining parameter groups (each
+            with "params" and optional per-group hyperparameters).
+        defaults (dict): default hyperparameters for groups that do not set them.
+    """
+
+    _state_keys: tuple = ()
+
+    def __init__(self, params, defaults: dict) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: dict = {}
+        self._optimizer_step_post_hooks: dict = {}
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_typename(params)}"
+            )
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(dict(param_group))
+
+    def __getstate__(self) -> dict:
+        return {
+            "defaults": self.defaults,
+            "state": self.state,
+            "param_groups": self.param_groups,
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})
+        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+
+    def __repr__(self) -> str:
+        format_string = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            format_string += "\n"
+            format_string += f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    format_string += f"    {key}: {group[key]}\n"
+        format_string += ")"
+        return format_string
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters (with its own hyperparameters) to optimize."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) == len(tensors):
+                param_group["param_names"] = names
+            else:
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + _typename(param)
+                )
+            if not self.defaults.get("differentiable", None) and not (
+                param.is_leaf or param.retains_grad
+            ):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization parameter "
+                    f"{name}"
+                )
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        seen: set = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                text = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add param "
+                    f"group {text} to the optimizer"
+                )
+        if not seen.isdisjoint(id(p) for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ------------------------------------------------------------------ grads
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all optimized tensors (to None by default)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(self) -> dict:
+        """{'state': {index: {name: tensor}}, 'param_groups': [{..., 'params': [indices]}]}.
+
+        Parameters are replaced by their index in the order of the groups, as PyTorch does.
+        """
+        param_mappings: dict = {}
+        start_index = 0
+
+        def pack_group(group: dict) -> dict:
+            nonlocal start_index
+            packed = {k: v for k, v in group.items() if k != "params"}
+            param_mappings.update(
+                {
+                    id(p): i
+                    for i, p in enumerate(group["params"], start_index)
+                    if id(p) not in param_mappings
+                }
+            )
+            packed["params"] = [param_mappings[id(p)] for p in group["params"]]
+            start_index += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {
+            (param_mappings[id(k)] if isinstance(k, Tensor) else k): v
+            for k, v in self.state.items()
+        }
+        return {"state": packed_state, "param_groups": param_groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Load a state dict from `state_dict()` (of an optimizer with the same groups)."""
+        state_dict = dict(state_dict)
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in groups),
+            )
+        )
+
+        def cast(param, value, key=None):
+            if isinstance(value, Tensor):
+                if key == "step":
+                    return value
+                if param.is_floating_point():
+                    return value.to(dtype=param.dtype)
+                return value
+            if isinstance(value, dict):
+                return {k: cast(param, v, key=k) for k, v in value.items()}
+            return value
+
+        state: defaultdict = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = cast(param, v)
+            else:
+                state[k] = v
+
+        def update_group(group: dict, new_group: dict) -> dict:
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
+
+    # ------------------------------------------------------------------ hooks
+    def register_step_pre_hook(self, hook):
+        """Run `hook(optimizer, args, kwargs)` before each step."""
+        from ..utils.hooks import RemovableHandle
+
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """Run `hook(optimizer, args, kwargs)` after each step."""
+        from ..utils.hooks import RemovableHandle
+
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    # ------------------------------------------------------------------ step
+    def _init_state(self, param: Tensor, group: dict, state: dict) -> None:
+        """Create this optimizer's state for `param` on its first step (subclasses)."""
+
+    def _hyper(self, group: dict) -> np.ndarray:
+        """The group's numeric hyperparameters, as one float64 array (a jit input)."""
+        raise NotImplementedError
+
+    def _flags(self, group: dict) -> tuple:
+        """The group's switches that change the update's structure (static for jit)."""
+        raise NotImplementedError
+
+    _update = None  # the jitted pure update function of the subclass
+
+    def _step_group(self, group: dict) -> None:
+        params = [p for p in group["params"] if p._grad is not None]
+        if not params:
+            return
+        keys = self._state_keys
+        states = []
+        for p in params:
+            state = self.state[p]
+            if len(state) == 0:
+                self._init_state(p, group, state)
+            states.append(state)
+        state_values = tuple(
+            tuple(None if s.get(k) is None else s[k]._value for k in keys) for s in states
+        )
+        new_params, new_states = type(self)._update(
+            tuple(p._value for p in params),
+            tuple(p._grad._value for p in params),
+            state_values,
+            self._hyper(group),
+            flags=self._flags(group),
+        )
+        for p, value in zip(params, new_params):
+            p._set_value(value)
+            p._bump_version()
+        for state, values in zip(states, new_states):
+            for key, value in zip(keys, values):
+                if value is None:
+                    continue
+                current = state.get(key)
+                if current is None:
+                    state[key] = Tensor._wrap(value)
+                else:
+                    current._set_value(value)
+
+    def step(self, closure=None):
+        """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with _grad_mode.enable_grad():
+                loss = closure()
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, (), {})
+            if result is not None:
+                raise RuntimeError(
+                    "optimizer step pre-hooks returning new arguments are not supported"
+                )
+        with _grad_mode.no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, (), {})
+        return loss
+
+
+def jit_update(fn):
+    """Jit a pure update function `fn(params, grads, states, hyper, *, flags)`."""
+    return staticmethod(jax.jit(fn, static_argnames=("flags",)))
+
+
+def cast(value, like):
+    """A float64 hyperparameter (a jit input) cast to the dtype of `like`, as PyTorch's
+    scalar arguments are cast to the tensor's dtype."""
+    return value.astype(like.dtype)

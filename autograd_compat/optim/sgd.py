@@ -1,0 +1,126 @@
+"""SGD with momentum, dampening, Nesterov and weight decay (PyTorch's single-tensor rule)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .optimizer import Optimizer, _scalar, cast, jit_update
+
+__all__ = ["SGD", "sgd_update"]
+
+
+def sgd_update(params, grads, states, hyper, *, flags):
+    """Pure SGD step over tuples of arrays; `states[i] = (momentum_buffer or None,)`.
+
+    hyper = [lr, momentum, dampening, weight_decay]; flags = (has_weight_decay,
+    has_momentum, nesterov, maximize). Follows torch/optim/sgd.py `_single_tensor_sgd`.
+    """
+    lr, momentum, dampening, weight_decay = hyper[0], hyper[1], hyper[2], hyper[3]
+    has_weight_decay, has_momentum, nesterov, maximize = flags
+    new_params, new_states = [], []
+    for param, grad, (buf,) in zip(params, grads, states):
+        grad = -grad if maximize else grad
+        if has_weight_decay:
+            grad = grad + cast(weight_decay, param) * param
+        if has_momentum:
+            if buf is None:
+                buf = grad
+            else:
+                buf = buf * cast(momentum, buf) + cast(1 - dampening, buf) * grad
+            grad = grad + cast(momentum, grad) * buf if nesterov else buf
+        new_params.append(param + cast(-lr, param) * grad)
+        new_states.append((buf,))
+    return tuple(new_params), tuple(new_states)
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (optionally with momentum), PyTorch's update rule:
+
+    g = grad + weight_decay * p; b = momentum * b + (1 - dampening) * g (b = g at first);
+    g = g + momentum * b if nesterov else b; p = p - lr * g.
+
+    Example::
+
+        >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        >>> optimizer.zero_grad()
+        >>> loss_fn(model(input), target).backward()
+        >>> optimizer.step()
+    """
+
+    _state_keys = ("momentum_buffer",)
+    _update = jit_update(sgd_update)
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach=None,
+        differentiable: bool = False,
+        fused=None,
+    ) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def _init_state(self, param, group, state) -> None:
+        pass
+
+    def _step_group(self, group: dict) -> None:
+        if group["momentum"] == 0:
+            params = [p for p in group["params"] if p._grad is not None]
+            if not params:
+                return
+            new_params, _ = type(self)._update(
+                tuple(p._value for p in params),
+                tuple(p._grad._value for p in params),
+                tuple((None,) for _ in params),
+                self._hyper(group),
+                flags=self._flags(group),
+            )
+            for p, value in zip(params, new_params):
+                p._set_value(value)
+                p._bump_version()
+            return
+        super()._step_group(group)
+
+    def _hyper(self, group: dict) -> np.ndarray:
+        return np.array(
+            [
+                _scalar(group["lr"]),
+                group["momentum"],
+                group["dampening"],
+                group["weight_decay"],
+            ],
+            dtype=np.float64,
+        )
+
+    def _flags(self, group: dict) -> tuple:
+        return (
+            group["weight_decay"] != 0,
+            group["momentum"] != 0,
+            bool(group["nesterov"]),
+            bool(group["maximize"]),
+        )

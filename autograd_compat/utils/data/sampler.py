@@ -1,0 +1,130 @@
+"""Samplers: the order in which a DataLoader visits a dataset."""
+
+from __future__ import annotations
+
+from ...nn import _arrays
+
+__all__ = [
+    "BatchSampler",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "SubsetRandomSampler",
+]
+
+
+def _permutation(n: int, generator=None) -> list:
+    """A random permutation of range(n) as Python ints, drawn from `generator`.
+
+    numpy shuffles, seeded by one draw from the generator: reproducible under a seed, and
+    nothing is compiled per dataset size.
+    """
+    if n == 0:
+        return []
+    return _arrays.rng(generator).permutation(int(n)).tolist()
+
+
+class Sampler:
+    """Base class: an iterable of dataset indices."""
+
+    def __init__(self, data_source=None) -> None:
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """Indices 0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source) -> None:
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation of the indices (or `num_samples` draws with replacement)."""
+
+    def __init__(self, data_source, replacement: bool = False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(
+                f"replacement should be a boolean value, but got replacement={self.replacement}"
+            )
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got "
+                f"num_samples={self.num_samples}"
+            )
+
+    @property
+    def num_samples(self) -> int:
+        if self._num_samples is None:
+            return len(self.data_source)
+        return self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        if self.replacement:
+            yield from _arrays.rng(self.generator).integers(0, n, self.num_samples).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from _permutation(n, self.generator)
+        if self.num_samples % n:
+            yield from _permutation(n, self.generator)[: self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices, in a random order."""
+
+    def __init__(self, indices, generator=None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for i in _permutation(len(self.indices), self.generator):
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Group the indices of `sampler` into lists of `batch_size` (the last may be short)."""
+
+    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size

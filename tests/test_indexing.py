@@ -1,0 +1,339 @@
+"""Indexing and item assignment (issue 3): every index form of `__getitem__` (ints, slices
+with steps, None, `...`, bools, masks, integer tensors and lists, mixed basic/advanced) with
+PyTorch's result shapes, views, node names, gradients (repeated indices accumulate) and
+errors; `t[idx] = value` for every form, differentiable in target and value. Each scenario
+runs on this library and on real PyTorch and must give the same results and errors."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+
+W = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5) / 4  # shared: one compile per shape
+X3 = np.arange(60, dtype=np.float32).reshape(3, 4, 5) / 10
+
+
+def _plain(obj):
+    if hasattr(obj, "grad_fn") and hasattr(obj, "dtype"):
+        return ("tensor", str(obj.dtype), tuple(obj.shape), obj.detach().cpu().numpy())
+    if isinstance(obj, (tuple, list)):
+        return tuple(_plain(o) for o in obj)
+    return obj
+
+
+def _outcome(lib, scenario):
+    try:
+        return ("ok", _plain(scenario(lib)))
+    except Exception as error:  # the exception type and text are part of the contract
+        return ("error", type(error).__name__, str(error))
+
+
+def _assert_same(ours, theirs, where="result"):
+    if isinstance(theirs, tuple) and theirs and theirs[0] == "tensor":
+        assert isinstance(ours, tuple) and ours[:3] == theirs[:3], (where, ours, theirs)
+        np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6, atol=1e-6, err_msg=where)
+    elif isinstance(theirs, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(theirs), (where, ours, theirs)
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            _assert_same(a, b, f"{where}[{i}]")
+    else:
+        assert ours == theirs, (where, ours, theirs)
+
+
+def check(real_torch, scenario):
+    _assert_same(_outcome(torch, scenario), _outcome(real_torch, scenario))
+
+
+def _error(f):
+    try:
+        f()
+    except Exception as error:
+        return (type(error).__name__, str(error))
+    return None
+
+
+def name(t):
+    return None if t.grad_fn is None else t.grad_fn.name()
+
+
+def _indices(lib):
+    """Index forms; tensors are made with `lib` so both libraries see the same thing."""
+    mask = lib.tensor(X3[:, :, 0] > 2.0)
+    return [
+        1,
+        (1, 2),
+        (0, -1, 3),
+        slice(1, None),
+        slice(None, None, 2),
+        (slice(None), slice(1, 4, 2)),
+        (slice(-2, None), 0),
+        (slice(None), slice(None)),
+        (slice(0, 10), slice(-4, None)),
+        slice(None),
+        None,
+        (1, None),
+        (slice(None), None, 2),
+        Ellipsis,
+        (Ellipsis, 1),
+        lib.tensor(1),
+        True,
+        False,
+        lib.tensor(True),
+        [0, 2],
+        lib.tensor([2, 0, 2]),
+        lib.tensor([[1], [0]]),
+        (slice(None), [0, 3]),
+        ([0, 1], slice(None), [1, 4]),
+        ([0, 2], [1, 3]),
+        (1, slice(None), [0, 1]),
+        (slice(None), [[0, 1]], [[1], [2]]),
+        (None, slice(None), [0, 1], 0),
+        mask,
+        (mask, 1),
+        (lib.tensor([True, False, True]), [1, 2]),
+        (slice(None), lib.tensor([False, True, True, False])),
+        [],
+    ]
+
+
+def getitem_all_forms(lib):
+    x = lib.tensor(X3, requires_grad=True)
+    out, ys = [], []
+    for index in _indices(lib):
+        y = x[index]
+        out.append((y, name(y), y._base is x))
+        ys.append(y)
+    weights = [
+        lib.tensor(np.linspace(-1, 1, y.numel(), dtype=np.float32).reshape(y.shape)) for y in ys
+    ]
+    lib.autograd.backward(ys, weights)  # each form's vjp, with repeated indices accumulating
+    return out, x.grad
+
+
+def getitem_numpy_and_python_scalars(lib):
+    x = lib.tensor(X3)
+    return (
+        x[np.int64(1)],
+        x[np.array([0, 2])],
+        x[np.array(1)],
+        x[np.array([True, False, True])],
+        x[(1,)],
+        x[1:2, np.int32(3)],
+        x[lib.tensor(1, dtype=lib.int32)],
+        x[lib.tensor([0, 1], dtype=lib.int32)],
+        x[lib.tensor(-1) : lib.tensor(3)],
+    )
+
+
+def repeated_indices_accumulate(lib):
+    x = lib.tensor(W, requires_grad=True)
+    y = x[[0, 0, 2, 0]]
+    z = x[[0, 0], [1, 1]]
+    m = x[:, [3, 3]]
+    ((y * lib.tensor(W[:1] + 1)).sum() + z.sum() + m.sum()).backward()
+    return y, z, x.grad, name(y)
+
+
+def getitem_errors(lib):
+    x = lib.tensor(X3)
+    z = lib.zeros(3, 4)
+    return [
+        _error(f)
+        for f in (
+            lambda: z[5],
+            lambda: z[-4],
+            lambda: z[0, 4],
+            lambda: z[None, 5],
+            lambda: z[None, None, 5],
+            lambda: z[:, 9],
+            lambda: z[0][9],
+            lambda: z[[0, 5]],
+            lambda: z[:, [0, 5]],
+            lambda: z[:, [0, -5]],
+            lambda: x[:, :, [5]],
+            lambda: x[[0], [5]],
+            lambda: x[[0], :, [7]],
+            lambda: z[0, 0, 0],
+            lambda: z[1.5],
+            lambda: z[lib.tensor([1.5])],
+            lambda: z[::0],
+            lambda: z[::-1],
+            lambda: z[lib.tensor([True, False])],
+            lambda: x[lib.ones(3, 5, dtype=lib.bool)],
+            lambda: x[:, lib.ones(4, 4, dtype=lib.bool)],
+            lambda: x[lib.ones(3, 4, 5, 2, dtype=lib.bool)],
+            lambda: lib.tensor(3.0)[0],
+            lambda: z[[0, 1], [0, 1, 2]],
+        )
+    ]
+
+
+def setitem_all_forms(lib):
+    x = lib.tensor(X3)
+    out = []
+    values = [7.5, lib.tensor(2.5), lib.tensor([[[-1.0]]])]
+    for i, index in enumerate(_indices(lib)[::2]):
+        value = values[i % len(values)]
+        before = x._version
+        x[index] = value
+        out.append((x.clone(), x._version - before))
+    x[1] = lib.tensor(X3[0])
+    x[0, 1:3] = lib.tensor(X3[0, :2]) * 2
+    x[:, 1] = lib.tensor(X3[:, 2]).unsqueeze(0)
+    x[..., 2] = lib.tensor([[1.0, 2.0, 3.0, 4.0]]).t()[:, 0]
+    x[[0, 2], 1] = lib.tensor(X3[0, 0])
+    x[lib.tensor(X3 > 4)] = -1.0
+    x[lib.tensor(X3[:, :, 0] > 2)] = lib.tensor(X3[0, 0])
+    x[None, 2, :, lib.tensor([0, 4])] = lib.tensor([9.0, 8.0, 7.0, 6.0]).view(4, 1)
+    return out, x, x._version
+
+
+def setitem_dtypes_and_values(lib):
+    n = lib.zeros(3, dtype=lib.long)
+    n[0] = 1.7
+    n[1] = -1.7
+    n[2:] = lib.tensor([3.5])
+    n[[1]] = 4
+    f = lib.zeros(3)
+    f[0] = True
+    f[[1, 2]] = 5
+    b = lib.zeros(3, dtype=lib.bool)
+    b[1] = 1
+    errors = [
+        _error(lambda: n.__setitem__([0], lib.tensor([1.5]))),
+        _error(lambda: f.__setitem__([1, 2], lib.tensor([1, 2]))),
+        _error(lambda: n.__setitem__(0, "a")),
+        _error(lambda: n.__setitem__(0, [1])),
+        _error(lambda: n.__setitem__(slice(1, None), np.array([6, 7]))),
+        _error(lambda: f.__setitem__(0, lib.tensor([1.0, 2.0]))),
+        _error(lambda: lib.zeros(3, 4).__setitem__(0, lib.ones(3))),
+        _error(lambda: lib.zeros(3, 4).__setitem__([0, 1], lib.ones(3, 4))),
+        _error(lambda: lib.zeros(3, 4).__setitem__([0, 2], lib.ones(3))),
+        _error(lambda: lib.zeros(3, 4).__setitem__(0, lib.ones(2, 4))),
+        _error(lambda: lib.zeros(2, 3).__setitem__((slice(None), 0), lib.ones(2, 1))),
+        _error(lambda: lib.zeros(3, 4).__setitem__(5, 1)),
+    ]
+    z = lib.zeros(2, 3)
+    z[0] = lib.ones(1, 1, 3)
+    z[False] = 1.0
+    v0 = z._version
+    z[None] = 2.0
+    return n, f, b, errors, z, v0, z._version
+
+
+def setitem_gradients(lib):
+    w = lib.tensor(W, requires_grad=True)
+    val = lib.tensor(W[0] + 1, requires_grad=True)
+    s = lib.tensor(3.0, requires_grad=True)
+    a = w * 2
+    a[0] = 0
+    a[1, ::2] = val[:2] * s
+    a[:, 3] = s
+    a[[2, 2], [0, 1]] = val[1:3]
+    a[a > 4] = val[0]
+    names = (name(a), a.grad_fn.next_functions[0][0].name())
+    (a * lib.tensor(W + 2)).sum().backward()
+    z = lib.zeros(3, 4)
+    z[1] = val  # the target does not require grad: it now does, through CopySlices
+    z[[0, 0]] = val * 2  # duplicates: every one gets the gradient
+    flags = (z.requires_grad, z.is_leaf, name(z))
+    (z * z).sum().backward()
+    return a, names, w.grad, val.grad, s.grad, z, flags
+
+
+def setitem_leaf_rules(lib):
+    w = lib.tensor(W, requires_grad=True)
+    errors = [
+        _error(lambda: w.__setitem__(0, 1.0)),
+        _error(lambda: w.__setitem__([0], 1.0)),
+        _error(lambda: w.__setitem__(slice(None), 1.0)),
+        _error(lambda: w.__setitem__(Ellipsis, 1.0)),
+        _error(lambda: w.__setitem__(None, 1.0)),
+        _error(lambda: w.__setitem__(w > 0, 1.0)),
+    ]
+    with lib.no_grad():
+        w[0] = 1.0
+        w[[1]] = lib.tensor(W[2])
+        w[w < 0] = 0.0
+    g = lib.tensor(W)
+    a = g * 1
+    a[:] = 2.0  # a full slice writes `a` itself (no view)
+    a2 = g * 1
+    a2[...] = lib.tensor(W[0])
+    return errors, w, w._version, w.requires_grad, name(a), name(a2)
+
+
+def augmented_assignment(lib):
+    w = lib.tensor(W, requires_grad=True)
+    a = w * 1
+    a[0] += 1
+    a[:, 1] *= 2
+    a[[0, 2]] -= lib.tensor(W[1])
+    a[a > 1] /= 2
+    v = a._version
+    (a * a).sum().backward()
+    x = lib.tensor(W)
+    x[1:, ::3] += 10
+    x[[0, 0]] += 1  # gather, add, index_put: the duplicate writes once
+    return a, v, w.grad, x, x._version
+
+
+SCENARIOS = [
+    getitem_all_forms,
+    getitem_numpy_and_python_scalars,
+    repeated_indices_accumulate,
+    getitem_errors,
+    setitem_all_forms,
+    setitem_dtypes_and_values,
+    setitem_gradients,
+    setitem_leaf_rules,
+    augmented_assignment,
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
+def test_matches_pytorch(scenario, real_torch):
+    check(real_torch, scenario)
+
+
+# ----------------------------------------------------------------------------- without torch
+def test_indexing_gradients_match_jax_grad():
+    mask = X3[:, :, 0] > 2.0  # concrete, so the pure function can be jitted
+
+    def pure(x, v):
+        y = x[1:, ::2] * 2 + x[jnp.array([0, 0, 2])][:, :2, 0].sum() + x[mask].sum()
+        x = x.at[0, 1].set(v)
+        x = x.at[jnp.array([2, 1]), :, jnp.array([4, 4])].set(v[0])
+        return (y * y).sum() + (x**2).sum()
+
+    x = torch.tensor(X3, requires_grad=True)
+    v = torch.tensor(X3[0, 0], requires_grad=True)
+    a = x * 1
+    y = a[1:, ::2] * 2 + a[[0, 0, 2]][:, :2, 0].sum() + a[a[:, :, 0] > 2.0].sum()
+    a[0, 1] = v
+    a[[2, 1], :, [4, 4]] = v[0]
+    ((y * y).sum() + (a**2).sum()).backward()
+    gx, gv = jax.jit(jax.grad(pure, argnums=(0, 1)))(jnp.asarray(X3), jnp.asarray(X3[0, 0]))
+    np.testing.assert_allclose(x.grad.numpy(), gx, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(v.grad.numpy(), gv, rtol=1e-5, atol=1e-4)
+
+
+def test_sequence_index_warns_like_pytorch():
+    x = torch.zeros(3, 4)
+    with pytest.warns(UserWarning, match="Using a non-tuple sequence for multidimensional"):
+        assert x[[[0, 1], [1, 2]]].shape == (2,)
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        assert x[torch.tensor([1, 0, 1], dtype=torch.uint8)].shape == (2, 4)
+
+
+def test_index_errors_say_pytorch_text():
+    x = torch.zeros(3)
+    with pytest.raises(IndexError, match=r"^index 5 is out of bounds for dimension 0 with size 3$"):
+        x[5]
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        x[[1, 5]] = 0.0
+    assert x._version == 0

@@ -1,0 +1,319 @@
+"""In-place ops (issue 3): version counters, the saved-tensor check, the leaf rules, no_grad
+updates, dtype refusal, differentiable in-place on non-leaves and through views, and the
+guarantee that a failed op changes nothing. Each scenario runs on this library and on real
+PyTorch and must give the same values, gradients, versions and errors."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+
+W = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5) / 4  # shared: one compile per shape
+
+
+def _plain(obj):
+    if hasattr(obj, "grad_fn") and hasattr(obj, "dtype"):
+        return ("tensor", str(obj.dtype), tuple(obj.shape), obj.detach().cpu().numpy())
+    if isinstance(obj, (tuple, list)):
+        return tuple(_plain(o) for o in obj)
+    return obj
+
+
+def _outcome(lib, scenario):
+    try:
+        return ("ok", _plain(scenario(lib)))
+    except Exception as error:  # the exception type and text are part of the contract
+        return ("error", type(error).__name__, str(error))
+
+
+def _assert_same(ours, theirs, where="result"):
+    if isinstance(theirs, tuple) and theirs and theirs[0] == "tensor":
+        assert isinstance(ours, tuple) and ours[:3] == theirs[:3], (where, ours, theirs)
+        np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6, atol=1e-6, err_msg=where)
+    elif isinstance(theirs, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(theirs), (where, ours, theirs)
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            _assert_same(a, b, f"{where}[{i}]")
+    else:
+        assert ours == theirs, (where, ours, theirs)
+
+
+def check(real_torch, scenario):
+    _assert_same(_outcome(torch, scenario), _outcome(real_torch, scenario))
+
+
+def _error(f):
+    try:
+        f()
+    except Exception as error:
+        return (type(error).__name__, str(error))
+    return None
+
+
+def name(t):
+    return None if t.grad_fn is None else t.grad_fn.name()
+
+
+# ----------------------------------------------------------------------------- scenarios
+def inplace_values_and_versions(lib):
+    x = lib.tensor(W)
+    out = []
+    for f in (
+        lambda t: t.add_(1),
+        lambda t: t.add_(t, alpha=2),
+        lambda t: t.sub_(0.5),
+        lambda t: t.mul_(lib.tensor(W[0])),
+        lambda t: t.div_(4),
+        lambda t: t.pow_(2),
+        lambda t: t.zero_(),
+        lambda t: t.fill_(3),
+        lambda t: t.copy_(lib.tensor(W[1])),
+        lambda t: t.copy_(lib.tensor(W, dtype=lib.float64)),
+    ):
+        r = f(x)
+        out.append((r is x, x.clone(), x._version))
+    y = lib.tensor(W)
+    y += 1
+    y -= lib.tensor(W)
+    y *= 3
+    y /= 2
+    out.append((y, y._version))
+    n = lib.arange(4)
+    n += 2
+    n *= 3
+    out.append((n, n._version))
+    return out
+
+
+def inplace_on_non_leaves_is_differentiable(lib):
+    w = lib.tensor(W, requires_grad=True)
+    u = lib.tensor(W[0] + 2, requires_grad=True)
+    a = w * 1.5
+    a.add_(u)
+    a.mul_(w)
+    a.sub_(u * 2)
+    a.div_(u)
+    a.pow_(2)
+    a += w
+    a *= 2
+    names = name(a)
+    (a * lib.tensor(W + 3)).sum().backward()
+    b = w.clone()
+    b.copy_(u.expand(3, 4) * 3)
+    b.sum().backward()
+    c = w * 1
+    c.fill_(2)
+    c.sum().backward()
+    return a, names, w.grad, u.grad, a._version, name(c), c.grad_fn.next_functions[0][0].name()
+
+
+def saved_tensor_modified(lib):
+    w = lib.tensor(W, requires_grad=True)
+    errors = []
+    a = w * 1
+    b = a.sin()
+    a.add_(1)
+    errors.append(_error(lambda: b.sum().backward()))
+    a = w * 1
+    b = a.sin()
+    a[0].add_(1)  # through a view: the base's node is now CopySlices
+    errors.append(_error(lambda: b.sum().backward()))
+    a = w * 1
+    v = a[0]
+    b = v.sin()
+    a.add_(1)  # the saved view's grad_fn is regenerated: AsStrided
+    errors.append(_error(lambda: b.sum().backward()))
+    a = w * 2
+    a.mul_(a)  # `other` aliases self and is saved before the write
+    errors.append(_error(lambda: a.sum().backward()))
+    a = w * 2
+    other = a[1]
+    a[0].mul_(other)
+    errors.append(_error(lambda: a.sum().backward()))
+    a = w * 2
+    a.add_(a)  # add saves nothing: fine
+    a.mul_(w)  # self is saved as a snapshot (PyTorch's original_self): fine
+    a.mul_(3)
+    a.sum().backward()
+    return errors, w.grad
+
+
+def leaf_rules_and_no_grad_updates(lib):
+    w = lib.tensor(W, requires_grad=True)
+    errors = [
+        _error(lambda: w.add_(1)),
+        _error(lambda: w.mul_(2)),
+        _error(lambda: w.zero_()),
+        _error(lambda: w.copy_(lib.tensor(W))),
+        _error(lambda: w.__iadd__(1)),
+        _error(lambda: w[0].add_(1)),
+        _error(lambda: w.__setitem__(0, 1.0)),
+        _error(lambda: w.__setitem__([0], 1.0)),
+    ]
+    versions = w._version
+    (w * w).sum().backward()
+    with lib.no_grad():
+        w -= 0.1 * w.grad
+        w.add_(1)
+        w.mul_(lib.tensor(W))
+        w[0] = 0
+    w.data.add_(1)
+    w.data.mul_(w.grad)
+    plain = lib.tensor(W)
+    plain.add_(1)  # a leaf that does not require grad: always fine
+    return errors, versions, w, w._version, w.requires_grad, w.is_leaf, name(w), plain
+
+
+def dtype_refusals(lib):
+    n = lib.arange(4)
+    errors = [
+        _error(lambda: n.add_(1.5)),
+        _error(lambda: n.mul_(lib.tensor(W[0]))),
+        _error(lambda: n[1:].add_(0.5)),
+        _error(lambda: n.div_(2)),
+        _error(lambda: lib.zeros(4, dtype=lib.bool).add_(1)),
+        _error(lambda: lib.zeros(3).add_(lib.zeros(2, 3))),
+        _error(lambda: lib.zeros(3).copy_(lib.zeros(4))),
+    ]
+    f = lib.tensor(W[0])
+    f.add_(lib.arange(4))  # int into float: fine
+    n.copy_(lib.tensor([1.7, -2.5, 3.2, 0.5]))  # copy_ casts
+    return errors, n, f, n._version
+
+
+def overlapping_writes(lib):
+    x = lib.zeros(3)
+    y = x.expand(2, 3)
+    errors = [
+        _error(lambda: y.add_(1)),
+        _error(lambda: y.mul_(2)),
+        _error(lambda: y.copy_(lib.ones(2, 3))),
+        _error(lambda: y.__setitem__((slice(None), 0), 7.0)),
+        _error(lambda: y.__setitem__(slice(None), lib.tensor([7.0, 8.0, 9.0]))),
+    ]
+    versions = x._version
+    y.fill_(2)  # fills are allowed: every aliased element gets the same value
+    y[0] = 5.0  # y[0] does not overlap
+    y.zero_()
+    y[1, 2] = 4.0
+    return errors, versions, x, y, x._version
+
+
+def failed_ops_change_nothing(lib):
+    """After any error the tensor's value, version and .grad are as before."""
+    w = lib.tensor(W, requires_grad=True)
+    (w * 2).sum().backward()
+    a = w * 3
+    n = lib.arange(12).view(3, 4)
+    x = lib.zeros(3)
+    y = x.expand(2, 3)
+    attempts = [
+        (w, lambda: w.add_(1)),
+        (w, lambda: w[1:].mul_(2)),
+        (w, lambda: w.__setitem__(1, lib.ones(3))),
+        (a, lambda: a.__setitem__([0, 1], lib.ones(3))),
+        (a, lambda: a.__setitem__(0, lib.ones(2, 4))),
+        (a, lambda: a.__setitem__(slice(None), "x")),
+        (a, lambda: a.add_(lib.zeros(2, 4))),
+        (n, lambda: n.add_(0.5)),
+        (n, lambda: n[0].mul_(lib.tensor(W[0]))),
+        (n, lambda: n.__setitem__([0], lib.tensor([[1.0, 2.0, 3.0, 4.0]]))),
+        (x, lambda: y.add_(1)),
+        (x, lambda: y.copy_(lib.ones(2, 3))),
+    ]
+    out = []
+    for target, attempt in attempts:
+        before = (target.clone(), target._version)
+        error = _error(attempt)
+        after = (target.clone(), target._version)
+        out.append((error, before, after))
+    return out, w.grad, w._version, a._version
+
+
+def inplace_through_views_of_non_leaves(lib):
+    w = lib.tensor(W, requires_grad=True)
+    s = lib.tensor(W[0], requires_grad=True)
+    a = w * 2
+    a[0].add_(s)
+    a[:, 1].mul_(a[:, 2].clone())
+    a.view(-1)[::3].zero_()
+    a.t()[1:3, 1].copy_(s[:2] * 5)
+    a.diagonal().div_(2)
+    a.narrow(1, 0, 2).sub_(w[:, 2:])
+    (a * a).sum().backward()
+    return a, w.grad, s.grad, a._version, name(a)
+
+
+SCENARIOS = [
+    inplace_values_and_versions,
+    inplace_on_non_leaves_is_differentiable,
+    saved_tensor_modified,
+    leaf_rules_and_no_grad_updates,
+    dtype_refusals,
+    overlapping_writes,
+    failed_ops_change_nothing,
+    inplace_through_views_of_non_leaves,
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
+def test_matches_pytorch(scenario, real_torch):
+    check(real_torch, scenario)
+
+
+# ----------------------------------------------------------------------------- without torch
+def test_failed_ops_leave_grad_value_and_version():
+    w = torch.tensor(W, requires_grad=True)
+    (w * 2).sum().backward()
+    grad, value = w.grad, w.detach().clone()
+    for attempt in (lambda: w.add_(1), lambda: w[0].zero_(), lambda: w.__setitem__([9], 1.0)):
+        with pytest.raises((RuntimeError, IndexError)):
+            attempt()
+        assert w._version == 0 and w.grad is grad
+        np.testing.assert_array_equal(w.detach().numpy(), value.numpy())
+    a = w * 3
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size 4"):
+        a[0, [0, 7]] = 1.0  # (PyTorch writes a[0, 0] before it raises)
+    assert a._version == 0 and a.tolist()[0][0] == W[0, 0] * 3
+    n = torch.arange(4)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired"):
+        n[1:].add_(0.5)
+    assert n.tolist() == [0, 1, 2, 3] and n._version == 0
+
+
+def test_inplace_gradients_match_jax_grad():
+    def pure(w, s):
+        a = w * 2
+        a = a.at[0].add(s)
+        a = a.at[:, 1].multiply(a[:, 2])
+        a = a * w
+        a = a.at[1:, ::2].set(jnp.sin(a[1:, ::2]))
+        return (a * a).sum()
+
+    w = torch.tensor(W, requires_grad=True)
+    s = torch.tensor(W[0], requires_grad=True)
+    a = w * 2
+    a[0].add_(s)
+    a[:, 1].mul_(a[:, 2].clone())
+    a.mul_(w)
+    a[1:, ::2] = a[1:, ::2].clone().sin()  # sin would save a view that the write modifies
+    (a * a).sum().backward()
+    gw, gs = jax.jit(jax.grad(pure, argnums=(0, 1)))(jnp.asarray(W), jnp.asarray(W[0]))
+    np.testing.assert_allclose(w.grad.numpy(), gw, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(s.grad.numpy(), gs, rtol=1e-5, atol=1e-5)
+
+
+def test_optimizer_style_updates_keep_identity():
+    w = torch.tensor(W, requires_grad=True)
+    (w * w).sum().backward()
+    grad = w.grad
+    with torch.no_grad():
+        w -= 0.5 * w.grad
+    w.grad.zero_()
+    assert w.is_leaf and w.requires_grad and w.grad is grad and w._version == 1
+    np.testing.assert_allclose(w.detach().numpy(), W - 0.5 * 2 * W)
+    assert grad.tolist() == [[0.0] * 4] * 3

@@ -1,0 +1,495 @@
+"""Views (issue 3): view ops share memory with their base, in both directions and through
+every other view; `_base`, `_version`, strides and contiguity; gradients through views,
+CopySlices and regenerated AsStrided grad_fns. Each scenario runs on this library and on real
+PyTorch and must give the same values, gradients, versions, node names and errors."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+
+W = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5) / 4  # shared: one compile per shape
+
+
+def _plain(obj):
+    """A comparable, library-independent form of a scenario's result."""
+    if hasattr(obj, "grad_fn") and hasattr(obj, "dtype"):
+        value = obj.detach().cpu().numpy()
+        return ("tensor", str(obj.dtype), tuple(obj.shape), value)
+    if isinstance(obj, (tuple, list)):
+        return tuple(_plain(o) for o in obj)
+    return obj
+
+
+def _outcome(lib, scenario):
+    try:
+        return ("ok", _plain(scenario(lib)))
+    except Exception as error:  # the exception type and text are part of the contract
+        return ("error", type(error).__name__, str(error))
+
+
+def _assert_same(ours, theirs, where="result"):
+    if isinstance(theirs, tuple) and theirs and theirs[0] == "tensor":
+        assert isinstance(ours, tuple) and ours[:3] == theirs[:3], (where, ours, theirs)
+        np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6, atol=1e-6, err_msg=where)
+    elif isinstance(theirs, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(theirs), (where, ours, theirs)
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            _assert_same(a, b, f"{where}[{i}]")
+    else:
+        assert ours == theirs, (where, ours, theirs)
+
+
+def check(real_torch, scenario):
+    _assert_same(_outcome(torch, scenario), _outcome(real_torch, scenario))
+
+
+def name(t):
+    return None if t.grad_fn is None else t.grad_fn.name()
+
+
+# ----------------------------------------------------------------------------- scenarios
+def view_ops_share_memory(lib):
+    x = lib.tensor(W)
+    views = [
+        x.view(12),
+        x.view(2, -1),
+        x.reshape(6, 2),
+        x.t(),
+        x.mT,
+        x.permute(1, 0),
+        x.transpose(0, 1),
+        x.unsqueeze(1),
+        x[None].squeeze(0),
+        x.unsqueeze(0).squeeze((0,)),
+        x[:, :1].expand(3, 5),
+        x[1].expand_as(x),
+        x.narrow(1, 1, 2),
+        x.select(1, -1),
+        x.diagonal(),
+        x.diagonal(1),
+        x[1:, ::2],
+        x[..., 1],
+        x[-1],
+        x.view_as(x),
+        x.detach(),
+        x.data,
+    ] + list(x.unbind(1))
+    x.add_(1)  # every view sees a change of the base
+    bases = [v._base is x for v in views]
+    versions = [v._version for v in views]
+    return (x, *views, bases, versions)
+
+
+def write_through_each_view(lib):
+    out = []
+    makers = [
+        lambda x: x.view(12)[3:7],
+        lambda x: x.t()[1],
+        lambda x: x.permute(1, 0)[:, 1],
+        lambda x: x.narrow(1, 1, 2),
+        lambda x: x.diagonal(1),
+        lambda x: x[::2, 1::2],
+        lambda x: x.reshape(2, 6).t()[2:5],
+        lambda x: x.unbind(0)[1],
+    ]
+    for make in makers:
+        x = lib.tensor(W)
+        other = x[:, 1:3]  # another live view sees the write too
+        v = make(x)
+        v.mul_(10)
+        v.add_(v.clone())
+        out.append((x, other, v, x._version, v._version, other._version, v._base is x))
+    return out
+
+
+def base_base_and_versions(lib):
+    x = lib.tensor(W)
+    v = x[0]
+    vv = v[1:]
+    d = x.detach()
+    dv = d[1]
+    data = x.data
+    before = [t._version for t in (x, v, vv, d, dv, data)]
+    vv.add_(1)
+    data.mul_(2)
+    after = [t._version for t in (x, v, vv, d, dv, data)]
+    return (
+        x,
+        v,
+        dv,
+        before,
+        after,
+        x._base is None,
+        vv._base is x,
+        d._base is None,
+        dv._base is d,
+        data._base is None,
+        x[0].detach()._base is None,
+        x.data[0]._base is not None,
+    )
+
+
+def strides_and_contiguity(lib):
+    x = lib.zeros(3, 4)
+    cases = [
+        x,
+        x.t(),
+        x[:, 1::2],
+        x[1:],
+        x.unsqueeze(1),
+        x[:, :1].expand(3, 4),
+        x.expand(2, 3, 4),
+        x.diagonal(),
+        x.t().unsqueeze(0),
+        lib.zeros(2, 3, 4).diagonal(1, 2, 0),
+        x.t()[1:, 1],
+        x.reshape(2, 6),
+        x.t().reshape(4, 3),
+        x[:, 1:3].reshape(3, 2, 1),
+    ]
+    return [(c.stride(), c.storage_offset(), c.is_contiguous()) for c in cases]
+
+
+def reshape_view_or_copy(lib):
+    w = lib.tensor(W, requires_grad=True)
+    t = w.t()
+    out = []
+    for r in (w.reshape(12), t.reshape(4, 3), t.reshape(12), w[:, :2].reshape(6), t.contiguous()):
+        out.append((r, name(r), r._base is not None))
+    out.append(t.contiguous().grad_fn.next_functions[0][0].name())
+    out.append(t.reshape(12).grad_fn.next_functions[0][0].name())
+    c = t.contiguous()
+    x = lib.tensor(W)
+    y = x.t().reshape(12)
+    y.add_(100)  # a copy: the base is unchanged
+    z = x.reshape(12)
+    z.add_(1)
+    return out, c._base is None, x, y, z
+
+
+def view_errors(lib):
+    x = lib.zeros(3, 4)
+    errors = []
+    for f in (
+        lambda: x.t().view(12),
+        lambda: x.view(5),
+        lambda: x.view(-1, -1),
+        lambda: x.reshape(5),
+        lambda: x.expand(2, 4),
+        lambda: x.expand(4),
+        lambda: x[:, :1].expand(-1, -1, 4),
+        lambda: x.expand(3, 4, -1),
+        lambda: x.permute(0),
+        lambda: x.permute(0, 0),
+        lambda: x.permute(0, 2),
+        lambda: x.unsqueeze(3),
+        lambda: x.squeeze(2),
+        lambda: x.squeeze((0, 0)),
+        lambda: x.diagonal(0, 0, 0),
+        lambda: x.narrow(1, 2, 3),
+        lambda: x.narrow(1, 5, 0),
+        lambda: x.narrow(1, 0, -1),
+        lambda: x.select(1, 9),
+        lambda: x.select(1, -9),
+        lambda: lib.tensor(1.0).select(0, 0),
+        lambda: lib.zeros(2, 3, 4).t(),
+        lambda: lib.zeros(2).mT,
+        lambda: x.transpose(0, 2),
+    ):
+        try:
+            f()
+            errors.append(None)
+        except Exception as error:
+            errors.append((type(error).__name__, str(error)))
+    return errors
+
+
+def inplace_view_ops(lib):
+    w = lib.tensor(W, requires_grad=True)
+    out = []
+    for f in (
+        lambda a: a.t_(),
+        lambda a: a.transpose_(0, 1),
+        lambda a: a.unsqueeze(0).squeeze_(),
+        lambda a: a.unsqueeze(0).squeeze_(0),
+        lambda a: a.unsqueeze(0).squeeze_((0,)),
+        lambda a: a.unsqueeze_(1),
+        lambda a: a[0:2].t_(),
+    ):
+        a = w * 1
+        r = f(a)
+        out.append((r, name(r), r.grad_fn.next_functions[0][0].name(), r._version))
+    b = w * 1
+    b.t_()
+    (b * lib.tensor(W).t()).sum().backward()
+    x = lib.zeros(2, 3)
+    v = x[0]
+    x.t_()
+    v.fill_(1)  # the old view still writes the same memory
+    errors = []
+    for f in (lambda: w.t_(), lambda: w.unsqueeze_(0), lambda: x[0].detach_()):
+        try:
+            f()
+        except RuntimeError as error:
+            errors.append(str(error))
+    return out, w.grad, x, x.shape, x._version, v._base is x, errors
+
+
+def grads_through_views(lib):
+    w = lib.tensor(W, requires_grad=True)
+    ys = [
+        w.view(12),
+        w.t(),
+        w.permute(1, 0),
+        w[1:, ::2],
+        w[None, 1],
+        w.diagonal(1),
+        w.narrow(1, 1, 2),
+        w[:, :1].expand(3, 4),
+        w.unsqueeze(0).expand(2, 3, 4),
+        w.unbind(1)[2],
+        w.select(0, 1),
+        w.T,
+    ]
+    weights = [np.linspace(-1, 2, y.numel(), dtype=np.float32).reshape(y.shape) for y in ys]
+    lib.autograd.backward(ys, [lib.tensor(g) for g in weights])
+    names = [name(w.view(12)), name(w.t()), name(w[1]), name(w[1:]), name(w[None]), name(w[...])]
+    return w.grad, names
+
+
+def copy_slices_graph(lib):
+    w = lib.tensor(W, requires_grad=True)
+    a = w * 2
+    v = a[0]
+    u = a[1]
+    v.mul_(w[2])
+    after = (name(a), name(v), name(u), a.grad_fn.next_functions[0][0].name())
+    (a * a).sum().backward()
+    g1 = w.grad
+    w.grad = None
+    b = w.clone()
+    b[:, 1] *= 3  # getitem view, in-place, then setitem: two CopySlices
+    b.view(-1)[::5].add_(1)
+    (b * b).sum().backward()
+    return a, v, u, after, g1, b, w.grad, b._version
+
+
+def views_after_base_changes(lib):
+    w = lib.tensor(W, requires_grad=True)
+    a = w * 1
+    u = a[1]
+    a.mul_(2)  # u's grad_fn is regenerated over a's new node
+    u_names = (name(u), u.grad_fn.next_functions[0][0].name())
+    (u * u).sum().backward()
+    g1 = w.grad
+    w.grad = None
+    x = lib.zeros(4)
+    v1, v2 = x[:2], x[2:]
+    ones = lib.ones(2, requires_grad=True)
+    v1.copy_(ones)  # x and all its views now require grad
+    flags = (x.requires_grad, v2.requires_grad, name(x), name(v2), name(v1))
+    (v1.sum() + (v2 * 3).sum() + (x * x).sum()).backward()
+    z = lib.zeros(3)
+    zv = z[:2]
+    z.add_(ones.sum())
+    return u, u_names, g1, flags, ones.grad, zv.requires_grad, name(zv), v1, v2, x
+
+
+def view_of_leaf_rules(lib):
+    w = lib.tensor(W, requires_grad=True)
+    v = w[0]
+    errors = []
+    for f in (lambda: v.add_(1), lambda: w.t()[0].zero_(), lambda: w.view(-1).mul_(2)):
+        try:
+            f()
+        except RuntimeError as error:
+            errors.append(str(error))
+    with lib.no_grad():
+        v.add_(1)  # allowed: not recorded
+        w[1].mul_(2)
+        w.view(-1)[::4] = 0
+    vname = name(v)
+    (v * v).sum().backward()
+    return w, v, errors, vname, w.grad, w._version, v._version
+
+
+def no_grad_and_multi_output_views(lib):
+    w = lib.tensor(W, requires_grad=True)
+    a = w * 1
+    errors = []
+
+    def attempt(f):
+        try:
+            f()
+            errors.append(None)
+        except RuntimeError as error:
+            errors.append(str(error))
+
+    u = a.unbind(0)
+    attempt(lambda: u[1].mul_(2))
+    with lib.no_grad():
+        nv = a[0]
+    attempt(lambda: nv.mul_(2))
+    nvv = nv[1:]
+    attempt(lambda: nvv.mul_(2))
+    a.mul_(2)
+    attempt(lambda: u[0] + 1)
+    attempt(lambda: nv + 1)
+    z = lib.zeros(2, 3)
+    uz = z.unbind(0)
+    uz[0].add_(1)  # nothing is recorded: allowed
+    attempt(lambda: uz[1].add_(w[0, :3]))
+    with lib.no_grad():
+        gv = w[0]
+    flags = (nv.requires_grad, gv.requires_grad, gv.is_leaf, name(gv))
+    y = gv * 2
+    return errors, flags, z, y.requires_grad, name(y)
+
+
+def detach_and_data_aliases(lib):
+    w = lib.tensor(W, requires_grad=True)
+    w.data.add_(1)
+    v0 = w._version
+    w.detach().mul_(2)
+    v1 = w._version
+    y = lib.tensor(W[0], requires_grad=True)
+    x = y * 1
+    b = y * x
+    x.detach().add_(1)
+    errors = []
+    try:
+        b.sum().backward()
+    except RuntimeError as error:
+        errors.append(str(error))
+    x2 = lib.tensor(W[1])
+    b2 = y * x2
+    x2.data.add_(1)  # .data has its own version counter: no error
+    b2.sum().backward()  # (PyTorch's saved x2 sees the change; ours kept the old value)
+    p = lib.tensor(W)
+    q = lib.tensor(W[0] * 0)
+    p.data = q  # p now aliases q
+    q.add_(1)
+    return w, v0, v1, errors, p, p.shape, p._version, q._version
+
+
+def view_made_a_leaf(lib):
+    base = lib.tensor(W)
+    v = base.t()
+    v.requires_grad_()  # a view of a tensor that does not require grad may become a leaf
+    (v * v).sum().backward()
+    error = None
+    try:
+        v.add_(1)
+    except RuntimeError as e:
+        error = str(e)
+    with lib.no_grad():
+        v.add_(1)
+    return v.grad, v.is_leaf, v.grad_fn is None, v._is_view(), base.requires_grad, error, base
+
+
+SCENARIOS = [
+    view_made_a_leaf,
+    view_ops_share_memory,
+    write_through_each_view,
+    base_base_and_versions,
+    strides_and_contiguity,
+    reshape_view_or_copy,
+    view_errors,
+    inplace_view_ops,
+    grads_through_views,
+    copy_slices_graph,
+    views_after_base_changes,
+    view_of_leaf_rules,
+    no_grad_and_multi_output_views,
+    detach_and_data_aliases,
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
+def test_matches_pytorch(scenario, real_torch):
+    check(real_torch, scenario)
+
+
+# ----------------------------------------------------------------------------- without torch
+def test_views_share_values_without_oracle():
+    x = torch.zeros(3, 4)
+    v = x[1]
+    t = x.t()
+    v.fill_(2)
+    assert x.tolist()[1] == [2.0] * 4 and t.tolist()[2] == [0.0, 2.0, 0.0]
+    t[0].add_(1)
+    assert x[:, 0].tolist() == [1.0, 3.0, 1.0] and v.tolist()[0] == 3.0
+    assert x._version == v._version == t._version == 2
+    assert v._base is x and t._base is x and x._base is None and x.is_contiguous()
+    assert not t.is_contiguous() and t.stride() == (1, 4)
+
+
+def test_gradients_match_jax_grad():
+    """A program of views and in-place writes against jax.grad of its pure equivalent."""
+    w0 = jnp.asarray(W)
+
+    def pure(w):
+        a = w * 2.0
+        a = a.at[0].multiply(w[2])
+        a = a.at[:, 1].set(a[:, 1] * 3.0)
+        flat = a.reshape(-1)
+        flat = flat.at[::5].add(flat[::5] ** 2)
+        a = flat.reshape(3, 4)
+        a = a.at[1, 1:3].set(jnp.sin(w[0, :2]))
+        return (a * a.T.T).sum() + jnp.diagonal(a).sum()
+
+    w = torch.tensor(W, requires_grad=True)
+    a = w * 2.0
+    a[0].mul_(w[2])
+    a[:, 1] *= 3.0
+    flat = a.view(-1)
+    flat[::5] += flat[::5].clone() ** 2  # pow would save a view that the += modifies
+    a[1, 1:3] = w[0, :2].sin()
+    ((a * a.T.T).sum() + a.diagonal().sum()).backward()
+    np.testing.assert_allclose(w.grad.numpy(), jax.jit(jax.grad(pure))(w0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(a.detach().numpy(), jax.jit(_forward)(w0), rtol=1e-6)
+
+
+def _forward(w0):
+    a = w0 * 2.0
+    a = a.at[0].multiply(w0[2])
+    a = a.at[:, 1].set(a[:, 1] * 3.0)
+    flat = a.reshape(-1)
+    flat = flat.at[::5].add(flat[::5] ** 2)
+    a = flat.reshape(3, 4)
+    return a.at[1, 1:3].set(jnp.sin(w0[0, :2]))
+
+
+def test_T_warnings():
+    with pytest.warns(UserWarning, match="x.T` on tensors of dimension other than 2"):
+        torch.zeros(2, 3, 4).T  # noqa: B018
+    with pytest.warns(UserWarning, match="Tensor.T is deprecated on 0-D tensors"):
+        torch.tensor(1.0).T  # noqa: B018
+
+
+def test_plain_tensors_stay_plain():
+    """Non-view tensors carry no view state (the hot path checks `_storage is None`)."""
+    x = torch.ones(3)
+    y = x * 2
+    y.add_(1)
+    assert x._storage is None and y._storage is None
+    v = y[0]
+    assert y._storage is not None and v._storage.base is y
+
+
+def test_data_assignment_rebinds_memory():
+    x = torch.zeros(2, 2)
+    v = x[0]  # x has a view: it is a member of a shared buffer
+    y = torch.ones(3)
+    x.data = y
+    assert x.shape == (3,) and x._version == 0 and v._base is x
+    y.add_(1)
+    assert x.tolist() == [2.0, 2.0, 2.0]
+    x.data = x.data  # rejoining the same memory is a no-op
+    x.mul_(2)
+    assert y.tolist() == [4.0, 4.0, 4.0] and v.tolist() == [0.0, 0.0]
