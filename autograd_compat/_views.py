@@ -36,6 +36,10 @@ OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."
 )
+PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation."
+)
 _NO_GRAD_SUFFIX = (
     " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
     "your code by moving both the view and the inplace either both inside the no_grad block (if "
@@ -271,6 +275,35 @@ def is_contiguous(layout: tuple) -> bool:
 def overlapping(layout: tuple) -> bool:
     """True when two elements share memory (a broadcast dim), as after expand()."""
     return any(stride == 0 and size > 1 for size, stride in zip(layout[0], layout[1]))
+
+
+def _dense(layout: tuple) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements fill one block of memory."""
+    expected = 1
+    for stride, size in sorted((st, sz) for sz, st in zip(layout[0], layout[1]) if sz != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def assert_no_partial_overlap(buffer, layout: tuple, other) -> None:
+    """PyTorch's assert_no_partial_overlap between a written-to region (`layout` of `buffer`)
+    and an input tensor: refused when both are dense and their memory partly coincides."""
+    rec = getattr(other, "_storage", None)
+    if rec is None or rec.buffer is not buffer:
+        return
+    other_layout = layout_of(other)
+    n, m = math.prod(layout[0]), math.prod(other_layout[0])
+    if not n or not m or not _dense(layout) or not _dense(other_layout):
+        return  # PyTorch: no elements, or too hard to tell
+    begin, other_begin = layout[2], other_layout[2]
+    if begin == other_begin and n == m:
+        if tuple(layout[1]) == tuple(other_layout[1]):
+            return  # the same elements: a full overlap is fine
+    elif not (begin < other_begin + m and other_begin < begin + n):
+        return
+    raise RuntimeError(PARTIAL_OVERLAP)
 
 
 def compute_stride(oldshape: tuple, oldstride: tuple, newshape: tuple):

@@ -91,9 +91,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
     if ord not in _MATRIX_ORDS or isinstance(ord, bool):
         shown = ord if isinstance(ord, str) else f"{ord:g}"
         raise RuntimeError(f"linalg.matrix_norm: Order {shown} not supported.")
-    dim = tuple(dim)
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dim) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+        shown = ", ".join(str(d) for d in dim)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {shown}")
     dims = (normalize_dim(dim[0], A.ndim), normalize_dim(dim[1], A.ndim))
     if dims[0] == dims[1]:
         raise RuntimeError(
@@ -114,7 +115,7 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
     tensor_arg(A, "norm", "A")
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        if len(dims) == 1:
+        if len(dims) == 1 and not isinstance(ord, str):
             return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
         return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
     if ord is None:

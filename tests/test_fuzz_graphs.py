@@ -41,8 +41,8 @@ DTYPE = "float64"
 SHAPES = [(), (3,), (2, 3), (1, 3)]
 # Examples per test; FUZZ_GRAPHS_SCALE multiplies them all (e.g. 10 for a long local run).
 _SCALE = float(os.environ.get("FUZZ_GRAPHS_SCALE", "1"))
-EXAMPLES_FIRST = int(1400 * _SCALE)
-EXAMPLES_SECOND = int(500 * _SCALE)
+EXAMPLES_FIRST = int(1600 * _SCALE)
+EXAMPLES_SECOND = int(300 * _SCALE)
 EXAMPLES_FUSED = int(100 * _SCALE)
 MAX_NODES = 8
 
@@ -137,7 +137,6 @@ def _inplace(method, *args):
 UNARY = [
     Op("neg", 1, lambda a: -a, lambda a: -a, _same),
     Op("sin", 1, lambda a: a.sin(), jnp.sin, _same),
-    Op("cos", 1, lambda a: a.cos(), jnp.cos, _same),
     Op("tanh", 1, lambda a: a.tanh(), jnp.tanh, _same),
     Op("sigmoid", 1, lambda a: a.sigmoid(), jax.nn.sigmoid, _same),
     Op("exp", 1, lambda a: a.exp(), jnp.exp, _same),
@@ -147,12 +146,9 @@ UNARY = [
     Op("cube", 1, lambda a: a**3, lambda a: a**3, _same),
     Op("sqrt1p", 1, lambda a: (a * a + 1).sqrt(), lambda a: jnp.sqrt(a * a + 1), _same),
     Op("log1p", 1, lambda a: (a * a + 1).log(), lambda a: jnp.log(a * a + 1), _same),
-    Op("pow_neg", 1, lambda a: (a * a + 1) ** -1.5, lambda a: (a * a + 1) ** -1.5, _same),
     Op("mul_s", 1, lambda a: a * 2.5, lambda a: a * 2.5, _same),
     Op("add_s", 1, lambda a: 1.5 + a, lambda a: 1.5 + a, _same),
     Op("rsub_s", 1, lambda a: 2 - a, lambda a: 2 - a, _same),
-    Op("div_s", 1, lambda a: a / 4, lambda a: a / 4, _same),
-    Op("rdiv_s", 1, lambda a: 3 / (a * a + 1), lambda a: 3 / (a * a + 1), _same),
     Op("rpow_s", 1, lambda a: 2**a, lambda a: 2.0**a, _same),
 ]
 BINARY = [
@@ -164,7 +160,6 @@ BINARY = [
     Op("add_alpha", 2, lambda a, b: a.add(b, alpha=-2), lambda a, b: a - 2 * b, _broadcast),
     Op("dot", 2, lambda a, b: a @ b, jnp.matmul, lambda a, b: () if a == b == (3,) else None),
     Op("gram", 2, lambda x, a: x @ (a.t() @ a), _gram_jax, _gram_shape),
-    Op("gram_T", 2, lambda x, a: x @ (a.T @ a), _gram_jax, _gram_shape),
 ]
 REDUCE = [
     Op("sum", 1, lambda a: a.sum(), jnp.sum, lambda a: ()),
@@ -176,9 +171,7 @@ REDUCE = [
         lambda a: a.sum(0, keepdims=True),
         lambda a: (1, 3) if len(a) == 2 else None,
     ),
-    Op("sum01", 1, lambda a: a.sum((0, 1)), jnp.sum, lambda a: () if len(a) == 2 else None),
     Op("mean", 1, lambda a: a.mean(), jnp.mean, lambda a: ()),
-    Op("mean0", 1, lambda a: a.mean(0), lambda a: a.mean(0), _drop_first),
     Op("norm", 1, lambda a: a.norm(), _norm, lambda a: ()),
 ]
 SHAPE_OPS = [
@@ -205,7 +198,6 @@ SHAPE_OPS = [
     ),
     Op("select0", 1, lambda a: a[0], lambda a: a[0], _drop_first),
     Op("slice_rows", 1, lambda a: a[:1], lambda a: a[:1], lambda a: _row(a)),
-    Op("slice_step", 1, lambda a: a[::2], lambda a: a[::2], lambda a: _row(a)),
     Op(
         "gather_last",
         1,
@@ -227,7 +219,6 @@ SHAPE_OPS = [
 INPLACE = [
     Op("iadd", 2, _inplace("add_"), lambda a, b: a + b, _inplace_target),
     Op("imul", 2, _inplace("mul_"), lambda a, b: a * b, _inplace_target),
-    Op("imul_s", 1, _inplace("mul_", 1.5), lambda a: a * 1.5, _same),
     Op("isin", 1, _inplace("sin_"), jnp.sin, _same),
     Op("iexp", 1, _inplace("exp_"), jnp.exp, _same),
 ]
@@ -315,18 +306,25 @@ def evaluate(graph: Graph, leaves: list, backend: str) -> list:
 
 # ----------------------------------------------------------------------------- the three runs
 def jax_reference(graph: Graph, leaves, weights, directions, second_order: bool):
-    """(outputs, first-order grads, Hessian-vector products or None) of the pure JAX function."""
+    """(outputs, first-order grads, Hessian-vector products or None) of the pure JAX function:
+    `jax.vjp` with the weights; for second order `jax.jvp` of `jax.grad` (forward-over-reverse)
+    of `sum(w_i * out_i)` along the directions."""
     leaves = [jnp.asarray(x) for x in leaves]
 
-    def f(*xs):
+    def outputs_of(*xs):
         values = evaluate(graph, list(xs), "jax")
-        return sum(jnp.sum(values[i] * w) for i, w in zip(graph.outputs, weights))
+        return [values[i] for i in graph.outputs]
+
+    if not second_order:
+        outputs, vjp = jax.vjp(outputs_of, *leaves)
+        grads = vjp([jnp.asarray(w) for w in weights])
+        return [np.asarray(o) for o in outputs], [np.asarray(g) for g in grads], None
+
+    def f(*xs):
+        return sum(jnp.sum(o * w) for o, w in zip(outputs_of(*xs), weights))
 
     argnums = tuple(range(len(leaves)))
-    values = evaluate(graph, leaves, "jax")
-    outputs = [np.asarray(values[i]) for i in graph.outputs]
-    if not second_order:
-        return outputs, [np.asarray(g) for g in jax.grad(f, argnums)(*leaves)], None
+    outputs = [np.asarray(o) for o in outputs_of(*leaves)]
     grads, hvp = jax.jvp(
         lambda *xs: jax.grad(f, argnums)(*xs), tuple(leaves), tuple(map(jnp.asarray, directions))
     )
@@ -380,41 +378,62 @@ CHECKED: dict = {}  # test name -> graphs checked (assumptions passed), for the 
 OPS_SEEN: set = set()
 
 
-def check_graph(graph: Graph, dtype: str = DTYPE, second_order: bool = True) -> None:
-    """The property: autograd_compat agrees with JAX and with PyTorch on `graph`."""
+def check_graph(
+    graph: Graph,
+    dtype: str = DTYPE,
+    second_order: bool = True,
+    against_jax: bool = True,
+    inside_given: bool = True,
+) -> None:
+    """The property: autograd_compat agrees with PyTorch and (when `against_jax`, or when
+    PyTorch is missing) with the pure JAX function on `graph`."""
     leaves, weights, directions = _arrays(graph, dtype)
     tol = TOLERANCE[dtype]
-    with jax.default_matmul_precision("highest"):
-        ref_out, ref_grads, ref_hvp = jax_reference(
-            graph, leaves, weights, directions, second_order
-        )
-    arrays = ref_out + ref_grads + (ref_hvp or [])
-    magnitude = max(float(np.max(np.abs(a), initial=0.0)) for a in arrays)
-    assume(np.isfinite(magnitude) and magnitude < 1e5)
-    ours = tensor_run(ac, graph, leaves, weights, directions, second_order)
-    _assert_close(ours["outputs"], ref_out, "outputs vs JAX", graph, tol)
-    ours_grads = _zeros_for_none(ours["leaf_grads"], ref_grads)
-    _assert_close(ours_grads, ref_grads, "leaf .grad vs JAX", graph, tol)
-    if second_order:
-        _assert_close(_zeros_for_none(ours["grads"], ref_grads), ref_grads, "grad vs JAX", graph, tol)
-        _assert_close(_zeros_for_none(ours["hvp"], ref_hvp), ref_hvp, "hvp vs JAX", graph, tol)
+    shapes = graph.shapes()
+    like = {
+        "outputs": [np.zeros(shapes[i]) for i in graph.outputs],
+        "leaf_grads": [np.zeros(s) for s in graph.leaves],
+        "grads": [np.zeros(s) for s in graph.leaves],
+        "hvp": [np.zeros(s) for s in graph.leaves],
+    }
+    references = {}
     if torch is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            theirs = tensor_run(torch, graph, leaves, weights, directions, second_order)
-        ours_none = [g is None for g in ours["leaf_grads"]]
-        theirs_none = [g is None for g in theirs["leaf_grads"]]
-        assert ours_none == theirs_none, f"which .grad are None differs from PyTorch: {graph}"
-        for key, value in theirs.items():
-            like = ref_out if key == "outputs" else ref_grads
-            _assert_close(
-                _zeros_for_none(ours[key], like),
-                _zeros_for_none(value, like),
-                f"{key} vs PyTorch",
-                graph,
-                (tol[0] * 10, tol[1] * 10),
+            references["PyTorch"] = tensor_run(
+                torch, graph, leaves, weights, directions, second_order
             )
-    _count(f"{dtype}-{'second' if second_order else 'first'}", graph)
+    if against_jax or torch is None:
+        with jax.default_matmul_precision("highest"):
+            out, grads, hvp = jax_reference(graph, leaves, weights, directions, second_order)
+        references["JAX"] = {"outputs": out, "leaf_grads": grads}
+        if second_order:
+            references["JAX"].update(grads=grads, hvp=hvp)
+    # Graphs whose values overflow (exp of exp of ...) say nothing: drop them.
+    first = next(iter(references.values()))
+    arrays = [a for values in first.values() for a in values if a is not None]
+    magnitude = max(float(np.max(np.abs(a), initial=0.0)) for a in arrays)
+    if not (np.isfinite(magnitude) and magnitude < 1e5):
+        if inside_given:
+            assume(False)
+        pytest.skip(f"values overflow: {graph}")
+
+    ours = tensor_run(ac, graph, leaves, weights, directions, second_order)
+    for name, reference in references.items():
+        if name == "PyTorch":
+            ours_none = [g is None for g in ours["leaf_grads"]]
+            theirs_none = [g is None for g in reference["leaf_grads"]]
+            assert ours_none == theirs_none, f"which .grad are None differs from PyTorch: {graph}"
+        scale = 10 if name == "PyTorch" else 1  # two libraries round differently
+        for key, expected in reference.items():
+            _assert_close(
+                _zeros_for_none(ours[key], like[key]),
+                _zeros_for_none(expected, like[key]),
+                f"{key} vs {name}",
+                graph,
+                (tol[0] * scale, tol[1] * scale),
+            )
+    _count(f"{'second' if second_order else 'first'}-order vs {'+'.join(references)}", graph)
 
 
 def _count(name: str, graph: Graph) -> None:
@@ -452,12 +471,14 @@ STEPWISE = 10**9
 @settings(max_examples=EXAMPLES_FIRST, **COMMON)
 @given(graph=graphs())
 def test_random_graphs_first_order(graph):
+    """First order on every graph against PyTorch; every third graph also against jax.vjp
+    (the JAX reference costs ~4x the rest; the second-order test checks JAX on all of its)."""
     with fuse_after(STEPWISE):
-        check_graph(graph, second_order=False)
+        check_graph(graph, second_order=False, against_jax=graph.seed % 3 == 0)
 
 
 @settings(max_examples=EXAMPLES_SECOND, **COMMON)
-@given(graph=graphs(max_nodes=6))
+@given(graph=graphs(max_nodes=5))
 def test_random_graphs_second_order(graph):
     with fuse_after(STEPWISE):
         check_graph(graph)
@@ -489,7 +510,8 @@ def test_random_graphs_fused_backward(graph):
 def test_graph_count():
     """At least 2,000 generated graphs were checked in this run, and every op of the
     vocabulary was in some of them (when all the fuzz tests of this file ran)."""
-    if len(CHECKED) < 3:
+    kinds = {key.split(" ")[0].split("-")[0] for key in CHECKED}
+    if kinds != {"first", "second", "fused"}:
         pytest.skip(f"only part of the fuzz tests ran: {CHECKED}")
     total = sum(CHECKED.values())
     print(f"graphs checked: {CHECKED}, total {total}; ops used: {len(OPS_SEEN)}")
@@ -500,9 +522,13 @@ def test_graph_count():
 
 # ----------------------------------------------------------------------------- regressions
 # Minimal graphs found (and shrunk) by the fuzzer; each was a real discrepancy once.
-REGRESSIONS: dict = {}
+REGRESSIONS: dict = {
+    # PyTorch's second derivative of abs is a lazy zero tensor (numpy() needs force=True).
+    "abs_second_order": Graph(leaves=((),), nodes=(("abs", (0,)),), outputs=(1,), seed=0),
+}
 
 
 @pytest.mark.parametrize("graph", [pytest.param(g, id=k) for k, g in REGRESSIONS.items()])
 def test_fuzz_regression(graph):
-    check_graph(graph)
+    with fuse_after(STEPWISE):
+        check_graph(graph, inside_given=False)

@@ -94,11 +94,15 @@ class TwinAutograd(RuleBasedStateMachine):
                     outcomes.append(("error", (type(exc).__name__, str(exc))))
         (kind_t, value_t), (kind_a, value_a) = outcomes
         STEPS["count"] += 1
-        assert kind_t == kind_a, f"PyTorch: {kind_t} {value_t!r}; autograd_compat: {kind_a} {value_a!r}"
+        assert kind_t == kind_a, (
+            f"PyTorch: {kind_t} {value_t!r}; autograd_compat: {kind_a} {value_a!r}"
+        )
         if kind_t == "error":
             STEPS["errors"] += 1
             assert value_t[0] == value_a[0], f"error types differ: {value_t} vs {value_a}"
-            t_text, a_text = (VIEW_DETAIL.sub("[...] is at version", v[1]) for v in (value_t, value_a))
+            t_text, a_text = (
+                VIEW_DETAIL.sub("[...] is at version", v[1]) for v in (value_t, value_a)
+            )
             assert t_text == a_text, f"error texts differ: {value_t} vs {value_a}"
             # Known discrepancy (test_regression_failed_backward_runs_retain_grad_hooks_first):
             # PyTorch may run part of a failing backward (retained .grad of the root is

@@ -200,7 +200,14 @@ def overlapping_writes(lib):
     y[0] = 5.0  # y[0] does not overlap
     y.zero_()
     y[1, 2] = 4.0
-    return errors, versions, x, y, x._version
+    a = lib.arange(5.0)
+    errors.append(_error(lambda: a.__setitem__(slice(1, None), a[:-1])))  # partial overlap
+    errors.append(_error(lambda: a.__setitem__([0, 1], a[1:3])))
+    a[1:] = a[1:]  # the same elements: fine
+    a[0:2] = a[::2][1:]  # strided: PyTorch does not check
+    a[:] = a.view(5, 1).t()[0]
+    a[1:] = a[0]  # a 0-dim value is a fill
+    return errors, versions, x, y, x._version, a, a._version
 
 
 def failed_ops_change_nothing(lib):

@@ -164,7 +164,7 @@ def _rounded_divide(a, b, *, dtype, rounding_mode):
     return jnp.trunc(a / b)
 
 
-_ROUNDED_DIV = register("DivBackward1", _rounded_divide, saves="none")
+_ROUNDED_DIV = register("DivBackward2", _rounded_divide, saves="none")
 
 
 def _true_divide(a, b):
@@ -193,6 +193,15 @@ def div(input, other, *, rounding_mode=None):
         _check_integer_divisor(b, dtype)
     x, y = operands(a, b, dtype)
     return apply(_ROUNDED_DIV, x, y, dtype=dtype.jax, rounding_mode=rounding_mode)
+
+
+def _rtruediv(self, other):
+    """`number / tensor`: PyTorch computes reciprocal(tensor) * number (two nodes)."""
+    if isinstance(other, Tensor):
+        return _true_divide(other, self)
+    from .pointwise import reciprocal
+
+    return mul(reciprocal(self), other)
 
 
 true_divide = divide = div
@@ -265,13 +274,29 @@ abs = _unary(
     bool_error=lambda: NotImplementedError("\"abs_cpu\" not implemented for 'Bool'"),
 )
 absolute = abs
-exp = _unary("exp", jnp.exp)
-log = _unary("log", jnp.log)
-sqrt = _unary("sqrt", jnp.sqrt)
-sin = _unary("sin", jnp.sin)
-cos = _unary("cos", jnp.cos)
-tanh = _unary("tanh", jnp.tanh)
-sigmoid = _unary("sigmoid", jax.nn.sigmoid)
+_HALF = frozenset({jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)})
+
+
+def opmath(fn):
+    """`fn` computed in float32 for float16/bfloat16 inputs and rounded once, as PyTorch's
+    half-precision kernels do (their "opmath" type); its vjp then also runs in float32."""
+
+    def computed(x, *args, **kwargs):
+        if x.dtype in _HALF:
+            return fn(x.astype(jnp.float32), *args, **kwargs).astype(x.dtype)
+        return fn(x, *args, **kwargs)
+
+    computed.__name__ = getattr(fn, "__name__", "opmath")
+    return computed
+
+
+exp = _unary("exp", opmath(jnp.exp))
+log = _unary("log", opmath(jnp.log))
+sqrt = _unary("sqrt", opmath(jnp.sqrt))
+sin = _unary("sin", opmath(jnp.sin))
+cos = _unary("cos", opmath(jnp.cos))
+tanh = _unary("tanh", opmath(jnp.tanh))
+sigmoid = _unary("sigmoid", opmath(jax.nn.sigmoid))
 relu = _unary("relu", jax.nn.relu, promote_to_float=False)
 
 
@@ -420,7 +445,7 @@ _METHODS = {
     "__mul__": _reflected(mul),
     "__rmul__": _reflected(mul),
     "__truediv__": _reflected(div),
-    "__rtruediv__": _reflected(lambda s, o: _true_divide(o, s)),
+    "__rtruediv__": _reflected(lambda s, o: _rtruediv(s, o)),
     "__pow__": _reflected(pow),
     "__rpow__": _reflected(lambda s, o: pow(o, s)),
     "__neg__": neg,

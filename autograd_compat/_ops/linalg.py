@@ -505,6 +505,8 @@ LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 def _zero_pivot(lu):
     """0 where U has no zero on its diagonal, else the 1-based position of the first one."""
     zero = jnp.diagonal(lu, axis1=-2, axis2=-1) == 0
+    if zero.shape[-1] == 0:
+        return jnp.zeros(zero.shape[:-1], jnp.int32)
     return jnp.where(jnp.any(zero, axis=-1), jnp.argmax(zero, axis=-1) + 1, 0).astype(jnp.int32)
 
 
@@ -616,8 +618,8 @@ def linalg_solve(A, B, *, left: bool = True):
         B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     )
     n = A.shape[-1]
-    rows = B.shape[-1] if vector else (B.shape[-2] if left else B.shape[-1])
-    if B.ndim == 0 or rows != n:
+    rows = B.shape[-1] if vector or B.ndim < 2 else (B.shape[-2] if left else B.shape[-1])
+    if B.ndim == 0 or rows != n or (not left and B.ndim < 2):
         if vector:
             shown = f"{B.shape[-1] if B.ndim else 0}x1"
         elif B.ndim >= 2:

@@ -325,10 +325,15 @@ def _full_index(index, dim):
 
 
 def _gather(x, index, *, dim):
+    if x.ndim == 0:  # a 0-d tensor acts as a 1-element vector (and so does its index)
+        return x.reshape(1)[index.reshape(-1)].reshape(index.shape)
     return x[_full_index(index, dim)]
 
 
 def _scatter_raw(x, index, src, dim, mode):
+    if x.ndim == 0:  # a 0-d tensor acts as a 1-element vector (and so does its index)
+        flat_src = src.reshape(-1)[:1] if src.ndim else src
+        return _scatter_raw(x.reshape(1), index.reshape(-1)[:1], flat_src, 0, mode).reshape(())
     where = _full_index(index, dim)
     if src.ndim:
         src = src[tuple(slice(0, s) for s in index.shape)]
@@ -417,8 +422,6 @@ def gather(input, dim: int, index, *, sparse_grad: bool = False):
     """
     tensor_arg(input, "gather")
     d = _gather_checks("gather", input, dim, index)
-    if input.ndim == 0:
-        return apply(_GATHER, input.reshape(1), index.reshape(-1), dim=0).reshape(index.shape)
     return apply(_GATHER, input, index, dim=d)
 
 
@@ -464,11 +467,13 @@ def scatter_add(input, dim: int, index, src):
 
 
 # ----------------------------------------------------------------------------- index_select...
-_INDEX_SELECT = register(
-    "IndexSelectBackward0",
-    lambda x, index, *, dim: jnp.take(x, index.reshape(-1), axis=dim),
-    saves="others",
-)
+def _index_select(x, index, *, dim):
+    if x.ndim == 0:
+        return jnp.take(x.reshape(1), index.reshape(-1)[0])
+    return jnp.take(x, index.reshape(-1), axis=dim)
+
+
+_INDEX_SELECT = register("IndexSelectBackward0", _index_select, saves="others")
 
 
 def _vector_index(fname: str, index) -> Tensor:
@@ -493,12 +498,12 @@ def index_select(input, dim: int, index):
             raise RuntimeError(
                 f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}"
             )
-    if input.ndim == 0:
-        return apply(_INDEX_SELECT, input.reshape(1), index, dim=0).reshape(index.shape)
     return apply(_INDEX_SELECT, input, index, dim=d)
 
 
 def _index_add(x, index, source, alpha, *, dim):
+    if x.ndim == 0:
+        return x + alpha * source.astype(x.dtype) * index.size
     where = (slice(None),) * dim + (index.reshape(-1),)
     return x.at[where].add(alpha * source.astype(x.dtype))
 
@@ -515,7 +520,9 @@ def index_add(input, dim: int, index, source, *, alpha=1):
     d = normalize_dim(dim, input.ndim)
     in_shape, src_shape = list(input.shape), list(source.shape)
     expected = in_shape[:d] + [index.numel()] + in_shape[d + 1 :]
-    if input.ndim and src_shape != expected:
+    if not input.ndim:
+        expected = []
+    if src_shape != expected:
         if len(src_shape) != len(in_shape) or src_shape[:d] + src_shape[d + 1 :] != (
             in_shape[:d] + in_shape[d + 1 :]
         ):

@@ -21,7 +21,7 @@ from .._shapes import broadcast_shapes
 from .._tensor import Tensor
 from . import apply, constant, register
 from ._args import as_operand, scalar_type_name, tensor_arg
-from .elementwise import _inplace, pow
+from .elementwise import _inplace, opmath, pow
 
 __all__ = [
     "acos",
@@ -122,6 +122,8 @@ def _float_dtype(d: _dtypes.dtype) -> _dtypes.dtype:
 
 # ----------------------------------------------------------------------------- unary math
 def _cast_unary(fn):
+    fn = opmath(fn)
+
     def pure(x, *, dtype):
         return fn(x.astype(dtype))
 
@@ -187,6 +189,8 @@ ceil = _same_dtype_unary("ceil", "CeilBackward0", _integral_identity(jnp.ceil), 
 trunc = fix = _same_dtype_unary(
     "trunc", "TruncBackward0", _integral_identity(jnp.trunc), "trunc_vml_cpu"
 )
+
+
 def _sign(x):
     """PyTorch's sign: 0 for NaN and for -0.0 (JAX's gives NaN and -0.0)."""
     if x.dtype == jnp.bool_:

@@ -15,12 +15,21 @@ from ._args import scalar_type_name, tensor_arg
 __all__ = ["mean", "norm", "sum"]
 
 
+_HALF = frozenset({jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)})
+
+
+def accumulator(dtype):
+    """The dtype PyTorch accumulates reductions of `dtype` in: float32 for float16/bfloat16."""
+    return jnp.float32 if jnp.dtype(dtype) in _HALF else dtype
+
+
 def _sum(x, *, dims, keepdim, dtype):
-    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=dtype)
+    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=accumulator(dtype)).astype(dtype)
 
 
 def _mean(x, *, dims, keepdim, dtype):
-    return jnp.mean(x.astype(dtype), axis=dims, keepdims=keepdim)
+    total = jnp.mean(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim)
+    return total.astype(dtype)
 
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
@@ -93,6 +102,11 @@ def _vector_norm(x, *, ord, dims, keepdim, dtype):
     """
     from .elementwise import _abs  # |x| with PyTorch's derivative at 0 (0, not 1)
 
+    if jnp.dtype(dtype) in _HALF:  # computed in float32 and rounded once, as PyTorch
+        out = _vector_norm(
+            x.astype(jnp.float32), ord=ord, dims=dims, keepdim=keepdim, dtype=jnp.float32
+        )
+        return out.astype(dtype)
     x = _abs(x).astype(dtype)
     if ord == math.inf:
         return jnp.max(x, axis=dims, keepdims=keepdim)

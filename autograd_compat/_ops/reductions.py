@@ -23,7 +23,7 @@ from .._shapes import normalize_dim
 from .._tensor import Tensor
 from . import apply, register
 from ._args import tensor_arg
-from .reduce import normalize_dims
+from .reduce import accumulator, normalize_dims
 
 __all__ = [
     "all",
@@ -124,7 +124,7 @@ def _evenly_distributed(x, value):
 
 # ----------------------------------------------------------------------------- prod
 def _prod(x, *, dims, keepdim, dtype):
-    return jnp.prod(x.astype(dtype), axis=dims, keepdims=keepdim)
+    return jnp.prod(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim).astype(dtype)
 
 
 _PROD_ALL = register("ProdBackward0", _prod)
@@ -166,6 +166,17 @@ def _var(x, *, dims, keepdim, correction):
     return total / builtins.max(n - correction, 0)
 
 
+def _half_as_float32(fn):
+    """`fn` computed in float32 for float16/bfloat16 inputs (PyTorch's accumulation type)."""
+
+    def computed(x, **static):
+        if accumulator(x.dtype) != x.dtype:
+            return fn(x.astype(jnp.float32), **static).astype(x.dtype)
+        return fn(x, **static)
+
+    return computed
+
+
 def _std(x, *, dims, keepdim, correction):
     """sqrt(var) with PyTorch's gradient where the std is 0: 0 (JAX's sqrt gives 0/0)."""
     variance = _var(x, dims=dims, keepdim=keepdim, correction=correction)
@@ -173,8 +184,8 @@ def _std(x, *, dims, keepdim, correction):
     return jnp.where(is_zero, 0.0, jnp.sqrt(jnp.where(is_zero, 1.0, variance)))
 
 
-_VAR = register("VarBackward0", _var)
-_STD = register("StdBackward0", _std)
+_VAR = register("VarBackward0", _half_as_float32(_var))
+_STD = register("StdBackward0", _half_as_float32(_std))
 
 
 def _moment(fname, op, input, dim, unbiased, keepdim, correction):
@@ -385,7 +396,8 @@ def argmin(input, dim=None, keepdim: bool = False):
 def _logsumexp(x, *, dims, keepdim, dtype):
     import jax
 
-    return jax.nn.logsumexp(x.astype(dtype), axis=dims, keepdims=keepdim)
+    out = jax.nn.logsumexp(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim)
+    return out.astype(dtype)
 
 
 _LOGSUMEXP = register("LogsumexpBackward0", _logsumexp)
@@ -403,10 +415,11 @@ def logsumexp(input, dim, keepdim: bool = False):
 
 # ----------------------------------------------------------------------------- cumulative
 def _cumulative(x, *, dim, dtype, product):
-    x = x.astype(dtype)
+    x = x.astype(accumulator(dtype))
     if x.ndim == 0:
-        return x
-    return jnp.cumprod(x, axis=dim) if product else jnp.cumsum(x, axis=dim)
+        return x.astype(dtype)
+    out = jnp.cumprod(x, axis=dim) if product else jnp.cumsum(x, axis=dim)
+    return out.astype(dtype)
 
 
 _CUMSUM = register("CumsumBackward0", _cumulative, saves="none")

@@ -21,6 +21,7 @@ from .._shapes import infer_shape, normalize_dim, shape_args
 from .._tensor import Tensor
 from .._views import (
     OVERLAP,
+    assert_no_partial_overlap,
     compute_stride,
     contiguous_strides,
     expand_geometry,
@@ -671,9 +672,16 @@ _FILL = register("FillBackward3", _broadcast_copy, saves="none")
 
 
 def _basic_view(self: Tensor, ops: tuple) -> Tensor:
+    """The view of a basic index: one node per primitive when recorded (PyTorch's graph:
+    x[1, 2] is SelectBackward0 of SelectBackward0), else one fused op."""
     if not ops:
         return _view(_ALIAS, self, ())
-    return _view(_BY_LAST_OP[ops[-1][0]], self, ops)
+    if len(ops) == 1 or not (self._requires_grad and _grad_mode._state.enabled):
+        return _view(_BY_LAST_OP[ops[-1][0]], self, ops)
+    out = self
+    for op in ops:
+        out = _view(_BY_LAST_OP[op[0]], out, (op,))
+    return out
 
 
 def getitem(self, index):
@@ -692,6 +700,9 @@ def getitem(self, index):
         raise IndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
         ) from None
+    if ops and self._requires_grad and _grad_mode._state.enabled:
+        # PyTorch's graph: IndexBackward0 of the basic part's view nodes
+        return apply(_INDEX, _basic_view(self, ops), *arrays, ops=(), dims=dims)
     return apply(_INDEX, self, *arrays, ops=ops, dims=dims)
 
 
@@ -814,6 +825,8 @@ def setitem(self, index, value) -> None:
         if recorded:
             target = _basic_view(self, ops) if ops else self
             check_inplace(target)
+    if self._storage is not None and isinstance(value, Tensor) and value.ndim:
+        assert_no_partial_overlap(self._storage.buffer, layout, value)  # `x[1:] = x[:-1]`
     if not recorded:
         # Nothing to record: one jitted scatter, with the checks of the recorded path.
         if overlapping(layout):

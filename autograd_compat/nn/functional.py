@@ -22,7 +22,8 @@ import numpy as np
 from jax import lax
 
 from .. import _dtypes, _random
-from .._ops import apply, register
+from .._ops import apply
+from .._ops import register as _register_op
 from .._ops._args import floating, scalar_type_name
 from .._tensor import Tensor
 
@@ -92,6 +93,35 @@ __all__ = [
 ]
 
 _HIGHEST = lax.Precision.HIGHEST
+_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
+
+
+def _opmath(fn):
+    """Run `fn` in float32 when an input is float16/bfloat16, rounding the results back.
+
+    PyTorch's CPU kernels compute half-precision ops in float ("opmath") and round once; so
+    does this, forward and (through the casts) backward.
+    """
+
+    @functools.wraps(fn)
+    def wrapped(*arrays, **static):
+        half = next((a.dtype for a in arrays if getattr(a, "dtype", None) in _HALF), None)
+        if half is None:
+            return fn(*arrays, **static)
+        up = [a.astype(jnp.float32) if getattr(a, "dtype", None) in _HALF else a for a in arrays]
+        out = fn(*up, **static)
+
+        def down(o):
+            return o.astype(half) if o.dtype == jnp.float32 else o
+
+        return tuple(down(o) for o in out) if isinstance(out, tuple) else down(out)
+
+    return wrapped
+
+
+def register(name: str, fn, **kwargs):
+    """Register an nn op whose half-precision inputs are computed in float32."""
+    return _register_op(name, _opmath(fn), **kwargs)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -1343,21 +1373,55 @@ def _softmax_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _half_softmax(x, dim, dtype, log):
+    """Softmax (or log-softmax) of a float16/bfloat16 input: computed in float32, rounded once.
+
+    The derivative is PyTorch's softmax backward, which reads the *rounded* output: the
+    tangent out * (t - sum(out * t)) (or t - sum(exp(out) * t) for the log version), in
+    float32, transposes to PyTorch's g * out - out * sum(g * out) (or g - exp(out) * sum(g)).
+    """
+    fn = jax.nn.log_softmax if log else jax.nn.softmax
+    return fn(x.astype(jnp.float32), axis=dim).astype(dtype)
+
+
+@_half_softmax.defjvp
+def _half_softmax_jvp(dim, dtype, log, primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = _half_softmax(x, dim, dtype, log)
+    o, t = out.astype(jnp.float32), t.astype(jnp.float32)
+    if log:  # transposes to PyTorch's backward g - exp(out) * sum(g)
+        dt = t - jnp.sum(jnp.exp(o) * t, axis=dim, keepdims=True)
+    else:
+        dt = o * (t - jnp.sum(o * t, axis=dim, keepdims=True))
+    return out, dt.astype(dtype)
+
+
+def _softmax_like_fn(x, *, dim, dtype, log, negate):
+    x = -x if negate else x
+    if np.dtype(dtype) in _HALF and x.dtype == dtype:
+        return _half_softmax(x, dim, dtype, log)
+    fn = jax.nn.log_softmax if log else jax.nn.softmax
+    compute = jnp.float32 if np.dtype(dtype) in _HALF else dtype
+    return fn(x.astype(compute), axis=dim).astype(dtype)
+
+
 def _softmax_fn(x, *, dim, dtype):
-    return jax.nn.softmax(x.astype(dtype), axis=dim)
+    return _softmax_like_fn(x, dim=dim, dtype=dtype, log=False, negate=False)
 
 
 def _log_softmax_fn(x, *, dim, dtype):
-    return jax.nn.log_softmax(x.astype(dtype), axis=dim)
+    return _softmax_like_fn(x, dim=dim, dtype=dtype, log=True, negate=False)
 
 
 def _softmin_fn(x, *, dim, dtype):
-    return jax.nn.softmax(-x.astype(dtype), axis=dim)
+    return _softmax_like_fn(x, dim=dim, dtype=dtype, log=False, negate=True)
 
 
-_SOFTMAX = register("SoftmaxBackward0", _softmax_fn)
-_LOG_SOFTMAX = register("LogSoftmaxBackward0", _log_softmax_fn)
-_SOFTMIN = register("SoftmaxBackward0", _softmin_fn)
+# Not through _opmath: half precision is handled inside, with PyTorch's backward formula.
+_SOFTMAX = _register_op("SoftmaxBackward0", _softmax_fn)
+_LOG_SOFTMAX = _register_op("LogSoftmaxBackward0", _log_softmax_fn)
+_SOFTMIN = _register_op("SoftmaxBackward0", _softmin_fn)
 
 
 def _softmax_like(op, name, input, dim, dtype):

@@ -236,6 +236,8 @@ LINALG_ERRORS = [
     lambda t: t.linalg.solve(t.eye(2), t.ones(3)),
     lambda t: t.linalg.solve(t.eye(2), t.ones(3, 2)),
     lambda t: t.linalg.solve(t.eye(2), t.ones(2, dtype=t.float64)),
+    lambda t: t.linalg.solve(t.eye(2), t.ones(2), left=False),
+    lambda t: t.linalg.norm(t.ones(2, 2), "fro", dim=1),
     lambda t: t.linalg.norm(t.ones(2, 2, 2), 2),
     lambda t: t.linalg.norm(t.ones(4), "fro"),
     lambda t: t.linalg.norm(t.tensor([3, 4])),

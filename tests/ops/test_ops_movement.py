@@ -67,6 +67,9 @@ CASES = {
         lambda t, a, i: t.index_select(a, 0, i),
         [arr((3, 4)), _index(2)],
     ),
+    "gather_zero_dim": (lambda t, a, i: a.gather(0, i), [arr(()), _index(0)]),
+    "scatter_zero_dim": (lambda t, a, i, s: a.scatter(0, i, s), [arr(()), _index(0), arr(())]),
+    "index_select_zero_dim": (lambda t, a, i: a.index_select(0, i), [arr(()), _index([0])]),
     "index_add": (
         lambda t, a, i, s: a.index_add(0, i, s, alpha=2),
         [arr((3, 4)), _index([0, 2, 0]), arr((3, 4), seed=4)],
@@ -277,6 +280,7 @@ MOVEMENT_ERRORS = [
     lambda t: t.ones(3, 4).index_select(1, t.tensor([0.0])),
     lambda t: t.ones(3, 4).index_select(1, t.tensor([7])),
     lambda t: t.ones(3, 4).index_add(0, t.tensor([0, 0]), t.ones(2, 3)),
+    lambda t: t.tensor(3.0).index_add(0, t.tensor([0]), t.tensor([2.0])),
     lambda t: t.ones(3, 4).masked_fill(t.ones(3, 4), 1.0),
     lambda t: t.ones(3, 4).masked_fill(t.ones(3, 4, dtype=t.uint8), 1.0),
     lambda t: t.ones(3, 4).masked_fill(t.ones(3, 4) > 0, t.tensor([1.0])),

@@ -462,3 +462,43 @@ def test_half_precision_dtypes(dtype, real_torch):
         return [t.expm1(h), t.clamp(h, 0.7, 1.5), h // 0.3, h.max(1), h.logsumexp(1)]
 
     check_case(fn, [x], real_torch, rtol=1e-2, atol=1e-2)
+
+
+def test_scalar_divided_by_tensor_records_reciprocal_then_mul(real_torch):
+    def fn(t, x):
+        y = 3 / x
+        assert y.grad_fn.name() == "MulBackward0"
+        assert y.grad_fn.next_functions[0][0].name() == "ReciprocalBackward0"
+        return y
+
+    check_case(fn, [arr((3, 4), "pos")], real_torch)
+    check_case(lambda t, x: 3 / x, [np.array([1, 2, 4])], real_torch)
+    check_case(lambda t, x: x.div(0.7, rounding_mode="floor"), [arr((3, 4))], real_torch)
+    check_case(lambda t, x: x.div(x.exp(), rounding_mode="trunc"), [arr((3, 4))], real_torch)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_computes_in_float32(dtype, real_torch):
+    """PyTorch's half kernels compute (and accumulate) in float32 and round once."""
+
+    def fn(t, x):
+        h = x.to(getattr(t, dtype))
+        return [
+            t.full((3000,), 0.1, dtype=h.dtype).sum(),
+            t.tensor([300.0, 400.0], dtype=h.dtype).norm(),
+            h.sigmoid(),
+            h.exp().mean(),
+            t.log1p(h),
+            h.std(),
+            h.cumsum(0),
+        ]
+
+    x = arr((8,), "unit", np.float32)
+    check_case(fn, [x], real_torch, rtol=0, atol=0)
+
+    def backward(t, x):
+        h = x.to(getattr(t, dtype)).detach().requires_grad_()
+        (h.sigmoid() * h.tanh()).sum().backward()
+        return h.grad
+
+    check_case(backward, [x], real_torch, rtol=0, atol=0)

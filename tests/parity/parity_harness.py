@@ -158,8 +158,10 @@ def snap(x, names: bool = True):
     if isinstance(x, dict):
         return {k: snap(v, names) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return type(x)(snap(v, names) for v in x) if type(x) in (list, tuple) else tuple(
-            snap(v, names) for v in x
+        return (
+            type(x)(snap(v, names) for v in x)
+            if type(x) in (list, tuple)
+            else tuple(snap(v, names) for v in x)
         )
     if isinstance(x, (bool, int, float, str, type(None), np.ndarray, np.generic)):
         return x
@@ -233,7 +235,9 @@ def compare(expected, actual, path: str = "result", tolerance=None) -> list[str]
             if e != a:
                 out.append(f"{path}.{field}: torch {e!r}, autograd_compat {a!r}")
         if expected.check_name and actual.check_name and expected.grad_fn != actual.grad_fn:
-            out.append(f"{path}.grad_fn: torch {expected.grad_fn}, autograd_compat {actual.grad_fn}")
+            out.append(
+                f"{path}.grad_fn: torch {expected.grad_fn}, autograd_compat {actual.grad_fn}"
+            )
         if not _close(expected.value, actual.value, expected.dtype, tolerance):
             out.append(
                 f"{path}: values differ ({expected.dtype})\n  torch:           "

@@ -50,7 +50,9 @@ def _binary_program(name, sa, sb, grads):
 
 
 for _name, (_sa, _sb), _g in itertools.product(BINARY, PAIRS, [(True, True), (True, False)]):
-    corpus.add(f"binary_{_name}_{_sa}_{_sb}_{_g[0]:d}{_g[1]:d}", _binary_program(_name, _sa, _sb, _g))
+    corpus.add(
+        f"binary_{_name}_{_sa}_{_sb}_{_g[0]:d}{_g[1]:d}", _binary_program(_name, _sa, _sb, _g)
+    )
 
 
 SCALAR_EXPRESSIONS = {
@@ -551,34 +553,61 @@ def unbind_all_outputs_backward(torch):
 
 # Discrepancies with PyTorch still present in the library: strict xfails (see parity_harness).
 KNOWN = {
-    "graph_1_minus_x": "`1 - x`: PyTorch's RsubBackward1 has one edge (the scalar is no input); "
-    "autograd_compat's also lists (None, 0) for the Python scalar",
-    "graph_2_pow_x": "`2 ** x`: PyTorch's PowBackward2 has one edge; autograd_compat's also lists "
-    "(None, 0) for the Python scalar base",
-    "graph_3_div_x": "`3 / x`: PyTorch records MulBackward0 <- ReciprocalBackward0; "
-    "autograd_compat records one DivBackward0 (edges (None, 0) and x)",
-    "graph_x_add_alpha": "x.add(y, alpha=2): PyTorch folds alpha into AddBackward0 (edges x, y); "
-    "autograd_compat records MulBackward0 for alpha * y first",
-    "graph_x_sub_alpha": "x.sub(y, alpha=0.5): PyTorch folds alpha into SubBackward0; "
-    "autograd_compat records MulBackward0 for alpha * y first",
-    "graph_div_floor": "x.div(0.7, rounding_mode='floor'): PyTorch's node is DivBackward2, "
-    "autograd_compat's DivBackward1",
-    "graph_div_trunc": "x.div(0.7, rounding_mode='trunc'): PyTorch's node is DivBackward2, "
-    "autograd_compat's DivBackward1",
-    "graph_index_int_int": "x[1, 2]: PyTorch records two SelectBackward0 nodes, autograd_compat one",
-    "graph_index_none_slice_none": "x[None, :, None]: PyTorch records UnsqueezeBackward0 twice, "
-    "autograd_compat one node",
-    "graph_index_list": "x[:, [0, 2]]: PyTorch's IndexBackward0 has one edge; autograd_compat's "
-    "also lists (None, 0) for the index array",
-    "reduce_norm_0": "x.norm(0).backward(): PyTorch's gradient is undefined and x.grad stays None; "
-    "autograd_compat accumulates zeros",
-    "matmul_(1, 2, 3)_(5, 3, 2)_float32": "batch-broadcast matmul (1,2,3)@(5,3,2): PyTorch's "
-    "result node is CloneBackward0, autograd_compat's UnsafeViewBackward0",
-    "matmul_(1, 2, 3)_(5, 3, 2)_float64": "batch-broadcast matmul (1,2,3)@(5,3,2): PyTorch's "
-    "result node is CloneBackward0, autograd_compat's UnsafeViewBackward0",
-    "factory_float64_from_python_floats_keeps_precision": "torch.tensor([0.1, 1/3], "
-    "dtype=torch.float64) is rounded through float32 (0.33333334): _factories._infer_array casts "
-    "Python floats to the default dtype before dtype= is applied",
+    "graph_1_minus_x": (
+        "`1 - x`: PyTorch's RsubBackward1 has one edge (the scalar is no input); "
+        "autograd_compat's also lists (None, 0) for the Python scalar"
+    ),
+    "graph_2_pow_x": (
+        "`2 ** x`: PyTorch's PowBackward2 has one edge; autograd_compat's also lists (None, 0) "
+        "for the Python scalar base"
+    ),
+    "graph_3_div_x": (
+        "`3 / x`: PyTorch records MulBackward0 <- ReciprocalBackward0; autograd_compat records "
+        "one DivBackward0 (edges (None, 0) and x)"
+    ),
+    "graph_x_add_alpha": (
+        "x.add(y, alpha=2): PyTorch folds alpha into AddBackward0 (edges x, y); autograd_compat"
+        " records MulBackward0 for alpha * y first"
+    ),
+    "graph_x_sub_alpha": (
+        "x.sub(y, alpha=0.5): PyTorch folds alpha into SubBackward0; autograd_compat records "
+        "MulBackward0 for alpha * y first"
+    ),
+    "graph_div_floor": (
+        "x.div(0.7, rounding_mode='floor'): PyTorch's node is DivBackward2, autograd_compat's "
+        "DivBackward1"
+    ),
+    "graph_div_trunc": (
+        "x.div(0.7, rounding_mode='trunc'): PyTorch's node is DivBackward2, autograd_compat's "
+        "DivBackward1"
+    ),
+    "graph_index_int_int": (
+        "x[1, 2]: PyTorch records two SelectBackward0 nodes, autograd_compat one"
+    ),
+    "graph_index_none_slice_none": (
+        "x[None, :, None]: PyTorch records UnsqueezeBackward0 twice, autograd_compat one node"
+    ),
+    "graph_index_list": (
+        "x[:, [0, 2]]: PyTorch's IndexBackward0 has one edge; autograd_compat's also lists "
+        "(None, 0) for the index array"
+    ),
+    "reduce_norm_0": (
+        "x.norm(0).backward(): PyTorch's gradient is undefined and x.grad stays None; "
+        "autograd_compat accumulates zeros"
+    ),
+    "matmul_(1, 2, 3)_(5, 3, 2)_float32": (
+        "batch-broadcast matmul (1,2,3)@(5,3,2): PyTorch's result node is CloneBackward0, "
+        "autograd_compat's UnsafeViewBackward0"
+    ),
+    "matmul_(1, 2, 3)_(5, 3, 2)_float64": (
+        "batch-broadcast matmul (1,2,3)@(5,3,2): PyTorch's result node is CloneBackward0, "
+        "autograd_compat's UnsafeViewBackward0"
+    ),
+    "factory_float64_from_python_floats_keeps_precision": (
+        "torch.tensor([0.1, 1/3], dtype=torch.float64) is rounded through float32 (0.33333334):"
+        " _factories._infer_array casts Python floats to the default dtype before dtype= is "
+        "applied"
+    ),
 }
 
 

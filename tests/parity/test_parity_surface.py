@@ -30,7 +30,10 @@ OPS = {
     "atan2": (["atan2"], lambda t, x, y: t.atan2(x, y)),
     "log2_log10": (["log2", "log10"], lambda t, x, y: y.log2() + y.log10()),
     "sign": (["sign"], lambda t, x, y: x.sign() * x),
-    "floor_ceil_round": (["floor", "ceil", "round"], lambda t, x, y: x.floor() + x.ceil() + x.round()),
+    "floor_ceil_round": (
+        ["floor", "ceil", "round"],
+        lambda t, x, y: x.floor() + x.ceil() + x.round(),
+    ),
     "clamp": (["clamp"], lambda t, x, y: x.clamp(-1.0, 1.0)),
     "clamp_min": (["clamp_min"], lambda t, x, y: x.clamp_min(0.5)),
     "clamp_tensor": (["clamp"], lambda t, x, y: x.clamp(min=-y, max=y)),
@@ -245,6 +248,17 @@ def unsqueeze_in_place_and_grad(torch):
     return {"y": snap(y), "x": x}
 
 
-@pytest.mark.parametrize("prog", corpus.params())
+# Discrepancies with PyTorch still present in the library: strict xfails (see parity_harness).
+KNOWN = {
+    "data_write_is_not_tracked": (
+        "y.data.mul_(0) after z = (y * y).sum(): PyTorch's saved tensor shares y's storage, so "
+        "the backward sees the zeros (x.grad 0); autograd_compat's nodes keep the old immutable"
+        " array (x.grad 4 * x). Inherent to immutable jax arrays: Node.saved would have to read"
+        " through the tensor's _Storage at backward time"
+    ),
+}
+
+
+@pytest.mark.parametrize("prog", corpus.params(KNOWN))
 def test_parity(prog):
     run_parity(prog)
