@@ -332,7 +332,8 @@ def _functional_op(kind: str, traced: _Traced, n_inputs: int, builder) -> Op:
 
             return tuple(builder(f, xs, rest))
 
-        op = _ops_cache[key] = Op(f"{kind.capitalize()}Backward", fn)
+        name = kind.split("-")[0].capitalize()
+        op = _ops_cache[key] = Op(f"{name}Backward", fn)
     return op
 
 
