@@ -519,11 +519,13 @@ def write(t, value) -> None:
 
 
 def node_name(t) -> str | None:
+    """The name of `t`'s node (None for leaves), without regenerating a view's."""
     node = t._grad_fn
     return None if node is None else node.name()
 
 
 def view_member(root, spec: tuple):
+    """A member's value recomputed from the root value (jitted, cached per spec)."""
     if not spec:
         return root
     return AS_STRIDED.compiled((("rel", _root_rel(spec)),))(root)

@@ -730,6 +730,7 @@ def _value_tensor(self: Tensor, value) -> Tensor | jax.Array:
 
 
 def _type_name(value) -> str:
+    """The legacy type name ("FloatTensor") of a tensor or array, as expand's errors say."""
     d = value.dtype if isinstance(value, Tensor) else _dtypes.from_jax(value.dtype)
     return _dtypes.LEGACY_TYPE_NAMES[d]
 
