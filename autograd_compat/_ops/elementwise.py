@@ -290,13 +290,36 @@ def opmath(fn):
     return computed
 
 
-exp = _unary("exp", opmath(jnp.exp))
+def _output_derivative(fn, derivative):
+    """`fn` for half inputs computed in float32, whose derivative reads the *rounded* output,
+    as PyTorch's backward of ops that save their result (tanh, sigmoid, exp, sqrt) does:
+    `derivative(y)` in float32 from the half-precision y, times the tangent, rounded once."""
+
+    @jax.custom_jvp
+    def half(x):
+        return fn(x.astype(jnp.float32)).astype(x.dtype)
+
+    @half.defjvp
+    def _jvp(primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        y = half(x)
+        slope = derivative(y.astype(jnp.float32))
+        return y, (slope * x_dot.astype(jnp.float32)).astype(x.dtype)
+
+    def computed(x):
+        return half(x) if x.dtype in _HALF else fn(x)
+
+    computed.__name__ = getattr(fn, "__name__", "computed")
+    return computed
+
+
+exp = _unary("exp", _output_derivative(jnp.exp, lambda y: y))
 log = _unary("log", opmath(jnp.log))
-sqrt = _unary("sqrt", opmath(jnp.sqrt))
+sqrt = _unary("sqrt", _output_derivative(jnp.sqrt, lambda y: 0.5 / y))
 sin = _unary("sin", opmath(jnp.sin))
 cos = _unary("cos", opmath(jnp.cos))
-tanh = _unary("tanh", opmath(jnp.tanh))
-sigmoid = _unary("sigmoid", opmath(jax.nn.sigmoid))
+tanh = _unary("tanh", _output_derivative(jnp.tanh, lambda y: 1 - y * y))
+sigmoid = _unary("sigmoid", _output_derivative(jax.nn.sigmoid, lambda y: y * (1 - y)))
 relu = _unary("relu", jax.nn.relu, promote_to_float=False)
 
 
