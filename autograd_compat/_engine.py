@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _dtypes, _errors, _grad_mode
-from ._graph import AccumulateGrad, modes
+from ._graph import AccumulateGrad, SavedRef, modes
 from ._hooks import (
     run_node_hooks,
     run_node_prehooks,
@@ -157,16 +157,20 @@ def _propagate(arities, routes, seeds, on_ready, call, add) -> None:
 # ----------------------------------------------------------------------------- checks
 def _check_versions(node) -> None:
     """PyTorch's error when a value a node saved was modified in place since."""
-    for counter, expected, ref in node.versions:
+    for counter, expected, ref, *result_label in node.versions:
         if counter[0] != expected:
             tensor = ref()
             producer, shape, type_name = "", "?", "?"
             if tensor is not None:
                 shape = list(tensor.shape)
                 type_name = f"torch.{_dtypes.LEGACY_TYPE_NAMES[tensor.dtype]}"
-                if tensor.grad_fn is not None:
+                if result_label:  # a saved result is named by the node that made it
+                    producer = f", which is output 0 of {result_label[0]}"
+                elif tensor.grad_fn is not None:
                     name = tensor.grad_fn.name().removesuffix("Backward0")
                     producer = f", which is output {tensor.output_nr} of {name}"
+            elif isinstance(ref, SavedRef):  # a saved view that is gone since
+                type_name, shape, producer = ref.type_name, ref.shape, ref.producer
             message = _errors.MODIFIED_INPLACE.format(
                 type_name=type_name,
                 shape=shape,
@@ -406,13 +410,14 @@ def warn_forward_traceback(node) -> None:
 
 
 def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
-    """Sum `grad` into `tensor.grad`: in place when it exists (the same object stays), as
-    PyTorch's AccumulateGrad does; out of place, keeping the graph, under create_graph."""
+    """Sum `grad` into `tensor.grad`: in place when it exists (the same object stays, even one
+    with a grad_fn from an earlier create_graph backward), as PyTorch's AccumulateGrad does;
+    out of place, keeping the graph, under create_graph."""
     current = tensor._grad
     if current is None:
         # A fresh Tensor object: the gradient array may be shared, the .grad object must not be.
         tensor._grad = grad if create_graph else Tensor._wrap(grad._value)
-    elif create_graph or current.grad_fn is not None:
+    elif create_graph:
         tensor._grad = current + grad
     else:
         with _grad_mode.no_grad():

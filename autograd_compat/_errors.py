@@ -60,7 +60,19 @@ GRAD_ASSIGN_SIZE = (
 GRAD_ASSIGN_DTYPE = (
     "attempting to assign a gradient with dtype '{grad_dtype}' to a tensor with grad_dtype "
     "'{dtype}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype)."
+    " You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
+    "break downstream systems that assume they match."
 )
+# The C++ element type names PyTorch prints for the assigned gradient in GRAD_ASSIGN_DTYPE.
+CPP_TYPE_NAMES = {
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
 GRAD_ASSIGN_TYPE = "assigned grad expected to be a Tensor or None but got grad of type {type_name}"
 BROADCAST = (
     "The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
@@ -74,7 +86,19 @@ INVALID_VIEW_SHAPE = "shape '{shape}' is invalid for input of size {numel}"
 SCALAR_CONVERSION = "a Tensor with {numel} elements cannot be converted to Scalar"
 AMBIGUOUS_BOOL = "Boolean value of Tensor with more than one value is ambiguous"
 NO_CUDA = "Torch not compiled with CUDA enabled"
+INFERENCE_REQUIRES_GRAD = (
+    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+)
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
 SAME_DEVICE = (
     "Expected all tensors to be on the same device, but found at least two devices, "
     "{first} and {second}!"
+)
+SCALAR_OF_REQUIRES_GRAD = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
 )

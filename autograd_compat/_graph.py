@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from . import _errors
+from . import _dtypes, _errors
 
 _sequence = itertools.count()
 
@@ -95,6 +95,13 @@ class Node(_NodeMethods):
     )
     custom = False  # True for nodes whose backward is user Python code (autograd.Function)
 
+    def __new__(cls, op, *args):
+        """An instance of the op's own subclass, so `type(node).__name__` is PyTorch's class
+        name ("MulBackward0", "CopySlices")."""
+        if cls is Node:
+            cls = _node_classes.get(op.name) or _node_class(op.name)
+        return object.__new__(cls)
+
     def __init__(self, op, static, edges, saved, saved_mask, placeholders, versions, out_meta):
         self.op = op
         self.static = static
@@ -118,8 +125,18 @@ class Node(_NodeMethods):
 
     @property
     def next_functions(self) -> tuple:
-        """One `(node, output_nr)` pair per array input; `(None, 0)` where no gradient flows."""
-        return tuple(edge if edge is not None else (None, 0) for edge in self.edges)
+        """One `(node, output_nr)` pair per differentiable input; `(None, 0)` where no gradient
+        flows. Index arrays are inputs of the op but not of PyTorch's node: not listed. A
+        CopySlices node lists, as PyTorch's, its base's edge and then the edges of the in-place
+        op it wraps except the first (the view written to): that op's node is internal."""
+        edges = self.edges
+        name = self.name()
+        if name == COPY_SLICES_NAME:
+            return (_pair(edges[0]),) + edges[1][0].next_functions[1:]
+        shown = _SHOWN_INPUTS.get(name)
+        if shown is not None:
+            edges = [edges[i] for i in shown]
+        return tuple(_pair(edge) for edge in edges)
 
     def release(self) -> None:
         """Free the saved primals (after a backward without retain_graph)."""
@@ -139,7 +156,76 @@ class Node(_NodeMethods):
         return self.saved
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type_name(self)} object at {hex(id(self))}>"
+
+
+COPY_SLICES_NAME = "torch::autograd::CopySlices"
+
+
+def _pair(edge) -> tuple:
+    return edge if edge is not None else (None, 0)
+
+
+# Ops with index, mask or constant inputs that are not inputs of PyTorch's node: the
+# positions of the inputs its next_functions lists.
+_SHOWN_INPUTS = {
+    "IndexBackward0": (0,),
+    "IndexPutBackward0": (0, 1),
+    "GatherBackward0": (0,),
+    "IndexSelectBackward0": (0,),
+    "TakeBackward0": (0,),
+    "MaskedSelectBackward0": (0,),
+    "MaskedFillBackward0": (0,),
+    "MaskedFillBackward1": (0, 2),
+    "ScatterBackward0": (0, 2),
+    "ScatterBackward1": (0,),
+    "ScatterAddBackward0": (0, 2),
+    "IndexAddBackward0": (0, 2),
+    "IndexFillBackward0": (0,),
+    "IndexFillBackward1": (0, 2),
+    "IndexCopyBackward0": (0, 2),
+    "MaskedScatterBackward0": (0, 1),
+    "RsubBackward1": (0,),  # `2 - x`: the Python scalar is no input of PyTorch's node
+    "PowBackward2": (0,),  # `2 ** x`: the same for the scalar base
+}
+
+
+_node_classes: dict = {}
+
+
+def _node_class(name: str) -> type:
+    """The Node subclass named after an op's nodes (made once per name)."""
+    cls = type(name.rpartition("::")[2], (Node,), {"__slots__": ()})
+    _node_classes[name] = cls
+    return cls
+
+
+def type_name(node) -> str:
+    """The class name PyTorch's reprs show for a node: its name() without a C++ namespace
+    ("torch::autograd::CopySlices" -> "CopySlices")."""
+    return node.name().rpartition("::")[2]
+
+
+class SavedRef(weakref.ref):
+    """A node's weak reference to a saved view that also keeps what PyTorch's version error
+    prints about it ("[torch.FloatTensor [3]], which is output 0 of AsStrided"): a saved view
+    is often a temporary (`a[0] * c`), gone by the time backward finds its base modified."""
+
+    __slots__ = ("type_name", "shape", "producer")
+
+    def __init__(self, t) -> None:
+        super().__init__(t)
+        self.type_name = f"torch.{_dtypes.LEGACY_TYPE_NAMES[t.dtype]}"
+        self.shape = list(t.shape)
+        # once its version moved, a view in the graph has a regenerated AsStrided node
+        in_graph = t._requires_grad and not t._storage.leaf
+        self.producer = ", which is output 0 of AsStrided" if in_graph else ""
+
+
+def saved_ref(t):
+    """The weak reference a node keeps to saved input `t` (a SavedRef for views)."""
+    rec = t._storage
+    return weakref.ref(t) if rec is None or rec.base is None else SavedRef(t)
 
 
 class Packed:

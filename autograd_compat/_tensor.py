@@ -133,6 +133,8 @@ class Tensor:
     def _set_requires_grad(self, value: bool) -> None:
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(_errors.FLOAT_REQUIRES_GRAD_INPLACE)
+        if value and self._is_inference and not _grad_mode._state.inference:
+            raise RuntimeError(_errors.INFERENCE_REQUIRES_GRAD)
         self._requires_grad = bool(value)
         rec = self._storage
         if rec is not None:
@@ -178,7 +180,8 @@ class Tensor:
             if value.dtype is not self.dtype:
                 raise RuntimeError(
                     _errors.GRAD_ASSIGN_DTYPE.format(
-                        grad_dtype=value.dtype.name, dtype=self.dtype.name
+                        grad_dtype=_errors.CPP_TYPE_NAMES.get(value.dtype.name, value.dtype.name),
+                        dtype=_dtypes.LEGACY_TYPE_NAMES[self.dtype].removesuffix("Tensor"),
                     )
                 )
         self._grad = value
@@ -406,6 +409,8 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            warnings.warn(_errors.SCALAR_OF_REQUIRES_GRAD, UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self) -> int:

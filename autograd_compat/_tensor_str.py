@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _graph
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -147,7 +147,25 @@ def tensor_repr(tensor, prefix: str = "tensor(") -> str:
     ):
         suffixes.append(f"dtype={dtype}")
     if tensor.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{tensor.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{_graph.type_name(tensor.grad_fn)}>")
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    tangent = tensor._fw_grad
+    if tangent is not None:  # forward AD; PyTorch shows a 0-dim tangent as a Python number
+        suffixes.append(f"tangent={tangent.item() if tangent.ndim == 0 else tensor_repr(tangent)}")
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
+    """Append the suffixes, each on a new indented line where it would pass the line width
+    (torch/_tensor_str.py's _add_suffixes, its arithmetic included)."""
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > LINE_WIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    return "".join(parts) + ")"

@@ -24,7 +24,8 @@ import numpy as np
 from jax import lax
 
 from . import _errors, _grad_mode
-from ._ops import apply, register
+from ._graph import COPY_SLICES_NAME
+from ._ops import apply, register, set_tangent
 
 DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
 
@@ -232,7 +233,7 @@ def _rel_scatter(base, value, *, rel):
     return view_of(scatter(root, value, ops), ops=prefix)
 
 
-COPY_SLICES = register("torch::autograd::CopySlices", _rel_scatter, saves="none")
+COPY_SLICES = register(COPY_SLICES_NAME, _rel_scatter, saves="none")
 AS_STRIDED = register("AsStridedBackward0", _rel_view, saves="none")
 
 
@@ -468,6 +469,8 @@ def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = F
     srec.buffer.members.add(out)
     if base._requires_grad:
         out._requires_grad = True  # PyTorch: a view requires grad when its base does
+    if src._is_inference:
+        out._is_inference = True  # a view of an inference tensor is one, in any mode
     return out
 
 
@@ -493,6 +496,23 @@ def join(t, other) -> None:
     t._storage = Alias(rec.buffer, rec.spec, None, DEFAULT, rec.layout, 0)
     rec.buffer.members.add(t)
     t._value = other._value
+
+
+def commit_tangent(t, result) -> None:
+    """Forward AD: an in-place result's tangent (zeros if it has none) replaces `t`'s, and the
+    slice of its base's, as PyTorch's view tangents are views of the base's."""
+    from ._tensor import Tensor
+
+    tangent = result._fw_grad
+    if tangent is None:
+        tangent = Tensor._wrap(jnp.zeros_like(result._value))
+    set_tangent(t, tangent)
+    rec = t._storage
+    if rec is not None and rec.base is not None:
+        base = rec.base
+        old = base._fw_grad._value if base._fw_grad is not None else jnp.zeros_like(base._value)
+        scatter = COPY_SLICES.compiled((("rel", relative(rec, base._storage)),))
+        set_tangent(base, Tensor._wrap(scatter(old, tangent._value)))
 
 
 def write(t, value) -> None:
@@ -620,7 +640,7 @@ def exempt_self(node, t) -> None:
     "modified by an inplace operation" error as PyTorch does."""
     versions = node.versions
     counter = t._version_counter
-    for i, (c, _, ref) in enumerate(versions):
+    for i, (c, _, ref, *_) in enumerate(versions):
         if c is counter and ref() is t:
             node.versions = versions[:i] + versions[i + 1 :]
             return
@@ -629,7 +649,7 @@ def exempt_self(node, t) -> None:
 def commit(t, result) -> None:
     """In-place write of `result` (checked: same shape and dtype) into member `t`."""
     rec = record_of(t)
-    if overlapping(rec.layout) and not (node_name(result) == "FillBackward2"):
+    if overlapping(rec.layout) and node_name(result) not in ("FillBackward2", "ZeroBackward0"):
         raise RuntimeError(OVERLAP)
     node = result._grad_fn
     base = rec.base

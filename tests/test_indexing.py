@@ -280,7 +280,48 @@ def augmented_assignment(lib):
     return a, v, w.grad, x, x._version
 
 
+def index_nodes_list_differentiable_inputs_only(lib):
+    """next_functions lists one edge per differentiable input: index arrays, masks and
+    constants are not inputs of PyTorch's nodes."""
+    w = lib.tensor(W, requires_grad=True)
+    s = lib.tensor(W, requires_grad=True)
+    y = w * 1
+    iv = lib.tensor([0, 2, 0])
+    m = lib.tensor([True, False, True, False])
+
+    def edges(t):
+        return (name(t), [None if f is None else f.name() for f, _ in t.grad_fn.next_functions])
+
+    outs = [
+        y[iv],
+        y[iv, iv],
+        y[1:, [0, 2]],
+        y[:, m],
+        y.gather(1, lib.tensor([[0], [3], [1]])),
+        y.index_select(1, iv),
+        y.take(iv),
+        y.masked_select(m),
+        y.masked_fill(m, 1.0),
+        y.masked_fill(m, s[0, 0]),
+        y.scatter(0, lib.tensor([[2, 0, 1, 0]]), s),
+        y.scatter(0, lib.tensor([[2, 0, 1, 0]]), 2.0),
+        y.scatter_add(0, lib.tensor([[2, 0, 1, 0]]), s),
+        y.index_add(1, iv, s[:, :3], alpha=2),
+        y.index_fill(1, iv, 2.0),
+        y.index_fill(1, iv, s[0, 0]),
+        y.index_copy(1, lib.tensor([3, 1]), s[:, :2]),
+        y.masked_scatter(m, s),
+    ]
+    puts = []
+    for value in (1.0, lib.ones(2, 4), s[:2]):
+        z = w * 1
+        z[iv[:2]] = value
+        puts.append(edges(z))
+    return [edges(t) for t in outs], puts
+
+
 SCENARIOS = [
+    index_nodes_list_differentiable_inputs_only,
     getitem_all_forms,
     getitem_numpy_and_python_scalars,
     repeated_indices_accumulate,

@@ -255,7 +255,122 @@ def inplace_through_views_of_non_leaves(lib):
     return a, w.grad, s.grad, a._version, name(a)
 
 
+def index_fill_copy_and_masked_scatter(lib):
+    """index_fill(_), index_copy(_), masked_scatter(_): values, nodes, gradients (duplicate
+    indices included) and PyTorch's argument errors."""
+    w = lib.tensor(W, requires_grad=True)
+    s = lib.tensor(W * 2 + 1, requires_grad=True)
+    v = lib.tensor(0.5, requires_grad=True)
+    m = lib.tensor([[True, False, True, False]])
+    dup = lib.tensor([1, 3, 1])
+    a = w * 1
+    results = [
+        a.index_fill(1, dup, -1.0),
+        a.index_fill(0, lib.tensor(2), v),  # (PyTorch's backward refuses negative indices)
+        a.index_copy(1, lib.tensor([3, 0]), s[:, :2]),
+        a.index_copy(1, dup[:2], s[:, 1:3]),
+        a.masked_scatter(m, s),
+        lib.zeros(4).masked_scatter(m.expand(2, 4), lib.arange(8.0)),
+    ]
+    b = w * 1
+    same = [
+        b.index_fill_(0, lib.tensor([2]), 3.0) is b,
+        b.index_copy_(0, lib.tensor([0]), s[1:2]) is b,
+        b.masked_scatter_(m, s) is b,
+    ]
+    weights = lib.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    total = sum((r * weights).sum() for r in results[:5]) + (b * b).sum()
+    total.backward()
+    z, i2 = lib.zeros(3, 4), lib.tensor([0, 1])
+    negative = z.index_fill(1, lib.tensor([-1, 0]), 2.0)
+    errors = [
+        _error(lambda: z.index_fill(1, lib.tensor([4]), 1.0)),
+        _error(lambda: z.index_fill(1, lib.tensor([1], dtype=lib.int32), 1.0)),
+        _error(lambda: z.index_fill(1, lib.tensor([[1]]), 1.0)),
+        _error(lambda: z.index_fill(1, i2, lib.ones(1))),
+        _error(lambda: z.index_copy(1, i2, lib.ones(3, 3))),
+        _error(lambda: z.index_copy(1, i2, lib.ones(3))),
+        _error(lambda: z.index_copy(1, i2, lib.tensor(1.0))),
+        _error(lambda: z.index_copy(1, i2[None], lib.ones(3, 2))),
+        _error(lambda: z.index_copy(1, i2.int(), lib.ones(3, 2))),
+        _error(lambda: z.index_copy(1, i2, lib.ones(3, 2, dtype=lib.float64))),
+        _error(lambda: z.index_copy(1, i2, lib.ones(3, 3, 1)[..., 0][:, :3])),
+        _error(lambda: z.index_copy(1, lib.tensor([0, -1]), lib.ones(3, 2))),
+        _error(lambda: z.masked_scatter(m, lib.ones(1))),
+        _error(lambda: z.masked_scatter(m.int(), lib.ones(12))),
+        _error(lambda: z.masked_scatter(m, lib.ones(12, dtype=lib.float64))),
+        _error(lambda: z.masked_scatter(lib.ones(3, dtype=lib.bool), lib.ones(12))),
+        _error(lambda: w.index_fill_(0, i2, 1.0)),
+    ]
+    names = [name(r) for r in results[:5]] + [name(b)]
+    return results, same, b, w.grad, s.grad, v.grad, negative, errors, names
+
+
+def fill_diagonal_and_exponential(lib):
+    w = lib.tensor(W, requires_grad=True)
+    a = w * 2
+    same = a.fill_diagonal_(0.5) is a
+    (a * a).sum().backward()
+    filled = [
+        lib.zeros(7, 3).fill_diagonal_(1.0),
+        lib.zeros(7, 3).fill_diagonal_(2.0, wrap=True),
+        lib.zeros(2, 5).fill_diagonal_(1.0, wrap=True),
+        lib.zeros(3, 3, 3).fill_diagonal_(lib.tensor(4.0)),
+        lib.zeros(2, 2, dtype=lib.int64).fill_diagonal_(1.5),
+        lib.zeros(3, 4).t().fill_diagonal_(3.0),
+    ]
+    base = lib.zeros(4, 4)
+    base[1:, 1:].fill_diagonal_(1.0)  # through a view: the base sees it
+    errors = [
+        _error(lambda: lib.zeros(2, 3, 2).fill_diagonal_(1.0)),
+        _error(lambda: lib.zeros(2).fill_diagonal_(1.0)),
+        _error(lambda: w.fill_diagonal_(1.0)),
+        _error(lambda: lib.zeros(3).exponential_(0)),
+        _error(lambda: lib.zeros(3).exponential_(-1.0)),
+        _error(lambda: lib.zeros(3, dtype=lib.int64).exponential_()),
+    ]
+    e = w * 1
+    same = same and e.exponential_(2.0) is e
+    sample = lib.zeros(1000).exponential_(4.0)
+    stats = (bool((sample >= 0).all()), abs(sample.mean().item() - 0.25) < 0.05)
+    return a, same, w.grad, name(a), filled, base, errors, name(e), stats
+
+
+def saved_results_are_version_checked(lib):
+    """exp, tanh, sigmoid, sqrt, relu, softmax save their result in PyTorch: changing the
+    result in place fails backward, changing the input (under no_grad) does not; the same for
+    their in-place forms (`y.exp_()` saves y at its new version); zero_ records ZeroBackward0."""
+    out = []
+    for op in ("exp", "tanh", "sigmoid", "sqrt", "relu", "softmax", "log_softmax"):
+        x = lib.tensor(np.abs(W[0]) + 0.5, requires_grad=True)
+        fn = (lambda t, op=op: getattr(t, op)(0)) if "softmax" in op else getattr(lib, op)
+        y = fn(x)
+        y.mul_(2)
+        out.append(_error(lambda y=y: (y * y).sum().backward()))
+        h = x * 1
+        z = fn(h)
+        with lib.no_grad():
+            h.add_(1)
+        (z * z).sum().backward()
+        out.append(x.grad)
+    for op in ("exp_", "sigmoid_", "tanh_", "sqrt_", "relu_"):
+        x = lib.tensor(np.abs(W[1]) + 0.5, requires_grad=True)
+        y = x * 1
+        getattr(y, op)()
+        out.append(_error(lambda y=y: y.add_(1).sum().backward()))
+        z = x * 1
+        getattr(z, op)()
+        (z * z).sum().backward()
+        out.append(x.grad)
+    y = lib.tensor(W, requires_grad=True) * 1
+    out.append(name(y.zero_()))
+    return out
+
+
 SCENARIOS = [
+    saved_results_are_version_checked,
+    index_fill_copy_and_masked_scatter,
+    fill_diagonal_and_exponential,
     inplace_values_and_versions,
     inplace_on_non_leaves_is_differentiable,
     saved_tensor_modified,
@@ -324,3 +439,27 @@ def test_optimizer_style_updates_keep_identity():
     assert w.is_leaf and w.requires_grad and w.grad is grad and w._version == 1
     np.testing.assert_allclose(w.detach().numpy(), W - 0.5 * 2 * W)
     assert grad.tolist() == [[0.0] * 4] * 3
+
+
+def test_inputs_partly_overlapping_the_written_memory_are_refused(real_torch):
+    """`_args.check_inplace(self, inputs)` refuses what PyTorch's in-place ops refuse: an input
+    whose dense memory partly coincides with the written region (full overlap is fine, and
+    non-dense layouts are not checked)."""
+    from autograd_compat._ops._args import check_inplace
+
+    cases = [
+        lambda x: (x[1:], x[:-1]),
+        lambda x: (x[1:], x[2]),
+        lambda x: (x[1:], x[0]),
+        lambda x: (x[1:], x[1:]),
+        lambda x: (x, x),
+        lambda x: (x[3:], x[:3]),
+        lambda x: (x[::2], x[1::2]),
+        lambda x: (x.view(2, 3)[:, 1:], x.view(2, 3)[:, :2]),
+        lambda x: (x[2:4], x[:4].view(2, 2)[1]),
+    ]
+    for case in cases:
+        theirs = case(real_torch.arange(6.0))
+        ours = case(torch.arange(6.0))
+        expected = _error(lambda t=theirs: t[0].copy_(t[1]))
+        assert _error(lambda t=ours: check_inplace(t[0], t[1:])) == expected

@@ -99,7 +99,7 @@ def test_grad_assignment_is_checked():
     x = torch.ones(2, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="assigned a gradient of size|assign a gradient of size"):
         x.grad = torch.ones(3)
-    with pytest.raises(RuntimeError, match="with dtype 'float64'"):
+    with pytest.raises(RuntimeError, match="with dtype 'double' to a tensor with grad_dtype 'Float'"):
         x.grad = torch.ones(2, 2, dtype=torch.float64)
     with pytest.raises(TypeError, match="expected to be a Tensor or None"):
         x.grad = 3
@@ -177,3 +177,13 @@ def test_devices():
         torch.ones(2, device="cuda")
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
         torch.device("vulkan")
+
+
+@pytest.mark.parametrize("factory", ["tensor", "as_tensor", "from_numpy"])
+def test_factories_copy_numpy_data(factory):
+    """JAX on CPU may alias a numpy buffer: a later write to the array must not reach the
+    tensor (PyTorch's tensor() copies; here from_numpy and as_tensor copy too, as documented)."""
+    a = np.ones(3, np.float32)
+    t = getattr(torch, factory)(a)
+    a[0] = 5.0
+    np.testing.assert_array_equal(t.numpy(), np.ones(3, np.float32))

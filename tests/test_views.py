@@ -5,6 +5,8 @@ PyTorch and must give the same values, gradients, versions, node names and error
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -388,7 +390,139 @@ def view_made_a_leaf(lib):
     return v.grad, v.is_leaf, v.grad_fn is None, v._is_view(), base.requires_grad, error, base
 
 
+def split_chunk_and_unbind_are_views(lib):
+    w = lib.tensor(W, requires_grad=True)
+    a = w * 1
+    pieces = [a.split(2), a.split([1, 3], 1), a.chunk(2, 1), a.unbind(1), a.tensor_split(3, 1)]
+    meta = [
+        [(name(p), type(p.grad_fn).__name__, p.output_nr, p._base is a, p.shape) for p in ps]
+        for ps in pieces
+    ]
+    errors = []
+    for p in (pieces[0][1], pieces[1][0], pieces[2][1]):  # multi-output views: refused
+        try:
+            p.mul_(2)
+        except RuntimeError as error:
+            errors.append(str(error))
+    pieces[4][1].mul_(3)  # tensor_split's pieces are plain slices: allowed, CopySlices
+    after = (name(a), a.grad_fn.next_functions[0][0].name())
+    weights = lib.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+    sum((p * weights[: p.shape[0], : p.shape[1]]).sum() for p in pieces[0] + pieces[2]).backward()
+    g1 = w.grad
+    z = lib.zeros(3, 4)
+    top, rest = z.split([1, 2])
+    top.add_(1)  # nothing recorded: the write reaches the base and the other views
+    left = z.chunk(2, 1)[0]
+    with lib.no_grad():
+        u = a.split(2)[1]
+    return meta, errors, after, g1, z, left, rest._version, u.requires_grad
+
+
+def copy_slices_repr_and_edges(lib):
+    """A CopySlices node prints as PyTorch's class (no C++ namespace; name() keeps it) and
+    lists its base's edge, then those of the in-place op it wraps except the view's."""
+    w = lib.tensor(W, requires_grad=True)
+    s = lib.tensor(W[0], requires_grad=True)
+    a = w * 1
+    a[0] = 1.0
+    node = a.grad_fn
+    shown = (
+        node.name(),
+        type(node).__name__,
+        repr(node).split(" object at 0x")[0],
+        repr(a).split("grad_fn=")[1],
+        repr(a[1:].grad_fn).split(" object at 0x")[0],
+    )
+
+    def edges(t):
+        return [None if f is None else f.name() for f, _ in t.grad_fn.next_functions]
+
+    out = [edges(a)]
+    for write in (
+        lambda b: b[0].mul_(s),
+        lambda b: b[:, 1].copy_(s[:3]),
+        lambda b: b.__setitem__((slice(1, None), [0, 2]), s[:2]),
+        lambda b: b.t()[1].add_(s[:3]),
+    ):
+        b = w * 1
+        write(b)
+        out.append(edges(b))
+    return shown, out
+
+
+def view_op_table(lib):
+    """Every view-producing op: `_base`, the node name, a write through it reaching the base,
+    and the gradient of the base after a recorded in-place change of the view."""
+    x = lib.tensor(W.reshape(3, 2, 2), requires_grad=True)
+    out = []
+    for label, f in VIEW_OPS:
+        y = x * 1
+        z = f(y)
+        row = [label, z._base is y, name(z), tuple(z.shape)]
+        try:
+            with lib.no_grad():
+                f(y).mul_(2)
+            row.append(y)
+        except RuntimeError as error:
+            row.append(str(error))
+        y = x * 1
+        try:
+            f(y).mul_(3)
+            (y * y).sum().backward()
+            row.append(x.grad)
+        except RuntimeError as error:
+            row.append(str(error))
+        x.grad = None
+        out.append(tuple(row))
+    return out
+
+
+# (label, f): f maps a (3, 2, 2) float tensor to a view (or, where PyTorch copies, a copy)
+VIEW_OPS = [
+    ("movedim", lambda y: y.movedim(0, 2)),
+    ("movedim_tuple", lambda y: y.movedim((0, 1), (2, 0))),
+    ("moveaxis", lambda y: y.moveaxis(-1, 0)),
+    ("swapaxes", lambda y: y.swapaxes(0, 1)),
+    ("swapdims", lambda y: y.swapdims(2, 1)),
+    ("permute", lambda y: y.permute(2, 0, 1)),
+    ("transpose", lambda y: y.transpose(0, 2)),
+    ("mT", lambda y: y.mT),
+    ("mH", lambda y: y.mH),
+    ("adjoint", lambda y: y.adjoint()),
+    ("T_2d", lambda y: y[0].T),
+    ("H_2d", lambda y: y[0].H),
+    ("t", lambda y: y[1].t()),
+    ("unflatten", lambda y: y.unflatten(0, (3, 1))),
+    ("view", lambda y: y.view(6, 2)),
+    ("view_as", lambda y: y.view_as(y.detach().view(2, 6))),
+    ("reshape_view", lambda y: y.reshape(-1)),
+    ("reshape_as", lambda y: y.reshape_as(y.detach().view(6, 2))),
+    ("reshape_copy", lambda y: y.mT.reshape(-1)),
+    ("reshape_alias", lambda y: y.mT.reshape(3, 2, 2)),
+    ("flatten", lambda y: y.flatten(1)),
+    ("flatten_copy", lambda y: y.mT.flatten()),
+    ("flatten_noop", lambda y: y.flatten(1, 1)),
+    ("squeeze", lambda y: y[:1].squeeze(0)),
+    ("squeeze_all", lambda y: y[:1, :1].squeeze()),
+    ("unsqueeze", lambda y: y.unsqueeze(1)),
+    ("expand", lambda y: y[:, :1].expand(3, 2, 2)),
+    ("expand_as", lambda y: y[:1].expand_as(y)),
+    ("diagonal", lambda y: y.diagonal(0, 1, 2)),
+    ("select", lambda y: y.select(2, 1)),
+    ("narrow", lambda y: y.narrow(0, 1, 2)),
+    ("getitem", lambda y: y[1:, None, ..., 0]),
+    ("alias", lambda y: y[...]),
+    ("split", lambda y: y.split(2)[1]),
+    ("chunk", lambda y: y.chunk(2, 1)[0]),
+    ("unbind", lambda y: y.unbind(2)[1]),
+    ("tensor_split", lambda y: y.tensor_split([1], 0)[1]),
+]
+
+
 SCENARIOS = [
+    split_chunk_and_unbind_are_views,
+    copy_slices_repr_and_edges,
+    view_op_table,
     view_made_a_leaf,
     view_ops_share_memory,
     write_through_each_view,
@@ -489,3 +623,43 @@ def test_data_assignment_rebinds_memory():
     x.data = x.data  # rejoining the same memory is a no-op
     x.mul_(2)
     assert y.tolist() == [4.0, 4.0, 4.0] and v.tolist() == [0.0, 0.0]
+
+
+def test_inplace_through_movedim_and_split_reaches_the_base():
+    """Regression: movedim and split returned copies, so an in-place change of the result was
+    lost to the base and its gradient (x.grad was 1 where PyTorch gives 2)."""
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x * 1
+    z = y.movedim(0, 1)
+    z.mul_(2)
+    y.sum().backward()
+    assert z._base is y and x.grad.tolist() == [[2.0] * 3] * 2
+    base = torch.zeros(4)
+    first, second = base.split(2)
+    second.add_(1)
+    assert first._base is base and base.tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert type(y.split(1)[0].grad_fn).__name__ == "SplitBackward0"
+
+
+def test_matrix_transposes_match_pytorch(real_torch):
+    """mT, mH, H and adjoint(): the same views, errors, and 0-D identity with its warning."""
+    forms = {
+        "mT": lambda t: t.mT,
+        "mH": lambda t: t.mH,
+        "H": lambda t: t.H,
+        "adjoint": lambda t: t.adjoint(),
+    }
+    for label, f in forms.items():
+        for shape in [(), (3,), (2, 3), (2, 3, 4)]:
+            outcomes = []
+            for lib in (torch, real_torch):
+                x = lib.zeros(shape)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        y = f(x)
+                        outcome = (tuple(y.shape), y is x, y._base is x)
+                    except RuntimeError as error:
+                        outcome = str(error)
+                outcomes.append((outcome, [str(w.message).split(" (Triggered")[0] for w in caught]))
+            assert outcomes[0] == outcomes[1], (label, shape, outcomes)

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _grad_mode, _hooks
-from .._graph import Node, PackedNode, modes
+from .._graph import Node, PackedNode, modes, saved_ref
 from .._tensor import Tensor
 
 _INEXACT = frozenset(
@@ -35,16 +35,31 @@ class Op:
 
     `saves` says which primal inputs the backward needs, as PyTorch decides what a node saves:
     "all"; "none" for linear ops (add, sum, reshape, indexing), whose vjp reads only shapes;
-    "others" for multilinear ops (mul, matmul), whose vjp for one input reads only the others.
+    "others" for multilinear ops (mul, matmul), whose vjp for one input reads only the others;
+    "output" for ops PyTorch differentiates from their result (exp, tanh, sigmoid, sqrt, relu,
+    softmax): the vjp still reads the inputs (immutable snapshots), but the version check
+    watches the result, so an in-place change of the result fails backward and an in-place
+    change of the input does not, as in PyTorch.
     What is not saved is not freed, so a second backward through it works, as in PyTorch.
     """
 
-    __slots__ = ("name", "fn", "saves", "differentiable", "_compiled", "_vjp_op", "_jvp")
+    __slots__ = (
+        "name",
+        "fn",
+        "saves",
+        "differentiable",
+        "_compiled",
+        "_vjp_op",
+        "_jvp",
+        "_result_label",
+    )
 
     def __init__(self, name: str, fn, saves: str = "all", differentiable: bool = True) -> None:
         self.name = name
         self.fn = fn
         self.saves = saves
+        # How PyTorch's version error names a saved result: "output 0 of Exp".
+        self._result_label = name.removesuffix("Backward0")
         self.differentiable = differentiable
         self._compiled: dict = {}
         self._vjp_op: Op | None = None
@@ -73,7 +88,7 @@ _SAVE_NONE = {n: (False,) * n for n in range(8)}
 
 def _saved_mask(saves: str, requires: tuple) -> tuple:
     n = len(requires)
-    if saves == "all":
+    if saves == "all" or saves == "output":
         return _SAVE_ALL.get(n) or (True,) * n
     if saves == "none":
         return _SAVE_NONE.get(n) or (False,) * n
@@ -112,14 +127,15 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, ou
     saved_mask = _saved_mask(op.saves, requires)
     if _inference_seen:
         check_inference_saved(inputs, saved_mask)
+    watch_inputs = op.saves != "output"
     edges, saved, placeholders, versions = [], [], [], []
     for x, value, r, s in zip(inputs, values, requires, saved_mask):
         edges.append(x._grad_edge() if r else None)
         if s:
             saved.append(value)
-            if r or isinstance(x, Tensor):
+            if watch_inputs and isinstance(x, Tensor):
                 counter = x._version_counter
-                versions.append((counter, counter[0], weakref.ref(x)))
+                versions.append((counter, counter[0], saved_ref(x)))
         else:
             placeholders.append((value.shape, value.dtype))
     if type(out) is tuple:
@@ -149,7 +165,21 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, ou
         tuple(versions),
         ((out.shape, out.dtype),),
     )
-    return Tensor._wrap(out, node, 0) if out.dtype in _INEXACT else Tensor._wrap(out)
+    if out.dtype not in _INEXACT:
+        return Tensor._wrap(out)
+    result = Tensor._wrap(out, node, 0)
+    if not watch_inputs:
+        node.versions = ((result._version_counter, 0, weakref.ref(result), op._result_label),)
+    return result
+
+
+def watch_written(node, result: Tensor, target: Tensor) -> None:
+    """After an in-place op (`y.exp_()`) whose node watches its result: watch `target`, the
+    tensor the result was written into, at its new version, as PyTorch's saved result does."""
+    versions = node.versions
+    if len(versions) == 1 and len(versions[0]) == 4 and versions[0][2]() is result:
+        counter = target._version_counter
+        node.versions = ((counter, counter[0], weakref.ref(target), versions[0][3]),)
 
 
 def _zero_cotangent(out):
@@ -283,8 +313,9 @@ def _jvp_call(op: Op, key: tuple, values: list, tangents: dict):
 
 def set_tangent(tensor: Tensor, tangent) -> None:
     """Attach a forward-AD tangent (a Tensor) to `tensor` at the current level."""
+    if tensor._fw_grad is None:  # a WeakSet compares members with ==: add each tensor once
+        modes.duals.add(tensor)
     tensor._fw_grad = tangent
-    modes.duals.add(tensor)
 
 
 Tensor._fw_grad = None  # class default: no tangent

@@ -7,10 +7,10 @@ import numbers
 import jax.numpy as jnp
 
 from .. import _dtypes, _grad_mode, _views
-from .._errors import LEAF_INPLACE
+from .._errors import INFERENCE_INPLACE, LEAF_INPLACE
 from .._shapes import broadcast_shapes
 from .._tensor import Tensor
-from . import constant
+from . import constant, watch_written
 
 SCALAR_TYPES = (bool, int, float, complex, numbers.Number)
 
@@ -73,17 +73,26 @@ def can_cast(source: _dtypes.dtype, target: _dtypes.dtype) -> bool:
     return not (target is _dtypes.bool and source is not _dtypes.bool)
 
 
-def check_inplace(self: Tensor) -> None:
-    """PyTorch's checks before an in-place change of a tensor that requires grad, in grad
-    mode: a leaf, a view of a leaf, or a view made in no_grad mode or by a multi-output op
-    may not be changed (views that do not require grad are checked again at commit)."""
-    if not _grad_mode._state.enabled:
-        return
-    if self._storage is None:
-        if self._requires_grad and self._grad_fn is None:
-            raise RuntimeError(LEAF_INPLACE)
-    elif self.requires_grad:
-        _views.check_inplace(self)
+def check_inplace(self: Tensor, inputs: tuple = ()) -> None:
+    """PyTorch's checks before an in-place change of `self` from `inputs` (the op's other
+    arguments). In grad mode, a leaf that requires grad, a view of one, or a view made in
+    no_grad mode or by a multi-output op may not be changed (views that do not require grad
+    are checked again at commit). Then, whatever the mode, no tensor input may partly overlap
+    the memory written (`x[1:].add_(x[:-1])`: PyTorch's result would depend on the order of
+    the writes). Nor may an inference tensor change outside inference mode."""
+    if self._is_inference and not _grad_mode._state.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
+    rec = self._storage
+    if _grad_mode._state.enabled:
+        if rec is None:
+            if self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE)
+        elif self.requires_grad:
+            _views.check_inplace(self)
+    if rec is not None and inputs:
+        layout = _views.layout_of(self)
+        for x in inputs:
+            _views.assert_no_partial_overlap(rec.buffer, layout, x)
 
 
 def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
@@ -109,6 +118,8 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
                 f"output type {scalar_type_name(self.dtype)}"
             )
         result = result.to(self.dtype)
+    if self._fw_grad is not None or result._fw_grad is not None:
+        _views.commit_tangent(self, result)
     if self._storage is not None:
         _views.commit(self, result)
         return self
@@ -118,6 +129,7 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     if node is not None:
         # The node read self before this write (arrays are immutable), so its copy stays valid.
         _views.exempt_self(node, self)
+        watch_written(node, result, self)
         self._grad_fn = node
         self.output_nr = result.output_nr
         self._requires_grad = True

@@ -92,7 +92,20 @@ def _pow_scalar(x, *, exponent, dtype):
 
 _ADD = register("AddBackward0", _promoted(jnp.add), saves="none")
 _SUB = register("SubBackward0", _promoted(jnp.subtract), saves="none")
-_RSUB = register("RsubBackward1", _promoted(lambda a, b: b - a), saves="none")
+# `add`/`sub` with alpha, when recorded: one node as in PyTorch (alpha is static, so a new
+# alpha compiles once; unrecorded calls, e.g. a manual SGD step, use mul then add instead).
+_ADD_SCALED = register(
+    "AddBackward0",
+    lambda a, b, *, dtype, alpha: a.astype(dtype) + alpha * b.astype(dtype),
+    saves="none",
+)
+_SUB_SCALED = register(
+    "SubBackward0",
+    lambda a, b, *, dtype, alpha: a.astype(dtype) - alpha * b.astype(dtype),
+    saves="none",
+)
+_RSUB_TENSOR = register("RsubBackward0", _promoted(lambda a, b: b - a), saves="none")
+_RSUB = register("RsubBackward1", _promoted(lambda a, b: b - a), saves="none")  # scalar other
 _MUL = register("MulBackward0", _promoted(jnp.multiply), saves="others")
 _DIV = register("DivBackward0", _promoted(jnp.divide))
 _POW_TENSOR = register("PowBackward1", _promoted(_pow))
@@ -111,7 +124,7 @@ _COMPARE = {
 }
 
 
-def _binary(op, a, b, fname: str, dtype=None):
+def _binary(op, a, b, fname: str, dtype=None, **static):
     a_operand, b_operand = as_operand(a), as_operand(b)
     if a_operand is None or b_operand is None:
         bad = b if b_operand is None else a
@@ -122,13 +135,21 @@ def _binary(op, a, b, fname: str, dtype=None):
         else:
             dtype = _dtypes.result_type(a_operand, b_operand)
     x, y = operands(a_operand, b_operand, dtype)
-    return apply(op, x, y, dtype=dtype.jax)
+    return apply(op, x, y, dtype=dtype.jax, **static)
+
+
+def _recorded(*operands) -> bool:
+    return _grad_mode._state.enabled and any(
+        isinstance(o, Tensor) and o._requires_grad for o in operands
+    )
 
 
 def add(input, other, *, alpha=1):
     """`input + alpha * other`, with broadcasting and PyTorch's type promotion."""
     tensor_arg(input, "add")
     if alpha != 1:
+        if isinstance(other, Tensor) and _recorded(input, other):
+            return _binary(_ADD_SCALED, input, other, "add", alpha=alpha)
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return _binary(_ADD, input, other, "add")
 
@@ -137,6 +158,8 @@ def sub(input, other, *, alpha=1):
     """`input - alpha * other`."""
     tensor_arg(input, "sub")
     if alpha != 1:
+        if isinstance(other, Tensor) and _recorded(input, other):
+            return _binary(_SUB_SCALED, input, other, "sub", alpha=alpha)
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return _binary(_SUB, input, other, "sub")
 
@@ -145,7 +168,7 @@ def rsub(input, other, *, alpha=1):
     """`other - alpha * input`."""
     if alpha != 1:
         input = mul(input, alpha)
-    return _binary(_RSUB, input, other, "rsub")
+    return _binary(_RSUB_TENSOR if isinstance(other, Tensor) else _RSUB, input, other, "rsub")
 
 
 def mul(input, other):
@@ -313,14 +336,16 @@ def _output_derivative(fn, derivative):
     return computed
 
 
-exp = _unary("exp", _output_derivative(jnp.exp, lambda y: y))
+exp = _unary("exp", _output_derivative(jnp.exp, lambda y: y), saves="output")
 log = _unary("log", opmath(jnp.log))
-sqrt = _unary("sqrt", _output_derivative(jnp.sqrt, lambda y: 0.5 / y))
+sqrt = _unary("sqrt", _output_derivative(jnp.sqrt, lambda y: 0.5 / y), saves="output")
 sin = _unary("sin", opmath(jnp.sin))
 cos = _unary("cos", opmath(jnp.cos))
-tanh = _unary("tanh", _output_derivative(jnp.tanh, lambda y: 1 - y * y))
-sigmoid = _unary("sigmoid", _output_derivative(jax.nn.sigmoid, lambda y: y * (1 - y)))
-relu = _unary("relu", jax.nn.relu, promote_to_float=False)
+tanh = _unary("tanh", _output_derivative(jnp.tanh, lambda y: 1 - y * y), saves="output")
+sigmoid = _unary(
+    "sigmoid", _output_derivative(jax.nn.sigmoid, lambda y: y * (1 - y)), saves="output"
+)
+relu = _unary("relu", jax.nn.relu, promote_to_float=False, saves="output")
 
 
 def _comparison(name: str):
@@ -354,7 +379,7 @@ def _inplace(fn):
     """The in-place method of an out-of-place op: compute, then commit into self."""
 
     def method(self, *args, **kwargs):
-        check_inplace(self)
+        check_inplace(self, args)
         return commit_inplace(self, fn(self, *args, **kwargs))
 
     method.__name__ = f"{fn.__name__}_"
@@ -363,7 +388,10 @@ def _inplace(fn):
 
 
 def zero_(self: Tensor) -> Tensor:
-    """Fill with zeros in place."""
+    """Fill with zeros in place (recorded as PyTorch's ZeroBackward0 on a tensor in the graph)."""
+    check_inplace(self)
+    if self._requires_grad and _grad_mode.is_grad_enabled():
+        return commit_inplace(self, apply(_ZERO, self))
     return fill_(self, 0)
 
 
@@ -373,6 +401,7 @@ def _fill(x, value):
 
 _FILL_SCALAR = register("FillBackward2", _fill, saves="none")
 _FILL_TENSOR = register("FillBackward3", _fill, saves="none")
+_ZERO = register("ZeroBackward0", jnp.zeros_like, saves="none")
 
 
 def fill_(self: Tensor, value) -> Tensor:
@@ -391,7 +420,7 @@ def fill_(self: Tensor, value) -> Tensor:
         if value._requires_grad and _grad_mode.is_grad_enabled():
             return commit_inplace(self, apply(_FILL_TENSOR, self, value))
         value = value.item()
-    if self._requires_grad and _grad_mode.is_grad_enabled():
+    if (self._requires_grad and _grad_mode.is_grad_enabled()) or self._fw_grad is not None:
         fill = constant(value, self._value.dtype)
         return commit_inplace(self, apply(_FILL_SCALAR, self, fill))
     self._set_value(jnp.full(self._value.shape, value, self._value.dtype))
@@ -408,12 +437,12 @@ _COPY = register(
 
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """Copy `src` (broadcast and cast) into self in place; differentiable in `src`."""
-    check_inplace(self)
     src = as_operand(src)
     if not isinstance(src, Tensor):
         from .._factories import tensor
 
         src = tensor(src)
+    check_inplace(self, (src,))
     if src.shape != self.shape:
         from .._shapes import broadcast_shapes
 

@@ -1,6 +1,11 @@
-"""Movement ops: cat/stack/split/chunk, flip/roll, gather/scatter/index_select/index_add,
-masked_fill/masked_select, nonzero, take, flatten/unflatten, repeat/tile, movedim/swapaxes,
-one_hot and constant pad.
+"""Movement ops: cat/stack, split/chunk/tensor_split, flip/roll, gather/scatter,
+index_select/index_add/index_fill/index_copy, masked_fill/masked_scatter/masked_select,
+nonzero, take, flatten/unflatten, repeat/tile, movedim/swapaxes, one_hot, constant pad, and
+exponential_.
+
+split, chunk and tensor_split return views of their input, and flatten, unflatten, movedim
+and swapaxes do where PyTorch's do (they are built on shape.py's view ops), so an in-place
+change through the result reaches the input and its gradient.
 
 Index bounds are checked eagerly when the index is concrete (PyTorch raises for them; JAX
 would clamp or fill silently); under a jax trace those checks are skipped. Ops whose output
@@ -11,6 +16,7 @@ concrete values: under a jax trace they raise a clear error.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import warnings
 
@@ -19,13 +25,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _dtypes
+from .. import _dtypes, _factories, _random
 from .._shapes import broadcast_shapes, normalize_dim, shape_args
 from .._tensor import Tensor
+from .._views import make_view
 from . import apply, constant, register
 from ._args import scalar_type_name, tensor_arg
 from .elementwise import _inplace
 from .pointwise import _no_derivative
+from .shape import narrow, permute, reshape, transpose
 
 __all__ = [
     "cat",
@@ -36,8 +44,11 @@ __all__ = [
     "flip",
     "gather",
     "index_add",
+    "index_copy",
+    "index_fill",
     "index_select",
     "masked_fill",
+    "masked_scatter",
     "masked_select",
     "movedim",
     "moveaxis",
@@ -50,6 +61,7 @@ __all__ = [
     "swapaxes",
     "swapdims",
     "take",
+    "tensor_split",
     "tile",
     "unflatten",
     # Factories defined in _factories.py, exported here because the package __init__ lists
@@ -220,9 +232,20 @@ _SPLIT = register("SplitBackward0", _split, saves="none")
 _SPLIT_WITH_SIZES = register("SplitWithSizesBackward0", _split, saves="none")
 
 
+def _split_views(op, input: Tensor, sizes: tuple, dim: int) -> tuple:
+    """The pieces of `input` along `dim` as views of it: the outputs of one multi-output node,
+    which (as in PyTorch) may not be modified in place while that would be recorded."""
+    outs = apply(op, input, sizes=sizes, dim=dim)
+    starts = itertools.accumulate(sizes, initial=0)
+    return tuple(
+        make_view(input, out, (("slice", dim, start, start + size, 1),), multi=True)
+        for out, start, size in zip(outs, starts, sizes)
+    )
+
+
 def split(tensor, split_size_or_sections, dim: int = 0):
     """Split into pieces of `split_size` along `dim` (the last may be smaller), or into pieces
-    of the listed sizes. Returns a tuple of tensors."""
+    of the listed sizes. Returns a tuple of views of `tensor`."""
     tensor_arg(tensor, "split", "tensor")
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -242,14 +265,14 @@ def split(tensor, split_size_or_sections, dim: int = 0):
             )
         count = max(1, math.ceil(size / step)) if step else 1
         sizes = tuple(min(step, size - i * step) for i in range(count))
-        return apply(_SPLIT, tensor, sizes=sizes, dim=d)
+        return _split_views(_SPLIT, tensor, sizes, d)
     sizes = tuple(int(s) for s in split_size_or_sections)
     if sum(sizes) != size or any(s < 0 for s in sizes):
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
             f"size at dimension {d}), but got split_sizes={list(sizes)}"
         )
-    return apply(_SPLIT_WITH_SIZES, tensor, sizes=sizes, dim=d)
+    return _split_views(_SPLIT_WITH_SIZES, tensor, sizes, d)
 
 
 def chunk(input, chunks: int, dim: int = 0):
@@ -263,8 +286,49 @@ def chunk(input, chunks: int, dim: int = 0):
     size = input.shape[d]
     step = math.ceil(size / chunks)
     if step == 0:
-        return apply(_SPLIT, input, sizes=(0,) * chunks, dim=d)
+        return _split_views(_SPLIT, input, (0,) * chunks, d)
     return split(input, step, d)
+
+
+def _clamped_slice(input: Tensor, dim: int, start: int, stop: int) -> Tensor:
+    """`input[start:stop]` along `dim` as a view, bounds wrapped and clamped like a slice."""
+    size = input.shape[dim]
+    start = min(max(start + size if start < 0 else start, 0), size)
+    stop = min(max(stop + size if stop < 0 else stop, start), size)
+    return narrow(input, dim, start, stop - start)
+
+
+def tensor_split(input, indices_or_sections, dim: int = 0):
+    """Split into `sections` nearly equal pieces (the first `size % sections` one longer), or
+    at the listed indices (slice semantics). Returns a tuple of views (SliceBackward0 each)."""
+    tensor_arg(input, "tensor_split")
+    if input.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {indices_or_sections.ndim} dims"
+            )
+        if indices_or_sections.dtype is not _dtypes.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                f"{scalar_type_name(indices_or_sections.dtype)}"
+            )
+        indices_or_sections = indices_or_sections.tolist()
+    d = normalize_dim(dim, input.ndim)
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        small, extra = divmod(input.shape[d], sections)
+        sizes = [small + 1] * extra + [small] * (sections - extra)
+        bounds = list(itertools.accumulate(sizes, initial=0))
+    else:
+        bounds = [0, *(int(i) for i in indices_or_sections), input.shape[d]]
+    return tuple(_clamped_slice(input, d, a, b) for a, b in itertools.pairwise(bounds))
 
 
 # ----------------------------------------------------------------------------- flip / roll
@@ -366,13 +430,13 @@ _SCATTER_ADD = register("ScatterAddBackward0", _scatter, saves="others")
 _SCATTER_REDUCE = register("torch::autograd::NotImplemented", _scatter_reduce, saves="all")
 
 
-def _check_bounds(values, size: int, dim: int, allow_negative: bool = False) -> None:
+def _check_bounds(values, size: int, dim: int, allow_negative: bool = False, error=RuntimeError):
     if values is None or values.size == 0:
         return
     low = -size if allow_negative else 0
     bad = values[(values < low) | (values >= size)]
     if bad.size:
-        raise RuntimeError(
+        raise error(
             f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}"
         )
 
@@ -551,6 +615,124 @@ def index_add(input, dim: int, index, source, *, alpha=1):
     return apply(_INDEX_ADD, input, index, source, constant(a, input.dtype.jax), dim=d)
 
 
+def _index_mask(x, index, dim):
+    """A boolean array broadcasting against `x`: True on the slices `index` along `dim` (each
+    once, whatever the duplicates; a 0-d `x` acts as a 1-element vector)."""
+    size = x.shape[dim] if x.ndim else 1
+    mask = jnp.zeros(size, bool).at[index.reshape(-1)].set(True)
+    return mask.reshape((size,) + (1,) * (x.ndim - dim - 1) if x.ndim else ())
+
+
+def _index_fill(x, index, value, *, dim):
+    return jnp.where(_index_mask(x, index, dim), value.astype(x.dtype), x)
+
+
+_INDEX_FILL = register("IndexFillBackward0", _index_fill, saves="others")
+_INDEX_FILL_TENSOR = register("IndexFillBackward1", _index_fill, saves="others")
+
+
+def index_fill(input, dim: int, index, value):
+    """A copy of `input` with `value` (a number or a 0-dim tensor) in the slices `index`
+    (1-D or 0-D int64, negative counting from the end) along `dim`.
+
+    Example::
+
+        >>> torch.zeros(2, 3).index_fill(1, torch.tensor([0, 2]), 1.0)
+        tensor([[1., 0., 1.],
+                [1., 0., 1.]])
+    """
+    tensor_arg(input, "index_fill")
+    tensor_arg(index, "index_fill", "index", 3)
+    if index.dtype is not _dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    d = normalize_dim(dim, input.ndim)
+    size = input.shape[d] if input.ndim else 1
+    _check_bounds(_concrete_index(index), size, d, allow_negative=True, error=IndexError)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        return apply(_INDEX_FILL_TENSOR, input, index, value, dim=d)
+    if _is_integral(input.dtype):
+        value = int(value)
+    return apply(_INDEX_FILL, input, index, constant(value, input.dtype.jax), dim=d)
+
+
+def _index_copy(x, index, source, *, dim):
+    """`x` with slices `index` along `dim` replaced by `source`'s. With duplicate indices one
+    write wins, yet each source slice gets its gradient, as PyTorch's index_select backward
+    gives: the value is the scatter's, the derivative the scatter-add's."""
+    if x.ndim == 0:
+        return source.reshape(())
+    where = (slice(None),) * dim + (index.reshape(-1),)
+    source = source.reshape(x.shape[:dim] + (-1,) + x.shape[dim + 1 :])
+    added = jnp.zeros_like(x).at[where].add(source)
+    placed = jnp.zeros_like(x).at[where].set(source)
+    return jnp.where(_index_mask(x, index, dim), added + lax.stop_gradient(placed - added), x)
+
+
+_INDEX_COPY = register("IndexCopyBackward0", _index_copy, saves="others")
+
+
+def index_copy(input, dim: int, index, source):
+    """A copy of `input` with the slices `index` (int64, non-negative) along `dim` replaced
+    by those of `source`, in order (with duplicate indices, which one wins is unspecified)."""
+    tensor_arg(input, "index_copy")
+    tensor_arg(index, "index_copy", "index", 3)
+    tensor_arg(source, "index_copy", "source", 4)
+    d = normalize_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    n = index.numel()
+    if source.ndim == 0 and n != 1:
+        raise IndexError(
+            f"index_copy_(): When source is scalar, index should have one element (got {n})"
+        )
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(
+            "index_copy_(): When source and destination are not scalars, their dimensionality "
+            f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+            f"({input.ndim})"
+        )
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError(
+            "index_copy_(): Expected a long tensor for index, but got "
+            f"{scalar_type_name(index.dtype)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{scalar_type_name(input.dtype)} and (source) {scalar_type_name(source.dtype)}"
+        )
+    in_rest = input.shape[:d] + input.shape[d + 1 :]
+    src_rest = source.shape[:d] + source.shape[d + 1 :]
+    if in_rest != src_rest:
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {' '.join(map(str, in_rest))} at dimension {d} and source slice "
+            f"shape: {' '.join(map(str, src_rest))} at dimension 0."
+        )
+    if source.ndim and n != source.shape[d]:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+            f"({source.shape[d]})"
+        )
+    values = _concrete_index(index)
+    size = input.shape[d] if input.ndim else 1
+    if values is not None and values.size:
+        bad = values[(values < 0) | (values >= size)]
+        if bad.size:
+            raise IndexError(
+                f"index_copy_(): index {int(bad.flat[0])} is out of bounds for dimension {d} "
+                f"with size {size}"
+            )
+    return apply(_INDEX_COPY, input, index, source, dim=d)
+
+
 # ----------------------------------------------------------------------------- masks
 def _masked_fill(x, mask, value):
     return jnp.where(mask, value.astype(x.dtype), x)
@@ -621,6 +803,40 @@ def masked_select(input, mask):
     return apply(_MASKED_SELECT, input, jnp.asarray(positions), shape=tuple(shape))
 
 
+def _masked_scatter(x, source, positions, *, shape):
+    flat = jnp.broadcast_to(x, shape).reshape(-1)
+    return flat.at[positions].set(source.reshape(-1)[: positions.size]).reshape(shape)
+
+
+_MASKED_SCATTER = register("MaskedScatterBackward0", _masked_scatter, saves="others")
+
+
+def masked_scatter(input, mask, source):
+    """A copy of `input` (broadcast with the boolean `mask`) whose elements where `mask` is
+    true are the first elements of `source`, in row-major order. The mask must be concrete
+    (not under a jax trace): the positions written depend on its values."""
+    tensor_arg(input, "masked_scatter")
+    tensor_arg(mask, "masked_scatter", "mask", 1)
+    tensor_arg(source, "masked_scatter", "source", 2)
+    if mask.dtype is not _dtypes.bool:
+        raise RuntimeError(
+            "masked_scatter_ only supports boolean masks, but got mask with dtype "
+            f"{scalar_type_name(mask.dtype)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{scalar_type_name(input.dtype)} and {scalar_type_name(source.dtype)}"
+        )
+    _needs_concrete("masked_scatter", mask)
+    shape = broadcast_shapes(tuple(mask.shape), tuple(input.shape))
+    flat = np.broadcast_to(np.asarray(mask._value), shape).reshape(-1)
+    positions = np.flatnonzero(flat).astype(np.int64)
+    if positions.size > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return apply(_MASKED_SCATTER, input, source, jnp.asarray(positions), shape=tuple(shape))
+
+
 def nonzero(input, *, as_tuple: bool = False):
     """The indices of the nonzero elements: an int64 (count, ndim) tensor, or with as_tuple a
     tuple of 1-D tensors, one per dim. Runs eagerly (the count depends on the values); raises
@@ -665,9 +881,8 @@ def take(input, index):
 
 # ----------------------------------------------------------------------------- reshaping
 def flatten(input, start_dim: int = 0, end_dim: int = -1):
-    """Merge dims start_dim..end_dim into one (a 0-d tensor becomes 1-D)."""
-    from .shape import reshape
-
+    """Merge dims start_dim..end_dim into one (a 0-d tensor becomes 1-D): a view where
+    `reshape` gives one."""
     tensor_arg(input, "flatten")
     if input.ndim == 0:
         return reshape(input, 1)
@@ -683,9 +898,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1):
 
 
 def unflatten(input, dim: int, sizes):
-    """Split dim `dim` into `sizes` (one of which may be -1)."""
-    from .shape import reshape
-
+    """Split dim `dim` into `sizes` (one of which may be -1): a view where `reshape` gives one."""
     tensor_arg(input, "unflatten")
     d = normalize_dim(dim, input.ndim)
     sizes = tuple(int(s) for s in sizes)
@@ -738,11 +951,8 @@ def tile(input, dims):
     return repeat(input, dims)
 
 
-_PERMUTE = register("PermuteBackward0", lambda x, *, dims: jnp.transpose(x, dims), saves="none")
-
-
 def movedim(input, source, destination):
-    """Move dims `source` to positions `destination` (ints or equally long tuples)."""
+    """Move dims `source` to positions `destination` (ints or equally long tuples): a view."""
     tensor_arg(input, "movedim")
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
@@ -758,24 +968,19 @@ def movedim(input, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
-    if ndim == 0:
-        return apply(_PERMUTE, input, dims=())
     order = [d for d in range(ndim) if d not in src]
     perm = [None] * ndim
     for s, t in zip(src, dst):
         perm[t] = s
     rest = iter(order)
-    perm = tuple(p if p is not None else next(rest) for p in perm)
-    return apply(_PERMUTE, input, dims=perm)
+    return permute(input, tuple(p if p is not None else next(rest) for p in perm))
 
 
 moveaxis = movedim
 
 
 def swapaxes(input, axis0: int, axis1: int):
-    """Swap two dims (`transpose`)."""
-    from .shape import transpose
-
+    """Swap two dims (`transpose`, a view)."""
     tensor_arg(input, "swapaxes")
     return transpose(input, axis0, axis1)
 
@@ -877,6 +1082,22 @@ from .._factories import (  # noqa: E402  (re-exported; see __all__)
     triu_indices,
 )
 
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with samples from the exponential distribution of rate `lambd` in place."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            "Exponential distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {scalar_type_name(self.dtype)}"
+        )
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    dtype = self._value.dtype
+    uniform = _factories._uniform(_random.key(generator), tuple(self.shape), dtype)
+    sample = -jnp.log1p(-uniform) / jnp.asarray(lambd, dtype)
+    return _factories._fill_random(self, "ExponentialBackward0", sample)
+
+
 _METHODS = {
     "flip": flip,
     "roll": roll,
@@ -885,7 +1106,10 @@ _METHODS = {
     "scatter_add": scatter_add,
     "index_select": index_select,
     "index_add": index_add,
+    "index_copy": index_copy,
+    "index_fill": index_fill,
     "masked_fill": masked_fill,
+    "masked_scatter": masked_scatter,
     "masked_select": masked_select,
     "nonzero": nonzero,
     "take": take,
@@ -899,8 +1123,18 @@ _METHODS = {
     "swapdims": swapaxes,
     "split": split,
     "chunk": chunk,
+    "tensor_split": tensor_split,
+    "exponential_": exponential_,
 }
-for _name in ("scatter", "scatter_add", "index_add", "masked_fill"):
+for _name in (
+    "scatter",
+    "scatter_add",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "masked_fill",
+    "masked_scatter",
+):
     _METHODS[f"{_name}_"] = _inplace(_METHODS[_name])
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

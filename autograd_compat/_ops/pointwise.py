@@ -130,9 +130,9 @@ def _cast_unary(fn):
     return pure
 
 
-def _float_unary(name: str, node: str, fn):
+def _float_unary(name: str, node: str, fn, saves: str = "all"):
     """A unary op that computes in floating point (integer inputs give the default float)."""
-    op = register(node, _cast_unary(fn))
+    op = register(node, _cast_unary(fn), saves=saves)
 
     def unary(input):
         tensor_arg(input, name)
@@ -143,12 +143,12 @@ def _float_unary(name: str, node: str, fn):
     return unary
 
 
-expm1 = _float_unary("expm1", "Expm1Backward0", jnp.expm1)
+expm1 = _float_unary("expm1", "Expm1Backward0", jnp.expm1, saves="output")
 log1p = _float_unary("log1p", "Log1PBackward0", jnp.log1p)
 log2 = _float_unary("log2", "Log2Backward0", jnp.log2)
 log10 = _float_unary("log10", "Log10Backward0", jnp.log10)
-rsqrt = _float_unary("rsqrt", "RsqrtBackward0", lax.rsqrt)
-reciprocal = _float_unary("reciprocal", "ReciprocalBackward0", jnp.reciprocal)
+rsqrt = _float_unary("rsqrt", "RsqrtBackward0", lax.rsqrt, saves="output")
+reciprocal = _float_unary("reciprocal", "ReciprocalBackward0", jnp.reciprocal, saves="output")
 tan = _float_unary("tan", "TanBackward0", jnp.tan)
 asin = arcsin = _float_unary("asin", "AsinBackward0", jnp.arcsin)
 acos = arccos = _float_unary("acos", "AcosBackward0", jnp.arccos)

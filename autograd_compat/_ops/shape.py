@@ -1,5 +1,6 @@
-"""Shape ops and views: view/reshape, transpose, permute, squeeze, expand, narrow, select,
-diagonal, unbind, indexing and item assignment, clone, contiguous and casts.
+"""Shape ops and views: view/reshape, transpose/mT/mH/adjoint, permute, squeeze, expand,
+narrow, select, diagonal (and fill_diagonal_), unbind, indexing and item assignment, clone,
+contiguous and casts.
 
 View ops return tensors that share memory with their input (`_views.make_view`): an in-place
 change through either is seen by the other, as in PyTorch. Every view op is a registered op
@@ -10,6 +11,7 @@ through them (`copy_`/`fill_`), or scatters with `index_put_` for advanced indic
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import jax
@@ -71,6 +73,7 @@ _UNBIND = register(
 )
 
 __all__ = [
+    "adjoint",
     "clone",
     "diagonal",
     "expand_copy",
@@ -242,14 +245,57 @@ def _T_property(self):
     return _view(_PERMUTE, self, (("permute", tuple(reversed(range(self.ndim)))),))
 
 
-def _mT_property(self):
+def _matrix_transpose(self, name: str, zero_d: str):
+    """mT, mH and adjoint(): the last two dims swapped (a view); a 0-D tensor is returned
+    as is, with PyTorch's deprecation warning. Conjugate views are not supported, so the
+    conjugating forms refuse complex tensors."""
+    if self.ndim == 0:
+        warnings.warn(zero_d, UserWarning, stacklevel=3)
+        return self
     if self.ndim < 2:
         raise RuntimeError(
-            "tensor.mT is only supported on matrices or batches of matrices. Got "
+            f"{name} is only supported on matrices or batches of matrices. Got "
             f"{self.ndim}-D tensor."
         )
+    if name != "tensor.mT" and self.dtype.is_complex:
+        raise NotImplementedError(f"{name} of a complex tensor (a conjugate view) is not supported")
     perm = _permutation(self.ndim, self.ndim - 2, self.ndim - 1)
     return _view(_TRANSPOSE, self, (("permute", perm),))
+
+
+def _mT_property(self):
+    return _matrix_transpose(
+        self,
+        "tensor.mT",
+        "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+    )
+
+
+def _mH_property(self):
+    return _matrix_transpose(
+        self, "tensor.mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj()."
+    )
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view; real tensors only here)."""
+    tensor_arg(input, "adjoint")
+    return _matrix_transpose(
+        input,
+        "tensor.adjoint()",
+        "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+    )
+
+
+def _H_property(self):
+    if self.ndim not in (0, 2):
+        hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.{hint}"
+        )
+    return _matrix_transpose(
+        self, "tensor.H", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."
+    )
 
 
 def _dims_args(dims: tuple) -> tuple:
@@ -387,6 +433,27 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return _view(_DIAGONAL, input, (("diagonal", int(offset), d1, d2),))
+
+
+def fill_diagonal_(self, fill_value, wrap: bool = False):
+    """Fill the main diagonal (all dims of equal length beyond 2-D) with `fill_value` in place,
+    through a view as in PyTorch (CopySlices in the graph). `wrap=True` continues a tall
+    matrix's diagonal every `ncols + 1` rows. Returns self."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = tuple(self.shape)
+    if self.ndim > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    numel = math.prod(shape)
+    step = sum(contiguous_strides(shape))  # flat distance between diagonal elements
+    size = min(shape[0], shape[1])
+    if wrap and self.ndim == 2:
+        stop = numel  # the diagonal goes on below a tall matrix's top square
+    else:
+        stop = (size - 1) * step + 1 if size else 0
+    diagonal = _view(_ALIAS, self, (("view", (numel,)), ("slice", 0, 0, stop, step)))
+    diagonal.fill_(fill_value)
+    return self
 
 
 def unbind(input, dim: int = 0):
@@ -796,6 +863,8 @@ def setitem(self, index, value) -> None:
     """`tensor[index] = value` (a number or a tensor, broadcast and cast to self's dtype), as
     PyTorch's copy_/fill_ through a view for basic indices (CopySlices in the graph) and
     index_put_ for advanced ones; differentiable in the target (non-leaves) and the value."""
+    if self._is_inference and not _grad_mode._state.inference:
+        raise RuntimeError(_errors.INFERENCE_INPLACE)
     value = _value_tensor(self, value)
     if index is False or (isinstance(index, np.bool_) and not index):
         return
@@ -808,6 +877,8 @@ def setitem(self, index, value) -> None:
     recorded = _grad_mode._state.enabled and (
         self.requires_grad or (isinstance(value, Tensor) and value._requires_grad)
     )
+    # forward AD: a tangent in play takes the recorded path, whose commit carries it
+    recorded = recorded or self._fw_grad is not None or getattr(value, "_fw_grad", None) is not None
     target = None
     if advanced:  # index_put_: PyTorch checks the in-place rules first, then the arguments
         if recorded:
@@ -855,6 +926,9 @@ _METHODS = {
     "t_": t_,
     "T": property(_T_property),
     "mT": property(_mT_property),
+    "mH": property(_mH_property),
+    "H": property(_H_property),
+    "adjoint": adjoint,
     "permute": permute,
     "squeeze": squeeze,
     "squeeze_": squeeze_,
@@ -865,6 +939,7 @@ _METHODS = {
     "narrow": narrow,
     "select": select,
     "diagonal": diagonal,
+    "fill_diagonal_": fill_diagonal_,
     "unbind": unbind,
     "clone": clone,
     "contiguous": contiguous,

@@ -1419,9 +1419,9 @@ def _softmin_fn(x, *, dim, dtype):
 
 
 # Not through _opmath: half precision is handled inside, with PyTorch's backward formula.
-_SOFTMAX = _register_op("SoftmaxBackward0", _softmax_fn)
-_LOG_SOFTMAX = _register_op("LogSoftmaxBackward0", _log_softmax_fn)
-_SOFTMIN = _register_op("SoftmaxBackward0", _softmin_fn)
+_SOFTMAX = _register_op("SoftmaxBackward0", _softmax_fn, saves="output")
+_LOG_SOFTMAX = _register_op("LogSoftmaxBackward0", _log_softmax_fn, saves="output")
+_SOFTMIN = _register_op("SoftmaxBackward0", _softmin_fn, saves="output")
 
 
 def _softmax_like(op, name, input, dim, dtype):
@@ -1460,6 +1460,23 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
 def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
     """softmax(-x) along `dim`."""
     return _softmax_like(_SOFTMIN, "softmin", input, dim, dtype)
+
+
+def _required_dim(op, name: str):
+    """`torch.softmax(input, dim, dtype=None)` and `Tensor.softmax`: `dim` is required there."""
+
+    def softmax_like(input, dim, dtype=None):
+        return _softmax_like(op, name, input, dim, dtype)
+
+    softmax_like.__name__ = softmax_like.__qualname__ = name
+    softmax_like.__doc__ = f"`{name}` along `dim` (required), as `torch.{name}`."
+    return softmax_like
+
+
+tensor_softmax = _required_dim(_SOFTMAX, "softmax")
+tensor_log_softmax = _required_dim(_LOG_SOFTMAX, "log_softmax")
+Tensor.softmax = tensor_softmax
+Tensor.log_softmax = tensor_log_softmax
 
 
 # ----------------------------------------------------------------------------- losses
