@@ -72,16 +72,17 @@ def check_hook_result(result, grad, hook):
     """A hook's replacement for `grad` (None keeps it), checked as PyTorch checks it."""
     if result is None:
         return grad
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    if grad is not None:
-        if result.dtype is not grad.dtype:
-            raise RuntimeError(
-                f"hook '{_hook_name(hook)}' has changed the type of value (was "
-                f"{_type_name(grad)} got {_type_name(result)})"
-            )
-        if result.shape != grad.shape:
-            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    if result.dtype is not grad.dtype:
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the type of value (was "
+            f"{_type_name(grad)} got {_type_name(result)})"
+        )
+    if result.shape != grad.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
     return result
 
 
@@ -94,13 +95,7 @@ def _check_hook_tuple(result, grads, hook) -> list:
             f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
             f"{len(result)}, but expected {len(grads)})"
         )
-    out = []
-    for r, g in zip(result, grads):
-        if r is None:
-            out.append(None)
-        else:
-            out.append(check_hook_result(r, g, hook))
-    return out
+    return [None if r is None else check_hook_result(r, g, hook) for r, g in zip(result, grads)]
 
 
 # ----------------------------------------------------------------------------- registration
@@ -193,10 +188,17 @@ def run_node_hooks(node, grad_inputs: list, grad_outputs: list) -> None:
 
 
 def run_post_accumulate_hooks(variable) -> None:
+    """Call the post-accumulate hooks of a leaf; they must return None, as in PyTorch."""
     table = variable._post_accumulate_hooks
     if table:
         for hook in list(table.values()):
-            hook(variable)
+            result = hook(variable)
+            if result is not None:
+                if not isinstance(result, Tensor):
+                    raise TypeError(
+                        f"expected Variable, but hook returned '{type(result).__name__}'"
+                    )
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 # ----------------------------------------------------------------------------- saved tensors

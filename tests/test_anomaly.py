@@ -116,3 +116,31 @@ def test_anomaly_mode_uses_the_stepwise_executor(monkeypatch):
         for _ in range(3):
             (x.sin() * 2).sum().backward()
     assert calls == []
+
+
+def _toggle_log(lib):
+    """The top-level switches: states after each call, and the error for a non-bool mode."""
+    log = []
+    try:
+        for args in [(True,), (True, False), (False,), (False, False)]:
+            lib.set_anomaly_enabled(*args)
+            log.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+        with pytest.raises(TypeError) as info:
+            lib.set_anomaly_enabled(1)
+        log.append(str(info.value))
+    finally:
+        lib.set_anomaly_enabled(False)
+    return log
+
+
+def test_top_level_switches_match_pytorch(real_torch):
+    assert _toggle_log(torch) == _toggle_log(real_torch)
+    assert torch.is_anomaly_enabled is torch.autograd.is_anomaly_enabled
+    torch.set_anomaly_enabled(True, check_nan=True)
+    try:
+        with pytest.warns(UserWarning, match="Error detected in SqrtBackward0"):
+            with pytest.raises(RuntimeError, match="returned nan values in its 0th output"):
+                _nan_backward(torch)
+    finally:
+        torch.set_anomaly_enabled(False)
+    assert not torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()

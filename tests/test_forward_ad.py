@@ -181,3 +181,70 @@ def test_custom_function_jvp(real_torch):
         no_jvp(real_torch)
     with pytest.raises(NotImplementedError, match=re.escape(str(info.value))):
         no_jvp(torch)
+
+
+# In-place ops carry tangents (`commit_inplace`, `fill_`, `setitem` and views).
+
+INPLACE = {
+    "mul_": lambda lib, p: (p * 1).mul_(2),
+    "add_-dual-into-plain": lambda lib, p: lib.zeros(3).add_(p),
+    "add_-plain": lambda lib, p: (p * 1).add_(lib.ones(3)),
+    "fill_": lambda lib, p: (p * 1).fill_(2),
+    "zero_": lambda lib, p: (p * 1).zero_(),
+    "copy_-dual": lambda lib, p: lib.zeros(3).copy_(p),
+    "copy_-plain": lambda lib, p: (p * 1).copy_(lib.ones(3)),
+    "through-a-view": lambda lib, p: _through_view(p * 1),
+    "setitem": lambda lib, p: _setitem(lib.zeros(3), p[0] * 5),
+}
+
+
+def _through_view(y):
+    y[1:].mul_(2)
+    return y
+
+
+def _setitem(y, value):
+    y[1] = value
+    return y
+
+
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_inplace_ops_carry_tangents_like_pytorch(real_torch, name):
+    results = []
+    for lib in (torch, real_torch):
+        forward_ad = lib.autograd.forward_ad
+        with forward_ad.dual_level():
+            p = forward_ad.make_dual(lib.tensor([1.0, 2.0, 3.0]), lib.tensor([1.0, 3.0, 5.0]))
+            primal, tangent = forward_ad.unpack_dual(INPLACE[name](lib, p))
+            results.append((primal.tolist(), None if tangent is None else tangent.tolist()))
+    assert results[0] == results[1]
+    assert modes.fw_level is None and len(modes.duals) == 0
+
+
+def _dual_reprs(lib):
+    forward_ad = lib.autograd.forward_ad
+    wide = np.linspace(-1.2345, 2.5, 30).astype(np.float32)
+    with forward_ad.dual_level():
+        p = forward_ad.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([1.0, 3.0]))
+        return [
+            repr(p),
+            repr(p.sum()),
+            repr(forward_ad.make_dual(lib.tensor(2.0), lib.tensor(1 / 3))),
+            repr(forward_ad.make_dual(lib.tensor(wide), lib.tensor(wide * 2))),
+            repr(forward_ad.make_dual(lib.ones(2, 2), lib.ones(2, 2))),
+            repr(p.double()),
+            repr(forward_ad.make_dual(lib.ones(2, requires_grad=True), lib.ones(2))),
+        ]
+
+
+def test_dual_repr_shows_the_tangent_like_pytorch(real_torch):
+    assert _dual_reprs(torch) == _dual_reprs(real_torch)
+
+
+def test_make_dual_is_a_view_node_like_pytorch(real_torch):
+    names = []
+    for lib in (torch, real_torch):
+        with lib.autograd.forward_ad.dual_level():
+            x = lib.ones(2, requires_grad=True)
+            names.append(lib.autograd.forward_ad.make_dual(x, lib.ones(2)).grad_fn.name())
+    assert names[0] == names[1] == "ViewBackward0"

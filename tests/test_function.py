@@ -211,6 +211,9 @@ def _bad(lib, name, result):
         ("Shape", lambda lib, g: (lib.ones(4), None)),
         ("NonTensor", lambda lib, g: (g, g)),
         ("Type", lambda lib, g: (3, None)),
+        ("Few", lambda lib, g: g),
+        ("Complex", lambda lib, g: (g.to(lib.complex64), None)),
+        ("List", lambda lib, g: [g, None]),
     ],
 )
 def test_backward_results_are_checked_like_pytorch(real_torch, name, result):
@@ -219,6 +222,77 @@ def test_backward_results_are_checked_like_pytorch(real_torch, name, result):
         _bad(lib, name, result).apply(x, 2).sum().backward()
 
     _assert_same_error(real_torch, fn)
+
+
+def test_bad_backward_messages_name_the_function(real_torch):
+    """The issue's examples, verbatim: the count and the shape of the returned gradients."""
+
+    def count(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        _bad(lib, "MyFn", lambda lib, g: g).apply(x, x).sum().backward()
+
+    def shape(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        _bad(lib, "MyFn", lambda lib, g: (lib.ones(3), None)).apply(x).sum().backward()
+
+    expected = {
+        count: "function MyFnBackward returned an incorrect number of gradients (expected 2, "
+        "got 1)",
+        shape: "Function MyFnBackward returned an invalid gradient at index 0 - got [3] but "
+        "expected shape compatible with [2, 3]",
+    }
+    for fn, message in expected.items():
+        assert str(_error(real_torch, fn)) == message
+        with pytest.raises(RuntimeError, match=re.escape(message)):
+            fn(torch)
+
+
+def _marking(lib, method, marked, result):
+    """A Function whose forward calls `ctx.<method>(*marked(x))` and returns `result(x)`."""
+
+    def forward(ctx, x):
+        getattr(ctx, method)(*marked(x))
+        return result(x)
+
+    return type(
+        "Marking",
+        (lib.autograd.Function,),
+        {"forward": staticmethod(forward), "backward": staticmethod(lambda ctx, g: g)},
+    )
+
+
+@pytest.mark.parametrize(
+    "method,marked,result",
+    [
+        ("mark_non_differentiable", lambda x: (3.0,), lambda x: x * 2),
+        ("mark_dirty", lambda x: (x, 3.0), lambda x: x.mul_(2)),
+        ("mark_dirty", lambda x: (x,), lambda x: x * 2),
+    ],
+    ids=["non-differentiable-number", "dirty-number", "dirty-not-returned"],
+)
+def test_bad_marks_are_refused_like_pytorch(real_torch, method, marked, result):
+    def fn(lib):
+        x = lib.ones(2, requires_grad=True) * 1
+        _marking(lib, method, marked, result).apply(x)
+
+    _assert_same_error(real_torch, fn)
+
+
+def test_non_tensor_forward_outputs_pass_through(real_torch):
+    """A forward may return non-Tensors (a number, a list): returned as is, no grad_fn."""
+    results = []
+    for lib in (torch, real_torch):
+        pair = type(
+            "Pair",
+            (lib.autograd.Function,),
+            {
+                "forward": staticmethod(lambda ctx, a: (a * 2, 3.0, [a])),
+                "backward": staticmethod(lambda ctx, g, h, i: g),
+            },
+        )
+        a, number, listed = pair.apply(lib.ones(2, requires_grad=True))
+        results.append((a.grad_fn.name(), number, type(listed), listed[0].requires_grad))
+    assert results[0] == results[1] == ("PairBackward", 3.0, list, True)
 
 
 def test_broadcast_gradients_are_summed_and_cast(real_torch):

@@ -283,6 +283,59 @@ def test_batched_grad_through_a_custom_function_and_create_graph():
     np.testing.assert_allclose(second.numpy(), 6 * Y)
 
 
+def _leaf(lib):
+    return lib.tensor([1.0, 2.0], requires_grad=True)
+
+
+# autograd.grad / autograd.backward arguments: PyTorch pairs outputs and grads with zip (extra
+# grads are ignored), then counts; its exception type and text for each bad argument.
+GRAD_ARGUMENTS = {
+    "backward-extra-grads": lambda lib, x: lib.autograd.backward(
+        [(x * 2).sum(), (x * 3).sum()], [lib.tensor(1.0)] * 3
+    ),
+    "grad-extra-grads": lambda lib, x: lib.autograd.grad(
+        [(x * 2).sum()], [x], [lib.tensor(1.0)] * 2
+    ),
+    "grad-fewer-grads": lambda lib, x: lib.autograd.grad(
+        [(x * 2).sum(), (x * 2).sum()], [x], [lib.tensor(1.0)]
+    ),
+    "grad-input-not-tensor": lambda lib, x: lib.autograd.grad((x * 2).sum(), [x, 3.0]),
+    "grad-output-not-tensor": lambda lib, x: lib.autograd.grad([(x * 2).sum(), 3.0], [x]),
+    "grad-no-inputs": lambda lib, x: lib.autograd.grad((x * 2).sum(), []),
+    "backward-output-not-tensor": lambda lib, x: lib.autograd.backward([(x * 2).sum(), 3.0]),
+    "backward-grad-list-of-floats": lambda lib, x: (x * 2).backward([1.0, 1.0]),
+    "backward-input-not-tensor": lambda lib, x: lib.autograd.backward((x * 2).sum(), inputs=[3.0]),
+    "backward-input-no-grad": lambda lib, x: (x * 2).sum().backward(inputs=[lib.ones(2)]),
+    "backward-no-inputs": lambda lib, x: (x * 2).sum().backward(inputs=[]),
+    "batched-materialize": lambda lib, x: lib.autograd.grad(
+        (x * 2).sum(), [x, _leaf(lib)], lib.ones(3), is_grads_batched=True, materialize_grads=True
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_ARGUMENTS))
+def test_grad_and_backward_arguments_match_pytorch(real_torch, name):
+    def outcome(lib):
+        x = _leaf(lib)
+        try:
+            result = GRAD_ARGUMENTS[name](lib, x)
+        except Exception as error:  # noqa: BLE001 -- the outcome compared is the error
+            return type(error).__name__, str(error)
+        return _structure(result if result is not None else x.grad)
+
+    np.testing.assert_equal(outcome(torch), outcome(real_torch))
+
+
+def test_backward_inputs_retain_their_grad_like_pytorch(real_torch):
+    results = []
+    for lib in (torch, real_torch):
+        x = _leaf(lib)
+        h = x * 2
+        (h * h).sum().backward(inputs=[h])
+        results.append((h.retains_grad, h.grad.tolist(), x.grad))
+    assert results[0] == results[1] == (True, [4.0, 8.0], None)
+
+
 class FunctionalVariantsTest(chex.TestCase):
     """The functional API inside jax.jit and outside it (chex variants)."""
 

@@ -178,3 +178,15 @@ def test_backward_must_scale_with_grad_output():
     with pytest.raises(GradcheckError, match="backward not multiplied by grad_output"):
         torch.autograd.gradcheck(Offset.apply, (_double(torch),))
     np.testing.assert_allclose(_double(torch).detach().numpy(), V)
+
+
+def test_non_tensor_outputs_are_a_type_error(real_torch):
+    """PyTorch fails with an AttributeError on `float.requires_grad`; ours says what is wrong."""
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(AttributeError):
+        real_torch.autograd.gradcheck(
+            lambda a: 3.0, (real_torch.ones(1, dtype=real_torch.float64, requires_grad=True),)
+        )
+    for func in (lambda a: 3.0, lambda a: (a * 2, None)):
+        with pytest.raises(TypeError, match="expects `func` to return a Tensor or a tuple of"):
+            torch.autograd.gradcheck(func, (x,))

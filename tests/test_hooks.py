@@ -105,6 +105,10 @@ def test_node_hooks_replace_gradients_and_are_removable():
         lambda lib, x, y: y.grad_fn.register_prehook(lambda go: go[0]),
         lambda lib, x, y: y.grad_fn.register_hook(lambda gi, go: (lib.ones(3), None)),
         lambda lib, x, y: y.grad_fn.register_hook(lambda gi, go: (lib.ones(2),)),
+        lambda lib, x, y: y.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0])),
+        lambda lib, x, y: y.grad_fn.register_hook(lambda gi, go: 3),
+        lambda lib, x, y: x.register_post_accumulate_grad_hook(lambda t: t.grad),
+        lambda lib, x, y: x.register_post_accumulate_grad_hook(lambda t: 3),
     ],
     ids=[
         "size",
@@ -115,6 +119,10 @@ def test_node_hooks_replace_gradients_and_are_removable():
         "prehook-not-tuple",
         "hook-size",
         "hook-count",
+        "hook-replaces-none",
+        "hook-not-tuple",
+        "post-accumulate-tensor",
+        "post-accumulate-type",
     ],
 )
 def test_bad_hook_results_are_refused(real_torch, install):

@@ -103,3 +103,45 @@ def test_marking_is_uninstalled_and_thread_local():
     assert seen == {"made": False, "enabled": False}
     assert Tensor.__dict__["_wrap"] is original
     assert torch.autograd.inference_mode is torch.inference_mode
+
+
+def _inference_tensor(lib):
+    with lib.inference_mode():
+        return lib.ones(2)
+
+
+MISUSES = {
+    "requires_grad_": lambda lib, a: a.requires_grad_(),
+    "requires_grad=": lambda lib, a: setattr(a, "requires_grad", True),
+    "add_": lambda lib, a: a.add_(1),
+    "add_-no_grad": lambda lib, a: lib.no_grad()(a.add_)(1),
+    "zero_": lambda lib, a: a.zero_(),
+    "setitem": lambda lib, a: a.__setitem__(0, 3.0),
+    "view-add_": lambda lib, a: a.view(2).add_(1),
+}
+
+
+@pytest.mark.parametrize("name", list(MISUSES))
+def test_inference_tensors_are_refused_outside_inference_mode(real_torch, name):
+    with pytest.raises(RuntimeError) as info:
+        MISUSES[name](real_torch, _inference_tensor(real_torch))
+    a = _inference_tensor(torch)
+    with pytest.raises(RuntimeError, match=re.escape(str(info.value))):
+        MISUSES[name](torch, a)
+    assert a.tolist() == [1.0, 1.0] and not a.requires_grad
+
+
+def test_inference_tensors_are_usable_inside_inference_mode(real_torch):
+    """Inside inference mode they may change; outside, PyTorch allows it through detach()."""
+    results = []
+    for lib in (torch, real_torch):
+        a = _inference_tensor(lib)
+        normal = lib.ones(2)
+        with lib.inference_mode():
+            a.add_(1)
+            a[0] = 5.0
+            normal.mul_(3)
+            a.requires_grad_()
+        a.detach().add_(1)
+        results.append((a.tolist(), a.requires_grad, normal.tolist(), normal.is_inference()))
+    assert results[0] == results[1] == ([6.0, 3.0], True, [3.0, 3.0], False)

@@ -79,26 +79,31 @@ def _as_tuple(value) -> tuple:
 
 
 def _grad_outputs(grads, outputs: tuple) -> tuple:
+    """PyTorch's _make_grads checks (outputs and grads paired by zip, so extra grads are
+    ignored) and then the engine's count check."""
     grads = _as_tuple(grads) if grads is not None else (None,) * len(outputs)
+    for output, grad in zip(outputs, grads):
+        if not isinstance(output, Tensor):
+            raise AssertionError("Expected output to be a torch.Tensor")
+        if not (grad is None or isinstance(grad, Tensor)):
+            kind = type(grad).__name__
+            raise TypeError(f"gradients can be either Tensors or None, but got {kind}")
+    grads = grads[: len(outputs)]
     if len(grads) != len(outputs):
-        raise RuntimeError(
-            f"grad_tensors should have the same length as tensors: got {len(grads)} "
-            f"gradients for {len(outputs)} tensors"
-        )
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     return grads
 
 
-def _check_inputs(inputs) -> tuple | None:
-    if inputs is None:
-        return None
+def _check_inputs(inputs, fname: str) -> tuple:
+    """The `inputs` of backward() or grad(): a non-empty sequence of Tensors."""
     inputs = _as_tuple(inputs)
     if not inputs:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError(f"`inputs` argument to `{fname}()` cannot be empty.")
     for tensor in inputs:
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"inputs must be Tensors, but got {type(tensor).__name__}")
-        if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise RuntimeError(
+                f"all inputs have to be Tensors or GradientEdges, but got {type(tensor).__name__}"
+            )
     return inputs
 
 
@@ -156,7 +161,10 @@ def backward(
         raise TypeError("backward() missing required argument: 'tensors'")
     outputs = _as_tuple(tensors)
     grads = _grad_outputs(grad_tensors, outputs)
-    inputs = _check_inputs(inputs)
+    if inputs is not None:
+        inputs = _check_inputs(inputs, "backward")
+        for tensor in inputs:
+            tensor.retain_grad()  # as PyTorch's engine does: a non-leaf input keeps its .grad
     if retain_graph is None:
         retain_graph = create_graph
     run_backward(
@@ -204,18 +212,6 @@ def grad(
         >>> torch.autograd.grad(dx, x)
         (tensor(12.),)
     """
-    if is_grads_batched:
-        from .functional import batched_grad
-
-        return batched_grad(
-            outputs,
-            inputs,
-            grad_outputs,
-            retain_graph,
-            create_graph,
-            allow_unused,
-            materialize_grads,
-        )
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:
@@ -224,30 +220,32 @@ def grad(
             "but got: allow_unused=False."
         )
     outputs = _as_tuple(outputs)
-    inputs_tuple = _as_tuple(inputs)
-    for tensor in inputs_tuple:
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"grad(): inputs must be Tensors, but got {type(tensor).__name__}")
-        if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    inputs = _check_inputs(inputs, "grad")
+    if not all(tensor.requires_grad for tensor in inputs):
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _grad_outputs(grad_outputs, outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    result = run_backward(
-        outputs,
-        grads,
-        retain_graph=retain_graph,
-        create_graph=create_graph,
-        targets=inputs_tuple,
-        accumulate=False,
-    )
+    if is_grads_batched:
+        from .functional import batched_grad
+
+        result = batched_grad(outputs, inputs, grads, retain_graph, create_graph)
+    else:
+        result = run_backward(
+            outputs,
+            grads,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            targets=inputs,
+            accumulate=False,
+        )
     out = []
-    for index, (tensor, g) in enumerate(zip(inputs_tuple, result)):
+    for index, (tensor, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
                 from .._factories import zeros_like
 
-                g = zeros_like(tensor)
+                g = zeros_like(tensor)  # unbatched under is_grads_batched too, as in PyTorch
             elif not allow_unused:
                 raise RuntimeError(_errors.UNUSED_INPUT.format(index=index))
         out.append(g)

@@ -36,7 +36,12 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     """Turn anomaly detection on or off (process-wide, as in PyTorch)."""
-    modes.anomaly = bool(enabled)
+    if not isinstance(enabled, bool):
+        raise TypeError(
+            "set_anomaly_enabled(): argument 'enabled' (position 1) must be bool, not "
+            f"{type(enabled).__name__}"
+        )
+    modes.anomaly = enabled
     modes.check_nan = bool(check_nan)
     _ops.refresh_special()
 

@@ -25,6 +25,8 @@ __all__ = [
     "unpack_dual",
 ]
 
+# make_dual's result is a view of the primal (named as PyTorch's); unpack_dual's primal an alias
+_VIEW = register("ViewBackward0", lambda x: x, saves="none")
 _ALIAS = register("AliasBackward0", lambda x: x, saves="none")
 
 
@@ -90,7 +92,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     saved = modes.fw_level
     modes.fw_level = None  # the alias itself must not pick up the primal's tangent
     try:
-        dual = apply(_ALIAS, tensor)
+        dual = apply(_VIEW, tensor)
     finally:
         modes.fw_level = saved
     set_tangent(dual, tangent)

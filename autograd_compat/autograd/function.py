@@ -56,6 +56,13 @@ def _sum_to(grad, *, shape):
 _SUM_TO = register("SumToSizeBackward0", _sum_to, saves="none")
 
 
+_COMPLEX_GRAD_OF_REAL = (
+    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to "
+    "be true, but got false.  (Could this error message be improved?  If so, please report an "
+    "enhancement request to PyTorch.)"
+)
+
+
 def _expandable(shape: tuple, to: tuple) -> bool:
     """Whether `shape` broadcasts to `to` (a gradient of shape `to` may be summed to it)."""
     if len(shape) > len(to):
@@ -86,6 +93,12 @@ class FunctionCtx:
 
     def mark_dirty(self, *args) -> None:
         """Declare inputs that forward modified in place (they become outputs of this node)."""
+        for i, tensor in enumerate(args):
+            if not isinstance(tensor, Tensor):
+                raise RuntimeError(
+                    f"mark_dirty can only accept variables, but argument {i} is of type "
+                    f"{type(tensor).__name__}"
+                )
         self.dirty_tensors = args
 
     def mark_shared_storage(self, *pairs) -> None:
@@ -98,6 +111,12 @@ class FunctionCtx:
 
     def mark_non_differentiable(self, *args) -> None:
         """Declare outputs that are not differentiable (their gradient is always zero)."""
+        for tensor in args:
+            if not isinstance(tensor, Tensor):
+                raise RuntimeError(
+                    "mark_non_differentiable only accepts variable arguments, but got "
+                    f"{type(tensor).__name__}"
+                )
         self.non_differentiable = args
 
     def set_materialize_grads(self, value: bool) -> None:
@@ -242,6 +261,8 @@ class BackwardCFunction(FunctionCtx, Node):
                 )
             grad = apply(_SUM_TO, grad, shape=shape)
         if grad._value.dtype != dtype:
+            if grad.is_complex() and not jnp.issubdtype(dtype, jnp.complexfloating):
+                raise RuntimeError(_COMPLEX_GRAD_OF_REAL)
             grad = grad.to(_dtype_of(dtype))
         return grad
 
@@ -435,7 +456,7 @@ class _suspend_forward_ad:
 
 
 def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):
-    ctx = cls._backward_cls.__new__(cls._backward_cls)
+    ctx = object.__new__(cls._backward_cls)  # Node.__new__ picks an op's class; not here
     ctx._init_ctx()
     grad_on = _grad_mode._state.enabled
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
@@ -477,6 +498,11 @@ def _wrap_outputs(ctx, args: tuple, outputs: tuple, differentiable: bool) -> lis
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     dirty = {id(t) for t in getattr(ctx, "dirty_tensors", ())}
     non_diff = {id(t) for t in getattr(ctx, "non_differentiable", ())}
+    if not dirty <= {id(out) for out in outputs}:
+        raise RuntimeError(
+            "Some elements marked as dirty during the forward method were not returned as "
+            "output. The inputs that are modified inplace must all be outputs of the Function."
+        )
     results = []
     meta = []
     for i, out in enumerate(outputs):

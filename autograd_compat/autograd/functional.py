@@ -941,37 +941,14 @@ def _hvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
 
 
 # ----------------------------------------------------------------------------- batched grad
-def batched_grad(
-    outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads
-):
-    """`autograd.grad(..., is_grads_batched=True)`: the engine's backward under jax.vmap over
-    the first dimension of every grad_output (one compiled backward for the whole batch)."""
+def batched_grad(outputs: tuple, inputs: tuple, grads: tuple, retain_graph, create_graph) -> list:
+    """`autograd.grad(..., is_grads_batched=True)` on checked arguments: the engine's backward
+    under jax.vmap over the first dimension of every grad_output (one compiled backward for
+    the whole batch). One gradient (or None) per input."""
     from .. import _engine, _errors
-    from .._factories import zeros
     from .._shapes import Size
-    from . import _as_tuple as as_tuple
     from . import grad
 
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    if materialize_grads and allow_unused is False:
-        raise ValueError(
-            "Expected allow_unused to be True or not passed when materialize_grads=True, "
-            "but got: allow_unused=False."
-        )
-    outputs = as_tuple(outputs)
-    inputs_t = as_tuple(inputs)
-    for tensor in inputs_t:
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"grad(): inputs must be Tensors, but got {type(tensor).__name__}")
-        if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(
-            f"grad_tensors should have the same length as tensors: got {len(grads)} "
-            f"gradients for {len(outputs)} tensors"
-        )
     batch = None
     for index, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -995,8 +972,6 @@ def batched_grad(
                 raise RuntimeError(_errors.IMPLICIT_GRAD)
             g = Tensor._wrap(jnp.ones((batch, *out._value.shape), out._value.dtype))
         filled.append(g)
-    if retain_graph is None:
-        retain_graph = create_graph
     result = None
     if not create_graph:
 
@@ -1006,7 +981,7 @@ def batched_grad(
                 [Tensor._wrap(v) for v in values],
                 retain_graph=True,
                 create_graph=False,
-                targets=inputs_t,
+                targets=inputs,
                 accumulate=False,
             )
             return tuple(None if r is None else r._value for r in res)
@@ -1020,7 +995,7 @@ def batched_grad(
         rows = [
             grad(
                 outputs,
-                inputs_t,
+                inputs,
                 [g[b] for g in filled],
                 retain_graph=True,
                 create_graph=create_graph,
@@ -1029,17 +1004,9 @@ def batched_grad(
             for b in range(batch)
         ]
         result = []
-        for k in range(len(inputs_t)):
+        for k in range(len(inputs)):
             column = [row[k] for row in rows]
             result.append(None if any(c is None for c in column) else _stack(column))
     if not retain_graph:
         _engine.release_graph(outputs)
-    out = []
-    for index, (tensor, g) in enumerate(zip(inputs_t, result)):
-        if g is None:
-            if materialize_grads:
-                g = zeros((batch, *tensor.shape), dtype=tensor.dtype)
-            elif not allow_unused:
-                raise RuntimeError(_errors.UNUSED_INPUT.format(index=index))
-        out.append(g)
-    return tuple(out)
+    return result

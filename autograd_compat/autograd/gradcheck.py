@@ -539,7 +539,12 @@ def _gradcheck_helper(
         func_out = func(*tupled)
         outputs = _differentiable_outputs(func_out)
         for o in _as_tuple(func_out):
-            if isinstance(o, Tensor) and o.dtype.is_complex:
+            if not isinstance(o, Tensor):  # PyTorch fails on `o.requires_grad` (AttributeError)
+                raise TypeError(
+                    "gradcheck expects `func` to return a Tensor or a tuple of Tensors, but it "
+                    f"returned a {type(o).__name__}"
+                )
+            if o.dtype.is_complex:
                 raise NotImplementedError(
                     "gradcheck of functions with complex outputs is not supported yet"
                 )
