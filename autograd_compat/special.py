@@ -1,0 +1,50 @@
+"""torch.special: the special functions under their SciPy-style names (expit, gammaln...), and
+softmax/log_softmax/logsumexp with torch.special's signatures. Every function is the
+library's op of the same math, so node names and gradients are the same as torch's."""
+
+from __future__ import annotations
+
+from ._ops.elementwise import sigmoid as expit
+from ._ops.pointwise import erf, expm1, log1p
+from ._ops.reductions import logsumexp
+from ._ops.special import digamma, erfc, erfinv, exp2, logit, sinc, xlogy
+from ._ops.special import lgamma as gammaln
+from .nn import functional as _F
+
+__all__ = [
+    "digamma",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "gammaln",
+    "log1p",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "psi",
+    "sinc",
+    "softmax",
+    "xlogy",
+]
+
+psi = digamma
+
+
+def softmax(input, dim, *, dtype=None):
+    """exp(x) / sum(exp(x)) along `dim` (`dtype`: cast the input first)."""
+    return _F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """log(softmax(x)) along `dim`, computed stably (`dtype`: cast the input first)."""
+    return _F.log_softmax(input, dim, dtype=dtype)
+
+
+def __getattr__(name: str):
+    """`torch.special.X` that this module lacks: an AttributeError saying it is not supported."""
+    from ._alias import missing_attribute
+
+    missing_attribute(__name__, name)
