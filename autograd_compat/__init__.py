@@ -5,7 +5,8 @@ a pure JAX function, jitted; its backward is `jax.vjp` of that function, and `cr
 records the backward as an op again, so derivatives of any order come from nested vjps.
 """
 
-from . import _dtypes, autograd, linalg, nn, optim, utils
+from . import _xla_workarounds  # noqa: I001 - must run before JAX starts its CPU backend
+from . import _dtypes, autograd, cuda, linalg, nn, optim, special, utils
 from ._alias import alias_torch
 from ._device import device
 from ._dtypes import (
@@ -78,6 +79,8 @@ from ._ops.pointwise import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
 from ._ops.reductions import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
+from ._ops.special import *  # noqa: F403
+from ._ops.tensor_extras import *  # noqa: F403
 from ._random import (
     Generator,
     default_generator,
@@ -90,6 +93,13 @@ from ._random import (
 from ._serialization import load, save
 from ._shapes import Size
 from ._tensor import Tensor, is_tensor
+from .nn.functional import tensor_log_softmax as log_softmax
+from .nn.functional import tensor_softmax as softmax
+from .autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 
 __version__ = "0.1.0"
 

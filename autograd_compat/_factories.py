@@ -11,6 +11,17 @@ from ._shapes import Size, shape_args
 from ._tensor import Tensor
 
 
+def _device_array(value, copy: bool = False) -> jax.Array:
+    """`value` as a jax.Array. Host (numpy) data goes through `jax.device_put`, which does not
+    compile: `jnp.asarray` and `jnp.full` compile once per shape (30-80 ms), which every new
+    batch shape would pay. On CPU device_put may alias the numpy buffer, so the user's arrays
+    are copied first (`copy`): a later write to them must not reach the tensor. Tracers and
+    jax arrays pass through."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return jax.device_put(np.array(value, copy=True) if copy else value)
+    return jnp.asarray(value)
+
+
 def _place(value, device) -> jax.Array:
     if device is not None:
         return jax.device_put(value, _device.to_jax(device))
@@ -26,21 +37,31 @@ def _finish(value, requires_grad: bool) -> Tensor:
     return t
 
 
-def _infer_array(data) -> np.ndarray | jax.Array:
-    """An array for `data` with PyTorch's inference: Python floats become the default dtype."""
+def _infer_array(data, dtype=None) -> np.ndarray | jax.Array:
+    """An array for `data`, cast to `dtype` when given, else with PyTorch's inference for Python
+    data (floats become the default dtype, ints int64). Python numbers are cast once, straight
+    to `dtype`, so float64 keeps every digit of 1/3."""
     if isinstance(data, Tensor):
-        return data._value
-    if isinstance(data, (jax.Array, np.ndarray, np.generic)):
-        return data
-    array = np.asarray(data)
+        array = data._value
+    elif isinstance(data, (jax.Array, np.ndarray, np.generic)):
+        array = data
+    else:
+        array = np.asarray(data)
+        if array.dtype == object:
+            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        if dtype is None:
+            return _python_default_dtype(array)
+    return array if dtype is None else array.astype(_dtypes.as_dtype(dtype).jax)
+
+
+def _python_default_dtype(array: np.ndarray) -> np.ndarray:
+    """PyTorch's dtype for data given as Python numbers (numpy infers float64 and int64)."""
     if array.dtype == np.float64:
         return array.astype(_dtypes.get_default_dtype().jax)
     if array.dtype == np.complex128:
         return array.astype(_dtypes.get_default_dtype().to_complex().jax)
     if array.dtype.kind in "iu":
         return array.astype(np.int64)
-    if array.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return array
 
 
@@ -56,20 +77,17 @@ def tensor(
         >>> torch.tensor([0.5, 1.0])
         tensor([0.5000, 1.0000])
     """
-    array = _infer_array(data)
-    if dtype is not None:
-        array = array.astype(_dtypes.as_dtype(dtype).jax)
-    return _finish(_place(jnp.array(array, copy=True), device), requires_grad)
+    array = _infer_array(data, dtype)
+    # No copy is needed for a jax array: it is immutable, and the new Tensor has its own state.
+    return _finish(_place(_device_array(array, copy=True), device), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """`data` as a Tensor; a Tensor already of that dtype and device is returned as is."""
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
-    array = _infer_array(data)
-    if dtype is not None:
-        array = array.astype(_dtypes.as_dtype(dtype).jax)
-    return Tensor._wrap(_place(jnp.asarray(array), device))
+    array = _infer_array(data, dtype)
+    return Tensor._wrap(_place(_device_array(array, copy=True), device))
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -77,7 +95,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtypes.from_jax(array.dtype)
-    return Tensor._wrap(jnp.asarray(array))
+    return Tensor._wrap(_device_array(array, copy=True))
 
 
 def from_jax(array, requires_grad: bool = False) -> Tensor:
@@ -86,7 +104,10 @@ def from_jax(array, requires_grad: bool = False) -> Tensor:
 
 
 def _filled(shape, fill, dtype, device, requires_grad) -> Tensor:
-    value = jnp.full(shape, fill, dtype.jax)
+    if isinstance(fill, (bool, int, float, complex, np.generic)):
+        value = _device_array(np.full(shape, fill, dtype.jax))
+    else:  # a traced fill value (inside jax.jit)
+        value = jnp.full(shape, fill, dtype.jax)
     return _finish(_place(value, device), requires_grad)
 
 
@@ -182,7 +203,7 @@ def arange(
         value = np.arange(int(start), int(start) + count * int(step), int(step), dtype=dtype.jax)[
             :count
         ]
-    return _finish(_place(jnp.asarray(value), device), requires_grad)
+    return _finish(_place(_device_array(value), device), requires_grad)
 
 
 def linspace(
@@ -271,7 +292,7 @@ def logspace(
     values = np.power(float(base), exponents)
     if not (dtype.is_floating_point or dtype.is_complex):
         values = np.round(values)
-    value = jnp.asarray(values.astype(dtype.jax))
+    value = _device_array(values.astype(dtype.jax))
     return _finish(_place(value, device), requires_grad)
 
 
@@ -286,7 +307,7 @@ def _triangle_indices(name: str, row: int, col: int, offset: int, dtype, device,
     else:
         rows, cols = np.tril_indices(row, int(offset), col)
     value = np.stack([rows, cols]).astype(dtype.jax)
-    return _finish(_place(jnp.asarray(value), device), False)
+    return _finish(_place(_device_array(value), device), False)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None):
