@@ -99,7 +99,7 @@ def test_grad_assignment_is_checked():
     x = torch.ones(2, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="assigned a gradient of size|assign a gradient of size"):
         x.grad = torch.ones(3)
-    with pytest.raises(RuntimeError, match="with dtype 'double' to a tensor with grad_dtype 'Float'"):
+    with pytest.raises(RuntimeError, match="dtype 'double' to a tensor with grad_dtype 'Float'"):
         x.grad = torch.ones(2, 2, dtype=torch.float64)
     with pytest.raises(TypeError, match="expected to be a Tensor or None"):
         x.grad = 3
