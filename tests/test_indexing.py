@@ -10,54 +10,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from scenario_check import check, error, name
 
 import autograd_compat as torch
 
 W = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5) / 4  # shared: one compile per shape
 X3 = np.arange(60, dtype=np.float32).reshape(3, 4, 5) / 10
-
-
-def _plain(obj):
-    if hasattr(obj, "grad_fn") and hasattr(obj, "dtype"):
-        return ("tensor", str(obj.dtype), tuple(obj.shape), obj.detach().cpu().numpy())
-    if isinstance(obj, (tuple, list)):
-        return tuple(_plain(o) for o in obj)
-    return obj
-
-
-def _outcome(lib, scenario):
-    try:
-        return ("ok", _plain(scenario(lib)))
-    except Exception as error:  # the exception type and text are part of the contract
-        return ("error", type(error).__name__, str(error))
-
-
-def _assert_same(ours, theirs, where="result"):
-    if isinstance(theirs, tuple) and theirs and theirs[0] == "tensor":
-        assert isinstance(ours, tuple) and ours[:3] == theirs[:3], (where, ours, theirs)
-        np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6, atol=1e-6, err_msg=where)
-    elif isinstance(theirs, tuple):
-        assert isinstance(ours, tuple) and len(ours) == len(theirs), (where, ours, theirs)
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            _assert_same(a, b, f"{where}[{i}]")
-    else:
-        assert ours == theirs, (where, ours, theirs)
-
-
-def check(real_torch, scenario):
-    _assert_same(_outcome(torch, scenario), _outcome(real_torch, scenario))
-
-
-def _error(f):
-    try:
-        f()
-    except Exception as error:
-        return (type(error).__name__, str(error))
-    return None
-
-
-def name(t):
-    return None if t.grad_fn is None else t.grad_fn.name()
 
 
 def _indices(lib):
@@ -141,7 +99,7 @@ def getitem_errors(lib):
     x = lib.tensor(X3)
     z = lib.zeros(3, 4)
     return [
-        _error(f)
+        error(f)
         for f in (
             lambda: z[5],
             lambda: z[-4],
@@ -203,18 +161,18 @@ def setitem_dtypes_and_values(lib):
     b = lib.zeros(3, dtype=lib.bool)
     b[1] = 1
     errors = [
-        _error(lambda: n.__setitem__([0], lib.tensor([1.5]))),
-        _error(lambda: f.__setitem__([1, 2], lib.tensor([1, 2]))),
-        _error(lambda: n.__setitem__(0, "a")),
-        _error(lambda: n.__setitem__(0, [1])),
-        _error(lambda: n.__setitem__(slice(1, None), np.array([6, 7]))),
-        _error(lambda: f.__setitem__(0, lib.tensor([1.0, 2.0]))),
-        _error(lambda: lib.zeros(3, 4).__setitem__(0, lib.ones(3))),
-        _error(lambda: lib.zeros(3, 4).__setitem__([0, 1], lib.ones(3, 4))),
-        _error(lambda: lib.zeros(3, 4).__setitem__([0, 2], lib.ones(3))),
-        _error(lambda: lib.zeros(3, 4).__setitem__(0, lib.ones(2, 4))),
-        _error(lambda: lib.zeros(2, 3).__setitem__((slice(None), 0), lib.ones(2, 1))),
-        _error(lambda: lib.zeros(3, 4).__setitem__(5, 1)),
+        error(lambda: n.__setitem__([0], lib.tensor([1.5]))),
+        error(lambda: f.__setitem__([1, 2], lib.tensor([1, 2]))),
+        error(lambda: n.__setitem__(0, "a")),
+        error(lambda: n.__setitem__(0, [1])),
+        error(lambda: n.__setitem__(slice(1, None), np.array([6, 7]))),
+        error(lambda: f.__setitem__(0, lib.tensor([1.0, 2.0]))),
+        error(lambda: lib.zeros(3, 4).__setitem__(0, lib.ones(3))),
+        error(lambda: lib.zeros(3, 4).__setitem__([0, 1], lib.ones(3, 4))),
+        error(lambda: lib.zeros(3, 4).__setitem__([0, 2], lib.ones(3))),
+        error(lambda: lib.zeros(3, 4).__setitem__(0, lib.ones(2, 4))),
+        error(lambda: lib.zeros(2, 3).__setitem__((slice(None), 0), lib.ones(2, 1))),
+        error(lambda: lib.zeros(3, 4).__setitem__(5, 1)),
     ]
     z = lib.zeros(2, 3)
     z[0] = lib.ones(1, 1, 3)
@@ -247,12 +205,12 @@ def setitem_gradients(lib):
 def setitem_leaf_rules(lib):
     w = lib.tensor(W, requires_grad=True)
     errors = [
-        _error(lambda: w.__setitem__(0, 1.0)),
-        _error(lambda: w.__setitem__([0], 1.0)),
-        _error(lambda: w.__setitem__(slice(None), 1.0)),
-        _error(lambda: w.__setitem__(Ellipsis, 1.0)),
-        _error(lambda: w.__setitem__(None, 1.0)),
-        _error(lambda: w.__setitem__(w > 0, 1.0)),
+        error(lambda: w.__setitem__(0, 1.0)),
+        error(lambda: w.__setitem__([0], 1.0)),
+        error(lambda: w.__setitem__(slice(None), 1.0)),
+        error(lambda: w.__setitem__(Ellipsis, 1.0)),
+        error(lambda: w.__setitem__(None, 1.0)),
+        error(lambda: w.__setitem__(w > 0, 1.0)),
     ]
     with lib.no_grad():
         w[0] = 1.0

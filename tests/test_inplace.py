@@ -9,53 +9,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from scenario_check import check, error, name
 
 import autograd_compat as torch
 
 W = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5) / 4  # shared: one compile per shape
-
-
-def _plain(obj):
-    if hasattr(obj, "grad_fn") and hasattr(obj, "dtype"):
-        return ("tensor", str(obj.dtype), tuple(obj.shape), obj.detach().cpu().numpy())
-    if isinstance(obj, (tuple, list)):
-        return tuple(_plain(o) for o in obj)
-    return obj
-
-
-def _outcome(lib, scenario):
-    try:
-        return ("ok", _plain(scenario(lib)))
-    except Exception as error:  # the exception type and text are part of the contract
-        return ("error", type(error).__name__, str(error))
-
-
-def _assert_same(ours, theirs, where="result"):
-    if isinstance(theirs, tuple) and theirs and theirs[0] == "tensor":
-        assert isinstance(ours, tuple) and ours[:3] == theirs[:3], (where, ours, theirs)
-        np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6, atol=1e-6, err_msg=where)
-    elif isinstance(theirs, tuple):
-        assert isinstance(ours, tuple) and len(ours) == len(theirs), (where, ours, theirs)
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            _assert_same(a, b, f"{where}[{i}]")
-    else:
-        assert ours == theirs, (where, ours, theirs)
-
-
-def check(real_torch, scenario):
-    _assert_same(_outcome(torch, scenario), _outcome(real_torch, scenario))
-
-
-def _error(f):
-    try:
-        f()
-    except Exception as error:
-        return (type(error).__name__, str(error))
-    return None
-
-
-def name(t):
-    return None if t.grad_fn is None else t.grad_fn.name()
 
 
 # ----------------------------------------------------------------------------- scenarios
@@ -117,23 +75,23 @@ def saved_tensor_modified(lib):
     a = w * 1
     b = a.sin()
     a.add_(1)
-    errors.append(_error(lambda: b.sum().backward()))
+    errors.append(error(lambda: b.sum().backward()))
     a = w * 1
     b = a.sin()
     a[0].add_(1)  # through a view: the base's node is now CopySlices
-    errors.append(_error(lambda: b.sum().backward()))
+    errors.append(error(lambda: b.sum().backward()))
     a = w * 1
     v = a[0]
     b = v.sin()
     a.add_(1)  # the saved view's grad_fn is regenerated: AsStrided
-    errors.append(_error(lambda: b.sum().backward()))
+    errors.append(error(lambda: b.sum().backward()))
     a = w * 2
     a.mul_(a)  # `other` aliases self and is saved before the write
-    errors.append(_error(lambda: a.sum().backward()))
+    errors.append(error(lambda: a.sum().backward()))
     a = w * 2
     other = a[1]
     a[0].mul_(other)
-    errors.append(_error(lambda: a.sum().backward()))
+    errors.append(error(lambda: a.sum().backward()))
     a = w * 2
     a.add_(a)  # add saves nothing: fine
     a.mul_(w)  # self is saved as a snapshot (PyTorch's original_self): fine
@@ -145,14 +103,14 @@ def saved_tensor_modified(lib):
 def leaf_rules_and_no_grad_updates(lib):
     w = lib.tensor(W, requires_grad=True)
     errors = [
-        _error(lambda: w.add_(1)),
-        _error(lambda: w.mul_(2)),
-        _error(lambda: w.zero_()),
-        _error(lambda: w.copy_(lib.tensor(W))),
-        _error(lambda: w.__iadd__(1)),
-        _error(lambda: w[0].add_(1)),
-        _error(lambda: w.__setitem__(0, 1.0)),
-        _error(lambda: w.__setitem__([0], 1.0)),
+        error(lambda: w.add_(1)),
+        error(lambda: w.mul_(2)),
+        error(lambda: w.zero_()),
+        error(lambda: w.copy_(lib.tensor(W))),
+        error(lambda: w.__iadd__(1)),
+        error(lambda: w[0].add_(1)),
+        error(lambda: w.__setitem__(0, 1.0)),
+        error(lambda: w.__setitem__([0], 1.0)),
     ]
     versions = w._version
     (w * w).sum().backward()
@@ -171,13 +129,13 @@ def leaf_rules_and_no_grad_updates(lib):
 def dtype_refusals(lib):
     n = lib.arange(4)
     errors = [
-        _error(lambda: n.add_(1.5)),
-        _error(lambda: n.mul_(lib.tensor(W[0]))),
-        _error(lambda: n[1:].add_(0.5)),
-        _error(lambda: n.div_(2)),
-        _error(lambda: lib.zeros(4, dtype=lib.bool).add_(1)),
-        _error(lambda: lib.zeros(3).add_(lib.zeros(2, 3))),
-        _error(lambda: lib.zeros(3).copy_(lib.zeros(4))),
+        error(lambda: n.add_(1.5)),
+        error(lambda: n.mul_(lib.tensor(W[0]))),
+        error(lambda: n[1:].add_(0.5)),
+        error(lambda: n.div_(2)),
+        error(lambda: lib.zeros(4, dtype=lib.bool).add_(1)),
+        error(lambda: lib.zeros(3).add_(lib.zeros(2, 3))),
+        error(lambda: lib.zeros(3).copy_(lib.zeros(4))),
     ]
     f = lib.tensor(W[0])
     f.add_(lib.arange(4))  # int into float: fine
@@ -189,11 +147,11 @@ def overlapping_writes(lib):
     x = lib.zeros(3)
     y = x.expand(2, 3)
     errors = [
-        _error(lambda: y.add_(1)),
-        _error(lambda: y.mul_(2)),
-        _error(lambda: y.copy_(lib.ones(2, 3))),
-        _error(lambda: y.__setitem__((slice(None), 0), 7.0)),
-        _error(lambda: y.__setitem__(slice(None), lib.tensor([7.0, 8.0, 9.0]))),
+        error(lambda: y.add_(1)),
+        error(lambda: y.mul_(2)),
+        error(lambda: y.copy_(lib.ones(2, 3))),
+        error(lambda: y.__setitem__((slice(None), 0), 7.0)),
+        error(lambda: y.__setitem__(slice(None), lib.tensor([7.0, 8.0, 9.0]))),
     ]
     versions = x._version
     y.fill_(2)  # fills are allowed: every aliased element gets the same value
@@ -201,8 +159,8 @@ def overlapping_writes(lib):
     y.zero_()
     y[1, 2] = 4.0
     a = lib.arange(5.0)
-    errors.append(_error(lambda: a.__setitem__(slice(1, None), a[:-1])))  # partial overlap
-    errors.append(_error(lambda: a.__setitem__([0, 1], a[1:3])))
+    errors.append(error(lambda: a.__setitem__(slice(1, None), a[:-1])))  # partial overlap
+    errors.append(error(lambda: a.__setitem__([0, 1], a[1:3])))
     a[1:] = a[1:]  # the same elements: fine
     a[0:2] = a[::2][1:]  # strided: PyTorch does not check
     a[:] = a.view(5, 1).t()[0]
@@ -235,9 +193,9 @@ def failed_ops_change_nothing(lib):
     out = []
     for target, attempt in attempts:
         before = (target.clone(), target._version)
-        error = _error(attempt)
+        raised = error(attempt)
         after = (target.clone(), target._version)
-        out.append((error, before, after))
+        out.append((raised, before, after))
     return out, w.grad, w._version, a._version
 
 
@@ -284,23 +242,23 @@ def index_fill_copy_and_masked_scatter(lib):
     z, i2 = lib.zeros(3, 4), lib.tensor([0, 1])
     negative = z.index_fill(1, lib.tensor([-1, 0]), 2.0)
     errors = [
-        _error(lambda: z.index_fill(1, lib.tensor([4]), 1.0)),
-        _error(lambda: z.index_fill(1, lib.tensor([1], dtype=lib.int32), 1.0)),
-        _error(lambda: z.index_fill(1, lib.tensor([[1]]), 1.0)),
-        _error(lambda: z.index_fill(1, i2, lib.ones(1))),
-        _error(lambda: z.index_copy(1, i2, lib.ones(3, 3))),
-        _error(lambda: z.index_copy(1, i2, lib.ones(3))),
-        _error(lambda: z.index_copy(1, i2, lib.tensor(1.0))),
-        _error(lambda: z.index_copy(1, i2[None], lib.ones(3, 2))),
-        _error(lambda: z.index_copy(1, i2.int(), lib.ones(3, 2))),
-        _error(lambda: z.index_copy(1, i2, lib.ones(3, 2, dtype=lib.float64))),
-        _error(lambda: z.index_copy(1, i2, lib.ones(3, 3, 1)[..., 0][:, :3])),
-        _error(lambda: z.index_copy(1, lib.tensor([0, -1]), lib.ones(3, 2))),
-        _error(lambda: z.masked_scatter(m, lib.ones(1))),
-        _error(lambda: z.masked_scatter(m.int(), lib.ones(12))),
-        _error(lambda: z.masked_scatter(m, lib.ones(12, dtype=lib.float64))),
-        _error(lambda: z.masked_scatter(lib.ones(3, dtype=lib.bool), lib.ones(12))),
-        _error(lambda: w.index_fill_(0, i2, 1.0)),
+        error(lambda: z.index_fill(1, lib.tensor([4]), 1.0)),
+        error(lambda: z.index_fill(1, lib.tensor([1], dtype=lib.int32), 1.0)),
+        error(lambda: z.index_fill(1, lib.tensor([[1]]), 1.0)),
+        error(lambda: z.index_fill(1, i2, lib.ones(1))),
+        error(lambda: z.index_copy(1, i2, lib.ones(3, 3))),
+        error(lambda: z.index_copy(1, i2, lib.ones(3))),
+        error(lambda: z.index_copy(1, i2, lib.tensor(1.0))),
+        error(lambda: z.index_copy(1, i2[None], lib.ones(3, 2))),
+        error(lambda: z.index_copy(1, i2.int(), lib.ones(3, 2))),
+        error(lambda: z.index_copy(1, i2, lib.ones(3, 2, dtype=lib.float64))),
+        error(lambda: z.index_copy(1, i2, lib.ones(3, 3, 1)[..., 0][:, :3])),
+        error(lambda: z.index_copy(1, lib.tensor([0, -1]), lib.ones(3, 2))),
+        error(lambda: z.masked_scatter(m, lib.ones(1))),
+        error(lambda: z.masked_scatter(m.int(), lib.ones(12))),
+        error(lambda: z.masked_scatter(m, lib.ones(12, dtype=lib.float64))),
+        error(lambda: z.masked_scatter(lib.ones(3, dtype=lib.bool), lib.ones(12))),
+        error(lambda: w.index_fill_(0, i2, 1.0)),
     ]
     names = [name(r) for r in results[:5]] + [name(b)]
     return results, same, b, w.grad, s.grad, v.grad, negative, errors, names
@@ -322,12 +280,12 @@ def fill_diagonal_and_exponential(lib):
     base = lib.zeros(4, 4)
     base[1:, 1:].fill_diagonal_(1.0)  # through a view: the base sees it
     errors = [
-        _error(lambda: lib.zeros(2, 3, 2).fill_diagonal_(1.0)),
-        _error(lambda: lib.zeros(2).fill_diagonal_(1.0)),
-        _error(lambda: w.fill_diagonal_(1.0)),
-        _error(lambda: lib.zeros(3).exponential_(0)),
-        _error(lambda: lib.zeros(3).exponential_(-1.0)),
-        _error(lambda: lib.zeros(3, dtype=lib.int64).exponential_()),
+        error(lambda: lib.zeros(2, 3, 2).fill_diagonal_(1.0)),
+        error(lambda: lib.zeros(2).fill_diagonal_(1.0)),
+        error(lambda: w.fill_diagonal_(1.0)),
+        error(lambda: lib.zeros(3).exponential_(0)),
+        error(lambda: lib.zeros(3).exponential_(-1.0)),
+        error(lambda: lib.zeros(3, dtype=lib.int64).exponential_()),
     ]
     e = w * 1
     same = same and e.exponential_(2.0) is e
@@ -346,7 +304,7 @@ def saved_results_are_version_checked(lib):
         fn = (lambda t, op=op: getattr(t, op)(0)) if "softmax" in op else getattr(lib, op)
         y = fn(x)
         y.mul_(2)
-        out.append(_error(lambda y=y: (y * y).sum().backward()))
+        out.append(error(lambda y=y: (y * y).sum().backward()))
         h = x * 1
         z = fn(h)
         with lib.no_grad():
@@ -357,7 +315,7 @@ def saved_results_are_version_checked(lib):
         x = lib.tensor(np.abs(W[1]) + 0.5, requires_grad=True)
         y = x * 1
         getattr(y, op)()
-        out.append(_error(lambda y=y: y.add_(1).sum().backward()))
+        out.append(error(lambda y=y: y.add_(1).sum().backward()))
         z = x * 1
         getattr(z, op)()
         (z * z).sum().backward()
@@ -461,5 +419,5 @@ def test_inputs_partly_overlapping_the_written_memory_are_refused(real_torch):
     for case in cases:
         theirs = case(real_torch.arange(6.0))
         ours = case(torch.arange(6.0))
-        expected = _error(lambda t=theirs: t[0].copy_(t[1]))
-        assert _error(lambda t=ours: check_inplace(t[0], t[1:])) == expected
+        expected = error(lambda t=theirs: t[0].copy_(t[1]))
+        assert error(lambda t=ours: check_inplace(t[0], t[1:])) == expected
