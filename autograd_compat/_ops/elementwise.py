@@ -92,18 +92,20 @@ def _pow_scalar(x, *, exponent, dtype):
 
 _ADD = register("AddBackward0", _promoted(jnp.add), saves="none")
 _SUB = register("SubBackward0", _promoted(jnp.subtract), saves="none")
-# `add`/`sub` with alpha, when recorded: one node as in PyTorch (alpha is static, so a new
-# alpha compiles once; unrecorded calls, e.g. a manual SGD step, use mul then add instead).
-_ADD_SCALED = register(
-    "AddBackward0",
-    lambda a, b, *, dtype, alpha: a.astype(dtype) + alpha * b.astype(dtype),
-    saves="none",
-)
-_SUB_SCALED = register(
-    "SubBackward0",
-    lambda a, b, *, dtype, alpha: a.astype(dtype) - alpha * b.astype(dtype),
-    saves="none",
-)
+
+
+# `add`/`sub` with alpha, when recorded: one node as in PyTorch (see _with_alpha).
+def _scaled(fn):
+    """`fn(a, alpha * b)` in the promoted dtype, alpha a static argument."""
+
+    def scaled(a, b, *, dtype, alpha):
+        return fn(a.astype(dtype), alpha * b.astype(dtype))
+
+    return scaled
+
+
+_ADD_SCALED = register("AddBackward0", _scaled(jnp.add), saves="none")
+_SUB_SCALED = register("SubBackward0", _scaled(jnp.subtract), saves="none")
 _RSUB_TENSOR = register("RsubBackward0", _promoted(lambda a, b: b - a), saves="none")
 _RSUB = register("RsubBackward1", _promoted(lambda a, b: b - a), saves="none")  # scalar other
 _MUL = register("MulBackward0", _promoted(jnp.multiply), saves="others")
@@ -144,24 +146,25 @@ def _recorded(*operands) -> bool:
     )
 
 
-def add(input, other, *, alpha=1):
-    """`input + alpha * other`, with broadcasting and PyTorch's type promotion."""
-    tensor_arg(input, "add")
+def _with_alpha(op, scaled_op, input, other, alpha, fname: str):
+    """`op(input, alpha * other)`: one scaled node when recorded, as PyTorch's; else a mul
+    by the (array) constant alpha first, so a new alpha never compiles."""
+    tensor_arg(input, fname)
     if alpha != 1:
         if isinstance(other, Tensor) and _recorded(input, other):
-            return _binary(_ADD_SCALED, input, other, "add", alpha=alpha)
+            return _binary(scaled_op, input, other, fname, alpha=alpha)
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
-    return _binary(_ADD, input, other, "add")
+    return _binary(op, input, other, fname)
+
+
+def add(input, other, *, alpha=1):
+    """`input + alpha * other`, with broadcasting and PyTorch's type promotion."""
+    return _with_alpha(_ADD, _ADD_SCALED, input, other, alpha, "add")
 
 
 def sub(input, other, *, alpha=1):
     """`input - alpha * other`."""
-    tensor_arg(input, "sub")
-    if alpha != 1:
-        if isinstance(other, Tensor) and _recorded(input, other):
-            return _binary(_SUB_SCALED, input, other, "sub", alpha=alpha)
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
-    return _binary(_SUB, input, other, "sub")
+    return _with_alpha(_SUB, _SUB_SCALED, input, other, alpha, "sub")
 
 
 def rsub(input, other, *, alpha=1):
