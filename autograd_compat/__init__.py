@@ -5,11 +5,13 @@ a pure JAX function, jitted; its backward is `jax.vjp` of that function, and `cr
 records the backward as an op again, so derivatives of any order come from nested vjps.
 """
 
-from . import _xla_workarounds  # noqa: I001 - must run before JAX starts its CPU backend
-from . import _dtypes, autograd, cuda, linalg, nn, optim, special, utils
+# noqa: I001 below: the XLA workaround must run before JAX starts its CPU backend
+from ._pure import xla_workarounds as _xla_workarounds  # noqa: I001
+from ._pure import dtypes as _dtypes
+from . import autograd, cuda, linalg, nn, optim, special, utils
 from ._alias import alias_torch
-from ._device import device
-from ._dtypes import (
+from ._pure.device import device
+from ._pure.dtypes import (
     bfloat16,
     bool,
     cdouble,
@@ -91,7 +93,7 @@ from ._random import (
     set_rng_state,
 )
 from ._serialization import load, save
-from ._shapes import Size
+from ._pure.shapes import Size
 from ._tensor import Tensor, is_tensor
 from .nn.functional import tensor_log_softmax as log_softmax
 from .nn.functional import tensor_softmax as softmax

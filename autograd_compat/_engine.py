@@ -22,7 +22,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from . import _dtypes, _errors, _grad_mode
+from . import _grad_mode
 from ._graph import AccumulateGrad, SavedRef, modes
 from ._hooks import (
     run_node_hooks,
@@ -31,6 +31,8 @@ from ._hooks import (
     run_tensor_hooks,
 )
 from ._ops import _vjp_pure, apply, constant, vjp_of
+from ._pure import dtypes as _dtypes
+from ._pure import errors as _errors
 from ._tensor import Tensor
 
 FUSE_AFTER = 2  # a graph structure is fused the second time it is seen

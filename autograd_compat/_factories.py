@@ -6,8 +6,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _device, _dtypes, _errors, _random
-from ._shapes import Size, shape_args
+from . import _random
+from ._pure import device as _device
+from ._pure import dtypes as _dtypes
+from ._pure import errors as _errors
+from ._pure.shapes import Size, shape_args
 from ._tensor import Tensor
 
 
@@ -514,7 +517,7 @@ def normal(
     """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast), and the
     sample is differentiable in them (reparameterized, as PyTorch's NormalBackward nodes).
     With two numbers, `size` is required."""
-    from ._shapes import broadcast_shapes
+    from ._pure.shapes import broadcast_shapes
 
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from . import _dtypes, _errors
+from ._pure import dtypes as _dtypes
+from ._pure import errors as _errors
 
 _sequence = itertools.count()
 

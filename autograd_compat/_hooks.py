@@ -16,8 +16,8 @@ from __future__ import annotations
 import itertools
 import threading
 
-from . import _dtypes
 from ._graph import Packed, modes
+from ._pure import dtypes as _dtypes
 from ._tensor import Tensor
 
 _handle_ids = itertools.count()

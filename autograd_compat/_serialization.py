@@ -25,8 +25,9 @@ from collections import OrderedDict
 import jax
 import numpy as np
 
-from . import _device, _dtypes
-from ._shapes import Size
+from ._pure import device as _device
+from ._pure import dtypes as _dtypes
+from ._pure.shapes import Size
 from ._tensor import Tensor
 
 FORMAT = "autograd_compat.checkpoint"

@@ -16,9 +16,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _device, _dtypes, _errors, _grad_mode
+from . import _grad_mode
 from ._graph import accumulator_of
-from ._shapes import Size, normalize_dim
+from ._pure import device as _device
+from ._pure import dtypes as _dtypes
+from ._pure import errors as _errors
+from ._pure.shapes import Size, normalize_dim
 
 
 def _Storage():

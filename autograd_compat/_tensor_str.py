@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from . import _dtypes, _graph
+from . import _graph
+from ._pure import dtypes as _dtypes
 
 PRECISION = 4
 THRESHOLD = 1000

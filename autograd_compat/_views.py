@@ -23,9 +23,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from . import _errors, _grad_mode
+from . import _grad_mode
 from ._graph import COPY_SLICES_NAME
 from ._ops import apply, register, set_tangent
+from ._pure import errors as _errors
 
 DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import jax
 
-from . import _device, _errors, _random
+from . import _random
+from ._pure import device as _device
+from ._pure import errors as _errors
 
 __all__ = [
     "current_device",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-from . import _dtypes
 from ._ops import apply
 from ._ops._args import scalar_type_name, tensor_arg
 from ._ops.linalg import LinAlgError, apply_matrix_norm
@@ -17,7 +16,8 @@ from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
 from ._ops.linalg import linalg_solve as solve
 from ._ops.reduce import _NORM, normalize_dims
-from ._shapes import normalize_dim
+from ._pure import dtypes as _dtypes
+from ._pure.shapes import normalize_dim
 
 __all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
 

@@ -11,7 +11,7 @@ import pytest
 
 import autograd_compat
 import autograd_compat as torch
-from autograd_compat import _device
+from autograd_compat._pure import device as _device
 
 no_gpu = pytest.mark.skipif(bool(_device._jax_devices("gpu")), reason="JAX has a GPU here")
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat import _errors
+from autograd_compat._pure import errors as _errors
 from autograd_compat.autograd import Variable
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat import _xla_workarounds as xw
+from autograd_compat._pure import xla_workarounds as xw
 
 
 def test_jitted_jacobian_of_a_fused_reduction_equals_eager():

@@ -6,9 +6,10 @@ import numbers
 
 import jax.numpy as jnp
 
-from .. import _dtypes, _grad_mode, _views
-from .._errors import INFERENCE_INPLACE, LEAF_INPLACE
-from .._shapes import broadcast_shapes
+from .. import _grad_mode, _views
+from .._pure import dtypes as _dtypes
+from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
+from .._pure.shapes import broadcast_shapes
 from .._tensor import Tensor
 from . import constant, watch_written
 

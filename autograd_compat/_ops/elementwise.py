@@ -8,7 +8,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _dtypes, _grad_mode
+from .. import _grad_mode
+from .._pure import dtypes as _dtypes
 from .._tensor import Tensor
 from . import apply, constant, register
 from ._args import (
@@ -447,7 +448,7 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
         src = tensor(src)
     check_inplace(self, (src,))
     if src.shape != self.shape:
-        from .._shapes import broadcast_shapes
+        from .._pure.shapes import broadcast_shapes
 
         if broadcast_shapes(self.shape, src.shape) != tuple(self.shape):
             raise RuntimeError(

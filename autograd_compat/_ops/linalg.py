@@ -12,8 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _dtypes
-from .._shapes import broadcast_shapes, normalize_dim
+from .._pure import dtypes as _dtypes
+from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._tensor import Tensor
 from . import apply, constant, register
 from ._args import scalar_type_name, tensor_arg
@@ -105,7 +105,7 @@ def matmul(input, other):
     try:
         jnp.broadcast_shapes(a[:-2], b[:-2])
     except ValueError:
-        from .._shapes import broadcast_shapes
+        from .._pure.shapes import broadcast_shapes
 
         broadcast_shapes(a[:-2], b[:-2])
     op = _MM if input.ndim == 2 and other.ndim == 2 else _BATCHED

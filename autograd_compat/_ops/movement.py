@@ -25,8 +25,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _dtypes, _factories, _random
-from .._shapes import broadcast_shapes, normalize_dim, shape_args
+from .. import _factories, _random
+from .._pure import dtypes as _dtypes
+from .._pure.shapes import broadcast_shapes, normalize_dim, shape_args
 from .._tensor import Tensor
 from .._views import make_view
 from . import apply, constant, register

@@ -16,8 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _dtypes
-from .._shapes import broadcast_shapes
+from .._pure import dtypes as _dtypes
+from .._pure.shapes import broadcast_shapes
 from .._tensor import Tensor
 from . import apply, constant, register
 from ._args import as_operand, scalar_type_name, tensor_arg

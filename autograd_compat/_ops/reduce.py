@@ -6,8 +6,8 @@ import math
 
 import jax.numpy as jnp
 
-from .. import _dtypes
-from .._shapes import normalize_dim
+from .._pure import dtypes as _dtypes
+from .._pure.shapes import normalize_dim
 from .._tensor import Tensor
 from . import apply, register
 from ._args import scalar_type_name, tensor_arg

@@ -18,8 +18,8 @@ import warnings
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _dtypes
-from .._shapes import normalize_dim
+from .._pure import dtypes as _dtypes
+from .._pure.shapes import normalize_dim
 from .._tensor import Tensor
 from . import apply, register
 from ._args import tensor_arg

@@ -18,8 +18,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _device, _dtypes, _errors, _grad_mode
-from .._shapes import infer_shape, normalize_dim, shape_args
+from .. import _grad_mode
+from .._pure import device as _device
+from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
+from .._pure.shapes import infer_shape, normalize_dim, shape_args
 from .._tensor import Tensor
 from .._views import (
     OVERLAP,

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .._pure import dtypes as _dtypes
 from .._tensor import Tensor
 from . import apply, constant, register
 from ._args import scalar_type_name, tensor_arg

@@ -18,8 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _dtypes, _factories
-from .._shapes import normalize_dim, shape_args
+from .. import _factories
+from .._pure import dtypes as _dtypes
+from .._pure.shapes import normalize_dim, shape_args
 from .._tensor import Tensor
 from . import apply, constant, register
 from ._args import scalar_type_name, tensor_arg

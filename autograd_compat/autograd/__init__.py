@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import warnings
 
-from .. import _errors
 from .. import _grad_mode as grad_mode
 from .._engine import run_backward
 from .._grad_mode import (
@@ -20,6 +19,7 @@ from .._grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .._pure import errors as _errors
 from .._tensor import Tensor
 from . import anomaly_mode, forward_ad, function, functional, graph
 from .anomaly_mode import (

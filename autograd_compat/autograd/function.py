@@ -20,9 +20,10 @@ import warnings
 
 import jax.numpy as jnp
 
-from .. import _errors, _grad_mode, _hooks, _ops
+from .. import _grad_mode, _hooks, _ops
 from .._graph import Node, Packed, _sequence, accumulator_of, modes
 from .._ops import INFERENCE_SAVED, apply, forward_traceback, register, set_tangent
+from .._pure import errors as _errors
 from .._tensor import Tensor
 
 __all__ = [
@@ -283,7 +284,7 @@ class _Ref:
 
 
 def _dtype_of(jax_dtype):
-    from .. import _dtypes
+    from .._pure import dtypes as _dtypes
 
     return _dtypes.from_jax(jax_dtype)
 

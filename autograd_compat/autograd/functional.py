@@ -464,13 +464,13 @@ class _Shape:
         self.dtype = dtype
 
     def size(self):
-        from .._shapes import Size
+        from .._pure.shapes import Size
 
         return Size(self.shape)
 
 
 def _dtype_ref(aval):
-    from .. import _dtypes
+    from .._pure import dtypes as _dtypes
 
     ref = _Shape(tuple(aval.shape), aval.dtype)
     ref.dtype = _dtypes.from_jax(aval.dtype)
@@ -945,8 +945,9 @@ def batched_grad(outputs: tuple, inputs: tuple, grads: tuple, retain_graph, crea
     """`autograd.grad(..., is_grads_batched=True)` on checked arguments: the engine's backward
     under jax.vmap over the first dimension of every grad_output (one compiled backward for
     the whole batch). One gradient (or None) per input."""
-    from .. import _engine, _errors
-    from .._shapes import Size
+    from .. import _engine
+    from .._pure import errors as _errors
+    from .._pure.shapes import Size
     from . import grad
 
     batch = None

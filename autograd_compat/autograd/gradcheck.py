@@ -646,6 +646,6 @@ def gradgradcheck(
 
 
 def _float64():
-    from .. import _dtypes
+    from .._pure import dtypes as _dtypes
 
     return _dtypes.float64

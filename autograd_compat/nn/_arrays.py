@@ -12,7 +12,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from .. import _device, _dtypes, _random
+from .. import _random
+from .._pure import device as _device
+from .._pure import dtypes as _dtypes
 from .._tensor import Tensor
 
 

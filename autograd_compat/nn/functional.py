@@ -21,10 +21,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _dtypes, _random
+from .. import _random
 from .._ops import apply
 from .._ops import register as _register_op
 from .._ops._args import floating, scalar_type_name
+from .._pure import dtypes as _dtypes
 from .._tensor import Tensor
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
+from .._pure import dtypes as _dtypes
 from ..nn import _arrays
 from .adam import _lerp
 from .optimizer import Optimizer, _scalar, cast, jit_update

@@ -13,7 +13,8 @@ import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ... import _dtypes, _grad_mode
+from ... import _grad_mode
+from ..._pure import dtypes as _dtypes
 from ..._tensor import Tensor
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter

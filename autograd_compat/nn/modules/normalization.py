@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 
-from ... import _dtypes
+from ..._pure import dtypes as _dtypes
 from .. import _arrays, init
 from .. import functional as F
 from ..parameter import Parameter

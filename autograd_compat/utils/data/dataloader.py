@@ -9,8 +9,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _dtypes
 from ..._factories import as_tensor, tensor
+from ..._pure import dtypes as _dtypes
 from ..._tensor import Tensor
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler

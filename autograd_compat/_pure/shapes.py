@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from . import _errors
+from . import errors as _errors
 
 
 class Size(tuple):

@@ -6,7 +6,7 @@ import functools
 
 import jax
 
-from . import _errors
+from . import errors as _errors
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 _JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
