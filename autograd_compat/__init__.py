@@ -8,6 +8,7 @@ records the backward as an op again, so derivatives of any order come from neste
 # noqa: I001 below: the XLA workaround must run before JAX starts its CPU backend
 from ._pure import xla_workarounds as _xla_workarounds  # noqa: I001
 from ._pure import dtypes as _dtypes
+from ._ops import methods as _methods  # binds every Tensor method before anything runs
 from . import autograd, cuda, linalg, nn, optim, special, utils
 from ._alias import alias_torch
 from ._pure.device import device
@@ -65,7 +66,7 @@ from ._factories import (
     zeros,
     zeros_like,
 )
-from ._grad_mode import (
+from ._state.modes import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
@@ -83,7 +84,7 @@ from ._ops.reductions import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
 from ._ops.special import *  # noqa: F403
 from ._ops.tensor_extras import *  # noqa: F403
-from ._random import (
+from ._state.random import (
     Generator,
     default_generator,
     get_rng_state,
@@ -94,7 +95,7 @@ from ._random import (
 )
 from ._serialization import load, save
 from ._pure.shapes import Size
-from ._tensor import Tensor, is_tensor
+from ._state.tensor import Tensor, is_tensor
 from .nn.functional import tensor_log_softmax as log_softmax
 from .nn.functional import tensor_softmax as softmax
 from .autograd.anomaly_mode import (

@@ -6,12 +6,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _random
 from ._pure import device as _device
 from ._pure import dtypes as _dtypes
 from ._pure import errors as _errors
 from ._pure.shapes import Size, shape_args
-from ._tensor import Tensor
+from ._state import random as _random
+from ._state.tensor import Tensor
 
 
 def _device_array(value, copy: bool = False) -> jax.Array:
@@ -251,6 +251,11 @@ def legacy_new(dtype: _dtypes.dtype, args: tuple) -> Tensor:
     if len(args) != 1:
         raise TypeError(f"new() received an invalid combination of arguments: {args!r}")
     return tensor(args[0], dtype=dtype)
+
+
+def legacy_init(self: Tensor, *args) -> None:
+    """`Tensor(data)` or `Tensor(*sizes)`: the legacy constructor, always the default dtype."""
+    self._init_fields(legacy_new(_dtypes.get_default_dtype(), args)._value)
 
 
 class _LegacyTensorType(type):
@@ -600,7 +605,7 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
 # ----------------------------------------------------------------------------- in-place fills
 def _fill_random(self: Tensor, name: str, sample) -> Tensor:
     """Commit `sample` into self through a recorded op (zero gradient to the old value)."""
-    from ._ops._args import check_inplace, commit_inplace
+    from ._tape.args import check_inplace, commit_inplace
 
     check_inplace(self)
     op = _op(name, _replace, saves="none")
@@ -702,13 +707,3 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
             f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}"
         )
     return self.to(other.dtype)
-
-
-for _name, _method in {
-    "normal_": normal_,
-    "uniform_": uniform_,
-    "bernoulli_": bernoulli_,
-    "random_": random_,
-    "type_as": type_as,
-}.items():
-    setattr(Tensor, _name, _method)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import jax
 
-from ._tensor import Tensor
+from ._state.tensor import Tensor
 
 
 def _flatten(tensor: Tensor):

@@ -28,7 +28,7 @@ import numpy as np
 from ._pure import device as _device
 from ._pure import dtypes as _dtypes
 from ._pure.shapes import Size
-from ._tensor import Tensor
+from ._state.tensor import Tensor
 
 FORMAT = "autograd_compat.checkpoint"
 VERSION = 1

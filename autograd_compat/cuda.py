@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import jax
 
-from . import _random
 from ._pure import device as _device
 from ._pure import errors as _errors
+from ._state import random as _random
 
 __all__ = [
     "current_device",

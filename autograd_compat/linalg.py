@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 from ._ops import apply
-from ._ops._args import scalar_type_name, tensor_arg
 from ._ops.linalg import LinAlgError, apply_matrix_norm
 from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
@@ -18,6 +17,7 @@ from ._ops.linalg import linalg_solve as solve
 from ._ops.reduce import _NORM, normalize_dims
 from ._pure import dtypes as _dtypes
 from ._pure.shapes import normalize_dim
+from ._tape.args import scalar_type_name, tensor_arg
 
 __all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
 

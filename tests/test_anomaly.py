@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat import _engine
+from autograd_compat._tape import engine as _engine
 from autograd_compat.autograd import anomaly_mode
 
 ENABLED = "Anomaly Detection has been enabled"

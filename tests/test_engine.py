@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat import _engine
 from autograd_compat._pure import errors as _errors
+from autograd_compat._tape import engine as _engine
 from autograd_compat.autograd import Variable
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import autograd_compat as torch
 import autograd_compat.autograd.forward_ad as fwAD
-from autograd_compat._graph import modes
+from autograd_compat._state.modes import modes
 
 # real PyTorch warns about torch.jit.script the first time its forward AD is used
 pytestmark = pytest.mark.filterwarnings("ignore:.*torch.jit.script.*:DeprecationWarning")

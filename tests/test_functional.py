@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat import _engine
+from autograd_compat._tape import engine as _engine
 from autograd_compat.autograd import functional
 
 X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], np.float32)

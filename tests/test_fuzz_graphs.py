@@ -460,7 +460,7 @@ def fuse_after(count: int):
     """Set the engine's fusion threshold for a block. The fuzz tests keep the engine
     stepwise (a huge count): with fusion on, every graph structure drawn twice would be
     compiled into one XLA function (~0.1 s each); fusion has its own test below."""
-    from autograd_compat import _engine
+    from autograd_compat._tape import engine as _engine
 
     previous = _engine.FUSE_AFTER
     _engine.FUSE_AFTER = count
@@ -547,7 +547,7 @@ def test_fuzz_regression(graph):
 def test_fuzzer_catches_a_planted_backward_bug(monkeypatch):
     """The property is sensitive: an engine that drops one of two cotangents meeting at a
     fan-out (x used twice) fails it."""
-    from autograd_compat import _engine
+    from autograd_compat._tape import engine as _engine
 
     graph = Graph(leaves=((3,),), nodes=(("mul", (0, 0)),), outputs=(1,), seed=1)
     with fuse_after(STEPWISE):

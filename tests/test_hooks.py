@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat import _engine
+from autograd_compat._tape import engine as _engine
 
 
 def _same_error(real_torch, fn):

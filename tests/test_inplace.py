@@ -403,7 +403,7 @@ def test_inputs_partly_overlapping_the_written_memory_are_refused(real_torch):
     """`_args.check_inplace(self, inputs)` refuses what PyTorch's in-place ops refuse: an input
     whose dense memory partly coincides with the written region (full overlap is fine, and
     non-dense layouts are not checked)."""
-    from autograd_compat._ops._args import check_inplace
+    from autograd_compat._tape.args import check_inplace
 
     cases = [
         lambda x: (x[1:], x[:-1]),

@@ -20,9 +20,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _grad_mode, _hooks
-from .._graph import Node, PackedNode, modes, saved_ref
-from .._tensor import Tensor
+from .._state import modes as _grad_mode
+from .._state.modes import modes
+from .._state.node import Node, saved_ref
+from .._state.tensor import Tensor
+from .._tape import hooks as _hooks
 
 _INEXACT = frozenset(
     np.dtype(d)
@@ -102,7 +104,7 @@ def apply(op: Op, *inputs, **static):
     Returns one Tensor, or a tuple of Tensors when the op's function returns a tuple.
     Outputs of integer or bool dtype never require grad.
     """
-    if _special:
+    if modes.special:
         return _apply_special(op, inputs, static)
     values = []
     requires = []
@@ -125,7 +127,7 @@ def apply(op: Op, *inputs, **static):
 def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, out):
     """Make the Node for one op application and wrap its outputs as its results."""
     saved_mask = _saved_mask(op.saves, requires)
-    if _inference_seen:
+    if modes.inference_seen:
         check_inference_saved(inputs, saved_mask)
     watch_inputs = op.saves != "output"
     edges, saved, placeholders, versions = [], [], [], []
@@ -243,11 +245,8 @@ def constant(value, dtype) -> jax.Array:
 
 
 # ----------------------------------------------------------------------------- slow path
-# `apply` tests one module flag; it is set while a mode that changes what an op does is on:
-# forward-mode AD (a dual level), anomaly detection, saved-tensor hooks, or an
-# autograd.functional trace. Inference mode needs no slow path (see _grad_mode).
-_special = False
-_inference_seen = False  # an inference tensor was ever made: `_record` checks saved inputs
+# `apply` tests `modes.special`; it is set while a mode that changes what an op does is on
+# (see `_Modes.refresh_special`). Inference mode needs no slow path.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 INFERENCE_SAVED = (
@@ -256,19 +255,6 @@ INFERENCE_SAVED = (
     "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
     "`torch.inference_mode()`."
 )
-
-
-def refresh_special() -> None:
-    """Recompute the flag `apply` tests, after a mode was entered or left."""
-    global _special
-    _special = bool(
-        modes.anomaly or modes.saved_hooks or modes.fw_level is not None or modes.traces
-    )
-
-
-def mark_inference_seen() -> None:
-    global _inference_seen
-    _inference_seen = True
 
 
 def check_inference_saved(inputs, saved_mask) -> None:
@@ -318,18 +304,6 @@ def set_tangent(tensor: Tensor, tangent) -> None:
     tensor._fw_grad = tangent
 
 
-Tensor._fw_grad = None  # class default: no tangent
-Tensor._is_inference = False  # class default: a normal tensor
-
-
-def is_inference(self: Tensor) -> bool:
-    """True if this tensor was created in inference mode (`torch.inference_mode()`)."""
-    return self._is_inference
-
-
-Tensor.is_inference = is_inference
-
-
 def forward_traceback() -> list:
     """The user's stack at an op call (frames inside this package dropped), as PyTorch keeps
     it for anomaly mode."""
@@ -351,7 +325,7 @@ def decorate_node(node, inputs) -> None:
                     saved[k] = _hooks.pack_value(x, hooks)
                 k += 1
         node.saved = tuple(saved)
-        node.__class__ = PackedNode
+        node.__class__ = _hooks.PackedNode
     if modes.anomaly:
         node.metadata["traceback_"] = forward_traceback()
         if modes.executing:
@@ -368,7 +342,7 @@ def _node_of(result):
 
 
 def _apply_special(op: Op, inputs: tuple, static: dict):
-    """`apply` while a slow mode is on (see refresh_special); same results otherwise."""
+    """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
     state = _grad_mode._state
     grad_on = state.enabled
     forward_ad = modes.fw_level is not None and not state.inference

@@ -8,18 +8,11 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _grad_mode
 from .._pure import dtypes as _dtypes
-from .._tensor import Tensor
+from .._state import modes as _grad_mode
+from .._state.tensor import Tensor
+from .._tape.args import as_operand, check_inplace, commit_inplace, floating, operands, tensor_arg
 from . import apply, constant, register
-from ._args import (
-    as_operand,
-    check_inplace,
-    commit_inplace,
-    floating,
-    operands,
-    tensor_arg,
-)
 
 __all__ = [
     "abs",
@@ -458,72 +451,6 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     return commit_inplace(self, apply(_COPY, self, src))
 
 
-_METHODS = {
-    "add": add,
-    "sub": sub,
-    "mul": mul,
-    "div": div,
-    "true_divide": div,
-    "divide": div,
-    "multiply": mul,
-    "subtract": sub,
-    "pow": pow,
-    "neg": neg,
-    "negative": neg,
-    "abs": abs,
-    "absolute": abs,
-    "exp": exp,
-    "log": log,
-    "sqrt": sqrt,
-    "sin": sin,
-    "cos": cos,
-    "tanh": tanh,
-    "sigmoid": sigmoid,
-    "relu": relu,
-    "lt": lt,
-    "le": le,
-    "gt": gt,
-    "ge": ge,
-    "eq": eq,
-    "ne": ne,
-    "less": lt,
-    "less_equal": le,
-    "greater": gt,
-    "greater_equal": ge,
-    "not_equal": ne,
-    "zero_": zero_,
-    "fill_": fill_,
-    "copy_": copy_,
-    "__add__": _reflected(add),
-    "__radd__": _reflected(add),
-    "__sub__": _reflected(sub),
-    "__rsub__": _reflected(rsub),
-    "__mul__": _reflected(mul),
-    "__rmul__": _reflected(mul),
-    "__truediv__": _reflected(div),
-    "__rtruediv__": _reflected(lambda s, o: _rtruediv(s, o)),
-    "__pow__": _reflected(pow),
-    "__rpow__": _reflected(lambda s, o: pow(o, s)),
-    "__neg__": neg,
-    "__abs__": abs,
-    "__pos__": lambda self: self,
-    "__lt__": _reflected(lt),
-    "__le__": _reflected(le),
-    "__gt__": _reflected(gt),
-    "__ge__": _reflected(ge),
-    "__eq__": _reflected(eq),
-    "__ne__": _reflected(ne),
-}
-for _fn in (add, sub, mul, div, pow, neg, abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu):
-    _METHODS[f"{_fn.__name__}_"] = _inplace(_fn)
-_METHODS.update(
-    {
-        "__iadd__": _METHODS["add_"],
-        "__isub__": _METHODS["sub_"],
-        "__imul__": _METHODS["mul_"],
-        "__itruediv__": _METHODS["div_"],
-        "__ipow__": _METHODS["pow_"],
-    }
-)
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
+def _rpow(self, other):
+    """`number ** tensor`."""
+    return pow(other, self)

@@ -14,9 +14,9 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import broadcast_shapes, normalize_dim
-from .._tensor import Tensor
+from .._state.tensor import Tensor
+from .._tape.args import scalar_type_name, tensor_arg
 from . import apply, constant, register
-from ._args import scalar_type_name, tensor_arg
 
 __all__ = [
     "addmm",
@@ -709,33 +709,3 @@ def _rmatmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(other, self)
-
-
-def _inplace(fn):
-    from .elementwise import _inplace as make
-
-    return make(fn)
-
-
-for _name, _fn in {
-    "tril_": _inplace(tril),
-    "triu_": _inplace(triu),
-    "addmm_": _inplace(addmm),
-    "matmul": matmul,
-    "mm": mm,
-    "bmm": bmm,
-    "mv": mv,
-    "dot": dot,
-    "outer": outer,
-    "ger": outer,
-    "addmm": addmm,
-    "trace": trace,
-    "diag": diag,
-    "tril": tril,
-    "triu": triu,
-    "det": det,
-    "inverse": inverse,
-    "__matmul__": matmul,
-    "__rmatmul__": _rmatmul,
-}.items():
-    setattr(Tensor, _name, _fn)

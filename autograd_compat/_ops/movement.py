@@ -25,14 +25,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _factories, _random
+from .. import _factories
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import broadcast_shapes, normalize_dim, shape_args
-from .._tensor import Tensor
-from .._views import make_view
+from .._state import random as _random
+from .._state.tensor import Tensor
+from .._tape.args import scalar_type_name, tensor_arg
+from .._tape.views import make_view
 from . import apply, constant, register
-from ._args import scalar_type_name, tensor_arg
-from .elementwise import _inplace
 from .pointwise import _no_derivative
 from .shape import narrow, permute, reshape, transpose
 
@@ -1097,45 +1097,3 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     uniform = _factories._uniform(_random.key(generator), tuple(self.shape), dtype)
     sample = -jnp.log1p(-uniform) / jnp.asarray(lambd, dtype)
     return _factories._fill_random(self, "ExponentialBackward0", sample)
-
-
-_METHODS = {
-    "flip": flip,
-    "roll": roll,
-    "gather": gather,
-    "scatter": scatter,
-    "scatter_add": scatter_add,
-    "index_select": index_select,
-    "index_add": index_add,
-    "index_copy": index_copy,
-    "index_fill": index_fill,
-    "masked_fill": masked_fill,
-    "masked_scatter": masked_scatter,
-    "masked_select": masked_select,
-    "nonzero": nonzero,
-    "take": take,
-    "flatten": flatten,
-    "unflatten": unflatten,
-    "repeat": repeat,
-    "tile": tile,
-    "movedim": movedim,
-    "moveaxis": movedim,
-    "swapaxes": swapaxes,
-    "swapdims": swapaxes,
-    "split": split,
-    "chunk": chunk,
-    "tensor_split": tensor_split,
-    "exponential_": exponential_,
-}
-for _name in (
-    "scatter",
-    "scatter_add",
-    "index_add",
-    "index_copy",
-    "index_fill",
-    "masked_fill",
-    "masked_scatter",
-):
-    _METHODS[f"{_name}_"] = _inplace(_METHODS[_name])
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)

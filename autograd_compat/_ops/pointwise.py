@@ -18,10 +18,10 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import broadcast_shapes
-from .._tensor import Tensor
+from .._state.tensor import Tensor
+from .._tape.args import as_operand, scalar_type_name, tensor_arg
 from . import apply, constant, register
-from ._args import as_operand, scalar_type_name, tensor_arg
-from .elementwise import _inplace, opmath, pow
+from .elementwise import opmath, pow
 
 __all__ = [
     "acos",
@@ -821,41 +821,13 @@ _OUT_OF_PLACE = {
     "bitwise_xor": bitwise_xor,
     "bitwise_not": bitwise_not,
 }
-_METHODS = dict(_OUT_OF_PLACE)
-for _name, _fn in _OUT_OF_PLACE.items():
-    if _name not in ("maximum", "minimum"):
-        _METHODS[f"{_name}_"] = _inplace(_fn)
-_METHODS.update(
-    {
-        "isnan": isnan,
-        "isinf": isinf,
-        "isfinite": isfinite,
-        "where": _tensor_where,
-        "__floordiv__": _dunder(floor_divide),
-        "__rfloordiv__": lambda self, other: (
-            NotImplemented if as_operand(other) is None else _rfloor_divide(self, other)
-        ),
-        "__mod__": _dunder(remainder),
-        "__rmod__": lambda self, other: (
-            NotImplemented if as_operand(other) is None else _rremainder(self, other)
-        ),
-        "__and__": _dunder(bitwise_and),
-        "__rand__": _dunder(bitwise_and, reflected=True),
-        "__or__": _dunder(bitwise_or),
-        "__ror__": _dunder(bitwise_or, reflected=True),
-        "__xor__": _dunder(bitwise_xor),
-        "__rxor__": _dunder(bitwise_xor, reflected=True),
-        "__invert__": _invert,
-    }
-)
-_METHODS.update(
-    {
-        "__ifloordiv__": _METHODS["floor_divide_"],
-        "__imod__": _METHODS["remainder_"],
-        "__iand__": _METHODS["bitwise_and_"],
-        "__ior__": _METHODS["bitwise_or_"],
-        "__ixor__": _METHODS["bitwise_xor_"],
-    }
-)
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
+
+
+def _rfloordiv_method(self, other):
+    """`other // tensor` (NotImplemented for operands we do not know)."""
+    return NotImplemented if as_operand(other) is None else _rfloor_divide(self, other)
+
+
+def _rmod_method(self, other):
+    """`other % tensor` (NotImplemented for operands we do not know)."""
+    return NotImplemented if as_operand(other) is None else _rremainder(self, other)

@@ -8,9 +8,8 @@ import jax.numpy as jnp
 
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import normalize_dim
-from .._tensor import Tensor
+from .._tape.args import scalar_type_name, tensor_arg
 from . import apply, register
-from ._args import scalar_type_name, tensor_arg
 
 __all__ = ["mean", "norm", "sum"]
 
@@ -153,7 +152,3 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     return apply(
         _NORM, input, ord=float(p), dims=dims, keepdim=keepdim, dtype=out_dtype.to_real().jax
     )
-
-
-for _name, _fn in {"sum": sum, "mean": mean, "norm": norm}.items():
-    setattr(Tensor, _name, _fn)

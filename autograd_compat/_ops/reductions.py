@@ -20,9 +20,9 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import normalize_dim
-from .._tensor import Tensor
+from .._state.tensor import Tensor
+from .._tape.args import check_inplace, commit_inplace, tensor_arg
 from . import apply, register
-from ._args import tensor_arg
 from .reduce import accumulator, normalize_dims
 
 __all__ = [
@@ -610,41 +610,13 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     return return_types.topk(values, indices)
 
 
-_METHODS = {
-    "prod": prod,
-    "std": std,
-    "var": var,
-    "max": max,
-    "min": min,
-    "amax": amax,
-    "amin": amin,
-    "argmax": argmax,
-    "argmin": argmin,
-    "logsumexp": logsumexp,
-    "cumsum": cumsum,
-    "cumprod": cumprod,
-    "all": all,
-    "any": any,
-    "median": median,
-    "sort": sort,
-    "argsort": argsort,
-    "topk": topk,
-}
+def cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """In-place `cumsum`; returns self."""
+    check_inplace(self)
+    return commit_inplace(self, cumsum(self, dim, dtype=dtype))
 
 
-def _cumulative_inplace(fn):
-    def method(self, dim, *, dtype=None):
-        from ._args import check_inplace, commit_inplace
-
-        check_inplace(self)
-        return commit_inplace(self, fn(self, dim, dtype=dtype))
-
-    method.__name__ = f"{fn.__name__}_"
-    method.__doc__ = f"In-place `{fn.__name__}`; returns self."
-    return method
-
-
-_METHODS["cumsum_"] = _cumulative_inplace(cumsum)
-_METHODS["cumprod_"] = _cumulative_inplace(cumprod)
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
+def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """In-place `cumprod`; returns self."""
+    check_inplace(self)
+    return commit_inplace(self, cumprod(self, dim, dtype=dtype))

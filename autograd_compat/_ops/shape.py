@@ -18,13 +18,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _grad_mode
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.shapes import infer_shape, normalize_dim, shape_args
-from .._tensor import Tensor
-from .._views import (
+from .._state import modes as _grad_mode
+from .._state.tensor import Tensor
+from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
+from .._tape.views import (
     OVERLAP,
     assert_no_partial_overlap,
     compute_stride,
@@ -39,7 +40,6 @@ from .._views import (
     view_of,
 )
 from . import apply, constant, register
-from ._args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 
 
 def _view_op(name: str):
@@ -124,7 +124,7 @@ def _inplace_view(self: Tensor, op, ops: tuple) -> Tensor:
     out = apply(op, self, ops=ops)
     rec = self._storage
     if rec is not None:
-        from .._views import Alias
+        from .._tape.views import Alias
 
         layout = layout_of(self)
         for item in ops:
@@ -918,56 +918,15 @@ def setitem(self, index, value) -> None:
     commit_inplace(target, result)
 
 
-_METHODS = {
-    "reshape": reshape,
-    "reshape_as": reshape_as,
-    "view": view,
-    "view_as": view_as,
-    "transpose": transpose,
-    "transpose_": transpose_,
-    "t": t,
-    "t_": t_,
-    "T": property(_T_property),
-    "mT": property(_mT_property),
-    "mH": property(_mH_property),
-    "H": property(_H_property),
-    "adjoint": adjoint,
-    "permute": permute,
-    "squeeze": squeeze,
-    "squeeze_": squeeze_,
-    "unsqueeze": unsqueeze,
-    "unsqueeze_": unsqueeze_,
-    "expand": expand,
-    "expand_as": expand_as,
-    "narrow": narrow,
-    "select": select,
-    "diagonal": diagonal,
-    "fill_diagonal_": fill_diagonal_,
-    "unbind": unbind,
-    "clone": clone,
-    "contiguous": contiguous,
-    "to": to,
-    "__getitem__": getitem,
-    "__setitem__": setitem,
-    "float": _cast_method(_dtypes.float32),
-    "double": _cast_method(_dtypes.float64),
-    "half": _cast_method(_dtypes.float16),
-    "bfloat16": _cast_method(_dtypes.bfloat16),
-    "long": _cast_method(_dtypes.int64),
-    "int": _cast_method(_dtypes.int32),
-    "short": _cast_method(_dtypes.int16),
-    "bool": _cast_method(_dtypes.bool),
-    "byte": _cast_method(_dtypes.uint8),
-    "char": _cast_method(_dtypes.int8),
-    "cpu": lambda self, memory_format=None: to(self, "cpu"),
-    "cuda": lambda self, device=None, non_blocking=False, memory_format=None: to(
-        self,
-        "cuda"
-        if device is None
-        else _device.device("cuda", int(device))
-        if isinstance(device, int)
-        else device,
-    ),
-}
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
+def cpu(self: Tensor, memory_format=None) -> Tensor:
+    """`Tensor.cpu()`: this tensor on the CPU."""
+    return to(self, "cpu")
+
+
+def cuda(self: Tensor, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
+    """`Tensor.cuda()`: this tensor on a CUDA device (the first one, or `device`)."""
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = _device.device("cuda", device)
+    return to(self, device)

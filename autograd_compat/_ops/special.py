@@ -19,9 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._pure import dtypes as _dtypes
-from .._tensor import Tensor
+from .._state.tensor import Tensor
+from .._tape.args import scalar_type_name, tensor_arg
 from . import apply, constant, register
-from ._args import scalar_type_name, tensor_arg
 from .elementwise import _inplace, pow
 from .pointwise import (
     _arrays,
@@ -391,36 +391,3 @@ def _float_power_(self, exponent):
             f"operation's result requires dtype {scalar_type_name(target)}"
         )
     return _inplace(float_power)(self, exponent)
-
-
-# ----------------------------------------------------------------------------- Tensor methods
-_INPLACE = {
-    "exp2": exp2,
-    "erfc": erfc,
-    "erfinv": erfinv,
-    "lgamma": lgamma,
-    "digamma": digamma,
-    "acosh": acosh,
-    "asinh": asinh,
-    "atanh": atanh,
-    "arccosh": acosh,
-    "arcsinh": asinh,
-    "arctanh": atanh,
-    "deg2rad": deg2rad,
-    "rad2deg": rad2deg,
-    "sinc": sinc,
-    "frac": frac,
-    "sgn": sgn,
-    "logit": logit,
-    "nan_to_num": nan_to_num,
-    "xlogy": xlogy,
-    "hypot": hypot,
-    "copysign": copysign,
-    "heaviside": heaviside,
-}
-_METHODS = {**_INPLACE, "fmax": fmax, "fmin": fmin, "positive": positive}
-_METHODS.update({"logaddexp": logaddexp, "logaddexp2": logaddexp2})
-_METHODS.update({f"{name}_": _inplace(fn) for name, fn in _INPLACE.items()})
-_METHODS.update({"float_power": float_power, "float_power_": _float_power_})
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)

@@ -21,10 +21,10 @@ from jax import lax
 from .. import _factories
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import normalize_dim, shape_args
-from .._tensor import Tensor
+from .._state.tensor import Tensor
+from .._tape.args import scalar_type_name, tensor_arg
 from . import apply, constant, register
-from ._args import scalar_type_name, tensor_arg
-from .elementwise import _inplace, mul, sub
+from .elementwise import mul, sub
 from .linalg import _scalar_constant, inverse, matmul, mm, tensordot
 from .movement import _is_tracer, _needs_concrete, cat, flip, gather, index_select
 from .pointwise import logical_xor
@@ -824,30 +824,16 @@ def corrcoef(input):
     return c.clamp(-1, 1)
 
 
-# ----------------------------------------------------------------------------- Tensor methods
-_METHODS = {
-    name: globals()[name]
-    for name in __all__
-    if name not in ("allclose", "equal", "is_signed", "real", "imag")
-}
-_METHODS.update(
-    {
-        "allclose": allclose,
-        "equal": equal,
-        "is_signed": is_signed,
-        "new_zeros": new_zeros,
-        "new_ones": new_ones,
-        "new_empty": new_empty,
-        "new_full": new_full,
-        "new_tensor": new_tensor,
-        "get_device": _get_device,
-        "real": property(real),
-        "imag": property(imag),
-        "is_cpu": property(lambda self: True),
-        "itemsize": property(lambda self: self.element_size()),
-        "nbytes": property(lambda self: self.numel() * self.element_size()),
-    }
-)
-_METHODS.update({f"{name}_": _inplace(_METHODS[name]) for name in _ADD_PRODUCT})
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
+def _is_cpu(self: Tensor) -> bool:
+    """`Tensor.is_cpu`: every tensor here lives on the host or is placed by JAX."""
+    return True
+
+
+def _itemsize(self: Tensor) -> int:
+    """`Tensor.itemsize`: bytes per element."""
+    return self.element_size()
+
+
+def _nbytes(self: Tensor) -> int:
+    """`Tensor.nbytes`: bytes of all elements."""
+    return self.numel() * self.element_size()

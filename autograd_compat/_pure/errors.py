@@ -4,6 +4,8 @@ Users search for these strings, so they are kept exactly as PyTorch prints them;
 hint may follow the PyTorch text but never replaces it.
 """
 
+import jax
+
 NO_GRAD_FN = "element {index} of tensors does not require grad and does not have a grad_fn"
 IMPLICIT_GRAD = "grad can be implicitly created only for scalar outputs"
 BACKWARD_TWICE = (
@@ -101,4 +103,22 @@ SAME_DEVICE = (
 SCALAR_OF_REQUIRES_GRAD = (
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
     "Consider using tensor.detach() first."
+)
+
+
+class TapeFallback(Exception):
+    """Raised inside an autograd.functional trace when the traced code needs the tape
+    (a custom Function's backward is Python, not a JAX function); functional then runs
+    PyTorch's tape-based algorithm instead."""
+
+
+# What tracing a function raises when it reads a traced value as a concrete one: callers
+# fall back to a path that does not trace.
+TRACE_ERRORS = (
+    jax.errors.ConcretizationTypeError,
+    jax.errors.TracerArrayConversionError,
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.TracerBoolConversionError,
+    jax.errors.UnexpectedTracerError,
+    TapeFallback,
 )

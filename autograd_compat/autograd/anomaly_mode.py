@@ -12,8 +12,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from .. import _ops
-from .._graph import modes
+from .._state.modes import modes
 
 __all__ = [
     "detect_anomaly",
@@ -43,7 +42,7 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
         )
     modes.anomaly = enabled
     modes.check_nan = bool(check_nan)
-    _ops.refresh_special()
+    modes.refresh_special()
 
 
 class detect_anomaly:

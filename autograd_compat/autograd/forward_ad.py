@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .. import _ops
-from .._graph import modes
 from .._ops import apply, register, set_tangent
-from .._tensor import Tensor
+from .._state.modes import modes
+from .._state.tensor import Tensor
 
 __all__ = [
     "UnpackedDualTensor",
@@ -35,7 +34,7 @@ def enter_dual_level() -> int:
     if modes.fw_level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     modes.fw_level = 0
-    _ops.refresh_special()
+    modes.refresh_special()
     return 0
 
 
@@ -49,10 +48,10 @@ def exit_dual_level(*, level: int | None = None) -> None:
             "This is not supported."
         )
     for tensor in list(modes.duals):
-        tensor.__dict__.pop("_fw_grad", None)
+        tensor._fw_grad = None
     modes.duals.clear()
     modes.fw_level = None
-    _ops.refresh_special()
+    modes.refresh_special()
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:

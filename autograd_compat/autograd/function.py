@@ -20,11 +20,15 @@ import warnings
 
 import jax.numpy as jnp
 
-from .. import _grad_mode, _hooks, _ops
-from .._graph import Node, Packed, _sequence, accumulator_of, modes
+from .. import _ops
 from .._ops import INFERENCE_SAVED, apply, forward_traceback, register, set_tangent
 from .._pure import errors as _errors
-from .._tensor import Tensor
+from .._state import modes as _grad_mode
+from .._state.modes import modes
+from .._state.node import Node, _sequence, accumulator_of
+from .._state.tensor import Tensor
+from .._tape import hooks as _hooks
+from .._tape.hooks import Packed
 
 __all__ = [
     "BackwardCFunction",
@@ -36,12 +40,6 @@ __all__ = [
 ]
 
 _function_ids = itertools.count()
-
-
-class TapeFallback(Exception):
-    """Raised inside an autograd.functional trace when the traced code needs the tape
-    (a custom Function's backward is Python, not a JAX function); functional then runs
-    PyTorch's tape-based algorithm instead."""
 
 
 def _sum_to(grad, *, shape):
@@ -190,7 +188,7 @@ class BackwardCFunction(FunctionCtx, Node):
                 continue
             tensor, anchor, counter, version = entry
             if counter[0] != version:
-                from .._engine import _check_versions
+                from .._tape.engine import _check_versions
 
                 _check_versions(_Versions(((counter, version, _Ref(tensor)),)))
             if type(tensor) is Packed:
@@ -393,7 +391,7 @@ class Function(_SingleLevelFunction):
     def apply(cls, *args, **kwargs):
         """Run forward and, when a gradient is needed, record this Function's node."""
         if modes.traces:
-            raise TapeFallback(cls.__name__)
+            raise _errors.TapeFallback(cls.__name__)
         setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
         if setup_context:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
@@ -448,12 +446,12 @@ class _suspend_forward_ad:
         self.level = modes.fw_level
         if self.level is not None:
             modes.fw_level = None
-            _ops.refresh_special()
+            modes.refresh_special()
 
     def __exit__(self, *exc_info: object) -> None:
         if self.level is not None:
             modes.fw_level = self.level
-            _ops.refresh_special()
+            modes.refresh_special()
 
 
 def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):

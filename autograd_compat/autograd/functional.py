@@ -25,22 +25,20 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _grad_mode, _ops
-from .._graph import modes
-from .._ops import Op, apply, register
-from .._tensor import Tensor
-from .function import TapeFallback
+from .. import _factories
+from .._ops import Op, apply
+from .._ops.movement import stack
+from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
+from .._pure.shapes import Size
+from .._state import modes as _grad_mode
+from .._state.modes import modes
+from .._state.tensor import Tensor
+from .._tape.backward import grad
+from . import forward_ad
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
-_TRACE_ERRORS = (
-    jax.errors.ConcretizationTypeError,
-    jax.errors.TracerArrayConversionError,
-    jax.errors.TracerIntegerConversionError,
-    jax.errors.TracerBoolConversionError,
-    jax.errors.UnexpectedTracerError,
-    TapeFallback,
-)
 _CACHE_SIZE = 256
 _ops_cache: dict = {}
 
@@ -51,8 +49,6 @@ class _Local(threading.local):
 
 
 _local = _Local()
-
-_STACK = register("StackBackward0", lambda *xs, dim: jnp.stack(xs, dim), saves="none")
 
 
 # ----------------------------------------------------------------------------- PyTorch's helpers
@@ -175,8 +171,6 @@ def _check_requires_grad(inputs, input_type, strict):
 def _autograd_grad(
     outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None, batched=False
 ):
-    from . import grad
-
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     new_outputs = ()
@@ -213,14 +207,12 @@ _FILL_MESSAGES = {
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    from .._factories import zeros_like
-
     res = ()
     for i, grads_i in enumerate(grads):
         if grads_i is None:
             if strict:
                 raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
-            grads_i = zeros_like(refs[i])
+            grads_i = _factories.zeros_like(refs[i])
         elif strict and create_graph and not grads_i.requires_grad:
             if "double" not in stage:
                 raise RuntimeError(
@@ -233,10 +225,6 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
             )
         res += (grads_i,)
     return res
-
-
-def _stack(tensors, dim=0):
-    return apply(_STACK, *tensors, dim=dim)
 
 
 # ----------------------------------------------------------------------------- the JAX path
@@ -282,12 +270,12 @@ def _trace(func, inputs: tuple, fn_name: str) -> _Traced:
         return tuple(o._value for o in outs)
 
     modes.traces.append(trace)
-    _ops.refresh_special()
+    modes.refresh_special()
     try:
         closed = jax.make_jaxpr(pure)(*[x._value for x in inputs])
     finally:
         modes.traces.pop()
-        _ops.refresh_special()
+        modes.refresh_special()
     traced = _Traced()
     traced.jaxpr = closed.jaxpr
     traced.consts = list(closed.consts)
@@ -304,7 +292,7 @@ def _try_trace(func, inputs: tuple, fn_name: str):
         return None
     try:
         traced = _trace(func, inputs, fn_name)
-    except _TRACE_ERRORS:
+    except _errors.TRACE_ERRORS:
         return None
     for aval in traced.out_avals:
         if not jnp.issubdtype(aval.dtype, jnp.inexact):
@@ -464,14 +452,10 @@ class _Shape:
         self.dtype = dtype
 
     def size(self):
-        from .._pure.shapes import Size
-
         return Size(self.shape)
 
 
 def _dtype_ref(aval):
-    from .._pure import dtypes as _dtypes
-
     ref = _Shape(tuple(aval.shape), aval.dtype)
     ref.dtype = _dtypes.from_jax(aval.dtype)
     return ref
@@ -743,8 +727,6 @@ def _vjp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
 
 
 def _jvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
-    from .._factories import zeros_like
-
     with _tape(strict):
         with _grad_mode.enable_grad():
             inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -755,7 +737,7 @@ def _jvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
                 outputs, "outputs of the user-provided function", "jvp"
             )
             _check_requires_grad(outputs, "outputs", strict=strict)
-            grad_outputs = tuple(zeros_like(out).requires_grad_(True) for out in outputs)
+            grad_outputs = tuple(_factories.zeros_like(out).requires_grad_(True) for out in outputs)
             grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
             _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
         with _grad_mode.set_grad_enabled(True if create_graph else _grad_mode.is_grad_enabled()):
@@ -769,8 +751,6 @@ def _jvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
 
 
 def _jacobian_tape(func, inputs, is_inputs_tuple, create_graph, strict):
-    from .._factories import zeros_like
-
     with _tape(strict), _grad_mode.enable_grad():
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs = func(*inputs)
@@ -800,12 +780,12 @@ def _jacobian_tape(func, inputs, is_inputs_tuple, create_graph, strict):
                                 f"Output {i} of the user-provided function is independent of "
                                 f"input {el_idx}. This is not allowed in strict mode."
                             )
-                        jac_i_el.append(zeros_like(inp_el))
+                        jac_i_el.append(_factories.zeros_like(inp_el))
             jacobian_ += (
                 tuple(
-                    _stack(jac_i_el).reshape(tuple(out.shape) + tuple(inputs[el_idx].shape))
+                    stack(jac_i_el).reshape(tuple(out.shape) + tuple(inputs[el_idx].shape))
                     if jac_i_el
-                    else zeros_like(inputs[el_idx]).reshape((0, *inputs[el_idx].shape))
+                    else _factories.zeros_like(inputs[el_idx]).reshape((0, *inputs[el_idx].shape))
                     for el_idx, jac_i_el in enumerate(jac_i)
                 ),
             )
@@ -815,9 +795,6 @@ def _jacobian_tape(func, inputs, is_inputs_tuple, create_graph, strict):
 
 def _jacfwd_tape(func, inputs, is_inputs_tuple):
     """Forward-mode Jacobian with this library's dual tensors, one basis vector at a time."""
-    from .._factories import zeros_like
-    from . import forward_ad
-
     numels = [x.numel() for x in inputs]
     columns = None
     is_outputs_tuple = False
@@ -838,12 +815,14 @@ def _jacfwd_tape(func, inputs, is_inputs_tuple):
                 for i, out in enumerate(outs):
                     primal, tangent = forward_ad.unpack_dual(out)
                     outputs.append(primal)
-                    columns[i][index].append(tangent if tangent is not None else zeros_like(primal))
+                    columns[i][index].append(
+                        tangent if tangent is not None else _factories.zeros_like(primal)
+                    )
     res = []
     for i, out in enumerate(outputs):
         row = []
         for index, x in enumerate(inputs):
-            stacked = _stack(columns[i][index], dim=out.ndim)
+            stacked = stack(columns[i][index], dim=out.ndim)
             row.append(stacked.reshape(tuple(out.shape) + tuple(x.shape)).detach())
         res.append(row)
     return _tuple_postprocess(res, (is_outputs_tuple, is_inputs_tuple))
@@ -920,14 +899,12 @@ def _vhp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
 
 
 def _hvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
-    from .._factories import zeros_like
-
     with _tape(strict):
         with _grad_mode.enable_grad():
             inputs, v, outputs, is_outputs_tuple, jac = _second_order_tape_setup(
                 "hvp", func, inputs, v, create_graph, strict
             )
-            grad_jac = tuple(zeros_like(inp).requires_grad_(True) for inp in inputs)
+            grad_jac = tuple(_factories.zeros_like(inp).requires_grad_(True) for inp in inputs)
             double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
             _check_requires_grad(jac, "hessian", strict=strict)
         with _grad_mode.set_grad_enabled(True if create_graph else _grad_mode.is_grad_enabled()):
@@ -941,73 +918,3 @@ def _hvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
 
 
 # ----------------------------------------------------------------------------- batched grad
-def batched_grad(outputs: tuple, inputs: tuple, grads: tuple, retain_graph, create_graph) -> list:
-    """`autograd.grad(..., is_grads_batched=True)` on checked arguments: the engine's backward
-    under jax.vmap over the first dimension of every grad_output (one compiled backward for
-    the whole batch). One gradient (or None) per input."""
-    from .. import _engine
-    from .._pure import errors as _errors
-    from .._pure.shapes import Size
-    from . import grad
-
-    batch = None
-    for index, (out, g) in enumerate(zip(outputs, grads)):
-        if g is None:
-            continue
-        if tuple(g.shape[1:]) != tuple(out.shape):
-            raise RuntimeError(
-                "If `is_grads_batched=True`, we interpret the first dimension of each "
-                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
-                "expected to match the shape of corresponding output, but a mismatch was "
-                f"detected: grad_output[{index}] has a shape of {Size(g.shape[2:])} and "
-                f"output[{index}] has a shape of {out.shape}. If you only want some tensors in "
-                "`grad_output` to be considered batched, consider using vmap."
-            )
-        batch = g.shape[0]
-    if batch is None:
-        raise RuntimeError("is_grads_batched=True needs at least one batched grad_output")
-    filled = []
-    for out, g in zip(outputs, grads):
-        if g is None:
-            if out._value.size != 1:
-                raise RuntimeError(_errors.IMPLICIT_GRAD)
-            g = Tensor._wrap(jnp.ones((batch, *out._value.shape), out._value.dtype))
-        filled.append(g)
-    result = None
-    if not create_graph:
-
-        def one(*values):
-            res = _engine.run_backward(
-                outputs,
-                [Tensor._wrap(v) for v in values],
-                retain_graph=True,
-                create_graph=False,
-                targets=inputs,
-                accumulate=False,
-            )
-            return tuple(None if r is None else r._value for r in res)
-
-        try:
-            values = jax.vmap(one)(*[g._value for g in filled])
-            result = [None if v is None else Tensor._wrap(v) for v in values]
-        except _TRACE_ERRORS:
-            result = None
-    if result is None:  # create_graph, or a backward that cannot be vmapped: one at a time
-        rows = [
-            grad(
-                outputs,
-                inputs,
-                [g[b] for g in filled],
-                retain_graph=True,
-                create_graph=create_graph,
-                allow_unused=True,
-            )
-            for b in range(batch)
-        ]
-        result = []
-        for k in range(len(inputs)):
-            column = [row[k] for row in rows]
-            result.append(None if any(c is None for c in column) else _stack(column))
-    if not retain_graph:
-        _engine.release_graph(outputs)
-    return result

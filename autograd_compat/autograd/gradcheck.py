@@ -16,8 +16,8 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _grad_mode
-from .._tensor import Tensor
+from .._state import modes as _grad_mode
+from .._state.tensor import Tensor
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import threading
 from typing import NamedTuple
 
 import jax
 import numpy as np
 
-from .. import _graph, _hooks
-from .._hooks import RemovableHandle, register_multi_grad_hook
-from .._tensor import Tensor
+from .._state import node as _graph
+from .._state.node import RemovableHandle
+from .._state.tensor import Tensor
+from .._tape import hooks as _hooks
 from .function import BackwardCFunction
 
 __all__ = [
@@ -224,3 +226,82 @@ def to_dot(tensors, *, params: dict | None = None, show_attrs: bool = False) -> 
                 stack.append(edge[0])
     lines.append("}")
     return "\n".join(lines)
+
+
+class _MultiHandle:
+    """The handle of a hook registered through several others (register_multi_grad_hook)."""
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """Call `fn` once per backward when the gradients of `tensors` have been computed.
+
+    mode="all": `fn(grads)` with one entry per tensor (None for those the backward does not
+    reach), after the last of them is computed. mode="any": `fn(grad)` with the first one.
+
+    Example::
+
+        >>> a = torch.ones(1, requires_grad=True); b = torch.ones(1, requires_grad=True)
+        >>> h = torch.autograd.graph.register_multi_grad_hook((a, b), print)
+        >>> (a * 2 + b).sum().backward()
+        [tensor([2.]), tensor([1.])]
+    """
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    tensors = tuple(tensors)
+    lock = threading.Lock()
+    if mode == "all":
+        count: dict = {}
+        buffer: dict = {}
+        expected: dict = {}
+        edges = [t._grad_edge() for t in tensors]
+
+        def inner(index):
+            def hook(grad):
+                task = _engine.current_task_id()
+                if task == -1:
+                    raise AssertionError("expected this hook to be called inside a backward call")
+                with lock:
+                    seen = count.get(task, 0)
+                    count[task] = seen + 1
+                    if seen == 0:
+                        expected[task] = sum(
+                            _engine.will_execute(edge[0]) for edge in edges if edge is not None
+                        )
+                        buffer[task] = [None] * len(tensors)
+                buffer[task][index] = grad
+                if seen == expected[task] - 1:
+                    grads = buffer.pop(task)
+                    del count[task], expected[task]
+                    fn(grads)
+
+            return hook
+
+        handles = tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors))
+    else:
+        ran: dict = {}
+
+        def any_hook(grad):
+            task = _engine.current_task_id()
+            with lock:
+                if ran.get(task):
+                    return
+                ran.clear()
+                ran[task] = True
+            fn(grad)
+
+        handles = tuple(t.register_hook(any_hook) for t in tensors)
+    return _MultiHandle(handles)

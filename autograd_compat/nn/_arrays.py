@@ -12,10 +12,10 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from .. import _random
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
-from .._tensor import Tensor
+from .._state import random as _random
+from .._state.tensor import Tensor
 
 
 def numpy_dtype(dtype) -> np.dtype:

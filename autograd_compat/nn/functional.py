@@ -21,12 +21,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _random
 from .._ops import apply
 from .._ops import register as _register_op
-from .._ops._args import floating, scalar_type_name
 from .._pure import dtypes as _dtypes
-from .._tensor import Tensor
+from .._state import random as _random
+from .._state.tensor import Tensor
+from .._tape.args import floating, scalar_type_name
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -1028,7 +1028,7 @@ def _check_p(p: float) -> None:
 def _inplace_result(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
     if not inplace:
         return result
-    from .._ops._args import check_inplace, commit_inplace
+    from .._tape.args import check_inplace, commit_inplace
 
     check_inplace(input)
     return commit_inplace(input, result)
@@ -1476,8 +1476,6 @@ def _required_dim(op, name: str):
 
 tensor_softmax = _required_dim(_SOFTMAX, "softmax")
 tensor_log_softmax = _required_dim(_LOG_SOFTMAX, "log_softmax")
-Tensor.softmax = tensor_softmax
-Tensor.log_softmax = tensor_log_softmax
 
 
 # ----------------------------------------------------------------------------- losses

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._state.tensor import Tensor
 from . import _arrays
 
 __all__ = [

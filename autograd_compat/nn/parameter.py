@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._interop import register_pytree
-from .._tensor import Tensor
+from .._state.tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -35,7 +35,7 @@ class Parameter(Tensor):
             )
         param = cls._wrap(data._value)
         if data._storage is None:
-            from .._tensor import _Storage
+            from .._state.tensor import _Storage
 
             data._storage = _Storage()
             data._storage.members.add(data)

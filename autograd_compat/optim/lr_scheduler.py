@@ -11,7 +11,7 @@ from collections import Counter
 from functools import wraps
 from weakref import ref
 
-from .._tensor import Tensor
+from .._state.tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = [

@@ -18,8 +18,8 @@ from itertools import chain
 import jax
 import numpy as np
 
-from .. import _grad_mode
-from .._tensor import Tensor
+from .._state import modes as _grad_mode
+from .._state.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
 

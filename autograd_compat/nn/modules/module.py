@@ -13,9 +13,9 @@ import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ... import _grad_mode
 from ..._pure import dtypes as _dtypes
-from ..._tensor import Tensor
+from ..._state import modes as _grad_mode
+from ..._state.tensor import Tensor
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 

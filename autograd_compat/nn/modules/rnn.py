@@ -14,9 +14,9 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ... import _random
 from ..._ops import apply, register
-from ..._tensor import Tensor
+from ..._state import random as _random
+from ..._state.tensor import Tensor
 from .. import _arrays, init
 from ..parameter import Parameter
 from .module import Module

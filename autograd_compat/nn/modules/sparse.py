@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _grad_mode
+from ..._state import modes as _grad_mode
 from .. import _arrays, init
 from .. import functional as F
 from ..parameter import Parameter

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._state.tensor import Tensor
 
 
 def _as_list(parameters) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ..._ops import apply, register
-from ..._tensor import Tensor
+from ..._state.tensor import Tensor
 
 
 def _flatten_cat(*arrays):

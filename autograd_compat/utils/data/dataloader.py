@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._factories import as_tensor, tensor
 from ..._pure import dtypes as _dtypes
-from ..._tensor import Tensor
+from ..._state.tensor import Tensor
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 

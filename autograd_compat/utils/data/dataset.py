@@ -6,7 +6,7 @@ import bisect
 import math
 import warnings
 
-from ..._tensor import Tensor
+from ..._state.tensor import Tensor
 from .sampler import _permutation
 
 __all__ = [

@@ -4,8 +4,11 @@ PyTorch.
 `no_grad`, `enable_grad`, `set_grad_enabled` and `inference_mode` work as context managers
 and as decorators. Inference mode turns recording off and marks every tensor created inside
 it as an inference tensor (`Tensor.is_inference()`), which autograd later refuses to save for
-backward. The mark is set by a wrapper around `Tensor._wrap` installed only while some thread
-is in inference mode, so normal tensor creation pays nothing for it.
+backward. `Tensor._wrap` looks at the thread's flag only while some thread is in inference mode, so
+normal tensor creation pays one counter test for it.
+
+Also here: `modes`, the process-wide autograd switches (anomaly mode, forward AD, saved-tensor
+hooks, functional traces) that the op mechanism and the engine read on their slow paths.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import weakref
 
 
 class _State(threading.local):
@@ -24,6 +28,45 @@ class _State(threading.local):
 
 
 _state = _State()
+
+
+class _Modes:
+    """Process-wide autograd switches read on slow paths (PyTorch keeps these global too)."""
+
+    __slots__ = (
+        "anomaly",
+        "check_nan",
+        "executing",
+        "fw_level",
+        "duals",
+        "traces",
+        "saved_hooks",
+        "inference_users",
+        "inference_seen",
+        "special",
+    )
+
+    def __init__(self) -> None:
+        self.anomaly = False
+        self.check_nan = True
+        self.executing: list = []  # nodes whose backward is running (anomaly "parent_")
+        self.fw_level = None  # the forward-AD level while a dual_level is open
+        self.duals: weakref.WeakSet = weakref.WeakSet()  # tensors holding a tangent at that level
+        self.traces: list = []  # autograd.functional traces in progress
+        self.saved_hooks = 0  # saved_tensors_hooks contexts open, in any thread
+        self.inference_users = 0  # inference_mode(True) contexts open, in any thread
+        self.inference_seen = False  # an inference tensor was ever made: recording checks
+        self.special = False  # one of the slow modes below is on: `apply` takes its slow path
+
+    def refresh_special(self) -> None:
+        """Recompute `special` after a mode was entered or left: forward-mode AD (a dual
+        level), anomaly detection, saved-tensor hooks or an autograd.functional trace."""
+        self.special = bool(
+            self.anomaly or self.saved_hooks or self.fw_level is not None or self.traces
+        )
+
+
+modes = _Modes()
 
 
 def is_grad_enabled() -> bool:
@@ -119,40 +162,19 @@ class set_grad_enabled(_GradModeContext):
 
 # ----------------------------------------------------------------------------- inference mode
 _inference_lock = threading.Lock()
-_inference_users = [0]  # inference_mode(True) contexts open in any thread
-_plain_wrap: list = []  # the original Tensor._wrap while the marking wrapper is installed
 
 
-def _install_marking() -> None:
-    """Make Tensor._wrap mark new tensors while this thread is in inference mode."""
-    from . import _ops
-    from ._tensor import Tensor
-
-    _ops.mark_inference_seen()
+def _enter_inference() -> None:
+    """Count one more open inference_mode(True) context (any thread): while any is open,
+    `Tensor._wrap` marks the tensors it makes in a thread that is in inference mode."""
     with _inference_lock:
-        _inference_users[0] += 1
-        if _plain_wrap:
-            return
-        original = Tensor.__dict__["_wrap"]
-        make = original.__func__
-
-        def _wrap(cls, value, grad_fn=None, output_nr: int = 0):
-            tensor = make(cls, value, grad_fn, output_nr)
-            if _state.inference:
-                tensor._is_inference = True
-            return tensor
-
-        _plain_wrap.append(original)
-        Tensor._wrap = classmethod(_wrap)
+        modes.inference_users += 1
+        modes.inference_seen = True
 
 
-def _uninstall_marking() -> None:
-    from ._tensor import Tensor
-
+def _leave_inference() -> None:
     with _inference_lock:
-        _inference_users[0] -= 1
-        if _inference_users[0] == 0 and _plain_wrap:
-            Tensor._wrap = _plain_wrap.pop()
+        modes.inference_users -= 1
 
 
 def is_inference_mode_enabled() -> bool:
@@ -191,14 +213,14 @@ class inference_mode(_GradModeContext):
     def __enter__(self) -> None:
         self._previous = (_state.enabled, _state.inference)
         if self.mode:
-            _install_marking()
+            _enter_inference()
         _state.enabled = not self.mode
         _state.inference = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
         _state.enabled, _state.inference = self._previous
         if self.mode:
-            _uninstall_marking()
+            _leave_inference()
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)

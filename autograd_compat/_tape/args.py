@@ -6,12 +6,13 @@ import numbers
 
 import jax.numpy as jnp
 
-from .. import _grad_mode, _views
+from .._ops import constant, watch_written
 from .._pure import dtypes as _dtypes
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
 from .._pure.shapes import broadcast_shapes
-from .._tensor import Tensor
-from . import constant, watch_written
+from .._state import modes as _grad_mode
+from .._state.tensor import Tensor
+from . import views as _views
 
 SCALAR_TYPES = (bool, int, float, complex, numbers.Number)
 

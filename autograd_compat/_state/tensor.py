@@ -11,26 +11,24 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _grad_mode
-from ._graph import accumulator_of
-from ._pure import device as _device
-from ._pure import dtypes as _dtypes
-from ._pure import errors as _errors
-from ._pure.shapes import Size, normalize_dim
+from .._pure import device as _device
+from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
+from .._pure.shapes import Size, normalize_dim
+from . import modes as _grad_mode
+from .modes import modes
+from .tensor_str import tensor_repr
 
-
-def _Storage():
-    """A record that several non-view tensors may share to alias one value (assign it to each
-    one's `_storage` and add them to its `members`); prefer `_views.alias_of`."""
-    from . import _views
-
-    return _views.shared_record()
-
+if TYPE_CHECKING:  # the methods bound by `_ops/methods.py`, for the type checker
+    from .._ops.methods import TensorMethods
+else:
+    TensorMethods = object
 
 _DETACH_VIEW = (
     "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
@@ -40,7 +38,7 @@ _DETACH_VIEW = (
 )
 
 
-class Tensor:
+class Tensor(TensorMethods):
     """A multi-dimensional array with PyTorch's autograd semantics, backed by a jax.Array.
 
     Example::
@@ -63,44 +61,35 @@ class Tensor:
         "_version_counter",
         "_storage",
         "_hooks_leaf",
+        "_post_accumulate_hooks",
+        "_fw_grad",
+        "_is_inference",
         "__weakref__",
-        "__dict__",
     )
 
     __array_priority__ = 1000  # numpy defers `ndarray + tensor` to Tensor.__radd__
 
-    def __init__(self, *args) -> None:
-        """Legacy constructor: `Tensor(data)` or `Tensor(*sizes)`, always the default dtype."""
-        from ._factories import legacy_new
-
-        self._init_from(legacy_new(_dtypes.get_default_dtype(), args))
-
-    def _init_from(self, other: Tensor) -> None:
-        self._value = other._value
-        self._requires_grad = False
+    def _init_fields(self, value, grad_fn=None, output_nr: int = 0) -> None:
+        """Set every field: the value, and the autograd state of a fresh tensor."""
+        self._value = value
+        self._requires_grad = grad_fn is not None
         self._grad = None
-        self._grad_fn = None
-        self.output_nr = 0
+        self._grad_fn = grad_fn
+        self.output_nr = output_nr
         self._retains_grad = False
         self._accumulator = None
         self._version_counter = [0]
-        self._storage = None
-        self._hooks_leaf = None
+        self._storage = None  # an `Alias` record when the tensor shares memory (views, .data)
+        self._hooks_leaf = None  # a leaf's tensor hooks: {handle id: hook}
+        self._post_accumulate_hooks = None  # a leaf's post-accumulate hooks: {handle id: hook}
+        self._fw_grad = None  # the forward-AD tangent at the open dual level
+        self._is_inference = modes.inference_users > 0 and _grad_mode._state.inference
 
     @classmethod
     def _wrap(cls, value, grad_fn=None, output_nr: int = 0) -> Tensor:
         """Internal constructor: no checks, no copies."""
         t = object.__new__(cls)
-        t._value = value
-        t._requires_grad = grad_fn is not None
-        t._grad = None
-        t._grad_fn = grad_fn
-        t.output_nr = output_nr
-        t._retains_grad = False
-        t._accumulator = None
-        t._version_counter = [0]
-        t._storage = None
-        t._hooks_leaf = None
+        t._init_fields(value, grad_fn, output_nr)
         return t
 
     # ----------------------------------------------------------------- autograd state
@@ -111,9 +100,7 @@ class Tensor:
         rec = self._storage
         if rec is None or rec.base is None:
             return self._grad_fn
-        from . import _views
-
-        return _views.view_grad_fn(self)
+        return self._view_grad_fn()
 
     @grad_fn.setter
     def grad_fn(self, node) -> None:
@@ -144,9 +131,7 @@ class Tensor:
             if rec.base is not None:
                 rec.leaf = bool(value)  # a view made a leaf accumulates its own .grad
             elif value:
-                from . import _views
-
-                _views.mark_requires_grad(self)
+                self._mark_views_require_grad()
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set requires_grad in place (leaves only, as in PyTorch) and return self."""
@@ -209,48 +194,16 @@ class Tensor:
         node.retained[self.output_nr] = weakref.ref(self)
         self._retains_grad = True
 
-    def _grad_edge(self):
-        """Where this tensor's gradient goes: (grad_fn, output_nr), or its leaf accumulator."""
-        rec = self._storage
-        if rec is not None and rec.base is not None:
-            from . import _views
-
-            node = _views.view_grad_fn(self)
-            if node is not None:
-                return (node, self.output_nr)
-            if rec.leaf and self._requires_grad:
-                return (accumulator_of(self), 0)
-            return None  # a view made under no_grad: PyTorch gives it no gradient edge
-        if self._grad_fn is not None:
-            return (self._grad_fn, self.output_nr)
-        if self._requires_grad:
-            return (accumulator_of(self), 0)
-        return None
+    def is_inference(self) -> bool:
+        """True if this tensor was created in inference mode (`torch.inference_mode()`)."""
+        return self._is_inference
 
     @property
     def _version(self) -> int:
         """How many in-place changes this tensor (and its aliases) has seen."""
         return self._version_counter[0]
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Accumulate d(self)/d(leaf) into each leaf's `.grad`; see `autograd.backward`."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    def register_hook(self, hook):
-        """Call `hook(grad)` when this tensor's gradient is computed; it may return a new one."""
-        from ._hooks import register_tensor_hook
-
-        return register_tensor_hook(self, hook)
-
     # ----------------------------------------------------------------- aliasing
-    def _alias(self, share_version: bool) -> Tensor:
-        """A new tensor over the same memory that does not require grad; writes are shared."""
-        from . import _views
-
-        return _views.alias_of(self, share_version)
-
     def _set_value(self, value) -> None:
         """Rebind the value of this tensor and of every tensor sharing its memory (a write).
 
@@ -260,9 +213,7 @@ class Tensor:
         if self._storage is None:
             self._value = value
         else:
-            from . import _views
-
-            _views.write(self, value)
+            self._write_shared(value)
 
     def _bump_version(self) -> None:
         self._version_counter[0] += 1
@@ -289,9 +240,7 @@ class Tensor:
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
-        from . import _views
-
-        _views.join(self, other)
+        self._join(other)
 
     @property
     def _base(self) -> Tensor | None:
@@ -302,29 +251,6 @@ class Tensor:
     def _is_view(self) -> bool:
         rec = self._storage
         return rec is not None and rec.base is not None
-
-    def _layout(self) -> tuple:
-        from . import _views
-
-        return _views.layout_of(self)
-
-    def is_contiguous(self, memory_format=None) -> bool:
-        """Whether the elements are laid out row-major in memory (false for most views)."""
-        if self._storage is None:
-            return True
-        from . import _views
-
-        return _views.is_contiguous(_views.layout_of(self))
-
-    def stride(self, dim: int | None = None):
-        """PyTorch's strides (in elements) of this tensor's memory layout."""
-        strides = self._layout()[1]
-        if dim is None:
-            return strides
-        return strides[normalize_dim(dim, self._value.ndim)]
-
-    def storage_offset(self) -> int:
-        return self._layout()[2]
 
     # ----------------------------------------------------------------- metadata
     @property
@@ -440,8 +366,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        from ._tensor_str import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:

@@ -23,10 +23,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from . import _grad_mode
-from ._graph import COPY_SLICES_NAME
-from ._ops import apply, register, set_tangent
-from ._pure import errors as _errors
+from .._ops import apply, register, set_tangent
+from .._pure import errors as _errors
+from .._pure.shapes import normalize_dim
+from .._state import modes as _grad_mode
+from .._state.node import COPY_SLICES_NAME, accumulator_of
+from .._state.tensor import Tensor
 
 DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
 
@@ -477,8 +479,6 @@ def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = F
 
 def alias_of(t, share_version: bool):
     """A non-view tensor over `t`'s memory (detach(), .data): writes are shared."""
-    from ._tensor import Tensor
-
     rec = record_of(t)
     out = Tensor._wrap(t._value)
     out._storage = Alias(rec.buffer, rec.spec, None, DEFAULT, rec.layout, 0)
@@ -502,8 +502,6 @@ def join(t, other) -> None:
 def commit_tangent(t, result) -> None:
     """Forward AD: an in-place result's tangent (zeros if it has none) replaces `t`'s, and the
     slice of its base's, as PyTorch's view tangents are views of the base's."""
-    from ._tensor import Tensor
-
     tangent = result._fw_grad
     if tangent is None:
         tangent = Tensor._wrap(jnp.zeros_like(result._value))
@@ -684,3 +682,42 @@ def commit(t, result) -> None:
         t._requires_grad = True
         if newly:
             mark_requires_grad(t)
+
+
+# ----------------------------------------------------------------------------- Tensor methods
+def grad_edge(t: Tensor):
+    """Where `t`'s gradient goes: (grad_fn, output_nr), or its leaf accumulator."""
+    rec = t._storage
+    if rec is not None and rec.base is not None:
+        node = view_grad_fn(t)
+        if node is not None:
+            return (node, t.output_nr)
+        if rec.leaf and t._requires_grad:
+            return (accumulator_of(t), 0)
+        return None  # a view made under no_grad: PyTorch gives it no gradient edge
+    if t._grad_fn is not None:
+        return (t._grad_fn, t.output_nr)
+    if t._requires_grad:
+        return (accumulator_of(t), 0)
+    return None
+
+
+def tensor_is_contiguous(t: Tensor, memory_format=None) -> bool:
+    """`Tensor.is_contiguous`: whether the elements are laid out row-major in memory (false
+    for most views)."""
+    if t._storage is None:
+        return True
+    return is_contiguous(layout_of(t))
+
+
+def tensor_stride(t: Tensor, dim: int | None = None):
+    """`Tensor.stride`: PyTorch's strides (in elements) of this tensor's memory layout."""
+    strides = layout_of(t)[1]
+    if dim is None:
+        return strides
+    return strides[normalize_dim(dim, t._value.ndim)]
+
+
+def tensor_storage_offset(t: Tensor) -> int:
+    """`Tensor.storage_offset`: where this tensor starts in its memory, in elements."""
+    return layout_of(t)[2]

@@ -8,55 +8,17 @@ one node's turn is PyTorch's: tensor hooks, retain_grad, captures for `autograd.
 prehooks, the backward (or, for a leaf, accumulation and post-accumulate hooks), node hooks.
 
 Also here: `saved_tensors_hooks` (pack when a node saves a value, unpack when the backward
-reads it) and `register_multi_grad_hook`.
+reads it).
 """
 
 from __future__ import annotations
 
-import itertools
 import threading
 
-from ._graph import Packed, modes
-from ._pure import dtypes as _dtypes
-from ._tensor import Tensor
-
-_handle_ids = itertools.count()
-
-Tensor._post_accumulate_hooks = None  # class default; a leaf with such hooks holds a dict
-
-
-class RemovableHandle:
-    """Returned by every register_*hook; `remove()` unregisters the hook."""
-
-    def __init__(self, table: dict) -> None:
-        self.id = next(_handle_ids)
-        self._table = table
-
-    def remove(self) -> None:
-        self._table.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.remove()
-
-
-class _MultiHandle:
-    """The handle of a hook registered through several others (register_multi_grad_hook)."""
-
-    def __init__(self, handles: tuple) -> None:
-        self.handles = handles
-
-    def remove(self) -> None:
-        for handle in self.handles:
-            handle.remove()
-
-    def __enter__(self) -> _MultiHandle:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.remove()
+from .._pure import dtypes as _dtypes
+from .._state.modes import modes
+from .._state.node import Node, RemovableHandle
+from .._state.tensor import Tensor
 
 
 # ----------------------------------------------------------------------------- checks
@@ -138,15 +100,12 @@ def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if tensor.grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-    table = tensor.__dict__.get("_post_accumulate_hooks")
+    table = tensor._post_accumulate_hooks
     if table is None:
         table = tensor._post_accumulate_hooks = {}
     handle = RemovableHandle(table)
     table[handle.id] = hook
     return handle
-
-
-Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
 
 
 # ----------------------------------------------------------------------------- running
@@ -202,6 +161,35 @@ def run_post_accumulate_hooks(variable) -> None:
 
 
 # ----------------------------------------------------------------------------- saved tensors
+class Packed:
+    """A value saved through `saved_tensors_hooks`: the pack hook's result and its unpack."""
+
+    __slots__ = ("packed", "unpack")
+
+    def __init__(self, packed, unpack) -> None:
+        self.packed = packed
+        self.unpack = unpack
+
+    def value(self):
+        result = self.unpack(self.packed)
+        if not isinstance(result, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(result).__name__}"
+            )
+        return result._value
+
+
+class PackedNode(Node):
+    """A Node whose saved values went through a pack hook: unpacked each time they are read."""
+
+    __slots__ = ()
+
+    def check_saved(self) -> tuple:
+        saved = Node.check_saved(self)
+        return tuple(s.value() if type(s) is Packed else s for s in saved)
+
+
 class _SavedHooks(threading.local):
     """Per-thread stack of (pack, unpack) pairs; the innermost one applies, as in PyTorch."""
 
@@ -218,19 +206,13 @@ def push_saved_hooks(pack, unpack) -> None:
         raise RuntimeError(saved_hooks.disabled)
     saved_hooks.stack.append((pack, unpack))
     modes.saved_hooks += 1
-    _refresh()
+    modes.refresh_special()
 
 
 def pop_saved_hooks() -> None:
     saved_hooks.stack.pop()
     modes.saved_hooks -= 1
-    _refresh()
-
-
-def _refresh() -> None:
-    from . import _ops
-
-    _ops.refresh_special()
+    modes.refresh_special()
 
 
 def current_saved_hooks():
@@ -256,68 +238,3 @@ class _disabled_inside_hook:
 
     def __exit__(self, *exc_info: object) -> None:
         saved_hooks.stack = self.previous
-
-
-# ----------------------------------------------------------------------------- multi grad hook
-def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
-    """Call `fn` once per backward when the gradients of `tensors` have been computed.
-
-    mode="all": `fn(grads)` with one entry per tensor (None for those the backward does not
-    reach), after the last of them is computed. mode="any": `fn(grad)` with the first one.
-
-    Example::
-
-        >>> a = torch.ones(1, requires_grad=True); b = torch.ones(1, requires_grad=True)
-        >>> h = torch.autograd.graph.register_multi_grad_hook((a, b), print)
-        >>> (a * 2 + b).sum().backward()
-        [tensor([2.]), tensor([1.])]
-    """
-    from . import _engine
-
-    supported_modes = ("all", "any")
-    if mode not in supported_modes:
-        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
-    tensors = tuple(tensors)
-    lock = threading.Lock()
-    if mode == "all":
-        count: dict = {}
-        buffer: dict = {}
-        expected: dict = {}
-        edges = [t._grad_edge() for t in tensors]
-
-        def inner(index):
-            def hook(grad):
-                task = _engine.current_task_id()
-                if task == -1:
-                    raise AssertionError("expected this hook to be called inside a backward call")
-                with lock:
-                    seen = count.get(task, 0)
-                    count[task] = seen + 1
-                    if seen == 0:
-                        expected[task] = sum(
-                            _engine.will_execute(edge[0]) for edge in edges if edge is not None
-                        )
-                        buffer[task] = [None] * len(tensors)
-                buffer[task][index] = grad
-                if seen == expected[task] - 1:
-                    grads = buffer.pop(task)
-                    del count[task], expected[task]
-                    fn(grads)
-
-            return hook
-
-        handles = tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors))
-    else:
-        ran: dict = {}
-
-        def any_hook(grad):
-            task = _engine.current_task_id()
-            with lock:
-                if ran.get(task):
-                    return
-                ran.clear()
-                ran[task] = True
-            fn(grad)
-
-        handles = tuple(t.register_hook(any_hook) for t in tensors)
-    return _MultiHandle(handles)

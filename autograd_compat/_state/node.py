@@ -13,33 +13,33 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from ._pure import dtypes as _dtypes
-from ._pure import errors as _errors
+from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
 
 _sequence = itertools.count()
 
 
-class _Modes:
-    """Process-wide autograd switches read on slow paths (PyTorch keeps these global too)."""
-
-    __slots__ = ("anomaly", "check_nan", "executing", "fw_level", "duals", "traces", "saved_hooks")
-
-    def __init__(self) -> None:
-        self.anomaly = False
-        self.check_nan = True
-        self.executing: list = []  # nodes whose backward is running (anomaly "parent_")
-        self.fw_level = None  # the forward-AD level while a dual_level is open
-        self.duals = weakref.WeakSet()  # tensors holding a tangent at that level
-        self.traces: list = []  # autograd.functional traces in progress
-        self.saved_hooks = 0  # saved_tensors_hooks contexts open, in any thread
+_handle_ids = itertools.count()
 
 
-modes = _Modes()
+class RemovableHandle:
+    """Returned by every register_*hook; `remove()` unregisters the hook."""
+
+    def __init__(self, table: dict) -> None:
+        self.id = next(_handle_ids)
+        self._table = table
+
+    def remove(self) -> None:
+        self._table.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.remove()
 
 
 def _register(node, attribute: str, hook, prepend: bool = False):
-    from ._hooks import RemovableHandle
-
     table = getattr(node, attribute)
     if table is None:
         table = {}
@@ -227,37 +227,6 @@ def saved_ref(t):
     """The weak reference a node keeps to saved input `t` (a SavedRef for views)."""
     rec = t._storage
     return weakref.ref(t) if rec is None or rec.base is None else SavedRef(t)
-
-
-class Packed:
-    """A value saved through `saved_tensors_hooks`: the pack hook's result and its unpack."""
-
-    __slots__ = ("packed", "unpack")
-
-    def __init__(self, packed, unpack) -> None:
-        self.packed = packed
-        self.unpack = unpack
-
-    def value(self):
-        from ._tensor import Tensor
-
-        result = self.unpack(self.packed)
-        if not isinstance(result, Tensor):
-            raise TypeError(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                f"type {type(result).__name__}"
-            )
-        return result._value
-
-
-class PackedNode(Node):
-    """A Node whose saved values went through a pack hook: unpacked each time they are read."""
-
-    __slots__ = ()
-
-    def check_saved(self) -> tuple:
-        saved = Node.check_saved(self)
-        return tuple(s.value() if type(s) is Packed else s for s in saved)
 
 
 class AccumulateGrad(_NodeMethods):

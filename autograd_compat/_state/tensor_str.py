@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from . import _graph
-from ._pure import dtypes as _dtypes
+from .._pure import dtypes as _dtypes
+from . import node as _graph
 
 PRECISION = 4
 THRESHOLD = 1000

@@ -22,18 +22,14 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from . import _grad_mode
-from ._graph import AccumulateGrad, SavedRef, modes
-from ._hooks import (
-    run_node_hooks,
-    run_node_prehooks,
-    run_post_accumulate_hooks,
-    run_tensor_hooks,
-)
-from ._ops import _vjp_pure, apply, constant, vjp_of
-from ._pure import dtypes as _dtypes
-from ._pure import errors as _errors
-from ._tensor import Tensor
+from .._ops import _vjp_pure, apply, constant, vjp_of
+from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
+from .._state import modes as _grad_mode
+from .._state.modes import modes
+from .._state.node import AccumulateGrad, SavedRef
+from .._state.tensor import Tensor
+from .hooks import run_node_hooks, run_node_prehooks, run_post_accumulate_hooks, run_tensor_hooks
 
 FUSE_AFTER = 2  # a graph structure is fused the second time it is seen
 FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than they save

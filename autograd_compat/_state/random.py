@@ -37,7 +37,7 @@ class Generator:
         return key
 
     def get_state(self):
-        from ._tensor import Tensor
+        from .tensor import Tensor
 
         return Tensor._wrap(self._key)
 
