@@ -18,6 +18,7 @@ import numpy as np
 from .._state import node as _graph
 from .._state.node import RemovableHandle
 from .._state.tensor import Tensor
+from .._tape import engine as _engine
 from .._tape import hooks as _hooks
 from .function import BackwardCFunction
 
