@@ -6,10 +6,11 @@ after every consumer of its outputs has contributed, in an order computed up fro
 explicit heap (no recursion, so graphs of any depth work); among ready nodes the most recent
 runs first and leaf accumulation as soon as it is ready, as in PyTorch.
 
-Two executors share that schedule. The stepwise one calls each node's derived vjp op (and
-records it under create_graph) and runs hooks. The fused one, for a graph whose structure
-was seen before and that has no hooks, traces the same vjp functions into one jitted
-function per structure: one XLA call for the whole backward of a hot training step.
+Two executors share that schedule, the propagation loop, the per-node call (`_call_vjp`) and
+the accumulation (`_add`, `_store_grad`). The stepwise one calls each node's derived vjp op on
+Tensors (recording it under create_graph) and runs hooks. The fused one, for a graph whose
+structure was seen before and that has no hooks, traces the same calls on raw arrays into one
+jitted function per structure: one XLA call for the whole backward of a hot training step.
 """
 
 from __future__ import annotations
@@ -17,18 +18,17 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-import warnings
 
 import jax
-import jax.numpy as jnp
 
-from .._ops import _vjp_pure, apply, constant, vjp_of
+from .._ops import apply, constant, vjp_of
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import AccumulateGrad, SavedRef
 from .._state.tensor import Tensor
+from . import anomaly as _anomaly
 from .hooks import run_node_hooks, run_node_prehooks, run_post_accumulate_hooks, run_tensor_hooks
 
 FUSE_AFTER = 2  # a graph structure is fused the second time it is seen
@@ -129,27 +129,35 @@ def _arities(order: list) -> tuple:
     return tuple(0 if isinstance(node, AccumulateGrad) else len(node.out_meta) for node in order)
 
 
-def _propagate(arities, routes, seeds, on_ready, call, add) -> None:
-    """Route cotangents through the schedule: the part both executors share.
+def _propagate(arities, routes, seeds, captures: dict, n_targets: int, ready, call) -> list:
+    """Route cotangents through the schedule, the loop both executors share; returns the
+    gradient that reached each target.
 
-    `seeds`: (index, output_nr, cotangent) for the roots. `on_ready(i, cts)` sees a node's
-    complete cotangents and may replace them; `call(i, cts)` returns its input gradients.
+    `seeds`: (index, output_nr, cotangent) for the roots; `captures`: index -> (output_nr,
+    target index). `ready(i, cts)` sees a node's complete cotangents, may replace them and
+    accumulates a leaf's; `call(i, cts)` returns the node's input gradients.
     """
+    captured: list = [None] * n_targets
     buffers: dict = {}
-    for index, output_nr, ct in seeds:
+
+    def deliver(index: int, output_nr: int, ct) -> None:
         slots = buffers.setdefault(index, [None] * max(arities[index], 1))
-        slots[output_nr] = add(slots[output_nr], ct)
+        slots[output_nr] = _add(slots[output_nr], ct)
+
+    for seed in seeds:
+        deliver(*seed)
     for index, arity in enumerate(arities):
-        cts = on_ready(index, buffers.pop(index, None) or [None] * max(arity, 1))
+        cts = ready(index, buffers.pop(index, None) or [None] * max(arity, 1))
+        for output_nr, target_index in captures.get(index, ()):
+            captured[target_index] = cts[output_nr]
         if arity == 0 or all(ct is None for ct in cts):
             continue
         if all(route is None for route in routes[index]):
             continue
         for route, grad in zip(routes[index], call(index, cts)):
             if route is not None and grad is not None:
-                child, output_nr = route
-                slots = buffers.setdefault(child, [None] * max(arities[child], 1))
-                slots[output_nr] = add(slots[output_nr], grad)
+                deliver(*route, grad)
+    return captured
 
 
 # ----------------------------------------------------------------------------- checks
@@ -237,10 +245,14 @@ def run_backward(
         if not isinstance(node, AccumulateGrad):
             node.check_alive()
             _check_versions(node)
-    run = _run_fused if _fusable(order, create_graph) else _run_stepwise
+    plan = (_arities(order), routes, seeds, captures, sinks, len(target_edges))
+    fused = _fused_for(order, plan, create_graph)
     _tasks.stack.append((next(_task_ids), position))
     try:
-        captured = run(order, routes, seeds, captures, sinks, len(target_edges), create_graph)
+        if fused is None:
+            captured = _run_stepwise(order, plan, create_graph)
+        else:
+            captured = _run_fused(fused, order, seeds, sinks)
     finally:
         _tasks.stack.pop()
     if not retain_graph:
@@ -253,13 +265,40 @@ def run_backward(
     return captured
 
 
-# ----------------------------------------------------------------------------- stepwise
-def _add(a: Tensor | None, b: Tensor | None) -> Tensor | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
+# ----------------------------------------------------------------------------- node call
+def _step(node) -> tuple | None:
+    """What a node's backward call depends on besides its values; None for a leaf."""
+    if isinstance(node, AccumulateGrad):
+        return None
+    return node.op, node.static, node.saved_mask, node.placeholders, node.out_meta
+
+
+def _call_vjp(run, step: tuple, primals, cts: list, requires: tuple) -> list:
+    """A node's backward, the call both executors make: its derived vjp op from the output
+    cotangents (None: zero) to one gradient per input, None where `requires` is False.
+
+    `run(op, *args, **static)` is `apply` stepwise (Tensors or arrays; recorded under
+    create_graph) and `_traced` inside the fused function (raw arrays).
+    """
+    op, static, saved_mask, placeholders, _ = step
+    grads = iter(
+        run(
+            vjp_of(op),
+            *primals,
+            *[ct for ct in cts if ct is not None],
+            static=static,
+            requires=requires,
+            saved_mask=saved_mask,
+            placeholders=placeholders,
+            ct_mask=tuple(ct is not None for ct in cts),
+        )
+    )
+    return [next(grads) if r else None for r in requires]
+
+
+def _traced(op, *args, **static):
+    """Call an op's pure function directly: inside a trace there is nothing to record."""
+    return op.fn(*args, **static)
 
 
 def _saved_primal(node, value, index: int) -> Tensor:
@@ -274,40 +313,57 @@ def _saved_primal(node, value, index: int) -> Tensor:
 
 
 def _call_node(node, cts: list, create_graph: bool) -> list:
-    """Apply a node's backward, the derived vjp op, to its output cotangents.
-
-    Returns one gradient per edge of the node, None where no gradient flows.
-    """
+    """A node's backward in the stepwise executor: a custom Function's own, or the vjp op on
+    the saved values (as Tensors in the graph under create_graph). One gradient per edge."""
     if node.custom:
         return node._call_backward(cts, create_graph)
-    saved = node.check_saved()
-    requires = tuple(edge is not None for edge in node.edges)
+    primals = node.check_saved()
     if create_graph:
         saved_index = [i for i, s in enumerate(node.saved_mask) if s]
-        primals = [_saved_primal(node, v, i) for v, i in zip(saved, saved_index)]
+        primals = [_saved_primal(node, v, i) for v, i in zip(primals, saved_index)]
+    requires = tuple(edge is not None for edge in node.edges)
+    return _call_vjp(apply, _step(node), primals, cts, requires)
+
+
+# ----------------------------------------------------------------------------- accumulate
+def _add(a, b):
+    """Sum two gradients (Tensors, or arrays in the fused trace); None is zero."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
+    """Sum `grad` into `tensor.grad` as PyTorch's AccumulateGrad: out of place, keeping the
+    graph, under create_graph; into the existing `.grad` object otherwise."""
+    if create_graph:
+        tensor._grad = _add(tensor._grad, grad)
+        return
+    with _grad_mode.no_grad():
+        total = _add(tensor._grad, grad)
+    _store_grad(tensor, total._value)
+
+
+def _store_grad(tensor: Tensor, total) -> None:
+    """Make the array `total` the value of `tensor.grad`: in place when it exists (the same
+    object stays, even one with a grad_fn from an earlier create_graph backward), else a new
+    Tensor (the gradient array may be shared, the `.grad` object must not be)."""
+    if tensor._grad is None:
+        tensor._grad = Tensor._wrap(total)
     else:
-        primals = saved
-    present = [ct for ct in cts if ct is not None]
-    grads = iter(
-        apply(
-            vjp_of(node.op),
-            *primals,
-            *present,
-            static=node.static,
-            requires=requires,
-            saved_mask=node.saved_mask,
-            placeholders=node.placeholders,
-            ct_mask=tuple(ct is not None for ct in cts),
-        )
-    )
-    return [next(grads) if r else None for r in requires]
+        tensor._grad._set_value(total)
+        tensor._grad._bump_version()
 
 
-def _run_stepwise(order, routes, seeds, captures, sinks, n_targets, create_graph) -> list:
-    captured: list = [None] * n_targets
+# ----------------------------------------------------------------------------- stepwise
+def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> list:
+    """Run the backward node by node on Tensors, with hooks, recording under create_graph."""
+    arities, routes, seeds, captures, sinks, n_targets = plan
     sink_set = set(sinks)
 
-    def on_ready(index, cts):
+    def ready(index: int, cts: list) -> list:
         node = order[index]
         cts = run_tensor_hooks(node, cts)
         if node.retained:
@@ -315,113 +371,26 @@ def _run_stepwise(order, routes, seeds, captures, sinks, n_targets, create_graph
                 tensor = ref()
                 if tensor is not None and cts[output_nr] is not None:
                     _accumulate_into(tensor, cts[output_nr], create_graph)
-        for output_nr, target_index in captures.get(index, ()):
-            captured[target_index] = cts[output_nr]
         if index in sink_set and cts[0] is not None:
-            cts = run_node_prehooks(node, cts)
-            if cts[0] is not None:
-                _accumulate_into(node.variable, cts[0], create_graph)
+            leaf_cts = run_node_prehooks(node, cts)
+            if leaf_cts[0] is not None:
+                _accumulate_into(node.variable, leaf_cts[0], create_graph)
                 run_post_accumulate_hooks(node.variable)
-            run_node_hooks(node, [], cts)
+            run_node_hooks(node, [], leaf_cts)
         return cts
 
-    def call(index, cts):
+    def call(index: int, cts: list) -> list:
         node = order[index]
         cts = run_node_prehooks(node, cts)
         if modes.anomaly:
-            grads = _call_node_anomaly(node, cts, create_graph)
+            grads = _anomaly.call_node(_call_node, node, cts, create_graph)
         else:
             grads = _call_node(node, cts, create_graph)
         run_node_hooks(node, grads, cts)
         return grads
 
     with _grad_mode.set_grad_enabled(create_graph):
-        _propagate(_arities(order), routes, seeds, on_ready, call, _add)
-    return captured
-
-
-def _call_node_anomaly(node, cts: list, create_graph: bool) -> list:
-    """`_call_node` in anomaly mode: NaN check of the results, and on any error the forward
-    traceback of the failing node (and of its parents) is warned, as PyTorch does."""
-    modes.executing.append(node)
-    try:
-        grads = _call_node(node, cts, create_graph)
-        if modes.check_nan:
-            for i, grad in enumerate(grads):
-                if grad is not None and bool(jnp.isnan(grad._value).any()):
-                    raise RuntimeError(
-                        f"Function '{node.name()}' returned nan values in its {i}th output."
-                    )
-        return grads
-    except Exception:
-        warn_forward_traceback(node)
-        raise
-    finally:
-        modes.executing.pop()
-
-
-def _user_stacklevel() -> int:
-    """The warnings stacklevel of the first caller outside this package (the user's
-    `.backward()` line), as PyTorch's warning points at the call into the engine."""
-    import os
-    import sys
-
-    package = os.path.dirname(os.path.abspath(__file__))
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame = frame.f_back
-        level += 1
-    return level
-
-
-def warn_forward_traceback(node) -> None:
-    """PyTorch's anomaly-mode warning: the forward stack that created `node` (and parents)."""
-    stacklevel = _user_stacklevel() + 1
-    stack = node.metadata.get("traceback_")
-    if stack is None:
-        warnings.warn(
-            f"Error detected in {node.name()}. No forward pass information available. Enable "
-            "detect anomaly during forward pass for more information.",
-            UserWarning,
-            stacklevel=stacklevel,
-        )
-        return
-    warnings.warn(
-        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-        + "".join(stack),
-        UserWarning,
-        stacklevel=stacklevel,
-    )
-    parent = node.metadata.get("parent_")
-    while parent is not None:
-        stack = parent.metadata.get("traceback_")
-        if stack is None:
-            break
-        warnings.warn(
-            f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call "
-            "that induced the previous calculation:\n" + "".join(stack),
-            UserWarning,
-            stacklevel=stacklevel,
-        )
-        parent = parent.metadata.get("parent_")
-
-
-def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
-    """Sum `grad` into `tensor.grad`: in place when it exists (the same object stays, even one
-    with a grad_fn from an earlier create_graph backward), as PyTorch's AccumulateGrad does;
-    out of place, keeping the graph, under create_graph."""
-    current = tensor._grad
-    if current is None:
-        # A fresh Tensor object: the gradient array may be shared, the .grad object must not be.
-        tensor._grad = grad if create_graph else Tensor._wrap(grad._value)
-    elif create_graph:
-        tensor._grad = current + grad
-    else:
-        with _grad_mode.no_grad():
-            total = current + grad
-        current._set_value(total._value)
-        current._bump_version()
+        return _propagate(arities, routes, seeds, captures, n_targets, ready, call)
 
 
 # ----------------------------------------------------------------------------- fused
@@ -445,75 +414,26 @@ def _fusable(order: list, create_graph: bool) -> bool:
     return True
 
 
-def _structure(order, routes, seeds, captures, n_targets, sinks, existing) -> tuple:
-    """A hashable description of the backward: what the fused function is compiled for."""
-    steps = tuple(
-        None
-        if isinstance(node, AccumulateGrad)
-        else (node.op, node.static, node.saved_mask, node.placeholders, node.out_meta)
-        for node in order
-    )
+def _fused_for(order: list, plan: tuple, create_graph: bool):
+    """The fused function for this backward, or None to run it stepwise: the first
+    `FUSE_AFTER - 1` times a structure is seen, and whenever `_fusable` says no."""
+    if not _fusable(order, create_graph):
+        return None
+    arities, routes, seeds, captures, sinks, n_targets = plan
+    steps = tuple(_step(node) for node in order)
     seed_key = tuple((i, nr, g._value.shape, g._value.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
-    return steps, tuple(routes), seed_key, capture_key, n_targets, tuple(sinks), existing
-
-
-def _fused_backward(structure):
-    """The pure function of a whole backward: (saved, seeds, existing grads) -> grads."""
-    steps, routes, seed_key, capture_key, n_targets, sinks, existing = structure
-    captures = dict(capture_key)
-    sink_position = {index: k for k, index in enumerate(sinks)}
-
-    def backward(saved, seeds, existing_grads):
-        captured: list = [None] * n_targets
-        totals: list = [None] * len(sinks)
-
-        def on_ready(index, cts):
-            for output_nr, target_index in captures.get(index, ()):
-                captured[target_index] = cts[output_nr]
-            if index in sink_position and cts[0] is not None:
-                k = sink_position[index]
-                previous = existing_grads[k]
-                totals[k] = cts[0] if previous is None else previous + cts[0]
-            return cts
-
-        def call(index, cts):
-            op, static, saved_mask, placeholders, _ = steps[index]
-            requires = tuple(route is not None for route in routes[index])
-            grads = iter(
-                _vjp_pure(
-                    *saved[index],
-                    *[ct for ct in cts if ct is not None],
-                    fn=op.fn,
-                    static=static,
-                    requires=requires,
-                    saved_mask=saved_mask,
-                    placeholders=placeholders,
-                    ct_mask=tuple(ct is not None for ct in cts),
-                )
-            )
-            return [next(grads) if r else None for r in requires]
-
-        arities = tuple(0 if step is None else len(step[4]) for step in steps)
-        seed_list = [(i, nr, ct) for (i, nr, _, _), ct in zip(seed_key, seeds)]
-        _propagate(arities, routes, seed_list, on_ready, call, _add_arrays)
-        return totals, captured
-
-    return jax.jit(backward)
-
-
-def _add_arrays(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return jnp.add(a, b)
-
-
-def _run_fused(order, routes, seeds, captures, sinks, n_targets, create_graph) -> list:
-    leaves = [order[i].variable for i in sinks]
-    existing = tuple(leaf._grad is not None and leaf._grad.grad_fn is None for leaf in leaves)
-    structure = _structure(order, routes, seeds, captures, n_targets, sinks, existing)
+    existing = tuple(order[i].variable._grad is not None for i in sinks)
+    structure = (
+        steps,
+        arities,
+        tuple(routes),
+        seed_key,
+        capture_key,
+        n_targets,
+        tuple(sinks),
+        existing,
+    )
     fused = _fused.get(structure)
     if fused is None:
         count = _seen.get(structure, 0) + 1
@@ -521,24 +441,50 @@ def _run_fused(order, routes, seeds, captures, sinks, n_targets, create_graph) -
             if len(_seen) > CACHE_SIZE:
                 _seen.clear()
             _seen[structure] = count
-            return _run_stepwise(order, routes, seeds, captures, sinks, n_targets, create_graph)
+            return None
         if len(_fused) > CACHE_SIZE:
             _fused.clear()
         fused = _fused[structure] = _fused_backward(structure)
         _seen.pop(structure, None)
+    return fused
+
+
+def _fused_backward(structure: tuple):
+    """The pure function of a whole backward, jitted: (saved, seeds, existing grads) ->
+    (new leaf grads, target grads), the stepwise propagation traced on raw arrays."""
+    steps, arities, routes, seed_key, capture_key, n_targets, sinks, _ = structure
+    captures = dict(capture_key)
+    sink_position = {index: k for k, index in enumerate(sinks)}
+
+    def backward(saved, seeds, existing):
+        totals: list = [None] * len(sinks)
+
+        def ready(index: int, cts: list) -> list:
+            if index in sink_position and cts[0] is not None:
+                k = sink_position[index]
+                totals[k] = _add(existing[k], cts[0])
+            return cts
+
+        def call(index: int, cts: list) -> list:
+            requires = tuple(route is not None for route in routes[index])
+            return _call_vjp(_traced, steps[index], saved[index], cts, requires)
+
+        seed_list = [(i, nr, ct) for (i, nr, _, _), ct in zip(seed_key, seeds)]
+        captured = _propagate(arities, routes, seed_list, captures, n_targets, ready, call)
+        return totals, captured
+
+    return jax.jit(backward)
+
+
+def _run_fused(fused, order: list, seeds: list, sinks: list) -> list:
+    """Run the backward as one call of its fused function and store the leaf gradients."""
+    leaves = [order[i].variable for i in sinks]
     saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
-    existing_values = [leaf._grad._value if e else None for leaf, e in zip(leaves, existing)]
-    totals, captured = fused(saved, [g._value for _, _, g in seeds], existing_values)
-    for leaf, had, total in zip(leaves, existing, totals):
-        if total is None:
-            continue
-        if had:
-            leaf._grad._set_value(total)
-            leaf._grad._bump_version()
-        elif leaf._grad is not None:
-            leaf._grad = leaf._grad + Tensor._wrap(total)
-        else:
-            leaf._grad = Tensor._wrap(total)
+    existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
+    totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
+    for leaf, total in zip(leaves, totals):
+        if total is not None:
+            _store_grad(leaf, total)
     return [None if c is None else Tensor._wrap(c) for c in captured]
 
 
