@@ -21,6 +21,8 @@ import re
 import runpy
 import sys
 import types
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 _PACKAGE = "autograd_compat"
 _ALIAS = "torch"
@@ -64,7 +66,7 @@ def _package_getattr(name: str):
 
 _package = sys.modules[_PACKAGE]
 if "__getattr__" not in vars(_package):
-    _package.__getattr__ = _package_getattr
+    vars(_package)["__getattr__"] = _package_getattr
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -118,7 +120,7 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '(autograd_compat[\w.]*)'")
 
 
-def annotate(error: BaseException) -> BaseException:
+def annotate(error: BaseException | None) -> BaseException | None:
     """Add a note to `from torch.x import Missing` errors saying it is not yet supported.
 
     Python builds that ImportError itself (naming autograd_compat's module), so the message
@@ -131,7 +133,8 @@ def annotate(error: BaseException) -> BaseException:
             match = _IMPORT_NAME.search(str(error))
             if match and not any("autograd_compat" in n for n in getattr(error, "__notes__", [])):
                 name = f"{_torch_name(match.group(2))}.{match.group(1)}"
-                error.add_note(_unsupported(name))
+                if sys.version_info >= (3, 11):  # Python 3.10 has no notes
+                    error.add_note(_unsupported(name))
         error = error.__cause__ or error.__context__
     return error
 
@@ -154,8 +157,15 @@ def _ipython():
         return None
 
 
+class _State(TypedDict):
+    depth: int  # nesting of active alias_torch objects
+    saved: dict[str, types.ModuleType] | None  # the `torch.*` modules set aside
+    excepthook: Callable[..., Any]  # sys.excepthook before the alias
+    shell: Any  # the IPython shell given a custom exception handler (IPython is optional)
+
+
 _finder = _TorchFinder()
-_state = {"depth": 0, "saved": None, "excepthook": None, "shell": None}
+_state: _State = {"depth": 0, "saved": None, "excepthook": sys.excepthook, "shell": None}
 
 
 def _install() -> None:

@@ -136,8 +136,8 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     if p == "nuc":
         from ..linalg import matrix_norm
 
-        dims = (-2, -1) if dim is None else tuple(dim)
-        return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
+        matrix_dims = (-2, -1) if dim is None else tuple(dim)
+        return matrix_norm(input, "nuc", matrix_dims, keepdim, dtype=dtype)
     if p == "fro" or p is None:
         p = 2
     if isinstance(p, str):

@@ -634,7 +634,8 @@ def _parse_index(shape: tuple, index, optimize_single_slice: bool):
             specified += array.ndim if array.dtype in _MASK_DTYPES else 1
     if specified > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
-    ops, advanced = [], []
+    ops: list[tuple] = []
+    advanced = []
     current = list(shape)
     dim = 0
     for real_dim, kind in enumerate(kinds):
@@ -911,6 +912,7 @@ def setitem(self, index, value) -> None:
         self._set_value(_ASSIGN.compiled(key)(self._value, values, *arrays))
         self._version_counter[0] += 1
         return
+    assert target is not None  # the recorded path set it above
     if advanced:
         result = apply(_INDEX_PUT, target, value, *arrays, dims=dims, shape=shape)
     else:

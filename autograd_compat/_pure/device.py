@@ -16,12 +16,14 @@ class device:
     """A PyTorch device: `device("cuda:0")`, `device("cuda", 0)`, `device("cpu")`."""
 
     __slots__ = ("type", "index")
+    type: str
+    index: int | None
 
-    def __init__(self, type: str | device, index: int | None = None) -> None:
+    def __init__(self, type: str | device | int, index: int | None = None) -> None:
         if isinstance(type, device):
-            type, index = type.type, type.index
+            index, type = type.index, type.type
         elif isinstance(type, int):
-            type, index = "cuda", type
+            index, type = type, "cuda"
         elif ":" in type:
             type, _, text = type.partition(":")
             if not text.isdigit():

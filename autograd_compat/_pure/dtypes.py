@@ -24,8 +24,8 @@ class dtype:
     def __init__(self, name: str, jax_dtype) -> None:
         self.name = name
         self.jax = np.dtype(jax_dtype)
-        self.is_floating_point = bool(jnp.issubdtype(self.jax, jnp.floating))
-        self.is_complex = bool(jnp.issubdtype(self.jax, jnp.complexfloating))
+        self.is_floating_point = builtins.bool(jnp.issubdtype(self.jax, jnp.floating))
+        self.is_complex = builtins.bool(jnp.issubdtype(self.jax, jnp.complexfloating))
         self.is_signed = self.jax.kind in "ifc"
         self.itemsize = self.jax.itemsize
 
@@ -204,7 +204,9 @@ def result_type(*operands) -> dtype:
             tier = 2
         current = tiers[tier]
         tiers[tier] = d if current is None else promote_types(current, d)
-    return _combine(tiers[0], _combine(tiers[1], tiers[2]))
+    result = _combine(tiers[0], _combine(tiers[1], tiers[2]))
+    assert result is not None, "result_type() needs at least one operand"
+    return result
 
 
 class finfo:

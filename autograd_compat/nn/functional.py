@@ -361,11 +361,11 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, fname
         elif padding == "same":
             if any(s != 1 for s in stride):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
-            pads = []
+            halves = []
             for k, d in zip(kernel, dilation):
                 total = d * (k - 1)
-                pads.append((total // 2, total - total // 2))
-            pads = tuple(pads)
+                halves.append((total // 2, total - total // 2))
+            pads = tuple(halves)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'. Expected 'valid' or 'same'")
     else:
@@ -2294,7 +2294,7 @@ def interpolate(
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         out = _ntuple(size, nd, "size") if isinstance(size, (list, tuple)) else (int(size),) * nd
-        scales = [None] * nd
+        scales: list[float | None] = [None] * nd
     elif scale_factor is not None:
         factors = (
             tuple(float(f) for f in scale_factor)

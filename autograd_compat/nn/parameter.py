@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from .._interop import register_pytree
 from .._state.tensor import Tensor
 
@@ -71,14 +73,15 @@ class Buffer(Tensor):
         persistent (bool): whether it is part of the module's state_dict. Default: True.
     """
 
+    persistent: bool
+
     def __new__(cls, data=None, *, persistent: bool = True):
         if data is None:
             from .._factories import empty
 
             data = empty(0)
-        buffer = Tensor._wrap(data._value)
+        buffer = cast(Buffer, cls._wrap(data._value))
         buffer.persistent = persistent
-        buffer.__class__ = cls
         return buffer
 
     def __init__(self, data=None, *, persistent: bool = True) -> None:

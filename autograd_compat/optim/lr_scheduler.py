@@ -9,6 +9,7 @@ import warnings
 from bisect import bisect_right
 from collections import Counter
 from functools import wraps
+from typing import Any
 from weakref import ref
 
 from .._state.tensor import Tensor
@@ -99,7 +100,7 @@ class LRScheduler:
         if hasattr(opt.step, "_wrapped_by_lr_sched"):
             return
         opt_ref = ref(opt)
-        func = opt.step.__func__
+        func = opt.step.__func__  # type: ignore[attr-defined]  # a bound method
 
         @wraps(func)
         def wrapper(*args, **kwargs):
@@ -107,8 +108,8 @@ class LRScheduler:
             optimizer._opt_called = True
             return func.__get__(optimizer, optimizer.__class__)(*args, **kwargs)
 
-        wrapper._wrapped_by_lr_sched = True
-        opt.step = wrapper
+        wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]  # marks the patch
+        opt.step = wrapper  # type: ignore[method-assign]  # deliberate patch, as in PyTorch
 
     def _initial_step(self) -> None:
         self._step_count = 0
@@ -464,7 +465,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
-    def step(self, metrics, epoch=None) -> None:
+    def step(self, metrics, epoch=None) -> None:  # type: ignore[override]  # PyTorch's API
         """Record `metrics` for this epoch; reduce lr after `patience` bad epochs."""
         current = float(metrics)
         if epoch is None:
@@ -571,7 +572,7 @@ class OneCycleLR(LRScheduler):
         else:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
         if three_phase:
-            self._schedule_phases = [
+            self._schedule_phases: list[dict[str, Any]] = [
                 {
                     "end_step": float(pct_start * self.total_steps) - 1,
                     "start_lr": "initial_lr",

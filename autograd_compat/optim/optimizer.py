@@ -13,7 +13,9 @@ from __future__ import annotations
 import copy
 import warnings
 from collections import defaultdict
+from collections.abc import Callable
 from itertools import chain
+from typing import Any
 
 import jax
 import numpy as np
@@ -294,7 +296,7 @@ class Optimizer:
         """The group's switches that change the update's structure (static for jit)."""
         raise NotImplementedError
 
-    _update = None  # the jitted pure update function of the subclass
+    _update: Callable[..., Any]  # the jitted pure update function of the subclass (jit_update)
 
     def _step_group(self, group: dict) -> None:
         params = [p for p in group["params"] if p._grad is not None]

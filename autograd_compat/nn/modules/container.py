@@ -208,7 +208,7 @@ class ModuleDict(Module):
             self.update(modules)
 
     def __getitem__(self, key: str) -> Module:
-        return self._modules[key]
+        return self._modules[key]  # type: ignore[return-value]  # None only if added so (PyTorch)
 
     def __setitem__(self, key: str, module: Module) -> None:
         self.add_module(key, module)

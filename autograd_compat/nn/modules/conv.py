@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 from .. import _arrays, init
 from .. import functional as F
@@ -117,7 +119,7 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    _function = None
+    _function: Callable[..., Any] | None = None
 
     def __init__(
         self,
@@ -192,7 +194,7 @@ class Conv3d(_Conv):
 
 
 class _ConvTranspose(_ConvNd):
-    _function = None
+    _function: Callable[..., Any] | None = None
 
     def __init__(
         self,

@@ -84,6 +84,10 @@ class Module:
     dump_patches: bool = False
     _version: int = 1
     training: bool
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Tensor | None]
+    _non_persistent_buffers_set: set[str]
+    _modules: dict[str, Module | None]
     call_super_init: bool = False
 
     def __init__(self, *args, **kwargs) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import bisect
 import math
 import warnings
+from collections.abc import Sized
+from typing import cast
 
 from ..._state.tensor import Tensor
 from .sampler import _permutation
@@ -78,8 +80,9 @@ class Subset(Dataset):
         return self.dataset[self.indices[idx]]
 
     def __getitems__(self, indices: list) -> list:
-        if callable(getattr(self.dataset, "__getitems__", None)):
-            return self.dataset.__getitems__([self.indices[idx] for idx in indices])
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if callable(getitems):
+            return getitems([self.indices[idx] for idx in indices])
         return [self.dataset[self.indices[idx]] for idx in indices]
 
     def __len__(self) -> int:
@@ -126,13 +129,14 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
     The permutation comes from `generator` (an autograd_compat.Generator; the global one by
     default), so a seeded generator gives the same split every run.
     """
+    sized = cast(Sized, dataset)  # a map-style Dataset has __len__; the base does not declare it
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         subset_lengths = []
         for i, frac in enumerate(lengths):
             if frac < 0 or frac > 1:
                 raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-            subset_lengths.append(math.floor(len(dataset) * frac))
-        remainder = len(dataset) - sum(subset_lengths)
+            subset_lengths.append(math.floor(len(sized) * frac))
+        remainder = len(sized) - sum(subset_lengths)
         for i in range(remainder):
             subset_lengths[i % len(subset_lengths)] += 1
         lengths = subset_lengths
@@ -142,7 +146,7 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
                     f"Length of split at index {i} is 0. This might result in an empty dataset.",
                     stacklevel=2,
                 )
-    if sum(lengths) != len(dataset):
+    if sum(lengths) != len(sized):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = _permutation(sum(lengths), generator)
     result, offset = [], 0
