@@ -40,32 +40,7 @@ from ._pure.dtypes import (
     short,
     uint8,
 )
-from ._factories import (
-    BoolTensor,
-    ByteTensor,
-    DoubleTensor,
-    FloatTensor,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    arange,
-    as_tensor,
-    empty,
-    empty_like,
-    eye,
-    from_jax,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    ones,
-    ones_like,
-    rand,
-    randn,
-    tensor,
-    zeros,
-    zeros_like,
-)
+from ._ops.factories import *  # noqa: F403
 from ._state.modes import (
     enable_grad,
     inference_mode,

@@ -9,10 +9,20 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
-from .._tape.args import as_operand, check_inplace, commit_inplace, floating, operands, tensor_arg
+from .._tape.args import (
+    SCALAR_TYPES,
+    check_inplace,
+    check_integer_divisor,
+    commit_inplace,
+    floating,
+    operands,
+    tensor_arg,
+)
 from . import apply, constant, register
+from .factories import tensor
 
 __all__ = [
     "abs",
@@ -49,6 +59,19 @@ __all__ = [
     "tanh",
     "true_divide",
 ]
+
+
+def as_operand(x):
+    """A Tensor, a Python scalar, or (for arrays) a new Tensor; None if `x` is no operand."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, SCALAR_TYPES) and not hasattr(x, "shape"):
+        return x
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        from .._ops.factories import as_tensor
+
+        return as_tensor(x)
+    return None
 
 
 def _promoted(fn):
@@ -208,9 +231,7 @@ def div(input, other, *, rounding_mode=None):
     a, b = as_operand(input), as_operand(other)
     dtype = _dtypes.result_type(a, b)
     if not (dtype.is_floating_point or dtype.is_complex):
-        from .pointwise import _check_integer_divisor
-
-        _check_integer_divisor(b, dtype)
+        check_integer_divisor(b, dtype)
     x, y = operands(a, b, dtype)
     return apply(_ROUNDED_DIV, x, y, dtype=dtype.jax, rounding_mode=rounding_mode)
 
@@ -219,9 +240,7 @@ def _rtruediv(self, other):
     """`number / tensor`: PyTorch computes reciprocal(tensor) * number (two nodes)."""
     if isinstance(other, Tensor):
         return _true_divide(other, self)
-    from .pointwise import reciprocal
-
-    return mul(reciprocal(self), other)
+    return mul(self.reciprocal(), other)
 
 
 true_divide = divide = div
@@ -436,13 +455,9 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """Copy `src` (broadcast and cast) into self in place; differentiable in `src`."""
     src = as_operand(src)
     if not isinstance(src, Tensor):
-        from .._factories import tensor
-
         src = tensor(src)
     check_inplace(self, (src,))
     if src.shape != self.shape:
-        from .._pure.shapes import broadcast_shapes
-
         if broadcast_shapes(self.shape, src.shape) != tuple(self.shape):
             raise RuntimeError(
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape "

@@ -17,6 +17,7 @@ from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
 from . import apply, constant, register
+from .elementwise import _abs
 
 __all__ = [
     "addmm",
@@ -105,8 +106,6 @@ def matmul(input, other):
     try:
         jnp.broadcast_shapes(a[:-2], b[:-2])
     except ValueError:
-        from .._pure.shapes import broadcast_shapes
-
         broadcast_shapes(a[:-2], b[:-2])
     op = _MM if input.ndim == 2 and other.ndim == 2 else _BATCHED
     return apply(op, input, other)
@@ -645,8 +644,6 @@ def linalg_solve(A, B, *, left: bool = True):
 
 def _matrix_norm(x, *, ord, dims, keepdim, dtype):
     """The matrix norms of linalg.matrix_norm over the two `dims` (ord != "fro")."""
-    from .elementwise import _abs
-
     x = x.astype(dtype)
     row, col = dims
     if ord in ("nuc", 2.0, -2.0):

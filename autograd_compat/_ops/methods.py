@@ -9,7 +9,6 @@ copies the table onto Tensor.
 
 from __future__ import annotations
 
-from .. import _factories
 from .._pure import dtypes
 from .._state.tensor import Tensor
 from .._tape import backward as _backward
@@ -27,6 +26,7 @@ from . import (
     special,
     tensor_extras,
 )
+from . import factories as _factories
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
 

@@ -20,19 +20,18 @@ import itertools
 import math
 import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _factories
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import broadcast_shapes, normalize_dim, shape_args
 from .._state import random as _random
 from .._state.tensor import Tensor
-from .._tape.args import scalar_type_name, tensor_arg
+from .._tape.args import is_tracer, scalar_type_name, tensor_arg
 from .._tape.views import make_view
 from . import apply, constant, register
+from . import factories as _factories
 from .pointwise import _no_derivative
 from .shape import narrow, permute, reshape, transpose
 
@@ -65,29 +64,13 @@ __all__ = [
     "tensor_split",
     "tile",
     "unflatten",
-    # Factories defined in _factories.py, exported here because the package __init__ lists
-    # _factories' names explicitly and star-imports this module.
-    "bernoulli",
-    "logspace",
-    "normal",
-    "rand_like",
-    "randint",
-    "randint_like",
-    "randn_like",
-    "randperm",
-    "tril_indices",
-    "triu_indices",
 ]
-
-
-def _is_tracer(value) -> bool:
-    return isinstance(value, jax.core.Tracer)
 
 
 def _needs_concrete(fname: str, *tensors) -> None:
     """Data-dependent output shapes cannot be traced: say so instead of failing deep in JAX."""
     for t in tensors:
-        if isinstance(t, Tensor) and _is_tracer(t._value):
+        if isinstance(t, Tensor) and is_tracer(t._value):
             raise RuntimeError(
                 f"{fname}(): the output shape depends on the values of the input, so it needs "
                 "concrete values and cannot run under a jax trace (jax.jit, jax.vmap, "
@@ -121,7 +104,7 @@ def _is_integral(d: _dtypes.dtype) -> bool:
 def _concrete_index(index: Tensor):
     """The index values as numpy, or None under a jax trace (bounds are then unchecked)."""
     value = index._value
-    if _is_tracer(value):
+    if is_tracer(value):
         return None
     return np.asarray(value)
 
@@ -1067,21 +1050,6 @@ def pad(input, pad, mode: str = "constant", value=None):
     if _is_integral(input.dtype):
         value = int(value)
     return apply(_PAD, input, constant(value, input.dtype.jax), config=tuple(config))
-
-
-# ----------------------------------------------------------------------------- factories
-from .._factories import (  # noqa: E402  (re-exported; see __all__)
-    bernoulli,
-    logspace,
-    normal,
-    rand_like,
-    randint,
-    randint_like,
-    randn_like,
-    randperm,
-    tril_indices,
-    triu_indices,
-)
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:

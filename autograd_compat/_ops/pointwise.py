@@ -13,15 +13,14 @@ import builtins
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import broadcast_shapes
 from .._state.tensor import Tensor
-from .._tape.args import as_operand, scalar_type_name, tensor_arg
+from .._tape.args import check_integer_divisor, scalar_type_name, tensor_arg
 from . import apply, constant, register
-from .elementwise import opmath, pow
+from .elementwise import as_operand, opmath, pow
 
 __all__ = [
     "acos",
@@ -74,10 +73,6 @@ __all__ = [
     "trunc",
     "where",
 ]
-
-
-def _is_tracer(value) -> bool:
-    return isinstance(value, jax.core.Tracer)
 
 
 def _inexact(dtype) -> bool:
@@ -327,21 +322,6 @@ _FMOD_SCALAR = register("FmodBackward0", _promote2(jnp.fmod))
 _FMOD = register("FmodBackward1", _promote2(jnp.fmod))
 
 
-def _check_integer_divisor(divisor, dtype: _dtypes.dtype) -> None:
-    """PyTorch raises for integer division by zero; JAX would return garbage. Checked eagerly
-    on concrete values (not under a jax trace, where the value is unknown)."""
-    if dtype.is_floating_point or dtype.is_complex:
-        return
-    if isinstance(divisor, Tensor):
-        value = divisor._value
-        if _is_tracer(value):
-            return
-        if not np.all(np.asarray(value)):
-            raise RuntimeError("ZeroDivisionError")
-    elif divisor == 0:
-        raise RuntimeError("ZeroDivisionError")
-
-
 def _result_type(*operands) -> _dtypes.dtype:
     return _dtypes.result_type(*operands)
 
@@ -385,7 +365,7 @@ def _division_operands(fname: str, input, other, *, reflected: bool = False):
     if dtype is _dtypes.bool:
         kernel = {"floor_divide": "div_floor_cpu"}.get(fname, f"{fname}_cpu")
         raise _not_implemented(kernel, dtype)
-    _check_integer_divisor(a if reflected else b, dtype)
+    check_integer_divisor(a if reflected else b, dtype)
     x, y = _arrays(dtype, a, b)
     return x, y, dtype
 
@@ -547,9 +527,7 @@ def where(condition, input=None, other=None):
     """
     tensor_arg(condition, "where", "condition")
     if input is None and other is None:
-        from .movement import nonzero
-
-        return nonzero(condition, as_tuple=True)
+        return condition.nonzero(as_tuple=True)
     if condition.dtype is not _dtypes.bool:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "

@@ -15,6 +15,7 @@ import sys
 import types
 import warnings
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -23,6 +24,7 @@ from .._pure.shapes import normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, tensor_arg
 from . import apply, register
+from .pointwise import maximum, minimum
 from .reduce import accumulator, normalize_dims
 
 __all__ = [
@@ -264,8 +266,6 @@ def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
     if isinstance(dim, Tensor) and other is None:
         dim, other = None, dim
     if other is not None:
-        from .pointwise import maximum, minimum
-
         return (maximum if largest else minimum)(input, other)
     if dim is None:
         if input.numel() == 0:
@@ -394,8 +394,6 @@ def argmin(input, dim=None, keepdim: bool = False):
 
 # ----------------------------------------------------------------------------- logsumexp
 def _logsumexp(x, *, dims, keepdim, dtype):
-    import jax
-
     out = jax.nn.logsumexp(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim)
     return out.astype(dtype)
 

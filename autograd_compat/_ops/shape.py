@@ -27,6 +27,7 @@ from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.views import (
     OVERLAP,
+    Alias,
     assert_no_partial_overlap,
     compute_stride,
     contiguous_strides,
@@ -124,8 +125,6 @@ def _inplace_view(self: Tensor, op, ops: tuple) -> Tensor:
     out = apply(op, self, ops=ops)
     rec = self._storage
     if rec is not None:
-        from .._tape.views import Alias
-
         layout = layout_of(self)
         for item in ops:
             layout = layout_op(layout, item)

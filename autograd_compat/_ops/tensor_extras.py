@@ -18,15 +18,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _factories
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import normalize_dim, shape_args
 from .._state.tensor import Tensor
-from .._tape.args import scalar_type_name, tensor_arg
+from .._tape.args import is_tracer, scalar_type_name, tensor_arg
 from . import apply, constant, register
+from . import factories as _factories
 from .elementwise import mul, sub
 from .linalg import _scalar_constant, inverse, matmul, mm, tensordot
-from .movement import _is_tracer, _needs_concrete, cat, flip, gather, index_select
+from .movement import _needs_concrete, cat, flip, gather, index_select
 from .pointwise import logical_xor
 from .reduce import normalize_dims, sum
 from .reductions import return_types
@@ -738,7 +738,7 @@ def cross(input, other, dim=None):
 
 def _holds(condition: Tensor) -> bool:
     """The value of a 0-d bool tensor; False under a jax trace, where value checks skip."""
-    return not _is_tracer(condition._value) and bool(condition._value)
+    return not is_tracer(condition._value) and bool(condition._value)
 
 
 def _check_weights(name: str, w, observations: int, floating: bool) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from .tensor import Tensor
+
 
 class Generator:
     """A PRNG stream (`torch.Generator`): a JAX key split at every draw."""
@@ -36,9 +38,7 @@ class Generator:
         self._key, key = _split(self._key)
         return key
 
-    def get_state(self):
-        from .tensor import Tensor
-
+    def get_state(self) -> Tensor:
         return Tensor._wrap(self._key)
 
     def set_state(self, state) -> None:

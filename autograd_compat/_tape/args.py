@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numbers
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._ops import constant, watch_written
 from .._pure import dtypes as _dtypes
@@ -26,17 +28,24 @@ def tensor_arg(x, fname: str, name: str = "input", position: int = 1) -> Tensor:
     )
 
 
-def as_operand(x):
-    """A Tensor, a Python scalar, or (for arrays) a new Tensor; None if `x` is no operand."""
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, SCALAR_TYPES) and not hasattr(x, "shape"):
-        return x
-    if hasattr(x, "shape") and hasattr(x, "dtype"):
-        from .._factories import as_tensor
+def is_tracer(value) -> bool:
+    """True when `value` is a JAX tracer (inside jit/vmap/grad), whose data is unknown."""
+    return isinstance(value, jax.core.Tracer)
 
-        return as_tensor(x)
-    return None
+
+def check_integer_divisor(divisor, dtype: _dtypes.dtype) -> None:
+    """PyTorch raises for integer division by zero; JAX would return garbage. Checked eagerly
+    on concrete values (not under a jax trace, where the value is unknown)."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return
+    if isinstance(divisor, Tensor):
+        value = divisor._value
+        if is_tracer(value):
+            return
+        if not np.all(np.asarray(value)):
+            raise RuntimeError("ZeroDivisionError")
+    elif divisor == 0:
+        raise RuntimeError("ZeroDivisionError")
 
 
 def operands(a, b, dtype: _dtypes.dtype):

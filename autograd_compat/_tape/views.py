@@ -120,7 +120,7 @@ class Alias:
 
 
 def shared_record() -> Alias:
-    """A record two non-view tensors may share (`_tensor._Storage()`, kept for callers that
+    """A record two non-view tensors may share (for callers that
     alias a tensor by assigning one record to both); completed from its first member."""
     return Alias(Buffer(None), (), None, DEFAULT, None, 0)
 

@@ -22,12 +22,15 @@ import jax.numpy as jnp
 
 from .. import _ops
 from .._ops import INFERENCE_SAVED, apply, forward_traceback, register, set_tangent
+from .._ops.factories import zeros, zeros_like
+from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import Node, _sequence, accumulator_of
 from .._state.tensor import Tensor
 from .._tape import hooks as _hooks
+from .._tape.engine import _check_versions
 from .._tape.hooks import Packed
 
 __all__ = [
@@ -188,8 +191,6 @@ class BackwardCFunction(FunctionCtx, Node):
                 continue
             tensor, anchor, counter, version = entry
             if counter[0] != version:
-                from .._tape.engine import _check_versions
-
                 _check_versions(_Versions(((counter, version, _Ref(tensor)),)))
             if type(tensor) is Packed:
                 tensor = _unpacked(tensor, anchor)
@@ -212,8 +213,6 @@ class BackwardCFunction(FunctionCtx, Node):
     def _call_backward(self, cts: list, create_graph: bool) -> list:
         """Run the user's backward on output gradients; one gradient per edge, validated."""
         if self.materialize_grads:
-            from .._factories import zeros
-
             cts = [
                 ct if ct is not None or meta is None else zeros(meta[0], dtype=_dtype_of(meta[1]))
                 for ct, meta in zip(cts, self.out_meta)
@@ -282,8 +281,6 @@ class _Ref:
 
 
 def _dtype_of(jax_dtype):
-    from .._pure import dtypes as _dtypes
-
     return _dtypes.from_jax(jax_dtype)
 
 
@@ -577,8 +574,6 @@ def _save(ctx, results: list, outputs: tuple, differentiable: bool) -> None:
 
 
 def _input_tangents(args: tuple) -> list:
-    from .._factories import zeros_like
-
     out = []
     for a in args:
         if not isinstance(a, Tensor):

@@ -25,8 +25,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _factories
 from .._ops import Op, apply
+from .._ops import factories as _factories
 from .._ops.movement import stack
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors

@@ -16,8 +16,13 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
+from .._ops.factories import rand
+from .._pure import dtypes as _dtypes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
+from .._tape.backward import grad
+from . import forward_ad
+from .function import Function
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -174,8 +179,6 @@ def _numerical_jacobian(func, inputs: tuple, outputs_np: list, eps: float) -> di
 # ----------------------------------------------------------------------------- analytical
 def _analytical_jacobian(inputs: tuple, output: Tensor, nondet_tol: float, check_dtypes: bool):
     """{input index: (in_numel, out_numel) array}: one backward per output element, twice."""
-    from . import grad
-
     diff = _diff_inputs(inputs)
     tensors = [x for _, x in diff]
     numel = output.numel()
@@ -222,8 +225,6 @@ def _analytical_jacobian(inputs: tuple, output: Tensor, nondet_tol: float, check
 
 def _forward_jacobian(func, inputs: tuple, n_outputs: int) -> dict:
     """{(input index, output index): (in_numel, out_numel)} with forward-mode AD."""
-    from . import forward_ad
-
     result = {}
     diff = _diff_inputs(inputs)
     for index, x in diff:
@@ -297,8 +298,6 @@ def _forward_check(func, inputs, func_out, eps, rtol, atol):
 
 def _fast_check(func, inputs, func_out, outputs, eps, rtol, atol, check_dtypes, nondet_tol):
     """Compare v^T J u (numerical: finite differences along u; analytical: vjp with v)."""
-    from . import grad
-
     rng = np.random.default_rng(0)
     diff = _diff_inputs(inputs)
     us = []
@@ -361,8 +360,6 @@ def _slow_mode_message(func, inputs, outs, index, k, i, eps, rtol, atol) -> str:
 
 def _test_batched_grad(inputs: tuple, output: Tensor, output_idx: int) -> None:
     """Gradients with is_grads_batched=True equal a loop over the batch."""
-    from . import grad
-
     diff = [x for _, x in _diff_inputs(inputs)]
     rng = np.random.default_rng(1)
     batch = rng.standard_normal((2, *output.shape)).astype(np.asarray(output._value).dtype)
@@ -396,8 +393,6 @@ def _test_batched_grad(inputs: tuple, output: Tensor, output_idx: int) -> None:
 
 
 def _test_backward_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
-    from . import grad
-
     diff = [x for _, x in _diff_inputs(inputs)]
     zeros = [Tensor._wrap(jnp.zeros_like(o._value)) for o in outputs]
     grads = grad(outputs, diff, zeros, allow_unused=True)
@@ -414,8 +409,6 @@ def _test_backward_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
 
 def _test_undefined_backward(func, outputs: tuple, inputs: tuple) -> None:
     """Every backward must cope with undefined (None) output gradients."""
-    from . import grad
-    from .function import Function
 
     class UndefinedGrad(Function):
         @staticmethod
@@ -594,9 +587,6 @@ def gradgradcheck(
         >>> torch.autograd.gradgradcheck(lambda t: t**3, (x,))
         True
     """
-    from .._factories import rand
-    from . import grad
-
     tupled = _as_tuple(inputs)
     if grad_outputs is None:
         with _grad_mode.enable_grad():
@@ -646,6 +636,4 @@ def gradgradcheck(
 
 
 def _float64():
-    from .._pure import dtypes as _dtypes
-
     return _dtypes.float64

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import cast
 
 from .._interop import register_pytree
+from .._ops.factories import empty
 from .._state.tensor import Tensor
+from .._tape.views import shared_record
 
 
 class Parameter(Tensor):
@@ -28,8 +30,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
-            from .._factories import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(
@@ -37,9 +37,7 @@ class Parameter(Tensor):
             )
         param = cls._wrap(data._value)
         if data._storage is None:
-            from .._state.tensor import _Storage
-
-            data._storage = _Storage()
+            data._storage = shared_record()
             data._storage.members.add(data)
         param._storage = data._storage
         param._storage.members.add(param)
@@ -77,8 +75,6 @@ class Buffer(Tensor):
 
     def __new__(cls, data=None, *, persistent: bool = True):
         if data is None:
-            from .._factories import empty
-
             data = empty(0)
         buffer = cast(Buffer, cls._wrap(data._value))
         buffer.persistent = persistent

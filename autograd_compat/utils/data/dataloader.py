@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._factories import as_tensor, tensor
+from ..._ops.factories import as_tensor, tensor
 from ..._pure import dtypes as _dtypes
 from ..._state.tensor import Tensor
 from .dataset import IterableDataset, TensorDataset

@@ -6,12 +6,51 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._pure import device as _device
-from ._pure import dtypes as _dtypes
-from ._pure import errors as _errors
-from ._pure.shapes import Size, shape_args
-from ._state import random as _random
-from ._state.tensor import Tensor
+from .._pure import device as _device
+from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
+from .._pure.shapes import Size, broadcast_shapes, shape_args
+from .._state import random as _random
+from .._state.tensor import Tensor
+from .._tape.args import check_inplace, commit_inplace
+from . import apply, constant, register
+
+__all__ = [
+    "BoolTensor",
+    "ByteTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "arange",
+    "as_tensor",
+    "bernoulli",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_jax",
+    "from_numpy",
+    "full",
+    "full_like",
+    "linspace",
+    "logspace",
+    "normal",
+    "ones",
+    "ones_like",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "tensor",
+    "tril_indices",
+    "triu_indices",
+    "zeros",
+    "zeros_like",
+]
 
 
 def _device_array(value, copy: bool = False) -> jax.Array:
@@ -468,12 +507,6 @@ def _replace(x, sample):
     return jnp.broadcast_to(sample.astype(x.dtype), x.shape)
 
 
-def _ops():
-    from . import _ops
-
-    return _ops
-
-
 _OPS: dict = {}
 
 
@@ -481,7 +514,7 @@ def _op(name: str, fn, **kwargs):
     """Register the random ops lazily (the op module imports Tensor, which imports us)."""
     op = _OPS.get(name)
     if op is None:
-        op = _OPS[name] = _ops().register(name, fn, **kwargs)
+        op = _OPS[name] = register(name, fn, **kwargs)
     return op
 
 
@@ -522,8 +555,6 @@ def normal(
     """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast), and the
     sample is differentiable in them (reparameterized, as PyTorch's NormalBackward nodes).
     With two numbers, `size` is required."""
-    from ._pure.shapes import broadcast_shapes
-
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:
         if size is None:
@@ -552,12 +583,12 @@ def normal(
         name = "NormalBackward3"
     elif mean_t:
         shape, d, name = tuple(mean.shape), mean.dtype, "NormalBackward1"
-        std = _ops().constant(float(std), d.jax)
+        std = constant(float(std), d.jax)
     else:
         shape, d, name = tuple(std.shape), std.dtype, "NormalBackward2"
-        mean = _ops().constant(float(mean), d.jax)
+        mean = constant(float(mean), d.jax)
     noise = _normal(_random.key(generator), shape, d.jax)
-    return _ops().apply(_op(name, _reparameterized, saves="others"), mean, std, noise)
+    return apply(_op(name, _reparameterized, saves="others"), mean, std, noise)
 
 
 def _no_derivative_bernoulli():
@@ -590,7 +621,7 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
         op = _op("torch::autograd::NotImplemented", _bernoulli_p)
-        return _ops().apply(op, input, uniform, _ops().constant(float(p), input.dtype.jax))
+        return apply(op, input, uniform, constant(float(p), input.dtype.jax))
     value = input._value
     if not isinstance(value, jax.core.Tracer):
         array = np.asarray(value)
@@ -599,17 +630,15 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                 "message be improved?  If so, please report an enhancement request to PyTorch.)"
             )
-    return _ops().apply(_op("BernoulliBackward0", _bernoulli_sample, saves="none"), input, uniform)
+    return apply(_op("BernoulliBackward0", _bernoulli_sample, saves="none"), input, uniform)
 
 
 # ----------------------------------------------------------------------------- in-place fills
 def _fill_random(self: Tensor, name: str, sample) -> Tensor:
     """Commit `sample` into self through a recorded op (zero gradient to the old value)."""
-    from ._tape.args import check_inplace, commit_inplace
-
     check_inplace(self)
     op = _op(name, _replace, saves="none")
-    return commit_inplace(self, _ops().apply(op, self, sample))
+    return commit_inplace(self, apply(op, self, sample))
 
 
 def _require_float(self: Tensor, kernel: str) -> None:
