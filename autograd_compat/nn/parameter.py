@@ -37,9 +37,9 @@ class Parameter(Tensor):
             )
         param = cls._wrap(data._value)
         if data._storage is None:
-            from .._state.tensor import _Storage
+            from .._tape.views import shared_record
 
-            data._storage = _Storage()
+            data._storage = shared_record()
             data._storage.members.add(data)
         param._storage = data._storage
         param._storage.members.add(param)
