@@ -30,6 +30,7 @@ demo: $(VENV)/.demo
 lint: $(VENV)/.test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: $(VENV)/.test lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile

@@ -8,6 +8,7 @@ records the backward as an op again, so derivatives of any order come from neste
 # noqa: I001 below: the XLA workaround must run before JAX starts its CPU backend
 from ._pure import xla_workarounds as _xla_workarounds  # noqa: I001
 from ._pure import dtypes as _dtypes
+import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
 from . import autograd, cuda, linalg, nn, optim, special, utils
 from ._alias import alias_torch
@@ -82,9 +83,9 @@ from .autograd.anomaly_mode import (
 __version__ = "0.1.0"
 
 
-def is_floating_point(input: Tensor) -> bool:
+def is_floating_point(input: Tensor) -> builtins.bool:
     return input.dtype.is_floating_point
 
 
-def numel(input: Tensor) -> int:
+def numel(input: Tensor) -> builtins.int:
     return input.numel()

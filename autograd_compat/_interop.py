@@ -26,8 +26,8 @@ def register_pytree(cls: type) -> None:
     """Register a Tensor subclass (e.g. nn.Parameter) as a pytree node like Tensor."""
 
     def unflatten(requires_grad, children):
-        tensor = _unflatten(requires_grad, children)
-        tensor.__class__ = cls
+        tensor = cls._wrap(children[0])  # not __class__ =: a subclass may add a __dict__
+        tensor._requires_grad = requires_grad
         return tensor
 
     jax.tree_util.register_pytree_node(cls, _flatten, unflatten)

@@ -300,6 +300,8 @@ def legacy_init(self: Tensor, *args) -> None:
 class _LegacyTensorType(type):
     """`isinstance(t, FloatTensor)` is true for tensors of that dtype, as in PyTorch."""
 
+    dtype: _dtypes.dtype  # each class's own, set by _legacy_type
+
     def __instancecheck__(cls, obj) -> bool:
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype
 
@@ -413,14 +415,14 @@ def randint(
 ) -> Tensor:
     """Uniform random integers in [low, high): `randint(high, size)` or
     `randint(low, high, size)`; int64 unless `dtype` is given."""
-    args = list(args)
-    if size is None and args and isinstance(args[-1], (tuple, list, Size)):
-        size = args.pop()
+    positional = list(args)
+    if size is None and positional and isinstance(positional[-1], (tuple, list, Size)):
+        size = positional.pop()
     if high is None:
-        if len(args) == 1:
-            (high,) = args
-        elif len(args) == 2:
-            low, high = args
+        if len(positional) == 1:
+            (high,) = positional
+        elif len(positional) == 2:
+            low, high = positional
         else:
             raise TypeError("randint() missing required arguments: 'high' and 'size'")
     if low is None:

@@ -50,7 +50,7 @@ class _Modes:
         self.anomaly = False
         self.check_nan = True
         self.executing: list = []  # nodes whose backward is running (anomaly "parent_")
-        self.fw_level = None  # the forward-AD level while a dual_level is open
+        self.fw_level: int | None = None  # the forward-AD level while a dual_level is open
         self.duals: weakref.WeakSet = weakref.WeakSet()  # tensors holding a tangent at that level
         self.traces: list = []  # autograd.functional traces in progress
         self.saved_hooks = 0  # saved_tensors_hooks contexts open, in any thread
@@ -211,14 +211,14 @@ class inference_mode(_GradModeContext):
         self.mode = mode
 
     def __enter__(self) -> None:
-        self._previous = (_state.enabled, _state.inference)
+        self._previous_modes = (_state.enabled, _state.inference)
         if self.mode:
             _enter_inference()
         _state.enabled = not self.mode
         _state.inference = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
-        _state.enabled, _state.inference = self._previous
+        _state.enabled, _state.inference = self._previous_modes
         if self.mode:
             _leave_inference()
 

@@ -58,6 +58,7 @@ class _NodeMethods:
     """Hook registration shared by Node and AccumulateGrad (PyTorch's Node interface)."""
 
     __slots__ = ()
+    seq: int  # a slot of each subclass
 
     def register_hook(self, fn):
         """Call `fn(grad_inputs, grad_outputs)` after this node's backward; it may return
@@ -215,7 +216,7 @@ class SavedRef(weakref.ref):
     __slots__ = ("type_name", "shape", "producer")
 
     def __init__(self, t) -> None:
-        super().__init__(t)
+        super().__init__(t)  # type: ignore[call-arg]  # typeshed has no ref.__init__
         self.type_name = f"torch.{_dtypes.LEGACY_TYPE_NAMES[t.dtype]}"
         self.shape = list(t.shape)
         # once its version moved, a view in the graph has a regenerated AsStrided node
@@ -254,7 +255,7 @@ class AccumulateGrad(_NodeMethods):
         self.retained = None
         self.hooks = None
         self.prehooks_node = None
-        self.metadata = {}
+        self.metadata: dict = {}
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

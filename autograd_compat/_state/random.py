@@ -6,6 +6,8 @@ step can be lifted into a pure function. Values differ from PyTorch's generator.
 
 from __future__ import annotations
 
+from typing import cast
+
 import jax
 import numpy as np
 
@@ -16,9 +18,9 @@ class Generator:
     """A PRNG stream (`torch.Generator`): a JAX key split at every draw."""
 
     def __init__(self, device="cpu") -> None:
-        self._key = None
+        self._key: jax.Array | None = None
         self._seed = 0
-        self.manual_seed(np.random.SeedSequence().entropy % 2**63)
+        self.manual_seed(_entropy() % 2**63)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
@@ -26,7 +28,7 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        seed = int(np.random.SeedSequence().entropy % 2**63)
+        seed = int(_entropy() % 2**63)
         self.manual_seed(seed)
         return seed
 
@@ -43,6 +45,11 @@ class Generator:
 
     def set_state(self, state) -> None:
         self._key = state._value
+
+
+def _entropy() -> int:
+    """Fresh OS entropy, as an int (SeedSequence() without arguments always draws one)."""
+    return cast(int, np.random.SeedSequence().entropy)
 
 
 @jax.jit

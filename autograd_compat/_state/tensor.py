@@ -27,6 +27,7 @@ from .tensor_str import tensor_repr
 
 if TYPE_CHECKING:  # the methods bound by `_ops/methods.py`, for the type checker
     from .._ops.methods import TensorMethods
+    from .._tape.views import Alias
 else:
     TensorMethods = object
 
@@ -66,6 +67,7 @@ class Tensor(TensorMethods):
         "_is_inference",
         "__weakref__",
     )
+    _storage: Alias | None  # declared for the type checker (layer 2's record); a slot above
 
     __array_priority__ = 1000  # numpy defers `ndarray + tensor` to Tensor.__radd__
 

@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 import warnings
+from types import FrameType
 
 import jax.numpy as jnp
 
@@ -151,7 +152,7 @@ def call_node(call, node, cts: list, create_graph: bool) -> list:
 def _user_stacklevel() -> int:
     """The warnings stacklevel of the first caller outside this package (the user's
     `.backward()` line), as PyTorch's warning points at the call into the engine."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     level = 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back

@@ -156,7 +156,7 @@ def _propagate(arities, routes, seeds, captures: dict, n_targets: int, ready, ca
             continue
         for route, grad in zip(routes[index], call(index, cts)):
             if route is not None and grad is not None:
-                deliver(*route, grad)
+                deliver(route[0], route[1], grad)
     return captured
 
 
@@ -166,7 +166,8 @@ def _check_versions(node) -> None:
     for counter, expected, ref, *result_label in node.versions:
         if counter[0] != expected:
             tensor = ref()
-            producer, shape, type_name = "", "?", "?"
+            producer, type_name = "", "?"
+            shape: list | str = "?"
             if tensor is not None:
                 shape = list(tensor.shape)
                 type_name = f"torch.{_dtypes.LEGACY_TYPE_NAMES[tensor.dtype]}"
@@ -322,7 +323,9 @@ def _call_node(node, cts: list, create_graph: bool) -> list:
         saved_index = [i for i, s in enumerate(node.saved_mask) if s]
         primals = [_saved_primal(node, v, i) for v, i in zip(primals, saved_index)]
     requires = tuple(edge is not None for edge in node.edges)
-    return _call_vjp(apply, _step(node), primals, cts, requires)
+    step = _step(node)
+    assert step is not None  # only a Node is called (a leaf's AccumulateGrad never is)
+    return _call_vjp(apply, step, primals, cts, requires)
 
 
 # ----------------------------------------------------------------------------- accumulate

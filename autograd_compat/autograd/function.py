@@ -151,11 +151,11 @@ class BackwardCFunction(FunctionCtx, Node):
         self.metadata = {}
         self.materialize_grads = True
         self.needs_input_grad = ()
-        self._saved_entries = ()  # (tensor or Packed, graph anchor, version counter, version)
+        self._saved_entries: tuple = ()  # (tensor or Packed, anchor, version counter, version)
         self._freed = False
         self._in_jvp = False
-        self._is_tensor_input = ()
-        self._input_meta = ()
+        self._is_tensor_input: tuple = ()
+        self._input_meta: tuple = ()
 
     # ----------------------------------------------------------------- Node interface
     def name(self) -> str:
@@ -184,7 +184,7 @@ class BackwardCFunction(FunctionCtx, Node):
             return tuple(getattr(self, "saved_for_forward", ()))
         if self._freed:
             raise RuntimeError(_errors.BACKWARD_TWICE)
-        out = []
+        out: list = []
         for entry in self._saved_entries:
             if entry is None:
                 out.append(None)
@@ -228,7 +228,7 @@ class BackwardCFunction(FunctionCtx, Node):
                 f"function {self.name()} returned an incorrect number of gradients (expected "
                 f"{expected}, got {len(result)})"
             )
-        grads = []
+        grads: list = []
         k = 0
         for position, (grad, is_tensor) in enumerate(zip(result, self._is_tensor_input)):
             if not is_tensor:
@@ -307,8 +307,8 @@ class FunctionMeta(type):
     """Makes the `<Name>Backward` node class of each Function subclass."""
 
     def __init__(cls, name, bases, attrs) -> None:
-        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
-        backward_cls._autograd_function_id = next(_function_ids)
+        attrs_node = {"_forward_cls": cls, "_autograd_function_id": next(_function_ids)}
+        backward_cls = type(name + "Backward", (BackwardCFunction,), attrs_node)
         cls._backward_cls = backward_cls
         super().__init__(name, bases, attrs)
 
@@ -425,7 +425,7 @@ class Function(_SingleLevelFunction):
             inputs = [a if isinstance(a, Tensor) else jnp.asarray(a) for a in args]
             return apply(op, *inputs, **static)
 
-        wrapped.op = op
+        wrapped.op = op  # type: ignore[attr-defined]  # an attribute on the wrapper function
         return wrapped
 
     @staticmethod
@@ -500,7 +500,7 @@ def _wrap_outputs(ctx, args: tuple, outputs: tuple, differentiable: bool) -> lis
             "output. The inputs that are modified inplace must all be outputs of the Function."
         )
     results = []
-    meta = []
+    meta: list = []
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             results.append(out)
@@ -546,7 +546,7 @@ def _save(ctx, results: list, outputs: tuple, differentiable: bool) -> None:
         return
     replaced = {id(o): r for o, r in zip(outputs, results) if isinstance(o, Tensor)}
     hooks = _hooks.current_saved_hooks() if modes.saved_hooks else None
-    entries = []
+    entries: list = []
     for i, tensor in enumerate(to_save):
         if tensor is None:
             entries.append(None)
@@ -574,7 +574,7 @@ def _save(ctx, results: list, outputs: tuple, differentiable: bool) -> None:
 
 
 def _input_tangents(args: tuple) -> list:
-    out = []
+    out: list = []
     for a in args:
         if not isinstance(a, Tensor):
             out.append(None)

@@ -20,6 +20,7 @@ engine's backward under `jax.vmap`.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
@@ -36,6 +37,9 @@ from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.backward import grad
 from . import forward_ad
+
+if TYPE_CHECKING:
+    from jax.extend.core import Jaxpr
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
@@ -248,6 +252,11 @@ class _Trace:
 
 class _Traced:
     __slots__ = ("jaxpr", "consts", "const_tensors", "is_outputs_tuple", "out_avals")
+    jaxpr: Jaxpr
+    consts: list
+    const_tensors: list[Tensor | None]
+    is_outputs_tuple: bool
+    out_avals: list
 
 
 def _trace(func, inputs: tuple, fn_name: str) -> _Traced:

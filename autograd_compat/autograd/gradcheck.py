@@ -147,7 +147,7 @@ def _numerical_jacobian(func, inputs: tuple, outputs_np: list, eps: float) -> di
     result = {}
     for index, x in _diff_inputs(inputs):
         base = _np(x)
-        columns = {k: [] for k, o in enumerate(outputs_np) if o is not None}
+        columns: dict[int, list] = {k: [] for k, o in enumerate(outputs_np) if o is not None}
         for j in range(base.size):
             plus = base.copy()
             minus = base.copy()
@@ -235,9 +235,9 @@ def _forward_jacobian(func, inputs: tuple, n_outputs: int) -> dict:
             with forward_ad.dual_level():
                 duals = list(inputs)
                 for i, y in diff:
-                    t = tangent if i == index else np.zeros(y.numel(), tangent.dtype)
+                    d = tangent if i == index else np.zeros(y.numel(), tangent.dtype)
                     duals[i] = forward_ad.make_dual(
-                        y, Tensor._wrap(jnp.asarray(t.reshape(y._value.shape), y._value.dtype))
+                        y, Tensor._wrap(jnp.asarray(d.reshape(y._value.shape), y._value.dtype))
                     )
                 outs = _as_tuple(func(*duals))
                 for k, out in enumerate(outs[:n_outputs]):
@@ -509,7 +509,8 @@ def gradcheck(
         return False
 
 
-gradcheck.GradcheckError = GradcheckError  # torch.autograd.gradcheck.GradcheckError
+# torch.autograd.gradcheck.GradcheckError; mypy does not model attributes set on a function
+gradcheck.GradcheckError = GradcheckError  # type: ignore[attr-defined]
 
 
 def _gradcheck_helper(
