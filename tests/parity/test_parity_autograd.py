@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
-from parity_harness import Corpus, catch, no_names, run_parity, snap
+from torch_compare import Corpus, catch, no_names, run_parity, snap
 
 corpus = Corpus()
 

@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
-from parity_harness import Corpus, no_names, run_parity
+from torch_compare import Corpus, no_names, run_parity
 
 corpus = Corpus()
 

@@ -1,25 +1,27 @@
-"""Differential harness: run one program against real PyTorch and autograd_compat, compare.
+"""The one harness comparing autograd_compat with real PyTorch (the oracle).
 
-A program is written once against the PyTorch API, `def prog(torch): ...`, and returns a
-structure (dicts, lists, tuples) of results: tensors, numbers, strings, dtypes, sizes, nodes,
-None. `run_parity(prog)` runs it with both modules, turns each result into a plain record and
-compares the records: values (with a tolerance chosen by dtype), shapes, dtypes (by `str`),
-`requires_grad`, `is_leaf`, `grad_fn is None`, grad_fn names, `.grad` of leaves (and of
-tensors that retain grad), exceptions (type always, text unless told otherwise) and the
-warnings raised (category and text).
+Code under test is written once against the PyTorch API and run with both modules; each
+result is turned into a plain record and the records are compared: values (with a tolerance
+chosen by dtype), shapes, dtypes (by `str`), `requires_grad`, `is_leaf`, `grad_fn is None`,
+grad_fn names, `.grad` of leaves (and of tensors that retain grad), the type name of
+structured returns (`torch.return_types.max`), exceptions (type always, text unless told
+otherwise) and, for whole programs, the warnings raised (category and text).
 
-Results are recorded when the program returns; to record a state in the middle of a
-program (`.grad` after each step, which later steps change in place) call `snap(x)` then.
-`catch(fn)` runs `fn()` and records the exception it raises, so a program can go on.
-`no_names(x)` skips the grad_fn names (graphs recorded by create_graph=True).
+Entry points:
+- `run_parity(prog)`: a program `def prog(torch): ...` returning a structure (dicts, lists,
+  tuples) of tensors, numbers, strings, dtypes, sizes, nodes, None. `Corpus` collects
+  programs and turns them into pytest params (known discrepancies are strict xfails).
+- `check_case(fn, arrays, real_torch)`: an op `fn(lib, *tensors)` on numpy inputs; besides
+  the forward records it compares float64 gradients with PyTorch's, with jax.vjp of the
+  traced program and with central finite differences.
+- `check_error(fn, real_torch)`: `fn(lib)` raises the same exception in both.
+- `assert_same(ours, theirs)`: two results already computed.
 
-A program may carry `requires` (autograd_compat APIs it needs: skipped, with the reason,
-while one is missing) and `tolerance` ({dtype: (rtol, atol)}). `Corpus.params(KNOWN)`
-turns the programs into pytest params; those named in KNOWN (a discrepancy still present in
-the library, with its description) are strict xfails, so a fix shows up as a failure that
-asks for the entry to be removed.
+Inside a program, `snap(x)` records a state now (`.grad` after each step, which later steps
+change in place), `catch(fn)` records what `fn()` returns or raises so the program can go
+on, and `no_names(x)` skips the grad_fn names (graphs recorded by create_graph=True).
 
-Without torch every parity test skips with the reason, or fails when the CI environment
+Without torch every comparison skips with the reason, or fails when the CI environment
 variable is set (`require_torch`).
 """
 
@@ -29,7 +31,9 @@ import math
 import os
 import re
 import warnings
+import zlib
 
+import jax
 import numpy as np
 import pytest
 
@@ -57,10 +61,16 @@ def require_torch():
 
 # ----------------------------------------------------------------------------- records
 class Err:
-    """A raised exception: its type name and, when `check_message`, its text."""
+    """A raised exception: its type name, its nearest builtin base and its text.
 
-    def __init__(self, exc: BaseException, check_message: bool = True) -> None:
+    `check_message`: True compares the whole text, False only the type, a string: both texts
+    must contain it.
+    """
+
+    def __init__(self, exc: BaseException, check_message: bool | str = True) -> None:
+        self.exc = exc
         self.type = type(exc).__name__
+        self.builtin = next(c for c in type(exc).__mro__ if c.__module__ == "builtins").__name__
         self.message = str(exc)
         self.check_message = check_message
 
@@ -128,7 +138,7 @@ def _is_size(x) -> bool:
     )
 
 
-def _values(t) -> np.ndarray:
+def values(t) -> np.ndarray:
     """The tensor's elements as numpy (float64 for floating dtypes, which numpy lacks some of)."""
     d = t.detach()
     if d.dtype.is_floating_point:
@@ -136,15 +146,20 @@ def _values(t) -> np.ndarray:
     return np.array(d.numpy(), copy=True)
 
 
+def grad_fn_name(t) -> str | None:
+    """The name of the node that made `t`, or None for a leaf or a tensor without history."""
+    return None if t.grad_fn is None else t.grad_fn.name()
+
+
 def _tensor_record(t, names: bool) -> TensorRecord:
     r = TensorRecord()
-    r.value = _values(t)
+    r.value = values(t)
     r.dtype = str(t.dtype)
     r.shape = tuple(t.shape)
     r.requires_grad = bool(t.requires_grad)
     r.is_leaf = bool(t.is_leaf)
     r.has_grad_fn = t.grad_fn is not None
-    r.grad_fn = t.grad_fn.name() if t.grad_fn is not None else None
+    r.grad_fn = grad_fn_name(t)
     r.retains_grad = bool(t.retains_grad)
     r.check_name = names
     # Reading .grad of a non-leaf warns (an error under filterwarnings=error): only read it
@@ -168,17 +183,15 @@ def snap(x, names: bool = True):
         return ("dtype", str(x))
     if isinstance(x, dict):
         return {k: snap(v, names) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return (
-            type(x)(snap(v, names) for v in x)
-            if type(x) in (list, tuple)
-            else tuple(snap(v, names) for v in x)
-        )
+    if type(x) in (list, tuple):
+        return type(x)(snap(v, names) for v in x)
+    if isinstance(x, tuple):  # a structured return such as torch.return_types.max
+        return ("return_types", type(x).__name__, tuple(snap(v, names) for v in x))
     if isinstance(x, (bool, int, float, str, type(None), np.ndarray, np.generic)):
         return x
     if hasattr(x, "name") and hasattr(x, "next_functions"):  # a grad_fn node
         return ("node", x.name())
-    raise TypeError(f"a parity program returned an unsupported value: {type(x).__name__}")
+    raise TypeError(f"a compared program returned an unsupported value: {type(x).__name__}")
 
 
 def no_names(x):
@@ -187,12 +200,13 @@ def no_names(x):
     return Marked(x, names=False)
 
 
-def catch(fn, *, message: bool = True):
+def catch(fn, *, message: bool | str = True):
     """Run `fn()`; record what it returns (Ok) or the exception it raises (Err)."""
     try:
-        return Ok(snap(fn()))
+        value = fn()
     except Exception as exc:  # noqa: BLE001 - every exception is a result to compare
         return Err(exc, message)
+    return Ok(snap(value))
 
 
 def graph_names(t, depth: int = 8):
@@ -215,17 +229,35 @@ TOLERANCES = {  # (rtol, atol): differences of rounding between two correct impl
     "torch.float16": (2e-3, 1e-4),
     "torch.bfloat16": (1.6e-2, 1e-3),
 }
+INEXACT_DTYPES = (*TOLERANCES, "torch.complex64", "torch.complex128")
+
+
+def uniform(rtol: float, atol: float) -> dict:
+    """A `tolerance` override giving every floating and complex dtype the same (rtol, atol)."""
+    return dict.fromkeys(INEXACT_DTYPES, (rtol, atol))
 
 
 def _close(a: np.ndarray, b: np.ndarray, dtype: str, tolerance=None) -> bool:
-    rtol, atol = TOLERANCES.get(dtype, (0.0, 0.0))
-    if tolerance is not None and dtype in tolerance:
-        rtol, atol = tolerance[dtype]
+    rtol, atol = (tolerance or {}).get(dtype, TOLERANCES.get(dtype, (0.0, 0.0)))
     if a.shape != b.shape:
         return False
     if a.dtype.kind in "biu" or b.dtype.kind in "biu":
         return np.array_equal(a, b)
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def _compare_errors(expected: Err, actual: Err, path: str) -> list[str]:
+    if (expected.type, expected.builtin) != (actual.type, actual.builtin):
+        return [f"{path}: torch raised {expected!r}, autograd_compat raised {actual!r}"]
+    check = expected.check_message
+    if check is True and expected.message != actual.message:
+        return [
+            f"{path}: {expected.type} texts differ\n  torch:           "
+            f"{expected.message!r}\n  autograd_compat: {actual.message!r}"
+        ]
+    if isinstance(check, str) and not (check in expected.message and check in actual.message):
+        return [f"{path}: both texts should contain {check!r}: {expected!r} / {actual!r}"]
+    return []
 
 
 def compare(expected, actual, path: str = "result", tolerance=None) -> list[str]:
@@ -262,14 +294,7 @@ def compare(expected, actual, path: str = "result", tolerance=None) -> list[str]
     if type(expected) is not type(actual):
         return [f"{path}: torch gave {_short(expected)}, autograd_compat gave {_short(actual)}"]
     if isinstance(expected, Err):
-        if expected.type != actual.type:
-            out.append(f"{path}: torch raised {expected!r}, autograd_compat raised {actual!r}")
-        elif expected.check_message and expected.message != actual.message:
-            out.append(
-                f"{path}: {expected.type} texts differ\n  torch:           "
-                f"{expected.message!r}\n  autograd_compat: {actual.message!r}"
-            )
-        return out
+        return _compare_errors(expected, actual, path)
     if isinstance(expected, Ok):
         return recurse(expected.value, actual.value, path)
     if isinstance(expected, dict):
@@ -300,6 +325,18 @@ def compare(expected, actual, path: str = "result", tolerance=None) -> list[str]
     return out
 
 
+def _short(x, limit: int = 400) -> str:
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def assert_same(ours, theirs, what: str = "result", tolerance=None, names: bool = True) -> None:
+    """`ours` (autograd_compat) records the same as `theirs` (PyTorch); see `compare`."""
+    differences = compare(snap(theirs, names), snap(ours, names), what, tolerance)
+    assert not differences, "\n".join(differences)
+
+
+# ----------------------------------------------------------------------------- programs
 # PyTorch warns about this once per process (TORCH_WARN_ONCE): not comparable run to run.
 IGNORED_WARNINGS = ("Using backward() with create_graph=True will create a reference cycle",)
 
@@ -314,17 +351,10 @@ def run(prog, module):
     becomes an Err; warnings are recorded (category and text), not raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            result = snap(prog(module))
-        except Exception as exc:  # noqa: BLE001 - a raised exception is a result to compare
-            result = Err(exc)
+        result = catch(lambda: prog(module))
     records = [_warning_record(w) for w in caught]
+    result = result.value if isinstance(result, Ok) else result
     return result, [r for r in records if not r[1].startswith(IGNORED_WARNINGS)]
-
-
-def _short(x, limit: int = 400) -> str:
-    text = repr(x)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def has_api(path: str) -> bool:
@@ -360,12 +390,19 @@ def run_parity(prog) -> tuple:
 
 
 class Corpus:
-    """A registry of programs: `@corpus` adds one; `corpus.params()` for parametrize."""
+    """A registry of programs: `@corpus` adds one; `corpus.params()` for parametrize.
 
-    def __init__(self) -> None:
+    `tolerance` is the default of the programs that don't set their own."""
+
+    def __init__(self, programs=(), tolerance=None) -> None:
         self.programs: list = []
+        self.tolerance = tolerance
+        for prog in programs:
+            self(prog)
 
     def __call__(self, prog):
+        if self.tolerance is not None and not hasattr(prog, "tolerance"):
+            prog.tolerance = self.tolerance
         self.programs.append(prog)
         return prog
 
@@ -374,15 +411,14 @@ class Corpus:
         prog.requires = tuple(requires)
         if tolerance is not None:
             prog.tolerance = tolerance
-        self.programs.append(prog)
+        self(prog)
 
     def requiring(self, *paths):
         """Decorator: add a program that needs these autograd_compat APIs."""
 
         def decorate(prog):
             prog.requires = paths
-            self.programs.append(prog)
-            return prog
+            return self(prog)
 
         return decorate
 
@@ -405,3 +441,176 @@ class Corpus:
             )
             for p in self.programs
         ]
+
+
+# ----------------------------------------------------------------------------- op checks
+def arr(shape, kind: str = "normal", dtype=np.float64, seed: int | None = None) -> np.ndarray:
+    """A deterministic input array: "normal", "pos" (in [0.5, 2]), "unit" (in (-0.9, 0.9)),
+    "int" (in [-5, 5]), "nat" (in [1, 5]), "bool"."""
+    if seed is None:
+        seed = zlib.crc32(repr((shape, kind)).encode())
+    rng = np.random.default_rng(seed)
+    if kind == "normal":
+        a = rng.standard_normal(shape)
+    elif kind == "pos":
+        a = rng.uniform(0.5, 2.0, shape)
+    elif kind == "unit":
+        a = rng.uniform(-0.9, 0.9, shape)
+    elif kind == "int":
+        a = rng.integers(-5, 6, shape)
+    elif kind == "nat":
+        a = rng.integers(1, 6, shape)
+    elif kind == "bool":
+        a = rng.integers(0, 2, shape).astype(bool)
+    else:
+        raise ValueError(kind)
+    return np.asarray(a).astype(dtype)
+
+
+def _flatten(out):
+    """The tensors of an op's result (a tensor, or a (named) tuple / list of tensors)."""
+    if isinstance(out, (tuple, list)):
+        items = []
+        for o in out:
+            items.extend(_flatten(o))
+        return items
+    return [out]
+
+
+def _is_float(t) -> bool:
+    return t.dtype.is_floating_point or t.dtype.is_complex
+
+
+def _run_op(lib, fn, arrays, requires_grad):
+    tensors = [
+        lib.tensor(a, requires_grad=bool(r and a.dtype.kind in "fc"))
+        for a, r in zip(arrays, requires_grad)
+    ]
+    return tensors, fn(lib, *tensors)
+
+
+def _grads(lib, outputs, inputs, cotangents):
+    """d(sum of outputs * cotangents)/d(inputs), zeros where an input is unused."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if c is not None]
+    diff = [t for t in inputs if t.requires_grad]
+    if not pairs or not diff:
+        return []
+    grads = lib.autograd.grad(
+        [o for o, _ in pairs],
+        diff,
+        [lib.tensor(c, dtype=o.dtype) for o, c in pairs],
+        allow_unused=True,
+    )
+    return [np.zeros(t.shape) if g is None else values(g) for t, g in zip(diff, grads)]
+
+
+def check_case(
+    fn,
+    arrays,
+    real_torch,
+    *,
+    requires_grad=None,
+    grads: bool = True,
+    names: bool = True,
+    jax_vjp: bool = False,
+    finite_differences: bool = True,
+    tolerance=None,
+    grad_rtol: float = 1e-7,
+    grad_atol: float = 1e-8,
+    fd_eps: float = 1e-6,
+) -> None:
+    """Run `fn` on `arrays` with both libraries; compare everything that applies.
+
+    The forward results are compared as records (`names`: with grad_fn names; `tolerance`
+    as in `compare`). Gradients are compared when some input is float64 and `grads`;
+    `requires_grad` (one bool per input) chooses which inputs are differentiated (default:
+    every floating input). `jax_vjp` adds the comparison with jax.vjp of the traced program
+    (one more compilation, so the tables ask for it on a sample of their cases).
+    """
+    if requires_grad is None:
+        requires_grad = [a.dtype.kind in "fc" for a in arrays]
+    want_grad = grads and any(r and a.dtype == np.float64 for a, r in zip(arrays, requires_grad))
+    if not want_grad:
+        requires_grad = [False] * len(arrays)
+    ours_in, ours = _run_op(autograd_compat, fn, arrays, requires_grad)
+    theirs_in, theirs = _run_op(real_torch, fn, arrays, requires_grad)
+    assert_same(ours, theirs, "forward", tolerance, names)
+    if not want_grad:
+        return
+    ours_out, theirs_out = _flatten(ours), _flatten(theirs)
+    rng = np.random.default_rng(7)
+    cotangents = [
+        rng.standard_normal(tuple(t.shape)) if t.requires_grad and _is_float(t) else None
+        for t in theirs_out
+    ]
+    g_theirs = _grads(real_torch, theirs_out, theirs_in, cotangents)
+    g_ours = _grads(autograd_compat, ours_out, ours_in, cotangents)
+    for i, (go, gt) in enumerate(zip(g_ours, g_theirs)):
+        np.testing.assert_allclose(
+            go, gt, rtol=grad_rtol, atol=grad_atol, equal_nan=True, err_msg=f"grad {i} vs torch"
+        )
+    diff_index = [i for i, t in enumerate(ours_in) if t.requires_grad]
+    if jax_vjp and diff_index:
+        g_jax = _jax_vjp(fn, arrays, diff_index, cotangents)
+        for i, (go, gj) in enumerate(zip(g_ours, g_jax)):
+            np.testing.assert_allclose(
+                go, gj, rtol=1e-9, atol=1e-10, equal_nan=True, err_msg=f"grad {i} vs jax.vjp"
+            )
+    if finite_differences and diff_index:
+        _check_finite_differences(fn, arrays, diff_index, cotangents, g_ours, fd_eps)
+
+
+def _jax_vjp(fn, arrays, diff_index, cotangents):
+    """Gradients by jax.vjp of the program run on tracers (Tensors are pytrees)."""
+    fixed = list(arrays)
+
+    def program(*diff_values):
+        inputs = list(fixed)
+        for i, v in zip(diff_index, diff_values):
+            inputs[i] = v
+        tensors = [autograd_compat.from_jax(v) if hasattr(v, "dtype") else v for v in inputs]
+        outs = _flatten(fn(autograd_compat, *tensors))
+        return [o.jax() for o, c in zip(outs, cotangents) if c is not None]
+
+    primals = [jax.numpy.asarray(arrays[i]) for i in diff_index]
+    cts = [jax.numpy.asarray(c) for c in cotangents if c is not None]
+
+    @jax.jit
+    def run(*primals):
+        _, vjp = jax.vjp(program, *primals)
+        return vjp(cts)
+
+    return [np.asarray(g, np.float64) for g in run(*primals)]
+
+
+def _check_finite_differences(fn, arrays, diff_index, cotangents, grads, eps):
+    """Central differences of <cotangent, f(x + t v)> along a random direction v."""
+    rng = np.random.default_rng(11)
+    directions = [rng.standard_normal(arrays[i].shape) for i in diff_index]
+
+    def objective(t):
+        inputs = list(arrays)
+        for i, v in zip(diff_index, directions):
+            inputs[i] = arrays[i] + t * v
+        with autograd_compat.no_grad():
+            outs = _flatten(fn(autograd_compat, *[autograd_compat.tensor(v) for v in inputs]))
+        return sum(float(np.sum(values(o) * c)) for o, c in zip(outs, cotangents) if c is not None)
+
+    numeric = (objective(eps) - objective(-eps)) / (2 * eps)
+    analytic = sum(float(np.sum(g * v)) for g, v in zip(grads, directions))
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6, err_msg="finite diff")
+
+
+def check_error(fn, real_torch, *, message: bool | str = True) -> BaseException:
+    """`fn(lib)` raises the same exception in both libraries; returns ours.
+
+    `message`: True compares the whole text, False only the type, a string: both texts must
+    contain it.
+    """
+    expected = catch(lambda: fn(real_torch), message=message)
+    assert isinstance(expected, Err), "PyTorch did not raise"
+    actual = catch(lambda: fn(autograd_compat))
+    assert isinstance(actual, Err), f"no error; PyTorch raised {expected!r}"
+    differences = compare(expected, actual)
+    assert not differences, "\n".join(differences)
+    return actual.exc
