@@ -443,6 +443,25 @@ class Corpus:
         ]
 
 
+# ----------------------------------------------------------------------------- shared programs
+def cube_function(lib):
+    """x**3 as a custom autograd.Function of `lib` whose backward (3 x**2 from the saved x) is
+    itself differentiable: the common subject of the custom-Function tests."""
+
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x**2
+
+    return Cube
+
+
 # ----------------------------------------------------------------------------- op checks
 def arr(shape, kind: str = "normal", dtype=np.float64, seed: int | None = None) -> np.ndarray:
     """A deterministic input array: "normal", "pos" (in [0.5, 2]), "unit" (in (-0.9, 0.9)),

@@ -248,7 +248,7 @@ def unsqueeze_in_place_and_grad(torch):
     return {"y": snap(y), "x": x}
 
 
-# Discrepancies with PyTorch still present in the library: strict xfails (see parity_harness).
+# Discrepancies with PyTorch still present in the library: strict xfails (see torch_compare.Corpus).
 KNOWN = {
     "data_write_is_not_tracked": (
         "y.data.mul_(0) after z = (y * y).sum(): PyTorch's saved tensor shares y's storage, so "
