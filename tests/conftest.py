@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from torch_compare import require_torch
 
 import autograd_compat as torch
 
@@ -16,5 +17,5 @@ def _seed():
 
 @pytest.fixture
 def real_torch():
-    """The real PyTorch module (the oracle); the test is skipped when it is not installed."""
-    return pytest.importorskip("torch")
+    """The real PyTorch module (the oracle); see `torch_compare.require_torch`."""
+    return require_torch()

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from torch_compare import cube_function
 
 import autograd_compat as torch
 from autograd_compat._pure import errors as _errors
@@ -307,26 +308,11 @@ def test_broadcast_gradients_are_summed_and_cast(real_torch):
     np.testing.assert_array_equal(grads[0], grads[1])
 
 
-def _cube(lib):
-    class Cube(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return grad * 3 * x**2
-
-    return Cube
-
-
 def test_double_backward_through_a_differentiable_backward(real_torch):
     out = {}
     for lib in (torch, real_torch):
         x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        (g,) = lib.autograd.grad(_cube(lib).apply(x).sum(), x, create_graph=True)
+        (g,) = lib.autograd.grad(cube_function(lib).apply(x).sum(), x, create_graph=True)
         (gg,) = lib.autograd.grad(g.sum(), x, create_graph=True)
         (ggg,) = lib.autograd.grad(gg.sum(), x)
         out[lib] = (g.detach().numpy(), gg.detach().numpy(), ggg.numpy())
@@ -395,14 +381,14 @@ def test_custom_nodes_are_never_fused(monkeypatch):
     monkeypatch.setattr(_engine, "_fused_backward", lambda s: calls.append(s) or original(s))
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     for _ in range(4):
-        _cube(torch).apply(x * 1.5).sum().backward()
+        cube_function(torch).apply(x * 1.5).sum().backward()
     assert calls == []
     np.testing.assert_allclose(x.grad.numpy(), 4 * 3 * 1.5**3 * np.array([1.0, 4.0, 9.0]))
 
 
 def test_node_hooks_run_on_custom_nodes():
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    y = _cube(torch).apply(x)
+    y = cube_function(torch).apply(x)
     seen = []
     y.grad_fn.register_prehook(lambda go: seen.append("pre"))
     y.grad_fn.register_hook(lambda gi, go: (gi[0] * 0,))
@@ -431,14 +417,14 @@ def test_api_errors(real_torch):
     _assert_same_error(real_torch, no_backward)
     _assert_same_error(real_torch, save_int)
     with pytest.warns(DeprecationWarning, match="should not be instantiated"):
-        _cube(torch)()
+        cube_function(torch)()
 
 
 def test_no_graph_without_grad():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     with torch.no_grad():
-        assert _cube(torch).apply(x).grad_fn is None
-    assert not _cube(torch).apply(torch.ones(2)).requires_grad
+        assert cube_function(torch).apply(x).grad_fn is None
+    assert not cube_function(torch).apply(torch.ones(2)).requires_grad
 
 
 # ----------------------------------------------------------------------------- from_jax

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from torch_compare import cube_function
 
 import autograd_compat as torch
 from autograd_compat._tape import engine as _engine
@@ -262,16 +263,7 @@ def test_batched_grad_matches_pytorch(real_torch):
 
 
 def test_batched_grad_through_a_custom_function_and_create_graph():
-    class Cube(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            ctx.save_for_backward(a)
-            return a**3
-
-        @staticmethod
-        def backward(ctx, g):
-            (a,) = ctx.saved_tensors
-            return g * 3 * a**2
+    Cube = cube_function(torch)
 
     x = torch.tensor(Y, requires_grad=True)
     out = Cube.apply(x)

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from torch_compare import cube_function
 
 import autograd_compat as torch
 from autograd_compat._tape import engine as _engine
@@ -208,16 +209,7 @@ def test_saved_tensors_hooks_offload_to_numpy(real_torch):
 def test_saved_tensors_hooks_with_a_custom_function_and_create_graph():
     seen = []
 
-    class Cube(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return grad * 3 * x**2
+    Cube = cube_function(torch)
 
     def pack(t):
         seen.append("pack")

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from scenario_check import check, name
+from torch_compare import Corpus, grad_fn_name, run_parity, uniform
 
 import autograd_compat as torch
 
@@ -122,7 +122,7 @@ def reshape_view_or_copy(lib):
     t = w.t()
     out = []
     for r in (w.reshape(12), t.reshape(4, 3), t.reshape(12), w[:, :2].reshape(6), t.contiguous()):
-        out.append((r, name(r), r._base is not None))
+        out.append((r, grad_fn_name(r), r._base is not None))
     out.append(t.contiguous().grad_fn.next_functions[0][0].name())
     out.append(t.reshape(12).grad_fn.next_functions[0][0].name())
     c = t.contiguous()
@@ -185,7 +185,7 @@ def inplace_view_ops(lib):
     ):
         a = w * 1
         r = f(a)
-        out.append((r, name(r), r.grad_fn.next_functions[0][0].name(), r._version))
+        out.append((r, grad_fn_name(r), r.grad_fn.next_functions[0][0].name(), r._version))
     b = w * 1
     b.t_()
     (b * lib.tensor(W).t()).sum().backward()
@@ -220,7 +220,14 @@ def grads_through_views(lib):
     ]
     weights = [np.linspace(-1, 2, y.numel(), dtype=np.float32).reshape(y.shape) for y in ys]
     lib.autograd.backward(ys, [lib.tensor(g) for g in weights])
-    names = [name(w.view(12)), name(w.t()), name(w[1]), name(w[1:]), name(w[None]), name(w[...])]
+    names = [
+        grad_fn_name(w.view(12)),
+        grad_fn_name(w.t()),
+        grad_fn_name(w[1]),
+        grad_fn_name(w[1:]),
+        grad_fn_name(w[None]),
+        grad_fn_name(w[...]),
+    ]
     return w.grad, names
 
 
@@ -230,7 +237,12 @@ def copy_slices_graph(lib):
     v = a[0]
     u = a[1]
     v.mul_(w[2])
-    after = (name(a), name(v), name(u), a.grad_fn.next_functions[0][0].name())
+    after = (
+        grad_fn_name(a),
+        grad_fn_name(v),
+        grad_fn_name(u),
+        a.grad_fn.next_functions[0][0].name(),
+    )
     (a * a).sum().backward()
     g1 = w.grad
     w.grad = None
@@ -246,7 +258,7 @@ def views_after_base_changes(lib):
     a = w * 1
     u = a[1]
     a.mul_(2)  # u's grad_fn is regenerated over a's new node
-    u_names = (name(u), u.grad_fn.next_functions[0][0].name())
+    u_names = (grad_fn_name(u), u.grad_fn.next_functions[0][0].name())
     (u * u).sum().backward()
     g1 = w.grad
     w.grad = None
@@ -254,12 +266,12 @@ def views_after_base_changes(lib):
     v1, v2 = x[:2], x[2:]
     ones = lib.ones(2, requires_grad=True)
     v1.copy_(ones)  # x and all its views now require grad
-    flags = (x.requires_grad, v2.requires_grad, name(x), name(v2), name(v1))
+    flags = (x.requires_grad, v2.requires_grad, grad_fn_name(x), grad_fn_name(v2), grad_fn_name(v1))
     (v1.sum() + (v2 * 3).sum() + (x * x).sum()).backward()
     z = lib.zeros(3)
     zv = z[:2]
     z.add_(ones.sum())
-    return u, u_names, g1, flags, ones.grad, zv.requires_grad, name(zv), v1, v2, x
+    return u, u_names, g1, flags, ones.grad, zv.requires_grad, grad_fn_name(zv), v1, v2, x
 
 
 def view_of_leaf_rules(lib):
@@ -275,7 +287,7 @@ def view_of_leaf_rules(lib):
         v.add_(1)  # allowed: not recorded
         w[1].mul_(2)
         w.view(-1)[::4] = 0
-    vname = name(v)
+    vname = grad_fn_name(v)
     (v * v).sum().backward()
     return w, v, errors, vname, w.grad, w._version, v._version
 
@@ -308,9 +320,9 @@ def no_grad_and_multi_output_views(lib):
     attempt(lambda: uz[1].add_(w[0, :3]))
     with lib.no_grad():
         gv = w[0]
-    flags = (nv.requires_grad, gv.requires_grad, gv.is_leaf, name(gv))
+    flags = (nv.requires_grad, gv.requires_grad, gv.is_leaf, grad_fn_name(gv))
     y = gv * 2
-    return errors, flags, z, y.requires_grad, name(y)
+    return errors, flags, z, y.requires_grad, grad_fn_name(y)
 
 
 def detach_and_data_aliases(lib):
@@ -359,7 +371,10 @@ def split_chunk_and_unbind_are_views(lib):
     a = w * 1
     pieces = [a.split(2), a.split([1, 3], 1), a.chunk(2, 1), a.unbind(1), a.tensor_split(3, 1)]
     meta = [
-        [(name(p), type(p.grad_fn).__name__, p.output_nr, p._base is a, p.shape) for p in ps]
+        [
+            (grad_fn_name(p), type(p.grad_fn).__name__, p.output_nr, p._base is a, p.shape)
+            for p in ps
+        ]
         for ps in pieces
     ]
     errors = []
@@ -369,7 +384,7 @@ def split_chunk_and_unbind_are_views(lib):
         except RuntimeError as error:
             errors.append(str(error))
     pieces[4][1].mul_(3)  # tensor_split's pieces are plain slices: allowed, CopySlices
-    after = (name(a), a.grad_fn.next_functions[0][0].name())
+    after = (grad_fn_name(a), a.grad_fn.next_functions[0][0].name())
     weights = lib.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
     sum((p * weights[: p.shape[0], : p.shape[1]]).sum() for p in pieces[0] + pieces[2]).backward()
     g1 = w.grad
@@ -383,7 +398,7 @@ def split_chunk_and_unbind_are_views(lib):
 
 
 def copy_slices_repr_and_edges(lib):
-    """A CopySlices node prints as PyTorch's class (no C++ namespace; name() keeps it) and
+    """A CopySlices node prints as PyTorch's class (no C++ namespace; grad_fn_name() keeps it) and
     lists its base's edge, then those of the in-place op it wraps except the view's."""
     w = lib.tensor(W, requires_grad=True)
     s = lib.tensor(W[0], requires_grad=True)
@@ -422,7 +437,7 @@ def view_op_table(lib):
     for label, f in VIEW_OPS:
         y = x * 1
         z = f(y)
-        row = [label, z._base is y, name(z), tuple(z.shape)]
+        row = [label, z._base is y, grad_fn_name(z), tuple(z.shape)]
         try:
             with lib.no_grad():
                 f(y).mul_(2)
@@ -483,30 +498,34 @@ VIEW_OPS = [
 ]
 
 
-SCENARIOS = [
-    split_chunk_and_unbind_are_views,
-    copy_slices_repr_and_edges,
-    view_op_table,
-    view_made_a_leaf,
-    view_ops_share_memory,
-    write_through_each_view,
-    base_base_and_versions,
-    strides_and_contiguity,
-    reshape_view_or_copy,
-    view_errors,
-    inplace_view_ops,
-    grads_through_views,
-    copy_slices_graph,
-    views_after_base_changes,
-    view_of_leaf_rules,
-    no_grad_and_multi_output_views,
-    detach_and_data_aliases,
-]
+# The old scenario check compared every inexact dtype to (1e-6, 1e-6).
+SCENARIOS = Corpus(
+    [
+        split_chunk_and_unbind_are_views,
+        copy_slices_repr_and_edges,
+        view_op_table,
+        view_made_a_leaf,
+        view_ops_share_memory,
+        write_through_each_view,
+        base_base_and_versions,
+        strides_and_contiguity,
+        reshape_view_or_copy,
+        view_errors,
+        inplace_view_ops,
+        grads_through_views,
+        copy_slices_graph,
+        views_after_base_changes,
+        view_of_leaf_rules,
+        no_grad_and_multi_output_views,
+        detach_and_data_aliases,
+    ],
+    tolerance=uniform(1e-6, 1e-6),
+)
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
-def test_matches_pytorch(scenario, real_torch):
-    check(real_torch, scenario)
+@pytest.mark.parametrize("scenario", SCENARIOS.params())
+def test_matches_pytorch(scenario):
+    run_parity(scenario)
 
 
 # ----------------------------------------------------------------------------- without torch

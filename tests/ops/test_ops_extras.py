@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from opcheck_harness import arr, assert_same, check_case, check_error
+from torch_compare import arr, assert_same, check_case, check_error
 
 import autograd_compat as ac
 

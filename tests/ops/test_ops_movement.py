@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from opcheck_harness import arr, check_case, check_error
+from torch_compare import arr, check_case, check_error
 
 import autograd_compat as ac
 from autograd_compat._ops.movement import one_hot, pad

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from opcheck_harness import arr, check_case, check_error
+from torch_compare import arr, check_case, check_error
 
 import autograd_compat as ac
 

@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
-from parity_harness import Corpus, catch, graph_names, no_names, run_parity, snap
+from torch_compare import Corpus, catch, graph_names, no_names, run_parity, snap
 
 corpus = Corpus()
 RNG = np.random.default_rng(1234)
@@ -565,7 +565,7 @@ def unbind_all_outputs_backward(torch):
     return {"a": a, "b": b, "x": x, "outputs": [a.grad_fn.name(), a.requires_grad]}
 
 
-# Discrepancies with PyTorch still present in the library: strict xfails (see parity_harness).
+# Discrepancies with PyTorch still present in the library: strict xfails (see torch_compare.Corpus).
 KNOWN = {
     "reduce_norm_0": (
         "x.norm(0).backward(): PyTorch's gradient is undefined and x.grad stays None; "

@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
-from parity_harness import Corpus, catch, no_names, run_parity, snap
+from torch_compare import Corpus, catch, no_names, run_parity, snap
 
 corpus = Corpus()
 
@@ -888,7 +888,7 @@ for _i, _steps in enumerate(itertools.islice(itertools.product(STEPS, repeat=3),
     corpus.add(f"sequence_{'_'.join(_steps)}", _sequence_program(_steps))
 
 
-# Discrepancies with PyTorch still present in the library: strict xfails (see parity_harness).
+# Discrepancies with PyTorch still present in the library: strict xfails (see torch_compare.Corpus).
 KNOWN = {
     "create_graph_divide_by_constant": (
         "grad of (x / c).sum() w.r.t. x with create_graph=True (c constant): PyTorch's gradient"

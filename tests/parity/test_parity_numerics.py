@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
-from parity_harness import Corpus, no_names, run_parity
+from torch_compare import Corpus, no_names, run_parity
 
 corpus = Corpus()
 
@@ -245,7 +245,7 @@ def mse_loss_float16(torch):
     return {"loss": loss, "x": x}
 
 
-# Discrepancies with PyTorch still present in the library: strict xfails (see parity_harness).
+# Discrepancies with PyTorch still present in the library: strict xfails (see torch_compare.Corpus).
 KNOWN = {
     "mse_loss_float16": (
         "mse_loss of float16 [1, 2, 300] and [0, 2.5, 0]: PyTorch stores the squared errors in "

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import parity_harness
 import pytest
-from parity_harness import TORCH_MISSING, Err, catch, compare, run, snap
+import torch_compare
+from torch_compare import TORCH_MISSING, Err, catch, compare, run, snap
 
 import autograd_compat
 
@@ -16,24 +16,24 @@ import autograd_compat
 def test_torch_oracle_is_installed():
     """Fails under CI (the CI environment variable is set) when torch cannot be imported;
     elsewhere the skip reason says what is missing and how to get it."""
-    if parity_harness.real_torch is None:
+    if torch_compare.real_torch is None:
         if os.environ.get("CI"):
             pytest.fail(TORCH_MISSING)
         pytest.skip(TORCH_MISSING)
-    assert parity_harness.real_torch.__version__.startswith("2.13"), (
-        f"the parity oracle is torch {parity_harness.real_torch.__version__}; the expected "
+    assert torch_compare.real_torch.__version__.startswith("2.13"), (
+        f"the parity oracle is torch {torch_compare.real_torch.__version__}; the expected "
         "texts and behaviours are those of torch==2.13.0"
     )
 
 
 def test_require_torch_fails_under_ci_without_torch(monkeypatch):
-    monkeypatch.setattr(parity_harness, "real_torch", None)
+    monkeypatch.setattr(torch_compare, "real_torch", None)
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="not installed"):
-        parity_harness.require_torch()
+        torch_compare.require_torch()
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="not installed"):
-        parity_harness.require_torch()
+        torch_compare.require_torch()
 
 
 def _record(**changes):
@@ -71,6 +71,9 @@ def test_compare_notices_errors_and_structure():
     assert compare(boom(RuntimeError), boom(TypeError)) != []
     assert compare(Err(RuntimeError("a")), Err(RuntimeError("b"))) != []
     assert compare(Err(RuntimeError("a"), False), Err(RuntimeError("b"), False)) == []
+    assert compare(Err(RuntimeError("a x"), "x"), Err(RuntimeError("b x"), "x")) == []
+    assert compare(Err(RuntimeError("a x"), "x"), Err(RuntimeError("b"), "x")) != []
+    assert compare(Err(KeyError("a")), Err(type("KeyError", (ValueError,), {})("a"))) != []
     assert compare([1, 2], [1, 2, 3]) != []
     assert compare({"a": 1.0}, {"a": 1.1}) != []
     assert compare("tensor([1.])", "tensor([1.0])") != []

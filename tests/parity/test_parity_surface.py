@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from parity_harness import Corpus, catch, run_parity, snap
+from torch_compare import Corpus, catch, run_parity, snap
 
 corpus = Corpus()
 X = [[0.5, -1.25, 2.0], [1.5, 0.75, -0.25]]
@@ -248,7 +248,7 @@ def unsqueeze_in_place_and_grad(torch):
     return {"y": snap(y), "x": x}
 
 
-# Discrepancies with PyTorch still present in the library: strict xfails (see parity_harness).
+# Discrepancies with PyTorch still present in the library: strict xfails (see torch_compare.Corpus).
 KNOWN = {
     "data_write_is_not_tracked": (
         "y.data.mul_(0) after z = (y * y).sum(): PyTorch's saved tensor shares y's storage, so "
