@@ -22,7 +22,7 @@ import jax.numpy as jnp
 
 from .. import _errors, _grad_mode, _hooks, _ops
 from .._graph import Node, Packed, _sequence, accumulator_of, modes
-from .._ops import INFERENCE_SAVED, apply, forward_traceback, register, set_tangent
+from .._ops import INFERENCE_SAVED, Op, apply, forward_traceback, register, set_tangent
 from .._tensor import Tensor
 
 __all__ = [
@@ -53,7 +53,9 @@ def _sum_to(grad, *, shape):
     return grad.reshape(shape)
 
 
-_SUM_TO = register("SumToSizeBackward0", _sum_to, saves="none")
+_SUM_TO = register(
+    "autograd.function.sum_to_size", _sum_to, node="SumToSizeBackward0", saves="none"
+)
 
 
 _COMPLEX_GRAD_OF_REAL = (
@@ -422,7 +424,7 @@ class Function(_SingleLevelFunction):
             tensor([1., 1.])
         """
         label = name or f"{getattr(fn, '__name__', type(fn).__name__)}Backward"
-        op = register(label, fn, saves=saves)
+        op = Op(label, fn, saves)
 
         @functools.wraps(fn)
         def wrapped(*args, **static):

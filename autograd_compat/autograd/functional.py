@@ -52,7 +52,12 @@ class _Local(threading.local):
 
 _local = _Local()
 
-_STACK = register("StackBackward0", lambda *xs, dim: jnp.stack(xs, dim), saves="none")
+_STACK = register(
+    "autograd.functional.stack",
+    lambda *xs, dim: jnp.stack(xs, dim),
+    node="StackBackward0",
+    saves="none",
+)
 
 
 # ----------------------------------------------------------------------------- PyTorch's helpers
