@@ -315,13 +315,21 @@ _HALF = frozenset({jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)})
 
 
 def opmath(fn):
-    """`fn` computed in float32 for float16/bfloat16 inputs and rounded once, as PyTorch's
-    half-precision kernels do (their "opmath" type); its vjp then also runs in float32."""
+    """`fn` computed in float32 when an input array is float16/bfloat16, its float32 results
+    rounded back once, as PyTorch's half-precision kernels do (their "opmath" type); its vjp
+    then also runs in float32."""
 
-    def computed(x, *args, **kwargs):
-        if x.dtype in _HALF:
-            return fn(x.astype(jnp.float32), *args, **kwargs).astype(x.dtype)
-        return fn(x, *args, **kwargs)
+    def computed(*arrays, **static):
+        half = next((a.dtype for a in arrays if getattr(a, "dtype", None) in _HALF), None)
+        if half is None:
+            return fn(*arrays, **static)
+        up = [a.astype(jnp.float32) if getattr(a, "dtype", None) in _HALF else a for a in arrays]
+        out = fn(*up, **static)
+
+        def down(o):
+            return o.astype(half) if o.dtype == jnp.float32 else o
+
+        return tuple(down(o) for o in out) if isinstance(out, tuple) else down(out)
 
     computed.__name__ = getattr(fn, "__name__", "opmath")
     return computed

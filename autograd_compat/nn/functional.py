@@ -25,6 +25,7 @@ from .. import _dtypes, _random
 from .._ops import apply
 from .._ops import register as _register_op
 from .._ops._args import floating, scalar_type_name
+from .._ops.elementwise import opmath as _opmath
 from .._tensor import Tensor
 
 __all__ = [
@@ -94,29 +95,6 @@ __all__ = [
 
 _HIGHEST = lax.Precision.HIGHEST
 _HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
-
-
-def _opmath(fn):
-    """Run `fn` in float32 when an input is float16/bfloat16, rounding the results back.
-
-    PyTorch's CPU kernels compute half-precision ops in float ("opmath") and round once; so
-    does this, forward and (through the casts) backward.
-    """
-
-    @functools.wraps(fn)
-    def wrapped(*arrays, **static):
-        half = next((a.dtype for a in arrays if getattr(a, "dtype", None) in _HALF), None)
-        if half is None:
-            return fn(*arrays, **static)
-        up = [a.astype(jnp.float32) if getattr(a, "dtype", None) in _HALF else a for a in arrays]
-        out = fn(*up, **static)
-
-        def down(o):
-            return o.astype(half) if o.dtype == jnp.float32 else o
-
-        return tuple(down(o) for o in out) if isinstance(out, tuple) else down(out)
-
-    return wrapped
 
 
 def register(op_id: str, fn, **kwargs):
