@@ -33,9 +33,11 @@ _INEXACT = frozenset(
 
 
 class Op:
-    """A registered op: its PyTorch backward name, pure function and what its vjp reads.
+    """An op: its id, its PyTorch backward name, pure function and what its vjp reads.
 
-    `saves` says which primal inputs the backward needs, as PyTorch decides what a node saves:
+    `id` is the registry key (None for the anonymous ops built at run time, see `register`);
+    `name` is what `grad_fn.name()` returns. `saves` says which primal inputs the backward
+    needs, as PyTorch decides what a node saves:
     "all"; "none" for linear ops (add, sum, reshape, indexing), whose vjp reads only shapes;
     "others" for multilinear ops (mul, matmul), whose vjp for one input reads only the others;
     "output" for ops PyTorch differentiates from their result (exp, tanh, sigmoid, sqrt, relu,
@@ -43,23 +45,38 @@ class Op:
     watches the result, so an in-place change of the result fails backward and an in-place
     change of the input does not, as in PyTorch.
     What is not saved is not freed, so a second backward through it works, as in PyTorch.
+    `shown_inputs`: the input positions `next_functions` lists (None: all); index, mask and
+    constant inputs are no inputs of PyTorch's node.
     """
 
     __slots__ = (
+        "id",
         "name",
         "fn",
         "saves",
         "differentiable",
+        "shown_inputs",
         "_compiled",
         "_vjp_op",
         "_jvp",
         "_result_label",
     )
 
-    def __init__(self, name: str, fn, saves: str = "all", differentiable: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        fn,
+        saves: str = "all",
+        differentiable: bool = True,
+        *,
+        id: str | None = None,
+        shown_inputs: tuple | None = None,
+    ) -> None:
+        self.id = id
         self.name = name
         self.fn = fn
         self.saves = saves
+        self.shown_inputs = shown_inputs
         # How PyTorch's version error names a saved result: "output 0 of Exp".
         self._result_label = name.removesuffix("Backward0")
         self.differentiable = differentiable
@@ -76,12 +93,43 @@ class Op:
         return fn
 
     def __repr__(self) -> str:
-        return f"Op({self.name})"
+        return f"Op({self.id or self.name})"
 
 
-def register(name: str, fn, *, saves: str = "all", differentiable: bool = True) -> Op:
-    """Register a pure JAX function as an op whose nodes are named `name` (e.g. "ExpBackward0")."""
-    return Op(name, fn, saves, differentiable)
+_REGISTRY: dict[str, Op] = {}
+
+
+def register(
+    op_id: str,
+    fn,
+    *,
+    node: str,
+    saves: str = "all",
+    shown_inputs: tuple | None = None,
+    differentiable: bool = True,
+) -> Op:
+    """Register the pure JAX function `fn` as the op `op_id`, whose nodes are named `node`.
+
+    One registered op per maths: `torch.X`, `Tensor.X`, `F.X` and nn modules reach the same
+    entry. Id scheme: the torch function's name as PyTorch spells it ("exp", "max_pool2d",
+    "cross_entropy"), prefixed by its namespace outside torch/Tensor/F ("linalg.inv_ex",
+    "nn.rnn.lstm", "autograd.functional.stack"), and suffixed with ".variant" where one
+    function records several ops ("add.alpha", "sum.dim", "clamp_min.tensor",
+    "xlogy.scalar_self", "einsum.permute"); internal machinery gets "_internal.<what>"
+    ("_internal.copy_slices"). The random ops register lazily, on first use.
+    Derived ops (`vjp_of`) and ops made at run time for user code (autograd.Function.from_jax,
+    autograd.functional traces) are anonymous `Op(...)` objects outside the registry.
+    Raises ValueError if `op_id` is already registered.
+    """
+    if op_id in _REGISTRY:
+        raise ValueError(f"op id {op_id!r} is already registered (as {_REGISTRY[op_id]!r})")
+    op = _REGISTRY[op_id] = Op(node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs)
+    return op
+
+
+def registered_ops() -> dict[str, Op]:
+    """A copy of the registry: op id -> Op, in registration order."""
+    return dict(_REGISTRY)
 
 
 _SAVE_ALL = {n: (True,) * n for n in range(8)}

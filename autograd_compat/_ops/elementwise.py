@@ -107,8 +107,8 @@ def _pow_scalar(x, *, exponent, dtype):
     return _pow(x, jnp.asarray(exponent, dtype))
 
 
-_ADD = register("AddBackward0", _promoted(jnp.add), saves="none")
-_SUB = register("SubBackward0", _promoted(jnp.subtract), saves="none")
+_ADD = register("add", _promoted(jnp.add), node="AddBackward0", saves="none")
+_SUB = register("sub", _promoted(jnp.subtract), node="SubBackward0", saves="none")
 
 
 # `add`/`sub` with alpha, when recorded: one node as in PyTorch (see _with_alpha).
@@ -121,17 +121,28 @@ def _scaled(fn):
     return scaled
 
 
-_ADD_SCALED = register("AddBackward0", _scaled(jnp.add), saves="none")
-_SUB_SCALED = register("SubBackward0", _scaled(jnp.subtract), saves="none")
-_RSUB_TENSOR = register("RsubBackward0", _promoted(lambda a, b: b - a), saves="none")
-_RSUB = register("RsubBackward1", _promoted(lambda a, b: b - a), saves="none")  # scalar other
-_MUL = register("MulBackward0", _promoted(jnp.multiply), saves="others")
-_DIV = register("DivBackward0", _promoted(jnp.divide))
-_POW_TENSOR = register("PowBackward1", _promoted(_pow))
-_POW_SCALAR = register("PowBackward0", _pow_scalar)
-_RPOW = register("PowBackward2", _promoted(lambda exponent, base: _pow(base, exponent)))
+_ADD_SCALED = register("add.alpha", _scaled(jnp.add), node="AddBackward0", saves="none")
+_SUB_SCALED = register("sub.alpha", _scaled(jnp.subtract), node="SubBackward0", saves="none")
+_RSUB_TENSOR = register("rsub", _promoted(lambda a, b: b - a), node="RsubBackward0", saves="none")
+_RSUB = register(
+    "rsub.scalar",
+    _promoted(lambda a, b: b - a),
+    node="RsubBackward1",
+    shown_inputs=(0,),
+    saves="none",
+)  # scalar other
+_MUL = register("mul", _promoted(jnp.multiply), node="MulBackward0", saves="others")
+_DIV = register("div", _promoted(jnp.divide), node="DivBackward0")
+_POW_TENSOR = register("pow", _promoted(_pow), node="PowBackward1")
+_POW_SCALAR = register("pow.scalar_exponent", _pow_scalar, node="PowBackward0")
+_RPOW = register(
+    "pow.scalar_base",
+    _promoted(lambda exponent, base: _pow(base, exponent)),
+    node="PowBackward2",
+    shown_inputs=(0,),
+)
 _COMPARE = {
-    name: register(f"{name}Backward", _promoted(fn), differentiable=False)
+    name: register(name, _promoted(fn), node=f"{name}Backward", differentiable=False)
     for name, fn in [
         ("lt", jnp.less),
         ("le", jnp.less_equal),
@@ -207,7 +218,7 @@ def _rounded_divide(a, b, *, dtype, rounding_mode):
     return jnp.trunc(a / b)
 
 
-_ROUNDED_DIV = register("DivBackward2", _rounded_divide, saves="none")
+_ROUNDED_DIV = register("div.rounding_mode", _rounded_divide, node="DivBackward2", saves="none")
 
 
 def _true_divide(a, b):
@@ -282,7 +293,7 @@ def _abs(x):
 
 
 def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True, bool_error=None):
-    op = register(f"{name.capitalize()}Backward0", fn, saves=saves)
+    op = register(name, fn, node=f"{name.capitalize()}Backward0", saves=saves)
 
     def unary(input):
         tensor_arg(input, name)
@@ -317,13 +328,21 @@ _HALF = frozenset({jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)})
 
 
 def opmath(fn):
-    """`fn` computed in float32 for float16/bfloat16 inputs and rounded once, as PyTorch's
-    half-precision kernels do (their "opmath" type); its vjp then also runs in float32."""
+    """`fn` computed in float32 when an input array is float16/bfloat16, its float32 results
+    rounded back once, as PyTorch's half-precision kernels do (their "opmath" type); its vjp
+    then also runs in float32."""
 
-    def computed(x, *args, **kwargs):
-        if x.dtype in _HALF:
-            return fn(x.astype(jnp.float32), *args, **kwargs).astype(x.dtype)
-        return fn(x, *args, **kwargs)
+    def computed(*arrays, **static):
+        half = next((a.dtype for a in arrays if getattr(a, "dtype", None) in _HALF), None)
+        if half is None:
+            return fn(*arrays, **static)
+        up = [a.astype(jnp.float32) if getattr(a, "dtype", None) in _HALF else a for a in arrays]
+        out = fn(*up, **static)
+
+        def down(o):
+            return o.astype(half) if o.dtype == jnp.float32 else o
+
+        return tuple(down(o) for o in out) if isinstance(out, tuple) else down(out)
 
     computed.__name__ = getattr(fn, "__name__", "opmath")
     return computed
@@ -415,9 +434,9 @@ def _fill(x, value):
     return jnp.broadcast_to(value.astype(x.dtype), x.shape)
 
 
-_FILL_SCALAR = register("FillBackward2", _fill, saves="none")
-_FILL_TENSOR = register("FillBackward3", _fill, saves="none")
-_ZERO = register("ZeroBackward0", jnp.zeros_like, saves="none")
+_FILL_SCALAR = register("fill_", _fill, node="FillBackward2", saves="none")
+_FILL_TENSOR = register("fill_.tensor", _fill, node="FillBackward3", saves="none")
+_ZERO = register("zero_", jnp.zeros_like, node="ZeroBackward0", saves="none")
 
 
 def fill_(self: Tensor, value) -> Tensor:
@@ -445,8 +464,9 @@ def fill_(self: Tensor, value) -> Tensor:
 
 
 _COPY = register(
-    "CopyBackwards",
+    "copy_",
     lambda dst, src: jnp.broadcast_to(src.astype(dst.dtype), dst.shape),
+    node="CopyBackwards",
     saves="none",
 )
 

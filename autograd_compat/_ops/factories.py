@@ -510,13 +510,30 @@ def _replace(x, sample):
 
 
 _OPS: dict = {}
+# The random ops' registry ids, by node name (one op per node name here).
+_RANDOM_OP_IDS = {
+    "NormalBackward0": "normal_",
+    "NormalBackward1": "normal.tensor_float",
+    "NormalBackward2": "normal.float_tensor",
+    "NormalBackward3": "normal.tensor_tensor",
+    "UniformBackward0": "uniform_",
+    "BernoulliBackward0": "bernoulli",
+    "torch::autograd::NotImplemented": "bernoulli.p",
+    "BernoulliBackward1": "bernoulli_.tensor",
+    "BernoulliBackward2": "bernoulli_.float",
+    "RandomBackward0": "random_.from",
+    "RandomBackward1": "random_.to",
+    "RandomBackward2": "random_",
+    "ExponentialBackward0": "exponential_",
+}
 
 
 def _op(name: str, fn, **kwargs):
-    """Register the random ops lazily (the op module imports Tensor, which imports us)."""
+    """Register the random op whose nodes are named `name` lazily, on first use (the op
+    module imports Tensor, which imports us)."""
     op = _OPS.get(name)
     if op is None:
-        op = _OPS[name] = register(name, fn, **kwargs)
+        op = _OPS[name] = register(_RANDOM_OP_IDS[name], fn, node=name, **kwargs)
     return op
 
 

@@ -44,11 +44,11 @@ def _matmul(a, b):
 
 
 # PyTorch names the node after the kernel that matmul dispatches to for these shapes.
-_MM = register("MmBackward0", _matmul, saves="others")
-_DOT = register("DotBackward0", _matmul, saves="others")
-_MV = register("MvBackward0", _matmul, saves="others")
-_VM = register("SqueezeBackward4", _matmul, saves="others")
-_BATCHED = register("UnsafeViewBackward0", _matmul, saves="others")
+_MM = register("mm", _matmul, node="MmBackward0", saves="others")
+_DOT = register("dot", _matmul, node="DotBackward0", saves="others")
+_MV = register("mv", _matmul, node="MvBackward0", saves="others")
+_VM = register("matmul.vector_matrix", _matmul, node="SqueezeBackward4", saves="others")
+_BATCHED = register("matmul.batched", _matmul, node="UnsafeViewBackward0", saves="others")
 
 
 def _check_dtypes(a: Tensor, b: Tensor) -> None:
@@ -140,7 +140,7 @@ def _same_dtype(fname: str, a: Tensor, b: Tensor) -> None:
         )
 
 
-_BMM = register("BmmBackward0", _matmul, saves="others")
+_BMM = register("bmm", _matmul, node="BmmBackward0", saves="others")
 
 
 def bmm(input, mat2):
@@ -204,7 +204,7 @@ def _outer(a, b, *, dtype):
     return a.astype(dtype)[:, None] * b.astype(dtype)[None, :]
 
 
-_OUTER = register("MulBackward0", _outer, saves="others")
+_OUTER = register("outer", _outer, node="MulBackward0", saves="others")
 
 
 def outer(input, vec2):
@@ -227,11 +227,20 @@ def _einsum(*operands, equation):
     return jnp.einsum(equation, *operands, precision="highest")
 
 
-_EINSUM = {
-    name: register(name, _einsum, saves="others" if name != "SumBackward1" else "none")
-    for name in ("ViewBackward0", "MulBackward0", "SumBackward1", "PermuteBackward0")
+_EINSUM = {  # by the node name of the op PyTorch's einsum ends with
+    name: register(
+        f"einsum.{variant}", _einsum, node=name, saves="others" if variant != "sum" else "none"
+    )
+    for variant, name in (
+        ("view", "ViewBackward0"),
+        ("mul", "MulBackward0"),
+        ("sum", "SumBackward1"),
+        ("permute", "PermuteBackward0"),
+    )
 }
-_EINSUM["DiagonalBackward0"] = register("DiagonalBackward0", _einsum, saves="none")
+_EINSUM["DiagonalBackward0"] = register(
+    "einsum.diagonal", _einsum, node="DiagonalBackward0", saves="none"
+)
 _LETTERS = frozenset(string.ascii_letters)
 
 
@@ -326,7 +335,7 @@ def _tensordot(a, b, *, axes):
     return jnp.tensordot(a, b, axes=axes, precision="highest")
 
 
-_TENSORDOT = register("ViewBackward0", _tensordot, saves="others")
+_TENSORDOT = register("tensordot", _tensordot, node="ViewBackward0", saves="others")
 
 
 def tensordot(a, b, dims=2, out=None):
@@ -369,7 +378,7 @@ def _addmm(input, mat1, mat2, beta, alpha, *, beta_zero):
     return beta * input + product
 
 
-_ADDMM = register("AddmmBackward0", _addmm)
+_ADDMM = register("addmm", _addmm, node="AddmmBackward0")
 
 
 def _scalar_constant(value, d: _dtypes.dtype):
@@ -440,7 +449,7 @@ def _trace(x, *, dtype):
     return jnp.trace(x).astype(dtype)
 
 
-_TRACE = register("TraceBackward0", _trace, saves="none")
+_TRACE = register("trace", _trace, node="TraceBackward0", saves="none")
 
 
 def trace(input):
@@ -455,9 +464,14 @@ def trace(input):
     return apply(_TRACE, input, dtype=out.jax)
 
 
-_DIAG_EMBED = register("DiagEmbedBackward0", lambda v, *, k: jnp.diag(v, k), saves="none")
+_DIAG_EMBED = register(
+    "diag", lambda v, *, k: jnp.diag(v, k), node="DiagEmbedBackward0", saves="none"
+)
 _DIAGONAL = register(
-    "DiagonalBackward0_copy", lambda x, *, k: jnp.diagonal(x, offset=k), saves="none"
+    "diag.diagonal",
+    lambda x, *, k: jnp.diagonal(x, offset=k),
+    node="DiagonalBackward0_copy",
+    saves="none",
 )
 
 
@@ -472,8 +486,8 @@ def diag(input, diagonal: int = 0):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
-_TRIL = register("TrilBackward0", lambda x, *, k: jnp.tril(x, k), saves="none")
-_TRIU = register("TriuBackward0", lambda x, *, k: jnp.triu(x, k), saves="none")
+_TRIL = register("tril", lambda x, *, k: jnp.tril(x, k), node="TrilBackward0", saves="none")
+_TRIU = register("triu", lambda x, *, k: jnp.triu(x, k), node="TriuBackward0", saves="none")
 
 
 def tril(input, diagonal: int = 0):
@@ -535,7 +549,7 @@ def _solve_ex(a, b, *, vector, left):
     return x, _zero_pivot(lu)
 
 
-_INV = register("LinalgInvExBackward0", _inv_ex)
+_INV = register("linalg.inv_ex", _inv_ex, node="LinalgInvExBackward0")
 
 
 def _det(a):
@@ -546,8 +560,8 @@ def _det(a):
     return jnp.where(fixed == 0, fixed, det)
 
 
-_DET = register("LinalgDetBackward0", _det)
-_SOLVE = register("LinalgSolveExBackward0", _solve_ex)
+_DET = register("linalg.det", _det, node="LinalgDetBackward0")
+_SOLVE = register("linalg.solve_ex", _solve_ex, node="LinalgSolveExBackward0")
 
 
 def _check_square(fname: str, A: Tensor, arg: str = "A") -> None:
@@ -670,8 +684,12 @@ def _matrix_norm(x, *, ord, dims, keepdim, dtype):
 
 
 _MATRIX_NORM = {
-    name: register(name, _matrix_norm)
-    for name in ("SumBackward1", "AmaxBackward0", "AminBackward0")
+    name: register(f"linalg.matrix_norm.{variant}", _matrix_norm, node=name)
+    for variant, name in (
+        ("sum", "SumBackward1"),
+        ("amax", "AmaxBackward0"),
+        ("amin", "AminBackward0"),
+    )
 }
 
 

@@ -114,7 +114,7 @@ def _cat(*xs, dim, dtype, keep):
     return jnp.concatenate([x.astype(dtype) for x, k in zip(xs, keep) if k], axis=dim)
 
 
-_CAT = register("CatBackward0", _cat, saves="none")
+_CAT = register("cat", _cat, node="CatBackward0", saves="none")
 
 
 def _tensor_list(fname: str, tensors, name: str = "tensors") -> tuple:
@@ -181,7 +181,7 @@ def _stack(*xs, dim, dtype):
     return jnp.stack([x.astype(dtype) for x in xs], axis=dim)
 
 
-_STACK = register("StackBackward0", _stack, saves="none")
+_STACK = register("stack", _stack, node="StackBackward0", saves="none")
 
 
 def stack(tensors, dim: int = 0, *, out=None):
@@ -212,8 +212,10 @@ def _split(x, *, sizes, dim):
     return tuple(out)
 
 
-_SPLIT = register("SplitBackward0", _split, saves="none")
-_SPLIT_WITH_SIZES = register("SplitWithSizesBackward0", _split, saves="none")
+_SPLIT = register("split", _split, node="SplitBackward0", saves="none")
+_SPLIT_WITH_SIZES = register(
+    "split_with_sizes", _split, node="SplitWithSizesBackward0", saves="none"
+)
 
 
 def _split_views(op, input: Tensor, sizes: tuple, dim: int) -> tuple:
@@ -327,7 +329,7 @@ def _unique_dims(dims, ndim: int) -> tuple:
     return tuple(out)
 
 
-_FLIP = register("FlipBackward0", lambda x, *, dims: jnp.flip(x, dims), saves="none")
+_FLIP = register("flip", lambda x, *, dims: jnp.flip(x, dims), node="FlipBackward0", saves="none")
 
 
 def flip(input, dims):
@@ -342,7 +344,7 @@ def _roll(x, *, shifts, dims):
     return jnp.roll(x, shifts, dims)
 
 
-_ROLL = register("RollBackward0", _roll, saves="none")
+_ROLL = register("roll", _roll, node="RollBackward0", saves="none")
 
 
 def roll(input, shifts, dims=None):
@@ -407,11 +409,19 @@ def _scatter_reduce(x, index, src, *, dim, mode):
     return _scatter_reduce_raw(dim, mode)(x, index, src)
 
 
-_GATHER = register("GatherBackward0", _gather, saves="others")
-_SCATTER = register("ScatterBackward0", _scatter, saves="others")
-_SCATTER_VALUE = register("ScatterBackward1", _scatter, saves="others")
-_SCATTER_ADD = register("ScatterAddBackward0", _scatter, saves="others")
-_SCATTER_REDUCE = register("torch::autograd::NotImplemented", _scatter_reduce, saves="all")
+_GATHER = register("gather", _gather, node="GatherBackward0", shown_inputs=(0,), saves="others")
+_SCATTER = register(
+    "scatter", _scatter, node="ScatterBackward0", shown_inputs=(0, 2), saves="others"
+)
+_SCATTER_VALUE = register(
+    "scatter.value", _scatter, node="ScatterBackward1", shown_inputs=(0,), saves="others"
+)
+_SCATTER_ADD = register(
+    "scatter_add", _scatter, node="ScatterAddBackward0", shown_inputs=(0, 2), saves="others"
+)
+_SCATTER_REDUCE = register(
+    "scatter_reduce", _scatter_reduce, node="torch::autograd::NotImplemented", saves="all"
+)
 
 
 def _check_bounds(values, size: int, dim: int, allow_negative: bool = False, error=RuntimeError):
@@ -521,7 +531,9 @@ def _index_select(x, index, *, dim):
     return jnp.take(x, index.reshape(-1), axis=dim)
 
 
-_INDEX_SELECT = register("IndexSelectBackward0", _index_select, saves="others")
+_INDEX_SELECT = register(
+    "index_select", _index_select, node="IndexSelectBackward0", shown_inputs=(0,), saves="others"
+)
 
 
 def _vector_index(fname: str, index) -> Tensor:
@@ -556,7 +568,9 @@ def _index_add(x, index, source, alpha, *, dim):
     return x.at[where].add(alpha * source.astype(x.dtype))
 
 
-_INDEX_ADD = register("IndexAddBackward0", _index_add, saves="others")
+_INDEX_ADD = register(
+    "index_add", _index_add, node="IndexAddBackward0", shown_inputs=(0, 2), saves="others"
+)
 
 
 def index_add(input, dim: int, index, source, *, alpha=1):
@@ -611,8 +625,12 @@ def _index_fill(x, index, value, *, dim):
     return jnp.where(_index_mask(x, index, dim), value.astype(x.dtype), x)
 
 
-_INDEX_FILL = register("IndexFillBackward0", _index_fill, saves="others")
-_INDEX_FILL_TENSOR = register("IndexFillBackward1", _index_fill, saves="others")
+_INDEX_FILL = register(
+    "index_fill", _index_fill, node="IndexFillBackward0", shown_inputs=(0,), saves="others"
+)
+_INDEX_FILL_TENSOR = register(
+    "index_fill.tensor", _index_fill, node="IndexFillBackward1", shown_inputs=(0, 2), saves="others"
+)
 
 
 def index_fill(input, dim: int, index, value):
@@ -659,7 +677,9 @@ def _index_copy(x, index, source, *, dim):
     return jnp.where(_index_mask(x, index, dim), added + lax.stop_gradient(placed - added), x)
 
 
-_INDEX_COPY = register("IndexCopyBackward0", _index_copy, saves="others")
+_INDEX_COPY = register(
+    "index_copy", _index_copy, node="IndexCopyBackward0", shown_inputs=(0, 2), saves="others"
+)
 
 
 def index_copy(input, dim: int, index, source):
@@ -722,8 +742,16 @@ def _masked_fill(x, mask, value):
     return jnp.where(mask, value.astype(x.dtype), x)
 
 
-_MASKED_FILL = register("MaskedFillBackward0", _masked_fill, saves="others")
-_MASKED_FILL_TENSOR = register("MaskedFillBackward1", _masked_fill, saves="others")
+_MASKED_FILL = register(
+    "masked_fill", _masked_fill, node="MaskedFillBackward0", shown_inputs=(0,), saves="others"
+)
+_MASKED_FILL_TENSOR = register(
+    "masked_fill.tensor",
+    _masked_fill,
+    node="MaskedFillBackward1",
+    shown_inputs=(0, 2),
+    saves="others",
+)
 
 
 def _check_mask(fname: str, mask) -> Tensor:
@@ -767,7 +795,9 @@ def _masked_select(x, positions, *, shape):
     return jnp.broadcast_to(x, shape).reshape(-1)[positions]
 
 
-_MASKED_SELECT = register("MaskedSelectBackward0", _masked_select, saves="others")
+_MASKED_SELECT = register(
+    "masked_select", _masked_select, node="MaskedSelectBackward0", shown_inputs=(0,), saves="others"
+)
 
 
 def masked_select(input, mask):
@@ -792,7 +822,13 @@ def _masked_scatter(x, source, positions, *, shape):
     return flat.at[positions].set(source.reshape(-1)[: positions.size]).reshape(shape)
 
 
-_MASKED_SCATTER = register("MaskedScatterBackward0", _masked_scatter, saves="others")
+_MASKED_SCATTER = register(
+    "masked_scatter",
+    _masked_scatter,
+    node="MaskedScatterBackward0",
+    shown_inputs=(0, 1),
+    saves="others",
+)
 
 
 def masked_scatter(input, mask, source):
@@ -839,7 +875,13 @@ def nonzero(input, *, as_tuple: bool = False):
     return Tensor._wrap(jnp.asarray(np.stack(positions, axis=1).astype(np.int64)))
 
 
-_TAKE = register("TakeBackward0", lambda x, index: x.reshape(-1)[index], saves="others")
+_TAKE = register(
+    "take",
+    lambda x, index: x.reshape(-1)[index],
+    node="TakeBackward0",
+    shown_inputs=(0,),
+    saves="others",
+)
 
 
 def take(input, index):
@@ -909,7 +951,7 @@ def _repeat(x, *, repeats):
     return jnp.tile(x, repeats)
 
 
-_REPEAT = register("RepeatBackward0", _repeat, saves="none")
+_REPEAT = register("repeat", _repeat, node="RepeatBackward0", saves="none")
 
 
 def repeat(input, *sizes):
@@ -974,8 +1016,9 @@ swapdims = swapaxes
 
 # ----------------------------------------------------------------------------- one_hot, pad
 _ONE_HOT = register(
-    "OneHotBackward",
+    "_ops.movement.one_hot",
     lambda x, *, num_classes: (x[..., None] == jnp.arange(num_classes)).astype(jnp.int64),
+    node="OneHotBackward",
     differentiable=False,
 )
 
@@ -1011,7 +1054,7 @@ def _constant_pad(x, value, *, config):
     return lax.pad(x, value.astype(x.dtype), config)
 
 
-_PAD = register("ConstantPadNdBackward0", _constant_pad, saves="none")
+_PAD = register("_ops.movement.pad", _constant_pad, node="ConstantPadNdBackward0", saves="none")
 
 
 def pad(input, pad, mode: str = "constant", value=None):

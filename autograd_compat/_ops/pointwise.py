@@ -127,7 +127,7 @@ def _cast_unary(fn):
 
 def _float_unary(name: str, node: str, fn, saves: str = "all"):
     """A unary op that computes in floating point (integer inputs give the default float)."""
-    op = register(node, _cast_unary(fn), saves=saves)
+    op = register(name, _cast_unary(fn), node=node, saves=saves)
 
     def unary(input):
         tensor_arg(input, name)
@@ -159,7 +159,7 @@ def _same_dtype_unary(name: str, node: str, fn, kernel: str, *, bool_ok: bool = 
     Integer inputs pass through `fn` (the identity for the rounding ops); bool inputs raise
     PyTorch's NotImplementedError unless `bool_ok`.
     """
-    op = register(node, fn)
+    op = register(name, fn, node=node)
 
     def unary(input):
         tensor_arg(input, name)
@@ -208,8 +208,8 @@ def _round_decimals(x, *, decimals):
     return jnp.round(x / scale) * scale
 
 
-_ROUND = register("RoundBackward0", _integral_identity(jnp.round))
-_ROUND_DECIMALS = register("RoundBackward1", _round_decimals)
+_ROUND = register("round", _integral_identity(jnp.round), node="RoundBackward0")
+_ROUND_DECIMALS = register("round.decimals", _round_decimals, node="RoundBackward1")
 
 
 def round(input, *, decimals: int = 0):
@@ -239,7 +239,7 @@ def square(input):
 
 
 def _predicate(name: str, fn):
-    op = register(f"{name}Backward", fn, differentiable=False)
+    op = register(name, fn, node=f"{name}Backward", differentiable=False)
 
     def predicate(input):
         tensor_arg(input, name)
@@ -311,15 +311,19 @@ def _floor_divide(a, b, *, dtype):
     return _floor_divide_raw(a, b)
 
 
-_ATAN2 = register("Atan2Backward0", _promote2(_atan2))
-_MAXIMUM = register("MaximumBackward0", _maximum_like("max"))
-_MINIMUM = register("MinimumBackward0", _maximum_like("min"))
-_FLOOR_DIVIDE = register("torch::autograd::NotImplemented", _floor_divide)
-_REMAINDER_SCALAR = register("RemainderBackward0", _promote2(jnp.remainder))
-_REMAINDER = register("RemainderBackward1", _promote2(jnp.remainder))
-_RREMAINDER = register("torch::autograd::NotImplemented", _promote2(_rremainder_raw))
-_FMOD_SCALAR = register("FmodBackward0", _promote2(jnp.fmod))
-_FMOD = register("FmodBackward1", _promote2(jnp.fmod))
+_ATAN2 = register("atan2", _promote2(_atan2), node="Atan2Backward0")
+_MAXIMUM = register("maximum", _maximum_like("max"), node="MaximumBackward0")
+_MINIMUM = register("minimum", _maximum_like("min"), node="MinimumBackward0")
+_FLOOR_DIVIDE = register("floor_divide", _floor_divide, node="torch::autograd::NotImplemented")
+_REMAINDER_SCALAR = register(
+    "remainder.scalar", _promote2(jnp.remainder), node="RemainderBackward0"
+)
+_REMAINDER = register("remainder", _promote2(jnp.remainder), node="RemainderBackward1")
+_RREMAINDER = register(
+    "remainder.scalar_self", _promote2(_rremainder_raw), node="torch::autograd::NotImplemented"
+)
+_FMOD_SCALAR = register("fmod.scalar", _promote2(jnp.fmod), node="FmodBackward0")
+_FMOD = register("fmod", _promote2(jnp.fmod), node="FmodBackward1")
 
 
 def _result_type(*operands) -> _dtypes.dtype:
@@ -437,12 +441,12 @@ def _clamp(x, *bounds, dtype, which):
     return jnp.where(keep, x, jnp.where(replace, bound, lax.stop_gradient(plain)))
 
 
-_CLAMP_TENSOR = register("ClampBackward0", _clamp)
-_CLAMP_SCALAR = register("ClampBackward1", _clamp)
-_CLAMP_MIN_SCALAR = register("ClampMinBackward0", _clamp)
-_CLAMP_MIN_TENSOR = register("ClampMinBackward1", _clamp)
-_CLAMP_MAX_SCALAR = register("ClampMaxBackward0", _clamp)
-_CLAMP_MAX_TENSOR = register("ClampMaxBackward1", _clamp)
+_CLAMP_TENSOR = register("clamp.tensor", _clamp, node="ClampBackward0")
+_CLAMP_SCALAR = register("clamp", _clamp, node="ClampBackward1")
+_CLAMP_MIN_SCALAR = register("clamp_min", _clamp, node="ClampMinBackward0")
+_CLAMP_MIN_TENSOR = register("clamp_min.tensor", _clamp, node="ClampMinBackward1")
+_CLAMP_MAX_SCALAR = register("clamp_max", _clamp, node="ClampMaxBackward0")
+_CLAMP_MAX_TENSOR = register("clamp_max.tensor", _clamp, node="ClampMaxBackward1")
 
 
 def _clamp_signature_error(input, min, max) -> TypeError:
@@ -517,7 +521,7 @@ def _where(condition, x, y, *, dtype):
     return jnp.where(condition, x.astype(dtype), y.astype(dtype))
 
 
-_WHERE = register("WhereBackward0", _where, saves="others")
+_WHERE = register("where", _where, node="WhereBackward0", saves="others")
 
 
 def where(condition, input=None, other=None):
@@ -550,8 +554,8 @@ def _lerp(start, end, weight):
     return jnp.where(jnp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
-_LERP_SCALAR = register("LerpBackward0", _lerp)
-_LERP_TENSOR = register("LerpBackward1", _lerp)
+_LERP_SCALAR = register("lerp.scalar", _lerp, node="LerpBackward0")
+_LERP_TENSOR = register("lerp", _lerp, node="LerpBackward1")
 
 
 def lerp(input, end, weight):
@@ -596,8 +600,8 @@ def _addcdiv(x, t1, t2, value, *, dtype):
     return x.astype(dtype) + value * (t1.astype(dtype) / t2.astype(dtype))
 
 
-_ADDCMUL = register("AddcmulBackward0", _addcmul)
-_ADDCDIV = register("AddcdivBackward0", _addcdiv)
+_ADDCMUL = register("addcmul", _addcmul, node="AddcmulBackward0")
+_ADDCDIV = register("addcdiv", _addcdiv, node="AddcdivBackward0")
 
 
 def _value_constant(value, dtype: _dtypes.dtype):
@@ -649,7 +653,7 @@ def _logical(fn):
 
 
 _LOGICAL = {
-    name: register(f"{name}Backward", _logical(fn), differentiable=False)
+    name: register(name, _logical(fn), node=f"{name}Backward", differentiable=False)
     for name, fn in [
         ("logical_and", jnp.logical_and),
         ("logical_or", jnp.logical_or),
@@ -657,7 +661,10 @@ _LOGICAL = {
     ]
 }
 _LOGICAL_NOT = register(
-    "logical_notBackward", lambda x: jnp.logical_not(x.astype(jnp.bool_)), differentiable=False
+    "logical_not",
+    lambda x: jnp.logical_not(x.astype(jnp.bool_)),
+    node="logical_notBackward",
+    differentiable=False,
 )
 
 
@@ -687,14 +694,14 @@ def logical_not(input):
 
 
 _BITWISE = {
-    name: register(f"{name}Backward", _promote2(fn), differentiable=False)
+    name: register(name, _promote2(fn), node=f"{name}Backward", differentiable=False)
     for name, fn in [
         ("bitwise_and", jnp.bitwise_and),
         ("bitwise_or", jnp.bitwise_or),
         ("bitwise_xor", jnp.bitwise_xor),
     ]
 }
-_BITWISE_NOT = register("bitwise_notBackward", jnp.invert, differentiable=False)
+_BITWISE_NOT = register("bitwise_not", jnp.invert, node="bitwise_notBackward", differentiable=False)
 
 
 def _check_bitwise(kernel: str, dtype: _dtypes.dtype) -> None:

@@ -48,10 +48,10 @@ def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted(out))
 
 
-_SUM_ALL = register("SumBackward0", _sum, saves="none")
-_SUM_DIM = register("SumBackward1", _sum, saves="none")
-_MEAN_ALL = register("MeanBackward0", _mean, saves="none")
-_MEAN_DIM = register("MeanBackward1", _mean, saves="none")
+_SUM_ALL = register("sum", _sum, node="SumBackward0", saves="none")
+_SUM_DIM = register("sum.dim", _sum, node="SumBackward1", saves="none")
+_MEAN_ALL = register("mean", _mean, node="MeanBackward0", saves="none")
+_MEAN_DIM = register("mean.dim", _mean, node="MeanBackward1", saves="none")
 
 
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
@@ -127,7 +127,7 @@ def _vector_norm(x, *, ord, dims, keepdim, dtype):
     return jnp.where(is_zero, 0.0, root)
 
 
-_NORM = register("LinalgVectorNormBackward0", _vector_norm)
+_NORM = register("linalg.vector_norm", _vector_norm, node="LinalgVectorNormBackward0")
 
 
 def _norm_dtype(fname: str, input, dtype) -> _dtypes.dtype:

@@ -129,8 +129,8 @@ def _prod(x, *, dims, keepdim, dtype):
     return jnp.prod(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim).astype(dtype)
 
 
-_PROD_ALL = register("ProdBackward0", _prod)
-_PROD_DIM = register("ProdBackward1", _prod)
+_PROD_ALL = register("prod", _prod, node="ProdBackward0")
+_PROD_DIM = register("prod.dim", _prod, node="ProdBackward1")
 
 
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
@@ -186,8 +186,8 @@ def _std(x, *, dims, keepdim, correction):
     return jnp.where(is_zero, 0.0, jnp.sqrt(jnp.where(is_zero, 1.0, variance)))
 
 
-_VAR = register("VarBackward0", _half_as_float32(_var))
-_STD = register("StdBackward0", _half_as_float32(_std))
+_VAR = register("var", _half_as_float32(_var), node="VarBackward0")
+_STD = register("std", _half_as_float32(_std), node="StdBackward0")
 
 
 def _moment(fname, op, input, dim, unbiased, keepdim, correction):
@@ -255,10 +255,10 @@ def _extreme(x, *, largest):
     return _evenly_distributed(x, value)
 
 
-_MAX_DIM = register("MaxBackward0", _select_along)
-_MIN_DIM = register("MinBackward0", _select_along)
-_MAX_ALL = register("MaxBackward1", _extreme)
-_MIN_ALL = register("MinBackward1", _extreme)
+_MAX_DIM = register("max.dim", _select_along, node="MaxBackward0")
+_MIN_DIM = register("min.dim", _select_along, node="MinBackward0")
+_MAX_ALL = register("max", _extreme, node="MaxBackward1")
+_MIN_ALL = register("min", _extreme, node="MinBackward1")
 
 
 def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
@@ -325,8 +325,8 @@ def _amax(x, *, dims, keepdim, largest):
     return value if keepdim else jnp.squeeze(value, dims)
 
 
-_AMAX = register("AmaxBackward0", _amax)
-_AMIN = register("AminBackward0", _amax)
+_AMAX = register("amax", _amax, node="AmaxBackward0")
+_AMIN = register("amin", _amax, node="AminBackward0")
 
 
 def _amax_amin(fname: str, largest: bool, input, dim, keepdim):
@@ -362,7 +362,7 @@ def _arg_extreme(x, *, dim, keepdim, largest):
     return fn(x, axis=dim, keepdims=keepdim).astype(jnp.int64)
 
 
-_ARGMAX = register("ArgmaxBackward", _arg_extreme, differentiable=False)
+_ARGMAX = register("argmax", _arg_extreme, node="ArgmaxBackward", differentiable=False)
 
 
 def _arg(fname: str, largest: bool, input, dim, keepdim):
@@ -398,7 +398,7 @@ def _logsumexp(x, *, dims, keepdim, dtype):
     return out.astype(dtype)
 
 
-_LOGSUMEXP = register("LogsumexpBackward0", _logsumexp)
+_LOGSUMEXP = register("logsumexp", _logsumexp, node="LogsumexpBackward0")
 
 
 def logsumexp(input, dim, keepdim: bool = False):
@@ -420,8 +420,8 @@ def _cumulative(x, *, dim, dtype, product):
     return out.astype(dtype)
 
 
-_CUMSUM = register("CumsumBackward0", _cumulative, saves="none")
-_CUMPROD = register("CumprodBackward0", _cumulative)
+_CUMSUM = register("cumsum", _cumulative, node="CumsumBackward0", saves="none")
+_CUMPROD = register("cumprod", _cumulative, node="CumprodBackward0")
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -451,7 +451,7 @@ def _all_any(x, *, dims, keepdim, is_all, dtype):
     return out.astype(dtype)
 
 
-_ALL_ANY = register("AllBackward", _all_any, differentiable=False)
+_ALL_ANY = register("all", _all_any, node="AllBackward", differentiable=False)
 
 
 def _truth_reduction(fname: str, is_all: bool, input, dim, keepdim):
@@ -508,8 +508,8 @@ def _median_dim(x, *, dim, keepdim, scalar):
     return values, index
 
 
-_MEDIAN_ALL = register("MedianBackward0", _median_all)
-_MEDIAN_DIM = register("MedianBackward1", _median_dim)
+_MEDIAN_ALL = register("median", _median_all, node="MedianBackward0")
+_MEDIAN_DIM = register("median.dim", _median_dim, node="MedianBackward1")
 
 
 def median(input, dim=None, keepdim: bool = False):
@@ -552,14 +552,15 @@ def _topk(x, *, k, dim, largest, scalar):
     return jnp.take_along_axis(x, order, axis=dim), order.astype(jnp.int64)
 
 
-_SORT = register("SortBackward0", _sort)
-_SORT_STABLE = register("SortBackward1", _sort)
-_TOPK = register("TopkBackward0", _topk)
+_SORT = register("sort", _sort, node="SortBackward0")
+_SORT_STABLE = register("sort.stable", _sort, node="SortBackward1")
+_TOPK = register("topk", _topk, node="TopkBackward0")
 _ARGSORT = register(
-    "ArgsortBackward",
+    "argsort",
     lambda x, *, dim, descending, scalar: _sort(x, dim=dim, descending=descending, scalar=scalar)[
         1
     ],
+    node="ArgsortBackward",
     differentiable=False,
 )
 

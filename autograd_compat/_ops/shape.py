@@ -43,37 +43,45 @@ from .._tape.views import (
 from . import apply, constant, register
 
 
-def _view_op(name: str):
-    return register(name, view_of, saves="none")
+def _view_op(op_id: str, node: str):
+    return register(op_id, view_of, node=node, saves="none")
 
 
-_VIEW = _view_op("ViewBackward0")
-_RESHAPE_ALIAS = _view_op("ReshapeAliasBackward0")
-_UNSAFE_VIEW = _view_op("UnsafeViewBackward0")
-_TRANSPOSE = _view_op("TransposeBackward0")
-_TRANSPOSE_INPLACE = _view_op("TransposeBackward1")
-_T = _view_op("TBackward0")
-_T_INPLACE = _view_op("TBackward1")
-_PERMUTE = _view_op("PermuteBackward0")
-_SQUEEZE = [_view_op(f"SqueezeBackward{i}") for i in range(6)]  # 0-2 out of place, 3-5 in place
-_UNSQUEEZE = _view_op("UnsqueezeBackward0")
-_UNSQUEEZE_INPLACE = _view_op("UnsqueezeBackward1")
-_EXPAND = _view_op("ExpandBackward0")
-_SELECT = _view_op("SelectBackward0")
-_SLICE = _view_op("SliceBackward0")
-_ALIAS = _view_op("AliasBackward0")
-_DIAGONAL = _view_op("DiagonalBackward0")
+_VIEW = _view_op("view", "ViewBackward0")
+_RESHAPE_ALIAS = _view_op("reshape.alias", "ReshapeAliasBackward0")
+_UNSAFE_VIEW = _view_op("reshape.unsafe_view", "UnsafeViewBackward0")
+_TRANSPOSE = _view_op("transpose", "TransposeBackward0")
+_TRANSPOSE_INPLACE = _view_op("transpose_", "TransposeBackward1")
+_T = _view_op("t", "TBackward0")
+_T_INPLACE = _view_op("t_", "TBackward1")
+_PERMUTE = _view_op("permute", "PermuteBackward0")
+_SQUEEZE = [  # 0-2 out of place, 3-5 in place
+    _view_op(op_id, f"SqueezeBackward{i}")
+    for i, op_id in enumerate(
+        ("squeeze", "squeeze.dim", "squeeze.dims", "squeeze_", "squeeze_.dim", "squeeze_.dims")
+    )
+]
+_UNSQUEEZE = _view_op("unsqueeze", "UnsqueezeBackward0")
+_UNSQUEEZE_INPLACE = _view_op("unsqueeze_", "UnsqueezeBackward1")
+_EXPAND = _view_op("expand", "ExpandBackward0")
+_SELECT = _view_op("select", "SelectBackward0")
+_SLICE = _view_op("slice", "SliceBackward0")
+_ALIAS = _view_op("alias", "AliasBackward0")
+_DIAGONAL = _view_op("diagonal", "DiagonalBackward0")
 _BY_LAST_OP = {"select": _SELECT, "slice": _SLICE, "unsqueeze": _UNSQUEEZE, None: _ALIAS}
 
-_CLONE = register("CloneBackward0", lambda x: jnp.array(x, copy=True), saves="none")
-_CAST = register("ToCopyBackward0", lambda x, *, dtype: x.astype(dtype), saves="none")
+_CLONE = register("clone", lambda x: jnp.array(x, copy=True), node="CloneBackward0", saves="none")
+_CAST = register(
+    "to.dtype", lambda x, *, dtype: x.astype(dtype), node="ToCopyBackward0", saves="none"
+)
 _TO_DEVICE = register(
-    "ToCopyBackward0",
+    "to.device",
     lambda x, *, device, dtype: jax.device_put(x.astype(dtype), device),
+    node="ToCopyBackward0",
     saves="none",
 )
 _UNBIND = register(
-    "UnbindBackward0", lambda x, *, dim: tuple(jnp.moveaxis(x, dim, 0)), saves="none"
+    "unbind", lambda x, *, dim: tuple(jnp.moveaxis(x, dim, 0)), node="UnbindBackward0", saves="none"
 )
 
 __all__ = [
@@ -729,16 +737,18 @@ def _index_put(x, value, *arrays, dims, shape):
 
 
 # saves="others": the vjp needs the index arrays (never the indexed tensor)
-_INDEX = register("IndexBackward0", _index, saves="others")
-_INDEX_PUT = register("IndexPutBackward0", _index_put, saves="others")
+_INDEX = register("index", _index, node="IndexBackward0", shown_inputs=(0,), saves="others")
+_INDEX_PUT = register(
+    "index_put", _index_put, node="IndexPutBackward0", shown_inputs=(0, 1), saves="others"
+)
 
 
 def _broadcast_copy(dst, src, *, shape):
     return jnp.broadcast_to(jnp.reshape(src, shape).astype(dst.dtype), dst.shape)
 
 
-_COPY = register("CopyBackwards", _broadcast_copy, saves="none")
-_FILL = register("FillBackward3", _broadcast_copy, saves="none")
+_COPY = register("copy_.broadcast", _broadcast_copy, node="CopyBackwards", saves="none")
+_FILL = register("fill_.broadcast", _broadcast_copy, node="FillBackward3", saves="none")
 
 
 def _basic_view(self: Tensor, ops: tuple) -> Tensor:
@@ -859,7 +869,7 @@ def _assign(x, value, *arrays, ops, dims, shape):
     return scatter(x, new, ops)
 
 
-_ASSIGN = register("AssignBackward", _assign, differentiable=False)
+_ASSIGN = register("_internal.assign", _assign, node="AssignBackward", differentiable=False)
 
 
 def setitem(self, index, value) -> None:

@@ -118,7 +118,7 @@ def _sinc(x):
 
 sinc = _float_unary("sinc", "SincBackward0", _sinc)
 
-_FRAC = register("FracBackward0", lambda x: x - jnp.trunc(x))
+_FRAC = register("frac", lambda x: x - jnp.trunc(x), node="FracBackward0")
 
 
 def frac(input):
@@ -129,7 +129,7 @@ def frac(input):
     return apply(_FRAC, input)
 
 
-_SGN = register("SgnBackward0", lambda x: jnp.sign(x) if x.dtype != jnp.bool_ else x)
+_SGN = register("sgn", lambda x: jnp.sign(x) if x.dtype != jnp.bool_ else x, node="SgnBackward0")
 
 
 def sgn(input):
@@ -171,7 +171,7 @@ def _logit(x, *, dtype, eps):
     return _logit_raw(x.astype(dtype), eps)
 
 
-_LOGIT = register("LogitBackward0", _logit)
+_LOGIT = register("logit", _logit, node="LogitBackward0")
 
 
 def logit(input, eps=None):
@@ -188,7 +188,7 @@ def _nan_to_num(x, nan, posinf, neginf):
     return jnp.where(x == jnp.inf, posinf, jnp.where(x == -jnp.inf, neginf, x))
 
 
-_NAN_TO_NUM = register("NanToNumBackward0", _nan_to_num)
+_NAN_TO_NUM = register("nan_to_num", _nan_to_num, node="NanToNumBackward0")
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
@@ -300,7 +300,10 @@ def _float_binary(name: str):
     numbers (`other`; for xlogy `input` too) and integers (giving the default float); the
     others take float tensors only, as PyTorch's kernels do."""
     fn, nodes = _FLOAT_BINARY[name]
-    ops = [register(node, _promote2(fn)) for node in nodes]
+    ops = [
+        register(f"{name}.{variant}", _promote2(fn), node=node)
+        for variant, node in zip(("tensor", "scalar_self", "scalar_other"), nodes)
+    ]
     scalar_first = name == "xlogy"
     integers_ok = numbers_ok = name in ("xlogy", "copysign")
 
@@ -333,11 +336,12 @@ logaddexp = _float_binary("logaddexp")
 logaddexp2 = _float_binary("logaddexp2")
 copysign = _float_binary("copysign")
 
-_FMAX = register("FmaxBackward0", _promote2(_fmax_like("max")))
-_FMIN = register("FminBackward0", _promote2(_fmax_like("min")))
+_FMAX = register("fmax", _promote2(_fmax_like("max")), node="FmaxBackward0")
+_FMIN = register("fmin", _promote2(_fmax_like("min")), node="FminBackward0")
 _HEAVISIDE = register(
-    "torch::autograd::NotImplemented",
+    "heaviside",
     _no_derivative("heaviside", lambda x, v: jnp.where(x == 0, v, (x > 0).astype(x.dtype))),
+    node="torch::autograd::NotImplemented",
 )
 
 

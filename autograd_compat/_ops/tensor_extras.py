@@ -208,7 +208,9 @@ def flipud(input):
     return flip(input, (0,))
 
 
-_ROT90 = register("Rot90Backward0", lambda x, *, k, dims: jnp.rot90(x, k, dims), saves="none")
+_ROT90 = register(
+    "rot90", lambda x, *, k, dims: jnp.rot90(x, k, dims), node="Rot90Backward0", saves="none"
+)
 
 
 def rot90(input, k: int = 1, dims=(0, 1)):
@@ -255,7 +257,9 @@ def _count_nonzero(x, *, dims):
     return jnp.sum(x != 0, axis=dims, dtype=jnp.int64)
 
 
-_COUNT_NONZERO = register("CountNonzeroBackward", _count_nonzero, differentiable=False)
+_COUNT_NONZERO = register(
+    "count_nonzero", _count_nonzero, node="CountNonzeroBackward", differentiable=False
+)
 
 
 def count_nonzero(input, dim=None):
@@ -278,7 +282,7 @@ def _isclose(a, b, rtol, atol, *, equal_nan):
     return close
 
 
-_ISCLOSE = register("IscloseBackward", _isclose, differentiable=False)
+_ISCLOSE = register("isclose", _isclose, node="IscloseBackward", differentiable=False)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -331,7 +335,7 @@ def _nansum(x, *, dims, keepdim, dtype):
     return jnp.sum(x, axis=dims, keepdims=keepdim)
 
 
-_NANSUM = register("NansumBackward0", _nansum)
+_NANSUM = register("nansum", _nansum, node="NansumBackward0")
 
 
 def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
@@ -372,8 +376,8 @@ def _cumulative_pick(x, *, dim, pick):
     return jnp.take_along_axis(x, indices, axis=dim), indices
 
 
-_CUMMAX = register("CummaxBackward0", _cumulative_pick)
-_CUMMIN = register("CumminBackward0", _cumulative_pick)
+_CUMMAX = register("cummax", _cumulative_pick, node="CummaxBackward0")
+_CUMMIN = register("cummin", _cumulative_pick, node="CumminBackward0")
 
 
 def _cumulative(fname: str, op, input, dim: int):
@@ -404,7 +408,7 @@ def _kthvalue(x, *, k, dim, keepdim):
     return values, indices
 
 
-_KTHVALUE = register("KthvalueBackward0", _kthvalue)
+_KTHVALUE = register("kthvalue", _kthvalue, node="KthvalueBackward0")
 
 
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
@@ -456,7 +460,7 @@ def _quantile(x, q, *, dim, keepdim, interpolation, ignore_nan):
     return out
 
 
-_QUANTILE = register("QuantileBackward", _quantile)
+_QUANTILE = register("quantile", _quantile, node="QuantileBackward")
 
 
 def _quantile_front(fname, input, q, dim, keepdim, interpolation, ignore_nan):
@@ -525,8 +529,8 @@ def _get_device(self) -> int:
     return -1
 
 
-_REAL = register("RealBackward0", jnp.real)
-_IMAG = register("ImagBackward0", jnp.imag)
+_REAL = register("real", jnp.real, node="RealBackward0")
+_IMAG = register("imag", jnp.imag, node="ImagBackward0")
 
 
 def real(input):
@@ -543,7 +547,7 @@ def imag(input):
     return apply(_IMAG, input)
 
 
-_CONJ = register("ConjBackward0", jnp.conj, saves="none")
+_CONJ = register("conj", jnp.conj, node="ConjBackward0", saves="none")
 
 
 def conj(input):
@@ -569,10 +573,10 @@ def _add_product(input, a, b, beta, alpha, *, kind, beta_zero):
 
 
 _ADD_PRODUCT = {
-    "addmv": (register("AddmvBackward0", _add_product), "mv", (2, 1)),
-    "addr": (register("AddrBackward0", _add_product), "outer", (1, 1)),
-    "baddbmm": (register("BaddbmmBackward0", _add_product), "bmm", (3, 3)),
-    "addbmm": (register("AddbmmBackward0", _add_product), "bmm_sum", (3, 3)),
+    "addmv": (register("addmv", _add_product, node="AddmvBackward0"), "mv", (2, 1)),
+    "addr": (register("addr", _add_product, node="AddrBackward0"), "outer", (1, 1)),
+    "baddbmm": (register("baddbmm", _add_product, node="BaddbmmBackward0"), "bmm", (3, 3)),
+    "addbmm": (register("addbmm", _add_product, node="AddbmmBackward0"), "bmm_sum", (3, 3)),
 }
 
 
@@ -648,7 +652,7 @@ def inner(input, other):
     return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
 
 
-_KRON = register("KronBackward0", jnp.kron, saves="others")
+_KRON = register("kron", jnp.kron, node="KronBackward0", saves="others")
 
 
 def kron(input, other):
@@ -663,7 +667,7 @@ def _diag_embed(x, *, offset, dim1, dim2):
     return jnp.moveaxis(out, (-2, -1), (dim1, dim2))
 
 
-_DIAG_EMBED = register("DiagEmbedBackward0", _diag_embed, saves="none")
+_DIAG_EMBED = register("diag_embed", _diag_embed, node="DiagEmbedBackward0", saves="none")
 
 
 def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):
@@ -707,7 +711,9 @@ def matrix_power(input, n: int):
     return result
 
 
-_CROSS = register("LinalgCrossBackward0", lambda a, b, *, dim: jnp.cross(a, b, axis=dim))
+_CROSS = register(
+    "linalg.cross", lambda a, b, *, dim: jnp.cross(a, b, axis=dim), node="LinalgCrossBackward0"
+)
 
 
 def cross(input, other, dim=None):

@@ -135,9 +135,9 @@ class Node(_NodeMethods):
         name = self.name()
         if name == COPY_SLICES_NAME:
             return (_pair(edges[0]),) + edges[1][0].next_functions[1:]
-        shown = _SHOWN_INPUTS.get(name)
-        if shown is not None:
-            edges = [edges[i] for i in shown]
+        op = self.op  # None for a custom Function's node: it lists all its inputs
+        if op is not None and op.shown_inputs is not None:
+            edges = [edges[i] for i in op.shown_inputs]
         return tuple(_pair(edge) for edge in edges)
 
     def release(self) -> None:
@@ -166,30 +166,6 @@ COPY_SLICES_NAME = "torch::autograd::CopySlices"
 
 def _pair(edge) -> tuple:
     return edge if edge is not None else (None, 0)
-
-
-# Ops with index, mask or constant inputs that are not inputs of PyTorch's node: the
-# positions of the inputs its next_functions lists.
-_SHOWN_INPUTS = {
-    "IndexBackward0": (0,),
-    "IndexPutBackward0": (0, 1),
-    "GatherBackward0": (0,),
-    "IndexSelectBackward0": (0,),
-    "TakeBackward0": (0,),
-    "MaskedSelectBackward0": (0,),
-    "MaskedFillBackward0": (0,),
-    "MaskedFillBackward1": (0, 2),
-    "ScatterBackward0": (0, 2),
-    "ScatterBackward1": (0,),
-    "ScatterAddBackward0": (0, 2),
-    "IndexAddBackward0": (0, 2),
-    "IndexFillBackward0": (0,),
-    "IndexFillBackward1": (0, 2),
-    "IndexCopyBackward0": (0, 2),
-    "MaskedScatterBackward0": (0, 1),
-    "RsubBackward1": (0,),  # `2 - x`: the Python scalar is no input of PyTorch's node
-    "PowBackward2": (0,),  # `2 ** x`: the same for the scalar base
-}
 
 
 _node_classes: dict = {}

@@ -214,7 +214,12 @@ def tensor_backward(
 
 
 # The rows of a create_graph batched gradient are stacked by a recorded op, as torch.stack.
-_STACK_ROWS = register("StackBackward0", lambda *rows: jnp.stack(rows), saves="none")
+_STACK_ROWS = register(
+    "autograd.batched_grad.stack",
+    lambda *rows: jnp.stack(rows),
+    node="StackBackward0",
+    saves="none",
+)
 
 
 def batched_grad(outputs: tuple, inputs: tuple, grads: tuple, retain_graph, create_graph) -> list:

@@ -236,8 +236,8 @@ def _rel_scatter(base, value, *, rel):
     return view_of(scatter(root, value, ops), ops=prefix)
 
 
-COPY_SLICES = register(COPY_SLICES_NAME, _rel_scatter, saves="none")
-AS_STRIDED = register("AsStridedBackward0", _rel_view, saves="none")
+COPY_SLICES = register("_internal.copy_slices", _rel_scatter, node=COPY_SLICES_NAME, saves="none")
+AS_STRIDED = register("_internal.as_strided", _rel_view, node="AsStridedBackward0", saves="none")
 
 
 def _root_rel(spec: tuple) -> tuple:

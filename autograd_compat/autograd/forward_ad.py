@@ -25,8 +25,8 @@ __all__ = [
 ]
 
 # make_dual's result is a view of the primal (named as PyTorch's); unpack_dual's primal an alias
-_VIEW = register("ViewBackward0", lambda x: x, saves="none")
-_ALIAS = register("AliasBackward0", lambda x: x, saves="none")
+_VIEW = register("autograd.forward_ad.view", lambda x: x, node="ViewBackward0", saves="none")
+_ALIAS = register("autograd.forward_ad.alias", lambda x: x, node="AliasBackward0", saves="none")
 
 
 def enter_dual_level() -> int:

@@ -21,7 +21,7 @@ import warnings
 import jax.numpy as jnp
 
 from .. import _ops
-from .._ops import INFERENCE_SAVED, apply, forward_traceback, register, set_tangent
+from .._ops import INFERENCE_SAVED, Op, apply, forward_traceback, register, set_tangent
 from .._ops.factories import zeros, zeros_like
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
@@ -55,7 +55,9 @@ def _sum_to(grad, *, shape):
     return grad.reshape(shape)
 
 
-_SUM_TO = register("SumToSizeBackward0", _sum_to, saves="none")
+_SUM_TO = register(
+    "autograd.function.sum_to_size", _sum_to, node="SumToSizeBackward0", saves="none"
+)
 
 
 _COMPLEX_GRAD_OF_REAL = (
@@ -418,7 +420,7 @@ class Function(_SingleLevelFunction):
             tensor([1., 1.])
         """
         label = name or f"{getattr(fn, '__name__', type(fn).__name__)}Backward"
-        op = register(label, fn, saves=saves)
+        op = Op(label, fn, saves)
 
         @functools.wraps(fn)
         def wrapped(*args, **static):

@@ -23,6 +23,7 @@ from jax import lax
 
 from .._ops import apply
 from .._ops import register as _register_op
+from .._ops.elementwise import opmath as _opmath
 from .._pure import dtypes as _dtypes
 from .._state import random as _random
 from .._state.tensor import Tensor
@@ -97,32 +98,9 @@ _HIGHEST = lax.Precision.HIGHEST
 _HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
 
 
-def _opmath(fn):
-    """Run `fn` in float32 when an input is float16/bfloat16, rounding the results back.
-
-    PyTorch's CPU kernels compute half-precision ops in float ("opmath") and round once; so
-    does this, forward and (through the casts) backward.
-    """
-
-    @functools.wraps(fn)
-    def wrapped(*arrays, **static):
-        half = next((a.dtype for a in arrays if getattr(a, "dtype", None) in _HALF), None)
-        if half is None:
-            return fn(*arrays, **static)
-        up = [a.astype(jnp.float32) if getattr(a, "dtype", None) in _HALF else a for a in arrays]
-        out = fn(*up, **static)
-
-        def down(o):
-            return o.astype(half) if o.dtype == jnp.float32 else o
-
-        return tuple(down(o) for o in out) if isinstance(out, tuple) else down(out)
-
-    return wrapped
-
-
-def register(name: str, fn, **kwargs):
+def register(op_id: str, fn, **kwargs):
     """Register an nn op whose half-precision inputs are computed in float32."""
-    return _register_op(name, _opmath(fn), **kwargs)
+    return _register_op(op_id, _opmath(fn), **kwargs)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -205,10 +183,12 @@ def _linear_fn(x, w, *b):
     return y + b[0] if b else y
 
 
-_ADDMM = register("AddmmBackward0", _linear_fn, saves="others")
-_MM = register("MmBackward0", _linear_fn, saves="others")
-_LINEAR_VIEW = register("ViewBackward0", _linear_fn, saves="others")
-_LINEAR_UNSAFE_VIEW = register("UnsafeViewBackward0", _linear_fn, saves="others")
+_ADDMM = register("linear.addmm", _linear_fn, node="AddmmBackward0", saves="others")
+_MM = register("linear.mm", _linear_fn, node="MmBackward0", saves="others")
+_LINEAR_VIEW = register("linear.view", _linear_fn, node="ViewBackward0", saves="others")
+_LINEAR_UNSAFE_VIEW = register(
+    "linear.unsafe_view", _linear_fn, node="UnsafeViewBackward0", saves="others"
+)
 
 
 def _dtype_word(d: _dtypes.dtype) -> str:
@@ -246,8 +226,8 @@ def _bilinear_fn(x1, x2, w, *b):
     return y + b[0] if b else y
 
 
-_BILINEAR = register("AddBackward0", _bilinear_fn)
-_BILINEAR_NO_BIAS = register("ViewBackward0", _bilinear_fn)
+_BILINEAR = register("bilinear", _bilinear_fn, node="AddBackward0")
+_BILINEAR_NO_BIAS = register("bilinear.no_bias", _bilinear_fn, node="ViewBackward0")
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -324,8 +304,10 @@ def _conv_transpose_fn(x, w, *b, stride, padding, output_padding, dilation, grou
     return y if batched else y[0]
 
 
-_CONV = register("ConvolutionBackward0", _conv_fn)
-_CONV_TRANSPOSE = register("ConvolutionBackward0", _conv_transpose_fn)
+_CONV = register("convolution", _conv_fn, node="ConvolutionBackward0")
+_CONV_TRANSPOSE = register(
+    "convolution.transposed", _conv_transpose_fn, node="ConvolutionBackward0"
+)
 
 
 def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
@@ -551,9 +533,9 @@ def _max_pool_fn(x, *, kernel, stride, padding, dilation, out, extra, with_indic
 
 
 _MAX_POOL = {
-    1: register("MaxPool1DWithIndicesBackward0", _max_pool_fn),
-    2: register("MaxPool2DWithIndicesBackward0", _max_pool_fn),
-    3: register("MaxPool3DWithIndicesBackward0", _max_pool_fn),
+    1: register("max_pool1d", _max_pool_fn, node="MaxPool1DWithIndicesBackward0"),
+    2: register("max_pool2d", _max_pool_fn, node="MaxPool2DWithIndicesBackward0"),
+    3: register("max_pool3d", _max_pool_fn, node="MaxPool3DWithIndicesBackward0"),
 }
 
 
@@ -631,9 +613,11 @@ def _avg_pool_fn(x, *, kernel, stride, padding, out, extra, count_include_pad, d
 
 
 _AVG_POOL = {
-    1: register("AvgPool2DBackward0", _avg_pool_fn, saves="none"),  # PyTorch: via avg_pool2d
-    2: register("AvgPool2DBackward0", _avg_pool_fn, saves="none"),
-    3: register("AvgPool3DBackward0", _avg_pool_fn, saves="none"),
+    1: register(
+        "avg_pool1d", _avg_pool_fn, node="AvgPool2DBackward0", saves="none"
+    ),  # PyTorch: via avg_pool2d
+    2: register("avg_pool2d", _avg_pool_fn, node="AvgPool2DBackward0", saves="none"),
+    3: register("avg_pool3d", _avg_pool_fn, node="AvgPool3DBackward0", saves="none"),
 }
 
 
@@ -750,7 +734,9 @@ def _resize_fn(x, *, axes):
     return jnp.einsum(",".join(spec) + "->" + lead + spatial_out, *operands, precision=_HIGHEST)
 
 
-_ADAPTIVE_AVG = register("AdaptiveAvgPool2DBackward0", _resize_fn, saves="none")
+_ADAPTIVE_AVG = register(
+    "adaptive_avg_pool", _resize_fn, node="AdaptiveAvgPool2DBackward0", saves="none"
+)
 
 
 def _adaptive_avg_pool(input, output_size, nd: int):
@@ -805,8 +791,8 @@ def _bn_eval_fn(x, mean, var, *affine, eps, has_weight, has_bias):
     return y
 
 
-_BN_TRAIN = register("NativeBatchNormBackward0", _bn_train_fn)
-_BN_EVAL = register("NativeBatchNormBackward0", _bn_eval_fn)
+_BN_TRAIN = register("batch_norm", _bn_train_fn, node="NativeBatchNormBackward0")
+_BN_EVAL = register("batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0")
 
 
 @jax.jit
@@ -875,7 +861,7 @@ def _layer_norm_fn(x, *affine, dims, eps, has_weight, has_bias):
     return y
 
 
-_LAYER_NORM = register("NativeLayerNormBackward0", _layer_norm_fn)
+_LAYER_NORM = register("layer_norm", _layer_norm_fn, node="NativeLayerNormBackward0")
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
@@ -918,7 +904,7 @@ def _group_norm_fn(x, *affine, groups, eps, has_weight, has_bias):
     return y
 
 
-_GROUP_NORM = register("NativeGroupNormBackward0", _group_norm_fn)
+_GROUP_NORM = register("group_norm", _group_norm_fn, node="NativeGroupNormBackward0")
 
 
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
@@ -958,7 +944,7 @@ def _p_norm(x, p, axis, keepdims=False):
     return jnp.where(zero, 0.0, root)
 
 
-_NORMALIZE = register("DivBackward0", _normalize_fn)
+_NORMALIZE = register("normalize", _normalize_fn, node="DivBackward0")
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
@@ -976,7 +962,7 @@ def _cosine_fn(x1, x2, *, dim, eps):
     return dot / jnp.maximum(n1 * n2, eps)
 
 
-_COSINE = register("DivBackward0", _cosine_fn)
+_COSINE = register("cosine_similarity", _cosine_fn, node="DivBackward0")
 
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
@@ -992,7 +978,7 @@ def _pairwise_fn(x1, x2, *, p, eps, keepdim):
     return _p_norm(x1 - x2 + eps, p, -1, keepdims=keepdim)
 
 
-_PAIRWISE = register("NormBackward1", _pairwise_fn)
+_PAIRWISE = register("pairwise_distance", _pairwise_fn, node="NormBackward1")
 
 
 def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
@@ -1016,8 +1002,8 @@ def _channel_dropout_fn(x, key, *, p, batched):
     return jnp.where(keep, x * jnp.asarray(scale, x.dtype), jnp.zeros((), x.dtype))
 
 
-_DROPOUT = register("NativeDropoutBackward0", _dropout_fn)
-_CHANNEL_DROPOUT = register("MulBackward0", _channel_dropout_fn)
+_DROPOUT = register("dropout", _dropout_fn, node="NativeDropoutBackward0")
+_CHANNEL_DROPOUT = register("dropout.channel", _channel_dropout_fn, node="MulBackward0")
 
 
 def _check_p(p: float) -> None:
@@ -1081,7 +1067,7 @@ def _embedding_fn(weight, indices, *, padding_idx):
     return out
 
 
-_EMBEDDING = register("EmbeddingBackward0", _embedding_fn)
+_EMBEDDING = register("embedding", _embedding_fn, node="EmbeddingBackward0")
 
 
 def embedding(
@@ -1122,7 +1108,7 @@ def _one_hot_fn(x, *, num_classes):
     return jax.nn.one_hot(x, num_classes, dtype=jnp.int64)
 
 
-_ONE_HOT = register("OneHotBackward0", _one_hot_fn, differentiable=False)
+_ONE_HOT = register("one_hot", _one_hot_fn, node="OneHotBackward0", differentiable=False)
 
 
 def one_hot(tensor, num_classes: int = -1):
@@ -1141,10 +1127,6 @@ def one_hot(tensor, num_classes: int = -1):
 
 
 # ----------------------------------------------------------------------------- activations
-def _relu_fn(x):
-    return jnp.where(x > 0, x, jnp.zeros((), x.dtype))
-
-
 def _leaky_relu_fn(x, *, negative_slope):
     return jnp.where(x > 0, x, x * jnp.asarray(negative_slope, x.dtype))
 
@@ -1195,22 +1177,19 @@ def _hardswish_fn(x):
     return jnp.where(x < -3, 0.0, jnp.where(x <= 3, x * (x + 3) / 6, x)).astype(x.dtype)
 
 
-_RELU = register("ReluBackward0", _relu_fn)
-_LEAKY_RELU = register("LeakyReluBackward0", _leaky_relu_fn)
-_ELU = register("EluBackward0", _elu_fn)
-_GELU = register("GeluBackward0", _gelu_fn)
-_SILU = register("SiluBackward0", _silu_fn)
-_SOFTPLUS = register("SoftplusBackward0", _softplus_fn)
-_HARDTANH = register("HardtanhBackward0", _hardtanh_fn)
-_THRESHOLD = register("ThresholdBackward0", _threshold_fn)
-_MISH = register("MishBackward0", _mish_fn)
-_HARDSIGMOID = register("HardsigmoidBackward0", _hardsigmoid_fn)
-_HARDSWISH = register("HardswishBackward0", _hardswish_fn)
-_SIGMOID = register("SigmoidBackward0", jax.nn.sigmoid)
-_TANH = register("TanhBackward0", jnp.tanh)
-_LOGSIGMOID = register("LogSigmoidBackward0", jax.nn.log_sigmoid)
-_SOFTSIGN = register("DivBackward0", lambda x: x / (1 + jnp.abs(x)))
-_TANHSHRINK = register("SubBackward0", lambda x: x - jnp.tanh(x))
+_LEAKY_RELU = register("leaky_relu", _leaky_relu_fn, node="LeakyReluBackward0")
+_ELU = register("elu", _elu_fn, node="EluBackward0")
+_GELU = register("gelu", _gelu_fn, node="GeluBackward0")
+_SILU = register("silu", _silu_fn, node="SiluBackward0")
+_SOFTPLUS = register("softplus", _softplus_fn, node="SoftplusBackward0")
+_HARDTANH = register("hardtanh", _hardtanh_fn, node="HardtanhBackward0")
+_THRESHOLD = register("threshold", _threshold_fn, node="ThresholdBackward0")
+_MISH = register("mish", _mish_fn, node="MishBackward0")
+_HARDSIGMOID = register("hardsigmoid", _hardsigmoid_fn, node="HardsigmoidBackward0")
+_HARDSWISH = register("hardswish", _hardswish_fn, node="HardswishBackward0")
+_LOGSIGMOID = register("logsigmoid", jax.nn.log_sigmoid, node="LogSigmoidBackward0")
+_SOFTSIGN = register("softsign", lambda x: x / (1 + jnp.abs(x)), node="DivBackward0")
+_TANHSHRINK = register("tanhshrink", lambda x: x - jnp.tanh(x), node="SubBackward0")
 
 
 def _run(op, input, fname: str, inplace: bool = False, promote: bool = True, **static):
@@ -1220,8 +1199,9 @@ def _run(op, input, fname: str, inplace: bool = False, promote: bool = True, **s
 
 
 def relu(input, inplace: bool = False):
-    """max(0, x); the gradient at 0 is 0, as in PyTorch."""
-    return _run(_RELU, input, "relu", inplace, promote=False)
+    """max(0, x): `torch.relu` (`torch.relu_` in place), the same op, as in PyTorch."""
+    _tensor(input, "relu")
+    return input.relu_() if inplace else input.relu()
 
 
 def relu6(input, inplace: bool = False):
@@ -1304,11 +1284,13 @@ def hardswish(input, inplace: bool = False):
 
 
 def sigmoid(input):
-    return _run(_SIGMOID, input, "sigmoid")
+    """`input.sigmoid()`, the op of `torch.sigmoid`, as in PyTorch."""
+    return input.sigmoid()
 
 
 def tanh(input):
-    return _run(_TANH, input, "tanh")
+    """`input.tanh()`, the op of `torch.tanh`, as in PyTorch."""
+    return input.tanh()
 
 
 def logsigmoid(input):
@@ -1329,7 +1311,7 @@ def _prelu_fn(x, weight):
     return jnp.where(x > 0, x, weight * x)
 
 
-_PRELU = register("PreluKernelBackward0", _prelu_fn)
+_PRELU = register("prelu", _prelu_fn, node="PreluKernelBackward0")
 
 
 def prelu(input, weight):
@@ -1350,7 +1332,7 @@ def _glu_fn(x, *, dim):
     return a * jax.nn.sigmoid(b)
 
 
-_GLU = register("GluBackward0", _glu_fn)
+_GLU = register("glu", _glu_fn, node="GluBackward0")
 
 
 def glu(input, dim: int = -1):
@@ -1420,9 +1402,11 @@ def _softmin_fn(x, *, dim, dtype):
 
 
 # Not through _opmath: half precision is handled inside, with PyTorch's backward formula.
-_SOFTMAX = _register_op("SoftmaxBackward0", _softmax_fn, saves="output")
-_LOG_SOFTMAX = _register_op("LogSoftmaxBackward0", _log_softmax_fn, saves="output")
-_SOFTMIN = _register_op("SoftmaxBackward0", _softmin_fn, saves="output")
+_SOFTMAX = _register_op("softmax", _softmax_fn, node="SoftmaxBackward0", saves="output")
+_LOG_SOFTMAX = _register_op(
+    "log_softmax", _log_softmax_fn, node="LogSoftmaxBackward0", saves="output"
+)
+_SOFTMIN = _register_op("softmin", _softmin_fn, node="SoftmaxBackward0", saves="output")
 
 
 def _softmax_like(op, name, input, dim, dtype):
@@ -1508,10 +1492,10 @@ def _huber_fn(x, t, *, reduction, delta):
     return _reduce(jnp.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
 
 
-_MSE = register("MseLossBackward0", _mse_fn)
-_L1 = register("MeanBackward0", _l1_fn)
-_SMOOTH_L1 = register("SmoothL1LossBackward0", _smooth_l1_fn)
-_HUBER = register("HuberLossBackward0", _huber_fn)
+_MSE = register("mse_loss", _mse_fn, node="MseLossBackward0")
+_L1 = register("l1_loss", _l1_fn, node="MeanBackward0")
+_SMOOTH_L1 = register("smooth_l1_loss", _smooth_l1_fn, node="SmoothL1LossBackward0")
+_HUBER = register("huber_loss", _huber_fn, node="HuberLossBackward0")
 
 
 def _regression(op, fname, input, target, reduction, **static):
@@ -1676,10 +1660,12 @@ def _cross_entropy_prob_fn(x, t, *w, reduction, label_smoothing):
     return -jnp.sum(terms, axis=class_dim)
 
 
-_NLL = register("NllLossBackward0", _nll_fn)
-_CROSS_ENTROPY = register("NllLossBackward0", _cross_entropy_fn)
-_CROSS_ENTROPY_SMOOTH = register("AddBackward0", _cross_entropy_fn)
-_CROSS_ENTROPY_PROB = register("DivBackward1", _cross_entropy_prob_fn)
+_NLL = register("nll_loss", _nll_fn, node="NllLossBackward0")
+_CROSS_ENTROPY = register("cross_entropy", _cross_entropy_fn, node="NllLossBackward0")
+_CROSS_ENTROPY_SMOOTH = register(
+    "cross_entropy.label_smoothing", _cross_entropy_fn, node="AddBackward0"
+)
+_CROSS_ENTROPY_PROB = register("cross_entropy.probs", _cross_entropy_prob_fn, node="DivBackward1")
 
 
 def _check_weight(weight, classes: int, fname: str):
@@ -1802,8 +1788,10 @@ def _bce_logits_fn(x, t, *extra, reduction, has_weight, has_pos_weight):
     return _reduce(loss, reduction)
 
 
-_BCE = register("BinaryCrossEntropyBackward0", _bce_fn)
-_BCE_LOGITS = register("BinaryCrossEntropyWithLogitsBackward0", _bce_logits_fn)
+_BCE = register("binary_cross_entropy", _bce_fn, node="BinaryCrossEntropyBackward0")
+_BCE_LOGITS = register(
+    "binary_cross_entropy_with_logits", _bce_logits_fn, node="BinaryCrossEntropyWithLogitsBackward0"
+)
 
 
 def binary_cross_entropy(
@@ -1867,10 +1855,10 @@ def _kl_div_fn(x, t, *, reduction, log_target):
     return _reduce(loss, reduction)
 
 
-_KL_DIV = register("MeanBackward0", _kl_div_fn)
-_KL_DIV_SUM = register("SumBackward0", _kl_div_fn)
-_KL_DIV_BATCHMEAN = register("DivBackward0", _kl_div_fn)
-_KL_DIV_NONE = register("SubBackward0", _kl_div_fn)
+_KL_DIV = register("kl_div", _kl_div_fn, node="MeanBackward0")
+_KL_DIV_SUM = register("kl_div.sum", _kl_div_fn, node="SumBackward0")
+_KL_DIV_BATCHMEAN = register("kl_div.batchmean", _kl_div_fn, node="DivBackward0")
+_KL_DIV_NONE = register("kl_div.none", _kl_div_fn, node="SubBackward0")
 
 
 def kl_div(
@@ -1926,7 +1914,11 @@ def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropou
     return jnp.matmul(weights, v, precision=_HIGHEST)
 
 
-_SDPA = register("ScaledDotProductFlashAttentionForCpuBackward0", _attention_fn)
+_SDPA = register(
+    "scaled_dot_product_attention",
+    _attention_fn,
+    node="ScaledDotProductFlashAttentionForCpuBackward0",
+)
 
 
 def scaled_dot_product_attention(
@@ -2043,7 +2035,7 @@ def _mha_fn(
     return out, weights
 
 
-_MHA = register("ViewBackward0", _mha_fn)
+_MHA = register("multi_head_attention_forward", _mha_fn, node="ViewBackward0")
 
 
 def _mask_kind(mask) -> str | None:
@@ -2164,10 +2156,10 @@ def _pad_fn(x, *, pads, mode, value):
 
 
 _PAD = {
-    "constant": register("ConstantPadNdBackward0", _pad_fn, saves="none"),
-    "reflect": register("ReflectionPad2DBackward0", _pad_fn, saves="none"),
-    "replicate": register("ReplicationPad2DBackward0", _pad_fn, saves="none"),
-    "circular": register("CopySlices", _pad_fn, saves="none"),
+    "constant": register("pad.constant", _pad_fn, node="ConstantPadNdBackward0", saves="none"),
+    "reflect": register("pad.reflect", _pad_fn, node="ReflectionPad2DBackward0", saves="none"),
+    "replicate": register("pad.replicate", _pad_fn, node="ReplicationPad2DBackward0", saves="none"),
+    "circular": register("pad.circular", _pad_fn, node="CopySlices", saves="none"),
 }
 
 
@@ -2240,12 +2232,24 @@ def _linear_matrix(size: int, out: int, scale, align_corners: bool) -> np.ndarra
 
 
 _UPSAMPLE = {
-    ("nearest", 1): register("UpsampleNearest1DBackward0", _resize_fn, saves="none"),
-    ("nearest", 2): register("UpsampleNearest2DBackward0", _resize_fn, saves="none"),
-    ("nearest", 3): register("UpsampleNearest3DBackward0", _resize_fn, saves="none"),
-    ("linear", 1): register("UpsampleLinear1DBackward0", _resize_fn, saves="none"),
-    ("bilinear", 2): register("UpsampleBilinear2DBackward0", _resize_fn, saves="none"),
-    ("trilinear", 3): register("UpsampleTrilinear3DBackward0", _resize_fn, saves="none"),
+    ("nearest", 1): register(
+        "interpolate.nearest1d", _resize_fn, node="UpsampleNearest1DBackward0", saves="none"
+    ),
+    ("nearest", 2): register(
+        "interpolate.nearest2d", _resize_fn, node="UpsampleNearest2DBackward0", saves="none"
+    ),
+    ("nearest", 3): register(
+        "interpolate.nearest3d", _resize_fn, node="UpsampleNearest3DBackward0", saves="none"
+    ),
+    ("linear", 1): register(
+        "interpolate.linear", _resize_fn, node="UpsampleLinear1DBackward0", saves="none"
+    ),
+    ("bilinear", 2): register(
+        "interpolate.bilinear", _resize_fn, node="UpsampleBilinear2DBackward0", saves="none"
+    ),
+    ("trilinear", 3): register(
+        "interpolate.trilinear", _resize_fn, node="UpsampleTrilinear3DBackward0", saves="none"
+    ),
 }
 
 

@@ -117,9 +117,9 @@ def _rnn_fn(x, h0, *rest, mode, nonlinearity, num_layers, directions, has_bias, 
 
 
 _RNN_OPS = {
-    "RNN": register("StackBackward0", _rnn_fn),
-    "LSTM": register("MkldnnRnnLayerBackward0", _rnn_fn),
-    "GRU": register("StackBackward0", _rnn_fn),
+    "RNN": register("nn.rnn.rnn", _rnn_fn, node="StackBackward0"),
+    "LSTM": register("nn.rnn.lstm", _rnn_fn, node="MkldnnRnnLayerBackward0"),
+    "GRU": register("nn.rnn.gru", _rnn_fn, node="StackBackward0"),
 }
 
 
@@ -140,9 +140,9 @@ def _cell_fn(x, h, *rest, mode, nonlinearity, has_bias):
 
 
 _CELL_OPS = {
-    "RNN": register("TanhBackward0", _cell_fn),
-    "LSTM": register("MulBackward0", _cell_fn),
-    "GRU": register("AddBackward0", _cell_fn),
+    "RNN": register("nn.rnn_cell.rnn", _cell_fn, node="TanhBackward0"),
+    "LSTM": register("nn.rnn_cell.lstm", _cell_fn, node="MulBackward0"),
+    "GRU": register("nn.rnn_cell.gru", _cell_fn, node="AddBackward0"),
 }
 
 

@@ -12,7 +12,7 @@ def _flatten_cat(*arrays):
     return jnp.concatenate([a.reshape(-1) for a in arrays])
 
 
-_CAT = register("CatBackward0", _flatten_cat, saves="none")
+_CAT = register("nn.utils.parameters_to_vector", _flatten_cat, node="CatBackward0", saves="none")
 
 
 def parameters_to_vector(parameters) -> Tensor:
