@@ -130,8 +130,13 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
 
     Example::
 
-        >>> torch.save({"model": model.state_dict(), "step": 10}, "ckpt.pt")
-        >>> checkpoint = torch.load("ckpt.pt")
+        >>> import io
+        >>> model = nn.Linear(2, 1)
+        >>> buffer = io.BytesIO()  # or a path such as "ckpt.pt"
+        >>> torch.save({"model": model.state_dict(), "step": 10}, buffer)
+        >>> checkpoint = torch.load(io.BytesIO(buffer.getvalue()))
+        >>> checkpoint["step"], list(checkpoint["model"])
+        (10, ['weight', 'bias'])
     """
     writer = _Writer()
     root = writer.encode(obj)

@@ -53,10 +53,13 @@ class detect_anomaly:
 
     Example::
 
+        >>> x = torch.zeros(2, requires_grad=True)
         >>> with torch.autograd.detect_anomaly():
-        ...     out = x.sqrt() * 0          # inf * 0 in the backward at x == 0
-        ...     out.sum().backward()        # RuntimeError: Function 'SqrtBackward0' returned
-        ...                                 # nan values in its 0th output.
+        ...     out = x.sqrt() * 0  # inf * 0 in the backward at x == 0
+        ...     out.sum().backward()
+        Traceback (most recent call last):
+            ...
+        RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.
     """
 
     def __init__(self, check_nan: bool = True) -> None:

@@ -132,10 +132,13 @@ class dual_level:
 
     Example::
 
+        >>> x, v = torch.tensor([1.0, 2.0]), torch.ones(2)
         >>> with torch.autograd.forward_ad.dual_level():
         ...     inp = make_dual(x, v)
-        ...     out = f(inp)
+        ...     out = inp**2
         ...     y, jvp = unpack_dual(out)
+        >>> jvp
+        tensor([2., 4.])
     """
 
     def __enter__(self) -> int:

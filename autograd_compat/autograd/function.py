@@ -409,6 +409,8 @@ class Function(_SingleLevelFunction):
 
         Example::
 
+            >>> import jax
+            >>> import jax.numpy as jnp
             >>> @jax.custom_vjp
             ... def clip_gradient(x):
             ...     return x

@@ -106,13 +106,17 @@ class saved_tensors_hooks:
 
     Example (keep saved values on the host as numpy arrays)::
 
+        >>> import numpy as np
         >>> def pack(t):
         ...     return np.asarray(t.detach().jax())
         >>> def unpack(a):
         ...     return torch.from_numpy(a)
+        >>> x = torch.tensor([0.0, 1.0], requires_grad=True)
         >>> with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         ...     y = (x.exp() * x).sum()
-        >>> y.backward()   # unpack runs here
+        >>> y.backward()  # unpack runs here
+        >>> x.grad
+        tensor([1.0000, 5.4366])
     """
 
     def __init__(self, pack_hook, unpack_hook) -> None:
@@ -176,9 +180,19 @@ def to_dot(tensors, *, params: dict | None = None, show_attrs: bool = False) -> 
 
     Example::
 
-        >>> print(torch.autograd.graph.to_dot((x * 2).sum()))
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> print(torch.autograd.graph.to_dot((x * 2).sum(), params={"x": x}))
         digraph {
-        ...
+          graph [rankdir=BT size="12,12"]
+          node [align=left fontname=monospace ...]
+          r0 [label="output 0...
+          n0 -> r0
+          n0 [label="SumBackward0" fillcolor=lightgrey]
+          n1 -> n0
+          n1 [label="MulBackward0" fillcolor=lightgrey]
+          n2 -> n1
+          n2 [label="x...(2,)" fillcolor=lightblue]
+        }
     """
     roots = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
     names = {id(t): name for name, t in (params or {}).items()}

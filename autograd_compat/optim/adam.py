@@ -65,7 +65,13 @@ class Adam(Optimizer):
 
     Example::
 
+        >>> model = nn.Linear(2, 1)
         >>> optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        >>> model(torch.ones(1, 2)).sum().backward()
+        >>> before = model.bias.detach().clone()
+        >>> optimizer.step()  # Adam's first step moves each parameter by about lr
+        >>> before - model.bias.detach()
+        tensor([0.0010])
     """
 
     _state_keys = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")

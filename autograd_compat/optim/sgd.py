@@ -41,6 +41,8 @@ class SGD(Optimizer):
 
     Example::
 
+        >>> model, loss_fn = nn.Linear(2, 1), nn.MSELoss()
+        >>> input, target = torch.randn(4, 2), torch.randn(4, 1)
         >>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
         >>> optimizer.zero_grad()
         >>> loss_fn(model(input), target).backward()

@@ -11,8 +11,14 @@ class RemovableHandle:
 
     Example::
 
+        >>> module = torch.nn.Linear(2, 1)
+        >>> def hook(module, args, output):
+        ...     print("forward:", tuple(output.shape))
         >>> handle = module.register_forward_hook(hook)
+        >>> _ = module(torch.ones(3, 2))
+        forward: (3, 1)
         >>> handle.remove()
+        >>> _ = module(torch.ones(3, 2))  # the hook no longer runs
     """
 
     _next_id = itertools.count()

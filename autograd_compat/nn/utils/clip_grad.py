@@ -82,8 +82,13 @@ def clip_grad_norm_(
 
     Example::
 
+        >>> model = nn.Linear(2, 1)
+        >>> loss = model(torch.ones(1, 2)).sum() * 10
         >>> loss.backward()
         >>> nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        tensor(17.3205)
+        >>> model.weight.grad, model.bias.grad
+        (tensor([[0.5774, 0.5774]]), tensor([0.5774]))
     """
     grads = [p._grad for p in _as_list(parameters) if p._grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite)

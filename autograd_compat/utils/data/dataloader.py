@@ -113,10 +113,14 @@ class DataLoader:
 
     Example::
 
-        >>> loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True,
+        >>> x, y = torch.arange(10.0).reshape(5, 2), torch.arange(5)
+        >>> loader = DataLoader(TensorDataset(x, y), batch_size=2, shuffle=True,
         ...                     generator=torch.Generator().manual_seed(0))
         >>> for xb, yb in loader:
-        ...     ...
+        ...     print(xb.shape, yb.shape)
+        torch.Size([2, 2]) torch.Size([2])
+        torch.Size([2, 2]) torch.Size([2])
+        torch.Size([1, 2]) torch.Size([1])
     """
 
     def __init__(
