@@ -14,8 +14,7 @@ CORE = ("autograd_compat._pure", "autograd_compat._state", "autograd_compat._tap
 ALLOWED = {
     "autograd_compat._pure": ("autograd_compat._pure",),
     "autograd_compat._state": ("autograd_compat._pure", "autograd_compat._state"),
-    # The op mechanism (`apply`, `register`) still lives in `_ops/__init__.py`.
-    "autograd_compat._tape": CORE + ("autograd_compat._ops",),
+    "autograd_compat._tape": CORE,
 }
 
 

@@ -7,15 +7,15 @@ import pytest
 
 import autograd_compat as torch
 import autograd_compat.nn.functional as F
-from autograd_compat import _ops
-from autograd_compat._ops import register, registered_ops
+from autograd_compat._pure import op as _op
+from autograd_compat._pure.op import register, registered_ops
 
 # What PyTorch's node names end with ("DiagonalBackward0_copy" is torch.diag's, verbatim).
 _NODE_NAME = re.compile(r"(Backward\d*(_copy)?|Backwards|NotImplemented|CopySlices)$")
 
 
 def test_registering_an_id_twice_raises(monkeypatch):
-    monkeypatch.setattr(_ops, "_REGISTRY", dict(_ops._REGISTRY))
+    monkeypatch.setattr(_op, "_REGISTRY", dict(_op._REGISTRY))
     op = register("test.twice", lambda x: x, node="TestBackward0")
     assert registered_ops()["test.twice"] is op
     with pytest.raises(ValueError, match=r"'test\.twice'"):

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
@@ -21,7 +22,7 @@ from .._tape.args import (
     operands,
     tensor_arg,
 )
-from . import apply, constant, register
+from .._tape.record import apply
 from .factories import tensor
 
 __all__ = [

@@ -9,11 +9,12 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.op import constant, register
 from .._pure.shapes import Size, broadcast_shapes, shape_args
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace
-from . import apply, constant, register
+from .._tape.record import apply
 
 __all__ = [
     "BoolTensor",
@@ -509,34 +510,6 @@ def _replace(x, sample):
     return jnp.broadcast_to(sample.astype(x.dtype), x.shape)
 
 
-_OPS: dict = {}
-# The random ops' registry ids, by node name (one op per node name here).
-_RANDOM_OP_IDS = {
-    "NormalBackward0": "normal_",
-    "NormalBackward1": "normal.tensor_float",
-    "NormalBackward2": "normal.float_tensor",
-    "NormalBackward3": "normal.tensor_tensor",
-    "UniformBackward0": "uniform_",
-    "BernoulliBackward0": "bernoulli",
-    "torch::autograd::NotImplemented": "bernoulli.p",
-    "BernoulliBackward1": "bernoulli_.tensor",
-    "BernoulliBackward2": "bernoulli_.float",
-    "RandomBackward0": "random_.from",
-    "RandomBackward1": "random_.to",
-    "RandomBackward2": "random_",
-    "ExponentialBackward0": "exponential_",
-}
-
-
-def _op(name: str, fn, **kwargs):
-    """Register the random op whose nodes are named `name` lazily, on first use (the op
-    module imports Tensor, which imports us)."""
-    op = _OPS.get(name)
-    if op is None:
-        op = _OPS[name] = register(_RANDOM_OP_IDS[name], fn, node=name, **kwargs)
-    return op
-
-
 def _normal_signature_error(mean, std) -> TypeError:
     def kind(v):
         return "Tensor" if isinstance(v, Tensor) else type(v).__name__
@@ -607,7 +580,7 @@ def normal(
         shape, d, name = tuple(std.shape), std.dtype, "NormalBackward2"
         mean = constant(float(mean), d.jax)
     noise = _normal(_random.key(generator), shape, d.jax)
-    return apply(_op(name, _reparameterized, saves="others"), mean, std, noise)
+    return apply(_RANDOM_OPS[name], mean, std, noise)
 
 
 def _no_derivative_bernoulli():
@@ -624,6 +597,27 @@ def _no_derivative_bernoulli():
 
 _bernoulli_p = _no_derivative_bernoulli()
 
+# The random ops by node name, registered at import: the new value as a function of the noise
+# (reparameterized for `normal` with tensor arguments), zero gradient to the old value.
+_RANDOM_OPS = {
+    node: register(op_id, fn, node=node, saves=saves)
+    for node, op_id, fn, saves in (
+        ("NormalBackward0", "normal_", _replace, "none"),
+        ("NormalBackward1", "normal.tensor_float", _reparameterized, "others"),
+        ("NormalBackward2", "normal.float_tensor", _reparameterized, "others"),
+        ("NormalBackward3", "normal.tensor_tensor", _reparameterized, "others"),
+        ("UniformBackward0", "uniform_", _replace, "none"),
+        ("BernoulliBackward0", "bernoulli", _bernoulli_sample, "none"),
+        ("torch::autograd::NotImplemented", "bernoulli.p", _bernoulli_p, "all"),
+        ("BernoulliBackward1", "bernoulli_.tensor", _replace, "none"),
+        ("BernoulliBackward2", "bernoulli_.float", _replace, "none"),
+        ("RandomBackward0", "random_.from", _replace, "none"),
+        ("RandomBackward1", "random_.to", _replace, "none"),
+        ("RandomBackward2", "random_", _replace, "none"),
+        ("ExponentialBackward0", "exponential_", _replace, "none"),
+    )
+}
+
 
 def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     """0/1 samples with probabilities `input` (or the number `p`), in `input`'s dtype."""
@@ -639,7 +633,7 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     if p is not None:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        op = _op("torch::autograd::NotImplemented", _bernoulli_p)
+        op = _RANDOM_OPS["torch::autograd::NotImplemented"]
         return apply(op, input, uniform, constant(float(p), input.dtype.jax))
     value = input._value
     if not isinstance(value, jax.core.Tracer):
@@ -649,15 +643,14 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                 "message be improved?  If so, please report an enhancement request to PyTorch.)"
             )
-    return apply(_op("BernoulliBackward0", _bernoulli_sample, saves="none"), input, uniform)
+    return apply(_RANDOM_OPS["BernoulliBackward0"], input, uniform)
 
 
 # ----------------------------------------------------------------------------- in-place fills
 def _fill_random(self: Tensor, name: str, sample) -> Tensor:
     """Commit `sample` into self through a recorded op (zero gradient to the old value)."""
     check_inplace(self)
-    op = _op(name, _replace, saves="none")
-    return commit_inplace(self, apply(op, self, sample))
+    return commit_inplace(self, apply(_RANDOM_OPS[name], self, sample))
 
 
 def _require_float(self: Tensor, kernel: str) -> None:

@@ -13,10 +13,11 @@ import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
-from . import apply, constant, register
+from .._tape.record import apply
 from .elementwise import _abs
 
 __all__ = [

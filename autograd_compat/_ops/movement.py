@@ -25,12 +25,13 @@ import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim, shape_args
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import is_tracer, scalar_type_name, tensor_arg
+from .._tape.record import apply
 from .._tape.views import make_view
-from . import apply, constant, register
 from . import factories as _factories
 from .pointwise import _no_derivative
 from .shape import narrow, permute, reshape, transpose

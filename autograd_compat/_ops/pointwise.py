@@ -16,10 +16,11 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes
 from .._state.tensor import Tensor
 from .._tape.args import check_integer_divisor, scalar_type_name, tensor_arg
-from . import apply, constant, register
+from .._tape.record import apply
 from .elementwise import as_operand, opmath, pow
 
 __all__ = [

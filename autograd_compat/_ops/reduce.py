@@ -7,9 +7,10 @@ import math
 import jax.numpy as jnp
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import register
 from .._pure.shapes import normalize_dim
 from .._tape.args import scalar_type_name, tensor_arg
-from . import apply, register
+from .._tape.record import apply
 from .elementwise import _abs  # |x| with PyTorch's derivative at 0 (0, not 1)
 from .linalg import apply_matrix_norm
 

@@ -20,10 +20,11 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import register
 from .._pure.shapes import normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, tensor_arg
-from . import apply, register
+from .._tape.record import apply
 from .pointwise import maximum, minimum
 from .reduce import accumulator, normalize_dims
 

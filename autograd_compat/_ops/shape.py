@@ -21,10 +21,12 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.op import constant, register
 from .._pure.shapes import infer_shape, normalize_dim, shape_args
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
+from .._tape.record import apply
 from .._tape.views import (
     OVERLAP,
     Alias,
@@ -40,7 +42,6 @@ from .._tape.views import (
     scatter,
     view_of,
 )
-from . import apply, constant, register
 
 
 def _view_op(op_id: str, node: str):

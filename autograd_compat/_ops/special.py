@@ -19,9 +19,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import constant, register
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
-from . import apply, constant, register
+from .._tape.record import apply
 from .elementwise import _inplace, pow
 from .pointwise import (
     _arrays,

@@ -19,10 +19,11 @@ import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure.op import constant, register
 from .._pure.shapes import normalize_dim, shape_args
 from .._state.tensor import Tensor
 from .._tape.args import is_tracer, scalar_type_name, tensor_arg
-from . import apply, constant, register
+from .._tape.record import apply
 from . import factories as _factories
 from .elementwise import mul, sub
 from .linalg import _scalar_constant, inverse, matmul, mm, tensordot

@@ -8,12 +8,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._ops import constant, watch_written
 from .._pure import dtypes as _dtypes
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
+from .._pure.op import constant
 from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
+from .._tape.record import watch_written
 from . import views as _views
 
 SCALAR_TYPES = (bool, int, float, complex, numbers.Number)

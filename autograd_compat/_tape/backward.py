@@ -11,10 +11,11 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from .._ops import apply, register
 from .._pure import errors as _errors
+from .._pure.op import register
 from .._pure.shapes import Size
 from .._state.tensor import Tensor
+from .._tape.record import apply
 from .engine import release_graph, run_backward
 
 

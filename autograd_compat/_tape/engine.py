@@ -21,13 +21,14 @@ import threading
 
 import jax
 
-from .._ops import apply, constant, vjp_of
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.op import constant, vjp_of
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import AccumulateGrad, SavedRef
 from .._state.tensor import Tensor
+from .._tape.record import apply
 from . import anomaly as _anomaly
 from .hooks import run_node_hooks, run_node_prehooks, run_post_accumulate_hooks, run_tensor_hooks
 

@@ -23,12 +23,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .._ops import apply, register, set_tangent
 from .._pure import errors as _errors
+from .._pure.op import register
 from .._pure.shapes import normalize_dim
 from .._state import modes as _grad_mode
 from .._state.node import COPY_SLICES_NAME, accumulator_of
 from .._state.tensor import Tensor
+from .._tape.record import apply, set_tangent
 
 DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .._ops import apply, register, set_tangent
+from .._pure.op import register
 from .._state.modes import modes
 from .._state.tensor import Tensor
+from .._tape.record import apply, set_tangent
 
 __all__ = [
     "UnpackedDualTensor",

@@ -20,11 +20,11 @@ import warnings
 
 import jax.numpy as jnp
 
-from .. import _ops
-from .._ops import INFERENCE_SAVED, Op, apply, forward_traceback, register, set_tangent
 from .._ops.factories import zeros, zeros_like
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import op as _op
+from .._pure.op import Op, register
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import Node, _sequence, accumulator_of
@@ -32,6 +32,7 @@ from .._state.tensor import Tensor
 from .._tape import hooks as _hooks
 from .._tape.engine import _check_versions
 from .._tape.hooks import Packed
+from .._tape.record import INFERENCE_SAVED, apply, forward_traceback, set_tangent
 
 __all__ = [
     "BackwardCFunction",
@@ -511,7 +512,7 @@ def _wrap_outputs(ctx, args: tuple, outputs: tuple, differentiable: bool) -> lis
             meta.append(None)
             continue
         meta.append((tuple(out._value.shape), out._value.dtype))
-        inexact = out._value.dtype in _ops._INEXACT
+        inexact = out._value.dtype in _op.INEXACT
         attach = differentiable and inexact and id(out) not in non_diff
         if id(out) in dirty:
             if attach:
@@ -600,7 +601,7 @@ def _forward_ad(cls, ctx, tangents: list, results: list) -> None:
     out = out if isinstance(out, tuple) else (out,)
     for result, tangent in zip(results, out):
         if isinstance(result, Tensor) and isinstance(tangent, Tensor):
-            if result._value.dtype in _ops._INEXACT:
+            if result._value.dtype in _op.INEXACT:
                 set_tangent(result, tangent)
 
 

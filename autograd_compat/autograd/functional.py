@@ -26,16 +26,17 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .._ops import Op, apply
 from .._ops import factories as _factories
 from .._ops.movement import stack
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.op import Op
 from .._pure.shapes import Size
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.backward import grad
+from .._tape.record import apply
 from . import forward_ad
 
 if TYPE_CHECKING:

@@ -21,13 +21,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .._ops import apply
-from .._ops import register as _register_op
 from .._ops.elementwise import opmath as _opmath
 from .._pure import dtypes as _dtypes
+from .._pure.op import register as _register_op
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import floating, scalar_type_name
+from .._tape.record import apply
 
 __all__ = [
     "adaptive_avg_pool1d",

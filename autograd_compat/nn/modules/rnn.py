@@ -14,9 +14,10 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ..._ops import apply, register
+from ..._pure.op import register
 from ..._state import random as _random
 from ..._state.tensor import Tensor
+from ..._tape.record import apply
 from .. import _arrays, init
 from ..parameter import Parameter
 from .module import Module

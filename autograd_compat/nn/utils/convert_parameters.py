@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..._ops import apply, register
+from ..._pure.op import register
 from ..._state.tensor import Tensor
+from ..._tape.record import apply
 
 
 def _flatten_cat(*arrays):

@@ -1,0 +1,197 @@
+"""The op record: one pure JAX function per op, its registry, and its derived vjp and jvp.
+
+An `Op` is a pure function of arrays plus static keyword arguments, registered once under a
+unique id. Its forward runs through a `jax.jit` cached per (op, static arguments); its
+backward is the derived op `vjp_of(op)`, whose pure function maps (primals, cotangents) to the
+input cotangents through `jax.vjp`: also jitted and cached. Because the derived op is an
+ordinary op, applying it with recording on (`create_graph=True`) records a node whose own
+backward is the vjp of the vjp: derivatives of every order come from nesting JAX transforms.
+Nothing here knows about Tensor; `_tape/record.py` applies ops to tensors.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+INEXACT = frozenset(
+    np.dtype(d)
+    for d in (jnp.float16, jnp.bfloat16, jnp.float32, jnp.float64, jnp.complex64, jnp.complex128)
+)
+
+
+class Op:
+    """An op: its id, its PyTorch backward name, pure function and what its vjp reads.
+
+    `id` is the registry key (None for the anonymous ops built at run time, see `register`);
+    `name` is what `grad_fn.name()` returns. `saves` says which primal inputs the backward
+    needs, as PyTorch decides what a node saves:
+    "all"; "none" for linear ops (add, sum, reshape, indexing), whose vjp reads only shapes;
+    "others" for multilinear ops (mul, matmul), whose vjp for one input reads only the others;
+    "output" for ops PyTorch differentiates from their result (exp, tanh, sigmoid, sqrt, relu,
+    softmax): the vjp still reads the inputs (immutable snapshots), but the version check
+    watches the result, so an in-place change of the result fails backward and an in-place
+    change of the input does not, as in PyTorch.
+    What is not saved is not freed, so a second backward through it works, as in PyTorch.
+    `shown_inputs`: the input positions `next_functions` lists (None: all); index, mask and
+    constant inputs are no inputs of PyTorch's node.
+    """
+
+    __slots__ = (
+        "id",
+        "name",
+        "fn",
+        "saves",
+        "differentiable",
+        "shown_inputs",
+        "_compiled",
+        "_vjp_op",
+        "_jvp",
+        "_result_label",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        fn,
+        saves: str = "all",
+        differentiable: bool = True,
+        *,
+        id: str | None = None,
+        shown_inputs: tuple | None = None,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.fn = fn
+        self.saves = saves
+        self.shown_inputs = shown_inputs
+        # How PyTorch's version error names a saved result: "output 0 of Exp".
+        self._result_label = name.removesuffix("Backward0")
+        self.differentiable = differentiable
+        self._compiled: dict = {}
+        self._vjp_op: Op | None = None
+        self._jvp: dict = {}
+
+    def compiled(self, static: tuple):
+        """The jitted forward for these static arguments, compiled once per (op, static)."""
+        fn = self._compiled.get(static)
+        if fn is None:
+            fn = jax.jit(functools.partial(self.fn, **dict(static)))
+            self._compiled[static] = fn
+        return fn
+
+    def __repr__(self) -> str:
+        return f"Op({self.id or self.name})"
+
+
+_REGISTRY: dict[str, Op] = {}
+
+
+def register(
+    op_id: str,
+    fn,
+    *,
+    node: str,
+    saves: str = "all",
+    shown_inputs: tuple | None = None,
+    differentiable: bool = True,
+) -> Op:
+    """Register the pure JAX function `fn` as the op `op_id`, whose nodes are named `node`.
+
+    One registered op per maths: `torch.X`, `Tensor.X`, `F.X` and nn modules reach the same
+    entry. Id scheme: the torch function's name as PyTorch spells it ("exp", "max_pool2d",
+    "cross_entropy"), prefixed by its namespace outside torch/Tensor/F ("linalg.inv_ex",
+    "nn.rnn.lstm", "autograd.functional.stack"), and suffixed with ".variant" where one
+    function records several ops ("add.alpha", "sum.dim", "clamp_min.tensor",
+    "xlogy.scalar_self", "einsum.permute"); internal machinery gets "_internal.<what>"
+    ("_internal.copy_slices").
+    Derived ops (`vjp_of`) and ops made at run time for user code (autograd.Function.from_jax,
+    autograd.functional traces) are anonymous `Op(...)` objects outside the registry.
+    Raises ValueError if `op_id` is already registered.
+    """
+    if op_id in _REGISTRY:
+        raise ValueError(f"op id {op_id!r} is already registered (as {_REGISTRY[op_id]!r})")
+    op = _REGISTRY[op_id] = Op(node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs)
+    return op
+
+
+def registered_ops() -> dict[str, Op]:
+    """A copy of the registry: op id -> Op, in registration order."""
+    return dict(_REGISTRY)
+
+
+def _zero_cotangent(out):
+    if out.dtype in INEXACT:
+        return jnp.zeros_like(out)
+    return np.zeros(out.shape, jax.dtypes.float0)
+
+
+def _vjp_pure(*args, fn, static, requires, saved_mask, placeholders, ct_mask):
+    """(saved primals..., present cotangents...) -> one cotangent per input that requires grad.
+
+    Primals that were not saved (their value does not reach the vjp) are rebuilt as zeros of
+    their shape inside the jitted function; missing output cotangents are zeros.
+    """
+    args = iter(args)
+    holes = iter(placeholders)
+    primals = []
+    for saved in saved_mask:
+        if saved:
+            primals.append(next(args))
+        else:
+            shape, dtype = next(holes)
+            primals.append(jnp.zeros(shape, dtype))
+    cts = [next(args) if present else None for present in ct_mask]
+    diff_index = [i for i, r in enumerate(requires) if r]
+    kwargs = dict(static)
+
+    def restricted(*diff_values):
+        full = list(primals)
+        for i, v in zip(diff_index, diff_values):
+            full[i] = v
+        return fn(*full, **kwargs)
+
+    out, vjp_fn = jax.vjp(restricted, *(primals[i] for i in diff_index))
+    if type(out) is tuple:
+        ct = tuple(c if c is not None else _zero_cotangent(o) for c, o in zip(cts, out))
+    else:
+        ct = cts[0]
+    return tuple(vjp_fn(ct))
+
+
+def vjp_of(op: Op) -> Op:
+    """The derived op whose forward is the vjp of `op`: the backward of `op`'s nodes."""
+    if op._vjp_op is None:
+        op._vjp_op = Op(f"{op.name}Backward", functools.partial(_vjp_pure, fn=op.fn))
+    return op._vjp_op
+
+
+_constants: dict = {}
+
+
+def constant(value, dtype) -> jax.Array:
+    """A 0-d array for a Python scalar, cached: creating one eagerly costs ~100 us, a hit ~0.1."""
+    key = (value, type(value), dtype)
+    array = _constants.get(key)
+    if array is None:
+        if len(_constants) > 4096:
+            _constants.clear()
+        array = _constants[key] = jnp.asarray(value, dtype)
+    return array
+
+
+def jvp_pure(*args, fn, static, n, tangent_index):
+    """(primals..., tangents of the inputs in tangent_index...) -> (outputs, output tangents)."""
+    primals = args[:n]
+    kwargs = dict(static)
+
+    def restricted(*diff_values):
+        full = list(primals)
+        for i, v in zip(tangent_index, diff_values):
+            full[i] = v
+        return fn(*full, **kwargs)
+
+    return jax.jvp(restricted, tuple(primals[i] for i in tangent_index), tuple(args[n:]))

@@ -1,0 +1,253 @@
+"""Recording: `apply(op, *inputs, **static)` runs an op on Tensors and records a Node.
+
+The forward is the op's jitted function; when grad mode is on and an input requires grad, a
+`Node` keeps what the op's vjp will read (see `Op.saves`) and the version counters that catch
+in-place changes of saved values. A slow path serves the modes that change what an op does:
+forward-mode AD, anomaly detection, saved-tensor hooks and autograd.functional traces.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+import weakref
+
+import jax
+
+from .._pure.op import INEXACT, Op, jvp_pure
+from .._state import modes as _grad_mode
+from .._state.modes import modes
+from .._state.node import Node, saved_ref
+from .._state.tensor import Tensor
+from . import hooks as _hooks
+
+_SAVE_ALL = {n: (True,) * n for n in range(8)}
+_SAVE_NONE = {n: (False,) * n for n in range(8)}
+
+
+def _saved_mask(saves: str, requires: tuple) -> tuple:
+    n = len(requires)
+    if saves == "all" or saves == "output":
+        return _SAVE_ALL.get(n) or (True,) * n
+    if saves == "none":
+        return _SAVE_NONE.get(n) or (False,) * n
+    needed = sum(requires)
+    return tuple([needed - r > 0 for r in requires])  # "others": another input needs a grad
+
+
+def apply(op: Op, *inputs, **static):
+    """Run `op` on Tensors and constant arrays; record a Node when a gradient is needed.
+
+    Returns one Tensor, or a tuple of Tensors when the op's function returns a tuple.
+    Outputs of integer or bool dtype never require grad.
+    """
+    if modes.special:
+        return _apply_special(op, inputs, static)
+    values = []
+    requires = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            values.append(x._value)
+            requires.append(x._requires_grad)
+        else:
+            values.append(x)
+            requires.append(False)
+    key = tuple(static.items())
+    out = op.compiled(key)(*values)
+    if True in requires and op.differentiable and _grad_mode._state.enabled:
+        return _record(op, key, inputs, values, tuple(requires), out)
+    if type(out) is tuple:
+        return tuple([Tensor._wrap(o) for o in out])
+    return Tensor._wrap(out)
+
+
+def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, out):
+    """Make the Node for one op application and wrap its outputs as its results."""
+    saved_mask = _saved_mask(op.saves, requires)
+    if modes.inference_seen:
+        check_inference_saved(inputs, saved_mask)
+    watch_inputs = op.saves != "output"
+    edges, saved, placeholders, versions = [], [], [], []
+    for x, value, r, s in zip(inputs, values, requires, saved_mask):
+        edges.append(x._grad_edge() if r else None)
+        if s:
+            saved.append(value)
+            if watch_inputs and isinstance(x, Tensor):
+                counter = x._version_counter
+                versions.append((counter, counter[0], saved_ref(x)))
+        else:
+            placeholders.append((value.shape, value.dtype))
+    if type(out) is tuple:
+        node = Node(
+            op,
+            key,
+            tuple(edges),
+            tuple(saved),
+            saved_mask,
+            tuple(placeholders),
+            tuple(versions),
+            tuple([(o.shape, o.dtype) for o in out]),
+        )
+        return tuple(
+            [
+                Tensor._wrap(o, node, nr) if o.dtype in INEXACT else Tensor._wrap(o)
+                for nr, o in enumerate(out)
+            ]
+        )
+    node = Node(
+        op,
+        key,
+        tuple(edges),
+        tuple(saved),
+        saved_mask,
+        tuple(placeholders),
+        tuple(versions),
+        ((out.shape, out.dtype),),
+    )
+    if out.dtype not in INEXACT:
+        return Tensor._wrap(out)
+    result = Tensor._wrap(out, node, 0)
+    if not watch_inputs:
+        node.versions = ((result._version_counter, 0, weakref.ref(result), op._result_label),)
+    return result
+
+
+def watch_written(node, result: Tensor, target: Tensor) -> None:
+    """After an in-place op (`y.exp_()`) whose node watches its result: watch `target`, the
+    tensor the result was written into, at its new version, as PyTorch's saved result does."""
+    versions = node.versions
+    if len(versions) == 1 and len(versions[0]) == 4 and versions[0][2]() is result:
+        counter = target._version_counter
+        node.versions = ((counter, counter[0], weakref.ref(target), versions[0][3]),)
+
+
+# ----------------------------------------------------------------------------- slow path
+# `apply` tests `modes.special`; it is set while a mode that changes what an op does is on
+# (see `_Modes.refresh_special`). Inference mode needs no slow path.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
+def check_inference_saved(inputs, saved_mask) -> None:
+    """PyTorch's error when a node would save an inference tensor."""
+    for x, s in zip(inputs, saved_mask):
+        if s and isinstance(x, Tensor) and x._is_inference:
+            raise RuntimeError(INFERENCE_SAVED)
+
+
+def _jvp_call(op: Op, key: tuple, values: list, tangents: dict):
+    """Forward and output tangents of one op application (jitted, cached per op/static/mask)."""
+    index = tuple(tangents)
+    cache_key = (key, index, len(values))
+    fn = op._jvp.get(cache_key)
+    if fn is None:
+        fn = jax.jit(
+            functools.partial(jvp_pure, fn=op.fn, static=key, n=len(values), tangent_index=index)
+        )
+        op._jvp[cache_key] = fn
+    tans = []
+    for i, t in tangents.items():
+        value = t._value
+        if value.dtype != values[i].dtype:
+            value = value.astype(values[i].dtype)
+        tans.append(value)
+    return fn(*values, *tans)
+
+
+def set_tangent(tensor: Tensor, tangent) -> None:
+    """Attach a forward-AD tangent (a Tensor) to `tensor` at the current level."""
+    if tensor._fw_grad is None:  # a WeakSet compares members with ==: add each tensor once
+        modes.duals.add(tensor)
+    tensor._fw_grad = tangent
+
+
+def forward_traceback() -> list:
+    """The user's stack at an op call (frames inside this package dropped), as PyTorch keeps
+    it for anomaly mode."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
+        frames.pop()
+    return traceback.format_list(frames)
+
+
+def decorate_node(node, inputs) -> None:
+    """What the slow modes add to a new node: packed saved values, anomaly metadata."""
+    hooks = _hooks.current_saved_hooks() if modes.saved_hooks else None
+    if hooks is not None and node.saved and not node.custom:
+        saved = list(node.saved)
+        k = 0
+        for x, s in zip(inputs, node.saved_mask):
+            if s:
+                if isinstance(x, Tensor):
+                    saved[k] = _hooks.pack_value(x, hooks)
+                k += 1
+        node.saved = tuple(saved)
+        node.__class__ = _hooks.PackedNode
+    if modes.anomaly:
+        node.metadata["traceback_"] = forward_traceback()
+        if modes.executing:
+            node.metadata["parent_"] = modes.executing[-1]
+
+
+def _node_of(result):
+    if type(result) is tuple:
+        for t in result:
+            if t._grad_fn is not None:
+                return t._grad_fn
+        return None
+    return result._grad_fn
+
+
+def _apply_special(op: Op, inputs: tuple, static: dict):
+    """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
+    state = _grad_mode._state
+    grad_on = state.enabled
+    forward_ad = modes.fw_level is not None and not state.inference
+    traces = modes.traces
+    values = []
+    requires = []
+    tangents: dict = {}
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor):
+            value = x._value
+            live = x._requires_grad
+            if forward_ad:
+                tangent = x._fw_grad
+                if tangent is not None:
+                    tangents[i] = tangent
+        else:
+            value = x
+            live = False
+        for trace in traces:
+            value = trace.visit(value, live and grad_on, x)
+        values.append(value)
+        requires.append(live)
+    key = tuple(static.items())
+    if tangents:
+        out, out_tangent = _jvp_call(op, key, values, tangents)
+    else:
+        out = op.compiled(key)(*values)
+    if True in requires and op.differentiable and grad_on:
+        result = _record(op, key, inputs, values, tuple(requires), out)
+        node = _node_of(result)
+        if node is not None:
+            decorate_node(node, inputs)
+    elif type(out) is tuple:
+        result = tuple([Tensor._wrap(o) for o in out])
+    else:
+        result = Tensor._wrap(out)
+    if tangents:
+        if type(result) is tuple:
+            for t, tangent in zip(result, out_tangent):
+                if tangent.dtype in INEXACT:
+                    set_tangent(t, Tensor._wrap(tangent))
+        elif out_tangent.dtype in INEXACT:
+            set_tangent(result, Tensor._wrap(out_tangent))
+    return result
