@@ -55,10 +55,27 @@ def _register(node, attribute: str, hook, prepend: bool = False):
 
 
 class _NodeMethods:
-    """Hook registration shared by Node and AccumulateGrad (PyTorch's Node interface)."""
+    """What Node and AccumulateGrad share (PyTorch's Node interface): their run order, hook
+    tables and metadata, and hook registration."""
 
-    __slots__ = ()
-    seq: int  # a slot of each subclass
+    __slots__ = (
+        "seq",
+        "pre_hooks",
+        "hooks",
+        "prehooks_node",
+        "retained",
+        "metadata",
+        "__weakref__",
+    )
+
+    def _init_hooks(self, seq: int) -> None:
+        """Number this node for the engine's order and start with no hooks."""
+        self.seq = seq
+        self.pre_hooks = None  # output_nr -> list of tensor hooks (register_hook on non-leaves)
+        self.retained = None  # output_nr -> weakref of a tensor that called retain_grad()
+        self.hooks = None
+        self.prehooks_node = None
+        self.metadata: dict = {}
 
     def register_hook(self, fn):
         """Call `fn(grad_inputs, grad_outputs)` after this node's backward; it may return
@@ -86,14 +103,7 @@ class Node(_NodeMethods):
         "placeholders",
         "versions",
         "out_meta",
-        "seq",
         "had_saved",
-        "pre_hooks",
-        "hooks",
-        "prehooks_node",
-        "retained",
-        "metadata",
-        "__weakref__",
     )
     custom = False  # True for nodes whose backward is user Python code (autograd.Function)
 
@@ -114,12 +124,7 @@ class Node(_NodeMethods):
         self.versions = versions
         self.out_meta = out_meta
         self.had_saved = any(saved_mask)
-        self.seq = next(_sequence)
-        self.pre_hooks = None  # output_nr -> list of tensor hooks (register_hook on non-leaves)
-        self.retained = None  # output_nr -> weakref of a tensor that called retain_grad()
-        self.hooks = None
-        self.prehooks_node = None
-        self.metadata = {}
+        self._init_hooks(next(_sequence))
 
     def name(self) -> str:
         """PyTorch's name for this node, e.g. "MulBackward0"."""
@@ -209,16 +214,7 @@ def saved_ref(t):
 class AccumulateGrad(_NodeMethods):
     """The sink of a leaf tensor: gradients reaching it are summed into the leaf's `.grad`."""
 
-    __slots__ = (
-        "variable",
-        "seq",
-        "pre_hooks",
-        "hooks",
-        "prehooks_node",
-        "retained",
-        "metadata",
-        "__weakref__",
-    )
+    __slots__ = ("variable",)
     edges = ()
     next_functions = ()
     had_saved = False
@@ -226,12 +222,7 @@ class AccumulateGrad(_NodeMethods):
 
     def __init__(self, variable) -> None:
         self.variable = variable
-        self.seq = 2**63  # PyTorch runs leaf accumulation as soon as it is ready
-        self.pre_hooks = None
-        self.retained = None
-        self.hooks = None
-        self.prehooks_node = None
-        self.metadata: dict = {}
+        self._init_hooks(2**63)  # PyTorch runs leaf accumulation as soon as it is ready
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

@@ -146,12 +146,7 @@ class BackwardCFunction(FunctionCtx, Node):
         self.versions = ()
         self.out_meta = ()
         self.had_saved = False
-        self.seq = 0
-        self.pre_hooks = None
-        self.hooks = None
-        self.prehooks_node = None
-        self.retained = None
-        self.metadata = {}
+        self._init_hooks(0)
         self.materialize_grads = True
         self.needs_input_grad = ()
         self._saved_entries: tuple = ()  # (tensor or Packed, anchor, version counter, version)
