@@ -80,18 +80,23 @@ class detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
     def __call__(self, func):
-        check_nan = self.check_nan
+        return _with_anomaly(func, True, self.check_nan)
 
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            previous = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
-            set_anomaly_enabled(True, check_nan)
-            try:
-                return func(*args, **kwargs)
-            finally:
-                set_anomaly_enabled(*previous)
 
-        return wrapper
+def _with_anomaly(func, mode: bool, check_nan: bool):
+    """`func` run with anomaly detection set to (mode, check_nan), restored afterwards (the
+    decorator form of detect_anomaly and set_detect_anomaly)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        previous = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
+        set_anomaly_enabled(mode, check_nan)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            set_anomaly_enabled(*previous)
+
+    return wrapper
 
 
 class set_detect_anomaly:
@@ -116,18 +121,7 @@ class set_detect_anomaly:
 
     def __call__(self, func):
         set_anomaly_enabled(self.prev, self.prev_check_nan)
-        mode, check_nan = self._arguments
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            previous = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
-            set_anomaly_enabled(mode, check_nan)
-            try:
-                return func(*args, **kwargs)
-            finally:
-                set_anomaly_enabled(*previous)
-
-        return wrapper
+        return _with_anomaly(func, *self._arguments)
 
 
 # ----------------------------------------------------------------------------- engine side
