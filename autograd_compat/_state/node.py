@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from collections import OrderedDict
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
@@ -19,30 +20,52 @@ from .._pure import errors as _errors
 _sequence = itertools.count()
 
 
-_handle_ids = itertools.count()
-
-
 class RemovableHandle:
-    """Returned by every register_*hook; `remove()` unregisters the hook."""
+    """A handle that removes a hook from the dict(s) it was registered in.
 
-    def __init__(self, table: dict) -> None:
-        self.id = next(_handle_ids)
-        self._table = table
+    Example::
+
+        >>> module = torch.nn.Linear(2, 1)
+        >>> def hook(module, args, output):
+        ...     print("forward:", tuple(output.shape))
+        >>> handle = module.register_forward_hook(hook)
+        >>> _ = module(torch.ones(3, 2))
+        forward: (3, 1)
+        >>> handle.remove()
+        >>> _ = module(torch.ones(3, 2))  # the hook no longer runs
+    """
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None) -> None:
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._next_id)
+        if extra_dict is None:
+            extra_dict = []
+        elif isinstance(extra_dict, dict):
+            extra_dict = [extra_dict]
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
 
     def remove(self) -> None:
-        self._table.pop(self.id, None)
+        hooks_dict = self.hooks_dict_ref()
+        if hooks_dict is not None and self.id in hooks_dict:
+            del hooks_dict[self.id]
+        for ref in self.extra_dict_ref:
+            extra = ref()
+            if extra is not None and self.id in extra:
+                del extra[self.id]
 
     def __enter__(self) -> RemovableHandle:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *args) -> None:
         self.remove()
 
 
 def _register(node, attribute: str, hook, prepend: bool = False):
     table = getattr(node, attribute)
     if table is None:
-        table = {}
+        table = OrderedDict()  # a handle holds its table weakly, as PyTorch's does
         setattr(node, attribute, table)
     handle = RemovableHandle(table)
     table[handle.id] = hook

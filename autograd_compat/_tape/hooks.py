@@ -14,6 +14,7 @@ reads it).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 from .._pure import dtypes as _dtypes
 from .._state.modes import modes
@@ -72,12 +73,12 @@ def register_tensor_hook(tensor, hook) -> RemovableHandle:
     node = tensor.grad_fn
     if node is None:
         if tensor._hooks_leaf is None:
-            tensor._hooks_leaf = {}
+            tensor._hooks_leaf = OrderedDict()
         table = tensor._hooks_leaf
     else:
         if node.pre_hooks is None:
             node.pre_hooks = {}
-        table = node.pre_hooks.setdefault(tensor.output_nr, {})
+        table = node.pre_hooks.setdefault(tensor.output_nr, OrderedDict())
     handle = RemovableHandle(table)
     table[handle.id] = hook
     return handle
@@ -102,7 +103,7 @@ def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     table = tensor._post_accumulate_hooks
     if table is None:
-        table = tensor._post_accumulate_hooks = {}
+        table = tensor._post_accumulate_hooks = OrderedDict()
     handle = RemovableHandle(table)
     table[handle.id] = hook
     return handle
