@@ -51,6 +51,19 @@ def _typename(obj) -> str:
     return name if module in ("builtins", "") else f"{module}.{name}"
 
 
+def _check_non_negative(*, nan_ok: bool = False, **values) -> None:
+    """PyTorch's `Invalid <name>: <value>` ValueError for the first negative hyperparameter.
+
+    The names read "learning rate" (lr), "epsilon value" (eps) or "<name> value", as in
+    PyTorch's optimizers. `nan_ok=True` is SGD's `value < 0.0` test, which lets NaN through;
+    the others test `not 0.0 <= value`, which does not.
+    """
+    for name, value in values.items():
+        if value < 0.0 if nan_ok else not 0.0 <= value:
+            what = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            raise ValueError(f"Invalid {what}: {value}")
+
+
 class Optimizer:
     """Base class for optimizers.
 
@@ -60,7 +73,8 @@ class Optimizer:
         defaults (dict): default hyperparameters for groups that do not set them.
     """
 
-    _state_keys: tuple = ()
+    _state_keys: tuple = ()  # the update function's per-parameter state, in its order
+    _hyper_keys: tuple = ()  # the group entries that make `hyper`, in its order (tuples flatten)
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -289,29 +303,41 @@ class Optimizer:
         """Create this optimizer's state for `param` on its first step (subclasses)."""
 
     def _hyper(self, group: dict) -> np.ndarray:
-        """The group's numeric hyperparameters, as one float64 array (a jit input)."""
-        raise NotImplementedError
+        """The group's `_hyper_keys` values, as one float64 array (a jit input)."""
+        values: list = []
+        for key in self._hyper_keys:
+            value = group[key]
+            values.extend(value if isinstance(value, (tuple, list)) else (value,))
+        return np.array([_scalar(v) for v in values], dtype=np.float64)
 
     def _flags(self, group: dict) -> tuple:
         """The group's switches that change the update's structure (static for jit)."""
         raise NotImplementedError
 
+    def _has_state(self, group: dict) -> bool:
+        """Whether the group's parameters keep state (SGD without momentum keeps none)."""
+        return True
+
     _update: Callable[..., Any]  # the jitted pure update function of the subclass (jit_update)
 
     def _step_group(self, group: dict) -> None:
+        """One call of the jitted update for the group's parameters that have a gradient."""
         params = [p for p in group["params"] if p._grad is not None]
         if not params:
             return
         keys = self._state_keys
         states = []
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                self._init_state(p, group, state)
-            states.append(state)
-        state_values = tuple(
-            tuple(None if s.get(k) is None else s[k]._value for k in keys) for s in states
-        )
+        if self._has_state(group):
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    self._init_state(p, group, state)
+                states.append(state)
+            state_values = tuple(
+                tuple(None if s.get(k) is None else s[k]._value for k in keys) for s in states
+            )
+        else:
+            state_values = tuple((None,) * len(keys) for _ in params)
         new_params, new_states = type(self)._update(
             tuple(p._value for p in params),
             tuple(p._grad._value for p in params),

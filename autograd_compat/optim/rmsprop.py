@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 
 from .._pure import dtypes as _dtypes
 from ..nn import _arrays
 from .adam import _lerp
-from .optimizer import Optimizer, _scalar, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, cast, jit_update
 
 __all__ = ["RMSprop", "rmsprop_update"]
 
@@ -48,6 +47,7 @@ class RMSprop(Optimizer):
     """RMSprop with PyTorch's defaults (lr=1e-2, alpha=0.99, eps=1e-8)."""
 
     _state_keys = ("step", "square_avg", "momentum_buffer", "grad_avg")
+    _hyper_keys = ("lr", "alpha", "eps", "weight_decay", "momentum")
     _update = jit_update(rmsprop_update)
 
     def __init__(
@@ -64,16 +64,9 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_non_negative(
+            lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
+        )
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -95,18 +88,6 @@ class RMSprop(Optimizer):
             state["momentum_buffer"] = _arrays.zeros_like(param)
         if group["centered"]:
             state["grad_avg"] = _arrays.zeros_like(param)
-
-    def _hyper(self, group: dict) -> np.ndarray:
-        return np.array(
-            [
-                _scalar(group["lr"]),
-                group["alpha"],
-                group["eps"],
-                group["weight_decay"],
-                group["momentum"],
-            ],
-            dtype=np.float64,
-        )
 
     def _flags(self, group: dict) -> tuple:
         return (
