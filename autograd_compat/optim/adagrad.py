@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .._pure import dtypes as _dtypes
 from ..nn import _arrays
-from .optimizer import Optimizer, _check_non_negative, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, cast, jit_update, new_state
 
 __all__ = ["Adagrad", "adagrad_update"]
 
@@ -79,7 +78,7 @@ class Adagrad(Optimizer):
                 self._init_state(p, group, self.state[p])
 
     def _init_state(self, param, group, state) -> None:
-        state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
+        new_state(param, state)
         state["sum"] = _arrays.zeros_like(param, group["initial_accumulator_value"])
 
     def _flags(self, group: dict) -> tuple:

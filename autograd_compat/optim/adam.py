@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .._pure import dtypes as _dtypes
-from ..nn import _arrays
-from .optimizer import Optimizer, _check_non_negative, _scalar, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, _scalar, cast, jit_update, new_state
 
 __all__ = ["Adam", "AdamW", "adam_update"]
 
@@ -117,11 +115,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, param, group, state) -> None:
-        state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
-        state["exp_avg"] = _arrays.zeros_like(param)
-        state["exp_avg_sq"] = _arrays.zeros_like(param)
-        if group["amsgrad"]:
-            state["max_exp_avg_sq"] = _arrays.zeros_like(param)
+        new_state(param, state, exp_avg=True, exp_avg_sq=True, max_exp_avg_sq=group["amsgrad"])
 
     def _flags(self, group: dict) -> tuple:
         return (

@@ -20,8 +20,10 @@ from typing import Any
 import jax
 import numpy as np
 
+from .._pure import dtypes as _dtypes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
+from ..nn import _arrays
 
 __all__ = ["Optimizer", "required"]
 
@@ -381,6 +383,15 @@ class Optimizer:
 def jit_update(fn):
     """Jit a pure update function `fn(params, grads, states, hyper, *, flags)`."""
     return staticmethod(jax.jit(fn, static_argnames=("flags",)))
+
+
+def new_state(param: Tensor, state: dict, **buffers: bool) -> None:
+    """Start a parameter's state: a float32 step count 0, then a zero buffer shaped like `param`
+    for each name in `buffers` whose switch is true (in that order, the state_dict's)."""
+    state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
+    for key, wanted in buffers.items():
+        if wanted:
+            state[key] = _arrays.zeros_like(param)
 
 
 def cast(value, like):

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .._pure import dtypes as _dtypes
-from ..nn import _arrays
 from .adam import _lerp
-from .optimizer import Optimizer, _check_non_negative, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, cast, jit_update, new_state
 
 __all__ = ["RMSprop", "rmsprop_update"]
 
@@ -82,12 +80,13 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, param, group, state) -> None:
-        state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
-        state["square_avg"] = _arrays.zeros_like(param)
-        if group["momentum"] > 0:
-            state["momentum_buffer"] = _arrays.zeros_like(param)
-        if group["centered"]:
-            state["grad_avg"] = _arrays.zeros_like(param)
+        new_state(
+            param,
+            state,
+            square_avg=True,
+            momentum_buffer=group["momentum"] > 0,
+            grad_avg=group["centered"],
+        )
 
     def _flags(self, group: dict) -> tuple:
         return (
