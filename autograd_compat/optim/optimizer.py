@@ -199,12 +199,10 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p._grad = None
+                elif grad.grad_fn is not None:
+                    grad.detach_().zero_()
                 else:
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    grad.zero_()
+                    grad.requires_grad_(False).zero_()
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self) -> dict:
