@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 
-from .._pure import dtypes as _dtypes
 from ..nn import _arrays
-from .optimizer import Optimizer, _scalar, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, cast, jit_update, new_state
 
 __all__ = ["Adagrad", "adagrad_update"]
 
@@ -39,6 +37,7 @@ class Adagrad(Optimizer):
     """Adagrad with PyTorch's defaults (lr=1e-2, eps=1e-10); state is created up front."""
 
     _state_keys = ("step", "sum")
+    _hyper_keys = ("lr", "lr_decay", "eps", "weight_decay")
     _update = jit_update(adagrad_update)
 
     def __init__(
@@ -55,18 +54,13 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused=None,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_non_negative(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         defaults = {
             "lr": lr,
             "lr_decay": lr_decay,
@@ -84,14 +78,8 @@ class Adagrad(Optimizer):
                 self._init_state(p, group, self.state[p])
 
     def _init_state(self, param, group, state) -> None:
-        state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
+        new_state(param, state)
         state["sum"] = _arrays.zeros_like(param, group["initial_accumulator_value"])
-
-    def _hyper(self, group: dict) -> np.ndarray:
-        return np.array(
-            [_scalar(group["lr"]), group["lr_decay"], group["eps"], group["weight_decay"]],
-            dtype=np.float64,
-        )
 
     def _flags(self, group: dict) -> tuple:
         return (group["weight_decay"] != 0, bool(group["maximize"]))

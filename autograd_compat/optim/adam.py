@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 
-from .._pure import dtypes as _dtypes
-from ..nn import _arrays
-from .optimizer import Optimizer, _scalar, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, _scalar, cast, jit_update, new_state
 
 __all__ = ["Adam", "AdamW", "adam_update"]
 
@@ -75,6 +72,7 @@ class Adam(Optimizer):
     """
 
     _state_keys = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    _hyper_keys = ("lr", "betas", "eps", "weight_decay")
     _update = jit_update(adam_update)
 
     def __init__(
@@ -94,16 +92,12 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         lr = _scalar(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_non_negative(lr=lr, eps=eps)
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_non_negative(weight_decay=weight_decay)
         betas = tuple(_scalar(b) for b in betas)
         defaults = {
             "lr": lr,
@@ -121,18 +115,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, param, group, state) -> None:
-        state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
-        state["exp_avg"] = _arrays.zeros_like(param)
-        state["exp_avg_sq"] = _arrays.zeros_like(param)
-        if group["amsgrad"]:
-            state["max_exp_avg_sq"] = _arrays.zeros_like(param)
-
-    def _hyper(self, group: dict) -> np.ndarray:
-        beta1, beta2 = group["betas"]
-        return np.array(
-            [_scalar(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"]],
-            dtype=np.float64,
-        )
+        new_state(param, state, exp_avg=True, exp_avg_sq=True, max_exp_avg_sq=group["amsgrad"])
 
     def _flags(self, group: dict) -> tuple:
         return (

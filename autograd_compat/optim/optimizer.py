@@ -20,8 +20,10 @@ from typing import Any
 import jax
 import numpy as np
 
+from .._pure import dtypes as _dtypes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
+from ..nn import _arrays
 
 __all__ = ["Optimizer", "required"]
 
@@ -51,6 +53,19 @@ def _typename(obj) -> str:
     return name if module in ("builtins", "") else f"{module}.{name}"
 
 
+def _check_non_negative(*, nan_ok: bool = False, **values) -> None:
+    """PyTorch's `Invalid <name>: <value>` ValueError for the first negative hyperparameter.
+
+    The names read "learning rate" (lr), "epsilon value" (eps) or "<name> value", as in
+    PyTorch's optimizers. `nan_ok=True` is SGD's `value < 0.0` test, which lets NaN through;
+    the others test `not 0.0 <= value`, which does not.
+    """
+    for name, value in values.items():
+        if value < 0.0 if nan_ok else not 0.0 <= value:
+            what = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            raise ValueError(f"Invalid {what}: {value}")
+
+
 class Optimizer:
     """Base class for optimizers.
 
@@ -60,7 +75,8 @@ class Optimizer:
         defaults (dict): default hyperparameters for groups that do not set them.
     """
 
-    _state_keys: tuple = ()
+    _state_keys: tuple = ()  # the update function's per-parameter state, in its order
+    _hyper_keys: tuple = ()  # the group entries that make `hyper`, in its order (tuples flatten)
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -183,12 +199,10 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p._grad = None
+                elif grad.grad_fn is not None:
+                    grad.detach_().zero_()
                 else:
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    grad.zero_()
+                    grad.requires_grad_(False).zero_()
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self) -> dict:
@@ -289,29 +303,41 @@ class Optimizer:
         """Create this optimizer's state for `param` on its first step (subclasses)."""
 
     def _hyper(self, group: dict) -> np.ndarray:
-        """The group's numeric hyperparameters, as one float64 array (a jit input)."""
-        raise NotImplementedError
+        """The group's `_hyper_keys` values, as one float64 array (a jit input)."""
+        values: list = []
+        for key in self._hyper_keys:
+            value = group[key]
+            values.extend(value if isinstance(value, (tuple, list)) else (value,))
+        return np.array([_scalar(v) for v in values], dtype=np.float64)
 
     def _flags(self, group: dict) -> tuple:
         """The group's switches that change the update's structure (static for jit)."""
         raise NotImplementedError
 
+    def _has_state(self, group: dict) -> bool:
+        """Whether the group's parameters keep state (SGD without momentum keeps none)."""
+        return True
+
     _update: Callable[..., Any]  # the jitted pure update function of the subclass (jit_update)
 
     def _step_group(self, group: dict) -> None:
+        """One call of the jitted update for the group's parameters that have a gradient."""
         params = [p for p in group["params"] if p._grad is not None]
         if not params:
             return
         keys = self._state_keys
         states = []
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                self._init_state(p, group, state)
-            states.append(state)
-        state_values = tuple(
-            tuple(None if s.get(k) is None else s[k]._value for k in keys) for s in states
-        )
+        if self._has_state(group):
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    self._init_state(p, group, state)
+                states.append(state)
+            state_values = tuple(
+                tuple(None if s.get(k) is None else s[k]._value for k in keys) for s in states
+            )
+        else:
+            state_values = tuple((None,) * len(keys) for _ in params)
         new_params, new_states = type(self)._update(
             tuple(p._value for p in params),
             tuple(p._grad._value for p in params),
@@ -355,6 +381,15 @@ class Optimizer:
 def jit_update(fn):
     """Jit a pure update function `fn(params, grads, states, hyper, *, flags)`."""
     return staticmethod(jax.jit(fn, static_argnames=("flags",)))
+
+
+def new_state(param: Tensor, state: dict, **buffers: bool) -> None:
+    """Start a parameter's state: a float32 step count 0, then a zero buffer shaped like `param`
+    for each name in `buffers` whose switch is true (in that order, the state_dict's)."""
+    state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
+    for key, wanted in buffers.items():
+        if wanted:
+            state[key] = _arrays.zeros_like(param)
 
 
 def cast(value, like):

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 
-from .._pure import dtypes as _dtypes
-from ..nn import _arrays
 from .adam import _lerp
-from .optimizer import Optimizer, _scalar, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, cast, jit_update, new_state
 
 __all__ = ["RMSprop", "rmsprop_update"]
 
@@ -48,6 +45,7 @@ class RMSprop(Optimizer):
     """RMSprop with PyTorch's defaults (lr=1e-2, alpha=0.99, eps=1e-8)."""
 
     _state_keys = ("step", "square_avg", "momentum_buffer", "grad_avg")
+    _hyper_keys = ("lr", "alpha", "eps", "weight_decay", "momentum")
     _update = jit_update(rmsprop_update)
 
     def __init__(
@@ -64,16 +62,9 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_non_negative(
+            lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
+        )
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -89,23 +80,12 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, param, group, state) -> None:
-        state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
-        state["square_avg"] = _arrays.zeros_like(param)
-        if group["momentum"] > 0:
-            state["momentum_buffer"] = _arrays.zeros_like(param)
-        if group["centered"]:
-            state["grad_avg"] = _arrays.zeros_like(param)
-
-    def _hyper(self, group: dict) -> np.ndarray:
-        return np.array(
-            [
-                _scalar(group["lr"]),
-                group["alpha"],
-                group["eps"],
-                group["weight_decay"],
-                group["momentum"],
-            ],
-            dtype=np.float64,
+        new_state(
+            param,
+            state,
+            square_avg=True,
+            momentum_buffer=group["momentum"] > 0,
+            grad_avg=group["centered"],
         )
 
     def _flags(self, group: dict) -> tuple:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .optimizer import Optimizer, _scalar, cast, jit_update
+from .optimizer import Optimizer, _check_non_negative, cast, jit_update
 
 __all__ = ["SGD", "sgd_update"]
 
@@ -50,6 +48,7 @@ class SGD(Optimizer):
     """
 
     _state_keys = ("momentum_buffer",)
+    _hyper_keys = ("lr", "momentum", "dampening", "weight_decay")
     _update = jit_update(sgd_update)
 
     def __init__(
@@ -66,12 +65,7 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused=None,
     ) -> None:
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay, nan_ok=True)
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -87,37 +81,8 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    def _init_state(self, param, group, state) -> None:
-        pass
-
-    def _step_group(self, group: dict) -> None:
-        if group["momentum"] == 0:
-            params = [p for p in group["params"] if p._grad is not None]
-            if not params:
-                return
-            new_params, _ = type(self)._update(
-                tuple(p._value for p in params),
-                tuple(p._grad._value for p in params),
-                tuple((None,) for _ in params),
-                self._hyper(group),
-                flags=self._flags(group),
-            )
-            for p, value in zip(params, new_params):
-                p._set_value(value)
-                p._bump_version()
-            return
-        super()._step_group(group)
-
-    def _hyper(self, group: dict) -> np.ndarray:
-        return np.array(
-            [
-                _scalar(group["lr"]),
-                group["momentum"],
-                group["dampening"],
-                group["weight_decay"],
-            ],
-            dtype=np.float64,
-        )
+    def _has_state(self, group: dict) -> bool:
+        return group["momentum"] != 0
 
     def _flags(self, group: dict) -> tuple:
         return (
