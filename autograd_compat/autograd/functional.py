@@ -1,24 +1,33 @@
-"""torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp, computed by JAX.
+"""torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp.
 
-The user's function is traced once through this library (its inputs are Tensors holding JAX
-tracers) into a jaxpr, and the quantity asked for is the JAX transform of that jaxpr
-(`jax.jacrev`, `jax.jacfwd`, `jax.vjp`, `jax.jvp`, forward-over-reverse for hvp), compiled
-with `jax.jit` and cached per jaxpr, so a 1000x1000 Jacobian is one XLA call, not a loop over
-rows. During the trace, values that PyTorch would not differentiate (detached tensors,
-results computed under no_grad) are wrapped in `lax.stop_gradient`, so the numbers are
-PyTorch's. Tensors the function reads from its closure that require grad become explicit
-arguments: with `create_graph=True` the result is one recorded op of the inputs and those
-tensors, whose backward is again `jax.vjp` (derivatives of any order).
+Each API function is written once, as a front, and runs on one of two engines with the same
+methods (`vjp`, `jvp`, `jacobian`, `hessian`, `vhp`, `hvp`):
 
-When the function cannot be traced (Python control flow on values, `.item()`, a custom
-`autograd.Function`, whose backward is Python) and in `strict=True` mode (whose checks are
-about the recorded graph), PyTorch's own tape-based algorithm runs instead, on this
-library's engine. `batched_grad` (`autograd.grad(..., is_grads_batched=True)`) runs the
-engine's backward under `jax.vmap`.
+- The front normalizes the arguments (`inputs` and `v` as tuples, PyTorch's type and size
+  errors, the strategy/strict/create_graph/vectorize checks), picks the engine with `_engine`
+  and shapes the engine's tuples like the user's inputs and outputs (`_tuple_postprocess`).
+  Checks that need the function's outputs (vjp's `v`, the single-element output of a second
+  derivative) are shared functions both engines call.
+- The JAX-trace engine (`_JaxEngine`, the fast path): the user's function is traced once
+  through this library (its inputs are Tensors holding JAX tracers) into a jaxpr, and the
+  quantity asked for is the JAX transform of that jaxpr (`jax.jacrev`, `jax.jacfwd`,
+  `jax.vjp`, `jax.jvp`, forward-over-reverse for hvp), compiled with `jax.jit` and cached per
+  jaxpr, so a 1000x1000 Jacobian is one XLA call, not a loop over rows. During the trace,
+  values that PyTorch would not differentiate (detached tensors, results computed under
+  no_grad) are wrapped in `lax.stop_gradient`, so the numbers are PyTorch's. Tensors the
+  function reads from its closure that require grad become explicit arguments: with
+  `create_graph=True` the result is one recorded op of the inputs and those tensors, whose
+  backward is again `jax.vjp` (derivatives of any order).
+- The tape engine (`_TapeEngine`): PyTorch's own tape-based algorithm on this library's
+  engine. It runs when the function cannot be traced (Python control flow on values,
+  `.item()`, a custom `autograd.Function`, whose backward is Python: `TapeFallback`) and in
+  `strict=True` mode (whose checks are about the recorded graph; nested functional calls then
+  use the tape too).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import TYPE_CHECKING
 
@@ -56,7 +65,8 @@ class _Local(threading.local):
 _local = _Local()
 
 
-# ----------------------------------------------------------------------------- PyTorch's helpers
+# ============================================================================= the shared front
+# ----------------------------------------------------------------------------- argument helpers
 def _as_tuple_nocheck(x):
     if isinstance(x, tuple):
         return x
@@ -103,24 +113,6 @@ def _tuple_postprocess(res, to_unpack):
     return res
 
 
-def _grad_preprocess(inputs, create_graph, need_graph):
-    res = []
-    for inp in inputs:
-        if create_graph and inp.requires_grad:
-            res.append(inp.view_as(inp))
-        else:
-            res.append(inp.detach().requires_grad_(need_graph))
-    return tuple(res)
-
-
-def _grad_postprocess(inputs, create_graph):
-    if isinstance(inputs[0], Tensor):
-        if not create_graph:
-            return tuple(inp.detach() for inp in inputs)
-        return inputs
-    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
-
-
 def _validate_v(v, other, is_other_tuple):
     if len(other) != len(v):
         if is_other_tuple:
@@ -136,103 +128,270 @@ def _validate_v(v, other, is_other_tuple):
             )
 
 
-def _check_requires_grad(inputs, input_type, strict):
-    if not strict:
-        return
-    for i, inp in enumerate(inputs):
-        if inp is None:
-            raise RuntimeError(
-                f"The output of the user-provided function is independent of input {i}. This "
-                "is not allowed in strict mode."
-            )
-        if not inp.requires_grad:
-            if input_type == "hessian":
-                raise RuntimeError(
-                    f"The hessian of the user-provided function with respect to input {i} is "
-                    "independent of the input. This is not allowed in strict mode. You should "
-                    "ensure that your function is thrice differentiable and that the hessian "
-                    "depends on the inputs."
-                )
-            if input_type == "jacobian":
-                raise RuntimeError(
-                    "While computing the hessian, found that the jacobian of the user-provided "
-                    f"function with respect to input {i} is independent of the input. This is "
-                    "not allowed in strict mode. You should ensure that your function is twice "
-                    "differentiable and that the jacobian depends on the inputs (this would be "
-                    "violated by a linear function for example)."
-                )
-            if input_type == "grad_inputs":
-                raise RuntimeError(
-                    f"The gradient with respect to input {i} is independent of the inputs of "
-                    "the user-provided function. This is not allowed in strict mode."
-                )
-            raise RuntimeError(
-                f"Output {i} of the user-provided function does not require gradients. The "
-                "outputs must be computed in a differentiable manner from the input when "
-                "running in strict mode."
-            )
+def _v_values(v, refs):
+    """v cast to the dtype of what it multiplies (as the engine casts grad_outputs)."""
+    return tuple(x if x.dtype is r.dtype else x.to(r.dtype) for x, r in zip(v, refs))
 
 
-def _autograd_grad(
-    outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None, batched=False
-):
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    new_outputs = ()
-    new_grad_outputs = ()
-    for out, grad_out in zip(outputs, grad_outputs):
-        if out is not None and out.requires_grad:
-            new_outputs += (out,)
-            new_grad_outputs += (grad_out,)
-    if len(new_outputs) == 0:
-        return (None,) * len(inputs)
-    return grad(
-        new_outputs,
-        inputs,
-        new_grad_outputs,
-        allow_unused=True,
-        create_graph=create_graph,
-        retain_graph=retain_graph,
-        is_grads_batched=batched,
+def _input_v(v, inputs, is_inputs_tuple, fn_name: str):
+    """jvp's, vhp's and hvp's v: shaped like the inputs, cast to their dtypes; None only for
+    a single one-element input."""
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        _validate_v(v, inputs, is_inputs_tuple)
+        return _v_values(v, inputs)
+    if len(inputs) != 1 or inputs[0].nelement() != 1:
+        raise RuntimeError(
+            "The vector v can only be None if the input to the user-provided function is a "
+            "single Tensor with a single element."
+        )
+    return None
+
+
+def _check_output_v(v, outputs, is_outputs_tuple) -> None:
+    """vjp's v against the function's outputs (Tensors, or `_Shape`s of a trace); both
+    engines call it once the outputs are known."""
+    if v is not None:
+        _validate_v(v, outputs, is_outputs_tuple)
+    elif len(outputs) != 1 or outputs[0].nelement() != 1:
+        raise RuntimeError(
+            "The vector v can only be None if the user-provided function returns a single "
+            "Tensor with a single element."
+        )
+
+
+def _check_scalar_output(is_outputs_tuple, outputs, fn_name: str) -> None:
+    """hessian, vhp and hvp need a function returning one single-element Tensor."""
+    if is_outputs_tuple:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element"
+        )
+
+
+# ----------------------------------------------------------------------------- engine choice
+def _engine(func, inputs: tuple, fn_name: str, create_graph, strict, scalar_only=False):
+    """The JAX-trace engine when `func` traces (outside strict mode; for hessian, when it
+    returns a single element), else the tape engine."""
+    traced = None if strict else _try_trace(func, inputs, fn_name)
+    if traced is not None and scalar_only:
+        if traced.is_outputs_tuple or math.prod(traced.out_avals[0].shape) != 1:
+            traced = None  # the tape engine raises PyTorch's errors
+    if traced is None:
+        return _TapeEngine(func, inputs, create_graph, strict)
+    return _JaxEngine(traced, inputs, create_graph)
+
+
+# ----------------------------------------------------------------------------- the API
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """The vector-Jacobian product `v^T J` of `func` at `inputs`.
+
+    Args:
+        func (function): takes Tensors, returns a Tensor or a tuple of Tensors.
+        inputs (tuple of Tensors or Tensor): inputs to `func`.
+        v (tuple of Tensors or Tensor): the vector, shaped like the outputs; optional when
+            the output has a single element.
+        create_graph (bool): make the results differentiable (connected to the inputs).
+        strict (bool): raise when an input has no influence on the outputs.
+
+    Returns:
+        (func_output, vjp), each a Tensor or a tuple like the outputs / inputs.
+
+    Example::
+
+        >>> def exp_reducer(x):
+        ...     return x.exp().sum(dim=1)
+        >>> vjp(exp_reducer, torch.zeros(2, 2), torch.ones(2))
+        (tensor([2., 2.]), tensor([[1., 1.],
+                [1., 1.]]))
+    """
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+    if v is not None:
+        _, v = _as_tuple(v, "v", "vjp")
+    engine = _engine(func, inputs, "vjp", create_graph, strict)
+    is_outputs_tuple, outputs, grads = engine.vjp(v)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(grads, is_inputs_tuple)
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """The Jacobian-vector product `J v` of `func` at `inputs` (by jax.jvp: forward mode).
+
+    Args:
+        func (function): takes Tensors, returns a Tensor or a tuple of Tensors.
+        inputs (tuple of Tensors or Tensor): inputs to `func`.
+        v (tuple of Tensors or Tensor): the vector, shaped like the inputs; optional when
+            the input is a single one-element Tensor.
+        create_graph (bool): make the results differentiable (connected to the inputs).
+        strict (bool): raise when an output has no dependence on the inputs.
+
+    Returns:
+        (func_output, jvp), each a Tensor or a tuple like the outputs.
+
+    Example::
+
+        >>> jvp(lambda x: x**2, torch.tensor([1.0, 2.0]), torch.ones(2))
+        (tensor([1., 4.]), tensor([2., 4.]))
+    """
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+    v = _input_v(v, inputs, is_inputs_tuple, "jvp")
+    engine = _engine(func, inputs, "jvp", create_graph, strict)
+    is_outputs_tuple, outputs, tangents = engine.jvp(v)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
+        tangents, is_outputs_tuple
     )
 
 
-_FILL_MESSAGES = {
-    "back": "The output of the user-provided function is independent of input {i}. This is not "
-    "allowed in strict mode.",
-    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
-    "grad_outputs when using the double backward trick to compute forward mode gradients. This "
-    "is not allowed in strict mode.",
-    "double_back": "The jacobian of the user-provided function is independent of input {i}. "
-    "This is not allowed in strict mode.",
-    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} "
-    "in the grad_jacobian. This is not allowed in strict mode as it prevents from using the "
-    "double backward trick to replace forward mode AD.",
-}
+def jacobian(
+    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
+):
+    """The Jacobian of `func` at `inputs`: `jax.jacrev` (or `jax.jacfwd` for
+    strategy="forward-mode") of the traced function, one compiled call.
 
+    Args:
+        func (function): takes Tensors, returns a Tensor or a tuple of Tensors.
+        inputs (tuple of Tensors or Tensor): inputs to `func`.
+        create_graph (bool): make the Jacobian differentiable (connected to the inputs).
+        strict (bool): raise when an output is independent of an input (the tape is used).
+        vectorize (bool): accepted for compatibility; the computation is always vectorized.
+        strategy (str): "reverse-mode" (fewer outputs than inputs) or "forward-mode".
 
-def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    res = ()
-    for i, grads_i in enumerate(grads):
-        if grads_i is None:
-            if strict:
-                raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
-            grads_i = _factories.zeros_like(refs[i])
-        elif strict and create_graph and not grads_i.requires_grad:
-            if "double" not in stage:
-                raise RuntimeError(
-                    f"The jacobian of the user-provided function is independent of input {i}. "
-                    "This is not allowed in strict mode when create_graph=True."
-                )
-            raise RuntimeError(
-                f"The hessian of the user-provided function is independent of input {i}. This "
-                "is not allowed in strict mode when create_graph=True."
+    Returns:
+        A Tensor of shape `output.shape + input.shape` for one input and output; a tuple
+        over inputs, over outputs, or a tuple of tuples `[output][input]` otherwise.
+
+    Example::
+
+        >>> jacobian(lambda x: x**2, torch.tensor([1.0, 2.0]))
+        tensor([[2., 0.],
+                [0., 4.]])
+    """
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".'
+        )
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.'
             )
-        res += (grads_i,)
-    return res
+        if strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`strict=False` or `strategy="reverse-mode"`.'
+            )
+        if not vectorize:
+            raise NotImplementedError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                "only implemented for `vectorize=True`."
+            )
+    elif vectorize and strict:
+        _, inputs_t = _as_tuple(inputs, "inputs", "jacobian")
+        outputs = func(*_grad_preprocess(inputs_t, create_graph, True))
+        _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+            "supported together. Please either set `strict=False` or `vectorize=False`."
+        )
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    engine = _engine(func, inputs, "jacobian", create_graph, strict)
+    is_outputs_tuple, res = engine.jacobian(strategy)
+    return _tuple_postprocess(res, (is_outputs_tuple, is_inputs_tuple))
 
 
-# ----------------------------------------------------------------------------- the JAX path
+def hessian(
+    func,
+    inputs,
+    create_graph=False,
+    strict=False,
+    vectorize=False,
+    outer_jacobian_strategy="reverse-mode",
+):
+    """The Hessian of a scalar function at `inputs` (`jax.jacrev`/`jax.jacfwd` of
+    `jax.jacrev` of the traced function).
+
+    Args:
+        func (function): takes Tensors, returns a single-element Tensor.
+        inputs (tuple of Tensors or Tensor): inputs to `func`.
+        create_graph (bool): make the Hessian differentiable.
+        strict (bool): raise when the Hessian is independent of an input (the tape is used).
+        vectorize (bool): accepted for compatibility; always vectorized.
+        outer_jacobian_strategy (str): "reverse-mode" or "forward-mode" (forward-over-reverse).
+
+    Returns:
+        A Tensor of shape `input.shape + input.shape`, or a tuple of tuples `[i][j]`.
+
+    Example::
+
+        >>> hessian(lambda x: (x**3).sum(), torch.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    engine = _engine(func, inputs, "hessian", create_graph, strict, scalar_only=True)
+    res = engine.hessian(outer_jacobian_strategy, vectorize)
+    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """The vector-Hessian product `v^T H` of a scalar function at `inputs` (reverse over
+    reverse: jax.vjp of jax.grad).
+
+    Args:
+        func (function): takes Tensors, returns a single-element Tensor.
+        inputs (tuple of Tensors or Tensor): inputs to `func`.
+        v (tuple of Tensors or Tensor): the vector, shaped like the inputs; optional when
+            the input is a single one-element Tensor.
+        create_graph (bool): make the results differentiable (connected to the inputs).
+        strict (bool): raise when the result is independent of an input (the tape is used).
+
+    Returns:
+        (func_output, vhp): vhp is a Tensor or a tuple like the inputs.
+
+    Example::
+
+        >>> vhp(lambda x: (x**3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
+        (tensor(9.), tensor([ 6., 12.]))
+    """
+    return _second_order("vhp", func, inputs, v, create_graph, strict)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """The Hessian-vector product `H v` of a scalar function at `inputs` (forward-over-reverse
+    with jax.jvp of jax.grad, the fast way; PyTorch uses the double-backward trick). The
+    arguments are vhp's; for the symmetric Hessian of a twice continuously differentiable
+    function the two give the same numbers.
+
+    Returns:
+        (func_output, hvp): hvp is a Tensor or a tuple like the inputs.
+
+    Example::
+
+        >>> x, y = torch.tensor([1.0]), torch.tensor([2.0])
+        >>> hvp(lambda x, y: (x * y**2).sum(), (x, y), (torch.ones(1), torch.zeros(1)))
+        (tensor(4.), (tensor([0.]), tensor([4.])))
+    """
+    return _second_order("hvp", func, inputs, v, create_graph, strict)
+
+
+def _second_order(kind: str, func, inputs, v, create_graph, strict):
+    """The front of vhp and hvp, which take the same arguments."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", kind)
+    v = _input_v(v, inputs, is_inputs_tuple, kind)
+    engine = _engine(func, inputs, kind, create_graph, strict)
+    is_outputs_tuple, outputs, res = engine.vhp(v) if kind == "vhp" else engine.hvp(v)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+
+
+# ============================================================================= the JAX-trace engine
 class _Trace:
     """One functional trace: which tracers are its own, which closure tensors it read."""
 
@@ -335,364 +494,249 @@ def _functional_op(kind: str, traced: _Traced, n_inputs: int, builder) -> Op:
     return op
 
 
-def _run(op: Op, inputs: tuple, traced: _Traced, extra: tuple, create_graph: bool) -> tuple:
-    """Apply the functional op: recorded (connected to inputs, closure tensors and `extra`)
-    under create_graph, else a plain jitted call whose results are detached."""
-    consts = [t if t is not None else c for t, c in zip(traced.const_tensors, traced.consts)]
-    if create_graph:
-        with _grad_mode.enable_grad():
-            return apply(op, *inputs, *consts, *extra)
-    values = [x._value if isinstance(x, Tensor) else x for x in (*inputs, *consts, *extra)]
-    return tuple(Tensor._wrap(o) for o in op.compiled(())(*values))
-
-
-def _v_values(v, refs):
-    """v cast to the dtype of what it multiplies (as the engine casts grad_outputs)."""
-    return tuple(x if x.dtype is r.dtype else x.to(r.dtype) for x, r in zip(v, refs))
-
-
-# ----------------------------------------------------------------------------- vjp / jvp
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """The vector-Jacobian product `v^T J` of `func` at `inputs`.
-
-    Args:
-        func (function): takes Tensors, returns a Tensor or a tuple of Tensors.
-        inputs (tuple of Tensors or Tensor): inputs to `func`.
-        v (tuple of Tensors or Tensor): the vector, shaped like the outputs; optional when
-            the output has a single element.
-        create_graph (bool): make the results differentiable (connected to the inputs).
-        strict (bool): raise when an input has no influence on the outputs.
-
-    Returns:
-        (func_output, vjp), each a Tensor or a tuple like the outputs / inputs.
-
-    Example::
-
-        >>> def exp_reducer(x):
-        ...     return x.exp().sum(dim=1)
-        >>> vjp(exp_reducer, torch.zeros(2, 2), torch.ones(2))
-        (tensor([2., 2.]), tensor([[1., 1.],
-                [1., 1.]]))
-    """
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-    if v is not None:
-        _, v = _as_tuple(v, "v", "vjp")
-    traced = None if strict else _try_trace(func, inputs, "vjp")
-    if traced is None:
-        return _vjp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict)
-    n_out = len(traced.out_avals)
-    outputs_shapes = [tuple(a.shape) for a in traced.out_avals]
-    if v is not None:
-        refs = [_Shape(s, a.dtype) for s, a in zip(outputs_shapes, traced.out_avals)]
-        _validate_v(v, refs, traced.is_outputs_tuple)
-        v = _v_values(v, [_dtype_ref(a) for a in traced.out_avals])
-    else:
-        if n_out != 1 or _numel(outputs_shapes[0]) != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the user-provided function returns a single "
-                "Tensor with a single element."
-            )
-        v = (_ones(outputs_shapes[0], traced.out_avals[0].dtype),)
-
-    def build(f, xs, vs):
-        out, pullback = jax.vjp(f, *xs)
-        return (*out, *pullback(tuple(vs)))
-
-    op = _functional_op("vjp", traced, len(inputs), build)
-    res = _run(op, inputs, traced, v, create_graph)
-    outputs, grads = res[:n_out], res[n_out:]
-    return _tuple_postprocess(outputs, traced.is_outputs_tuple), _tuple_postprocess(
-        grads, is_inputs_tuple
-    )
-
-
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """The Jacobian-vector product `J v` of `func` at `inputs` (by jax.jvp: forward mode).
-
-    Args:
-        func (function): takes Tensors, returns a Tensor or a tuple of Tensors.
-        inputs (tuple of Tensors or Tensor): inputs to `func`.
-        v (tuple of Tensors or Tensor): the vector, shaped like the inputs; optional when
-            the input is a single one-element Tensor.
-        create_graph (bool): make the results differentiable (connected to the inputs).
-        strict (bool): raise when an output has no dependence on the inputs.
-
-    Returns:
-        (func_output, jvp), each a Tensor or a tuple like the outputs.
-
-    Example::
-
-        >>> jvp(lambda x: x**2, torch.tensor([1.0, 2.0]), torch.ones(2))
-        (tensor([1., 4.]), tensor([2., 4.]))
-    """
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-    if v is not None:
-        _, v = _as_tuple(v, "v", "jvp")
-        _validate_v(v, inputs, is_inputs_tuple)
-        v = _v_values(v, inputs)
-    elif len(inputs) != 1 or inputs[0].nelement() != 1:
-        raise RuntimeError(
-            "The vector v can only be None if the input to the user-provided function is a "
-            "single Tensor with a single element."
-        )
-    traced = None if strict else _try_trace(func, inputs, "jvp")
-    if traced is None:
-        return _jvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict)
-    if v is None:
-        v = (_ones(tuple(inputs[0].shape), inputs[0]._value.dtype),)
-    n_out = len(traced.out_avals)
-
-    def build(f, xs, vs):
-        out, tangents = jax.jvp(f, tuple(xs), tuple(vs))
-        return (*out, *tangents)
-
-    op = _functional_op("jvp", traced, len(inputs), build)
-    res = _run(op, inputs, traced, v, create_graph)
-    outputs, tangents = res[:n_out], res[n_out:]
-    return _tuple_postprocess(outputs, traced.is_outputs_tuple), _tuple_postprocess(
-        tangents, traced.is_outputs_tuple
-    )
-
-
 class _Shape:
-    """Stands for an output in _validate_v (its size())."""
+    """Stands for a traced output where the front's checks read a Tensor (size(), nelement(),
+    dtype)."""
 
-    def __init__(self, shape, dtype) -> None:
-        self.shape = shape
-        self.dtype = dtype
+    def __init__(self, aval) -> None:
+        self.aval = aval
 
     def size(self):
-        return Size(self.shape)
+        return Size(tuple(self.aval.shape))
 
+    def nelement(self) -> int:
+        return math.prod(self.aval.shape)
 
-def _dtype_ref(aval):
-    ref = _Shape(tuple(aval.shape), aval.dtype)
-    ref.dtype = _dtypes.from_jax(aval.dtype)
-    return ref
-
-
-def _numel(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+    @property
+    def dtype(self):
+        return _dtypes.from_jax(self.aval.dtype)
 
 
 def _ones(shape, dtype) -> Tensor:
     return Tensor._wrap(jnp.ones(shape, dtype))
 
 
-# ----------------------------------------------------------------------------- jacobian
-def jacobian(
-    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
-):
-    """The Jacobian of `func` at `inputs`: `jax.jacrev` (or `jax.jacfwd` for
-    strategy="forward-mode") of the traced function, one compiled call.
-
-    Args:
-        func (function): takes Tensors, returns a Tensor or a tuple of Tensors.
-        inputs (tuple of Tensors or Tensor): inputs to `func`.
-        create_graph (bool): make the Jacobian differentiable (connected to the inputs).
-        strict (bool): raise when an output is independent of an input (the tape is used).
-        vectorize (bool): accepted for compatibility; the computation is always vectorized.
-        strategy (str): "reverse-mode" (fewer outputs than inputs) or "forward-mode".
-
-    Returns:
-        A Tensor of shape `output.shape + input.shape` for one input and output; a tuple
-        over inputs, over outputs, or a tuple of tuples `[output][input]` otherwise.
-
-    Example::
-
-        >>> jacobian(lambda x: x**2, torch.tensor([1.0, 2.0]))
-        tensor([[2., 0.],
-                [0., 4.]])
-    """
-    if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError(
-            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
-            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
-            'Otherwise, prefer to use "reverse-mode".'
-        )
-    if strategy == "forward-mode":
-        if create_graph:
-            raise NotImplementedError(
-                "torch.autograd.functional.jacobian: `create_graph=True` and "
-                '`strategy="forward-mode"` are not supported together (yet). Please either set '
-                '`create_graph=False` or `strategy="reverse-mode"`.'
-            )
-        if strict:
-            raise RuntimeError(
-                "torch.autograd.functional.jacobian: `strict=True` and "
-                '`strategy="forward-mode"` are not supported together (yet). Please either set '
-                '`strict=False` or `strategy="reverse-mode"`.'
-            )
-        if not vectorize:
-            raise NotImplementedError(
-                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                "only implemented for `vectorize=True`."
-            )
-    elif vectorize and strict:
-        _, inputs_t = _as_tuple(inputs, "inputs", "jacobian")
-        outputs = func(*_grad_preprocess(inputs_t, create_graph, True))
-        _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
-        raise RuntimeError(
-            "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
-            "supported together. Please either set `strict=False` or `vectorize=False`."
-        )
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-    traced = None if strict else _try_trace(func, inputs, "jacobian")
-    if traced is None:
-        if strategy == "forward-mode":
-            return _jacfwd_tape(func, inputs, is_inputs_tuple)
-        return _jacobian_tape(func, inputs, is_inputs_tuple, create_graph, strict)
-    transform = jax.jacfwd if strategy == "forward-mode" else jax.jacrev
-    n_in = len(inputs)
-
-    def build(f, xs, _):
-        jac = transform(f, argnums=tuple(range(n_in)))(*xs)
-        return [j for per_output in jac for j in per_output]
-
-    op = _functional_op(f"jacobian-{strategy}", traced, n_in, build)
-    flat = _run(op, inputs, traced, (), create_graph)
-    n_out = len(traced.out_avals)
-    # PyTorch's forward-mode path builds lists, its reverse-mode path tuples.
+def _nest(flat, n_rows: int, n_cols: int, strategy: str):
+    """A flat list of Jacobian blocks as rows; PyTorch's forward-mode path builds lists, its
+    reverse-mode path tuples."""
     container = list if strategy == "forward-mode" else tuple
-    res = container(container(flat[i * n_in : (i + 1) * n_in]) for i in range(n_out))
-    return _tuple_postprocess(res, (traced.is_outputs_tuple, is_inputs_tuple))
+    return container(container(flat[i * n_cols : (i + 1) * n_cols]) for i in range(n_rows))
 
 
-def hessian(
-    func,
-    inputs,
-    create_graph=False,
-    strict=False,
-    vectorize=False,
-    outer_jacobian_strategy="reverse-mode",
+class _JaxEngine:
+    """Each quantity is one cached, jitted JAX transform of the traced function."""
+
+    def __init__(self, traced: _Traced, inputs: tuple, create_graph) -> None:
+        self.traced = traced
+        self.inputs = inputs
+        self.create_graph = create_graph
+        self.outputs = [_Shape(a) for a in traced.out_avals]
+
+    def _run(self, kind: str, build, extra: tuple = ()) -> tuple:
+        """Apply the functional op: recorded (connected to inputs, closure tensors and `extra`)
+        under create_graph, else a plain jitted call whose results are detached."""
+        traced, inputs = self.traced, self.inputs
+        op = _functional_op(kind, traced, len(inputs), build)
+        consts = [t if t is not None else c for t, c in zip(traced.const_tensors, traced.consts)]
+        if self.create_graph:
+            with _grad_mode.enable_grad():
+                return apply(op, *inputs, *consts, *extra)
+        values = [x._value if isinstance(x, Tensor) else x for x in (*inputs, *consts, *extra)]
+        return tuple(Tensor._wrap(o) for o in op.compiled(())(*values))
+
+    def _products(self, kind: str, build, v: tuple) -> tuple:
+        """(is_outputs_tuple, outputs, products) of an op returning outputs then products."""
+        res = self._run(kind, build, v)
+        n_out = len(self.outputs)
+        return self.traced.is_outputs_tuple, res[:n_out], res[n_out:]
+
+    def _input_v(self, v):
+        """v, or ones for the single one-element input (the front checked which)."""
+        if v is None:
+            v = (_ones(tuple(self.inputs[0].shape), self.inputs[0]._value.dtype),)
+        return v
+
+    def vjp(self, v):
+        _check_output_v(v, self.outputs, self.traced.is_outputs_tuple)
+        if v is not None:
+            v = _v_values(v, self.outputs)
+        else:
+            aval = self.traced.out_avals[0]
+            v = (_ones(tuple(aval.shape), aval.dtype),)
+
+        def build(f, xs, vs):
+            out, pullback = jax.vjp(f, *xs)
+            return (*out, *pullback(tuple(vs)))
+
+        return self._products("vjp", build, v)
+
+    def jvp(self, v):
+        def build(f, xs, vs):
+            out, tangents = jax.jvp(f, tuple(xs), tuple(vs))
+            return (*out, *tangents)
+
+        return self._products("jvp", build, self._input_v(v))
+
+    def jacobian(self, strategy: str):
+        transform = jax.jacfwd if strategy == "forward-mode" else jax.jacrev
+        n_in = len(self.inputs)
+
+        def build(f, xs, _):
+            jac = transform(f, argnums=tuple(range(n_in)))(*xs)
+            return [j for per_output in jac for j in per_output]
+
+        flat = self._run(f"jacobian-{strategy}", build)
+        res = _nest(flat, len(self.outputs), n_in, strategy)
+        return self.traced.is_outputs_tuple, res
+
+    def hessian(self, strategy: str, vectorize):
+        outer = jax.jacfwd if strategy == "forward-mode" else jax.jacrev
+        n_in = len(self.inputs)
+
+        def build(f, xs, _):
+            argnums = tuple(range(n_in))
+            hess = outer(jax.jacrev(lambda *a: f(*a)[0].reshape(()), argnums), argnums)(*xs)
+            return [h for row in hess for h in row]
+
+        return _nest(self._run(f"hessian-{strategy}", build), n_in, n_in, strategy)
+
+    def _second_order(self, kind: str, v):
+        """vhp (reverse over reverse) or hvp (forward over reverse) of a scalar function."""
+        _check_scalar_output(self.traced.is_outputs_tuple, self.outputs, kind)
+        argnums = tuple(range(len(self.inputs)))
+
+        def build(f, xs, vs):
+            out = f(*xs)[0]
+            grad_f = jax.grad(lambda *a: f(*a)[0].reshape(()), argnums)
+            if kind == "vhp":
+                _, pullback = jax.vjp(grad_f, *xs)
+                return (out, *pullback(tuple(vs)))
+            return (out, *jax.jvp(grad_f, tuple(xs), tuple(vs))[1])
+
+        return self._products(kind, build, self._input_v(v))
+
+    def vhp(self, v):
+        return self._second_order("vhp", v)
+
+    def hvp(self, v):
+        return self._second_order("hvp", v)
+
+
+# ============================================================================= the tape engine
+def _grad_preprocess(inputs, create_graph, need_graph):
+    res = []
+    for inp in inputs:
+        if create_graph and inp.requires_grad:
+            res.append(inp.view_as(inp))
+        else:
+            res.append(inp.detach().requires_grad_(need_graph))
+    return tuple(res)
+
+
+def _grad_postprocess(inputs, create_graph):
+    if isinstance(inputs[0], Tensor):
+        if not create_graph:
+            return tuple(inp.detach() for inp in inputs)
+        return inputs
+    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
+
+
+def _check_requires_grad(inputs, input_type, strict):
+    if not strict:
+        return
+    for i, inp in enumerate(inputs):
+        if inp is None:
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {i}. This "
+                "is not allowed in strict mode."
+            )
+        if not inp.requires_grad:
+            if input_type == "hessian":
+                raise RuntimeError(
+                    f"The hessian of the user-provided function with respect to input {i} is "
+                    "independent of the input. This is not allowed in strict mode. You should "
+                    "ensure that your function is thrice differentiable and that the hessian "
+                    "depends on the inputs."
+                )
+            if input_type == "jacobian":
+                raise RuntimeError(
+                    "While computing the hessian, found that the jacobian of the user-provided "
+                    f"function with respect to input {i} is independent of the input. This is "
+                    "not allowed in strict mode. You should ensure that your function is twice "
+                    "differentiable and that the jacobian depends on the inputs (this would be "
+                    "violated by a linear function for example)."
+                )
+            if input_type == "grad_inputs":
+                raise RuntimeError(
+                    f"The gradient with respect to input {i} is independent of the inputs of "
+                    "the user-provided function. This is not allowed in strict mode."
+                )
+            raise RuntimeError(
+                f"Output {i} of the user-provided function does not require gradients. The "
+                "outputs must be computed in a differentiable manner from the input when "
+                "running in strict mode."
+            )
+
+
+def _autograd_grad(
+    outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None, batched=False
 ):
-    """The Hessian of a scalar function at `inputs` (`jax.jacrev`/`jax.jacfwd` of
-    `jax.jacrev` of the traced function).
-
-    Args:
-        func (function): takes Tensors, returns a single-element Tensor.
-        inputs (tuple of Tensors or Tensor): inputs to `func`.
-        create_graph (bool): make the Hessian differentiable.
-        strict (bool): raise when the Hessian is independent of an input (the tape is used).
-        vectorize (bool): accepted for compatibility; always vectorized.
-        outer_jacobian_strategy (str): "reverse-mode" or "forward-mode" (forward-over-reverse).
-
-    Returns:
-        A Tensor of shape `input.shape + input.shape`, or a tuple of tuples `[i][j]`.
-
-    Example::
-
-        >>> hessian(lambda x: (x**3).sum(), torch.tensor([1.0, 2.0]))
-        tensor([[ 6.,  0.],
-                [ 0., 12.]])
-    """
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
-    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-    traced = None if strict else _try_trace(func, inputs, "hessian")
-    if traced is not None and (traced.is_outputs_tuple or _numel(traced.out_avals[0].shape) != 1):
-        traced = None  # the tape path raises PyTorch's errors
-    if traced is None:
-        return _hessian_tape(
-            func,
-            inputs,
-            is_inputs_tuple,
-            create_graph,
-            strict,
-            vectorize,
-            outer_jacobian_strategy,
-        )
-    outer = jax.jacfwd if outer_jacobian_strategy == "forward-mode" else jax.jacrev
-    n_in = len(inputs)
-
-    def build(f, xs, _):
-        argnums = tuple(range(n_in))
-        hess = outer(jax.jacrev(lambda *a: f(*a)[0].reshape(()), argnums), argnums)(*xs)
-        return [h for row in hess for h in row]
-
-    op = _functional_op(f"hessian-{outer_jacobian_strategy}", traced, n_in, build)
-    flat = _run(op, inputs, traced, (), create_graph)
-    container = list if outer_jacobian_strategy == "forward-mode" else tuple
-    res = container(container(flat[i * n_in : (i + 1) * n_in]) for i in range(n_in))
-    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    new_outputs = ()
+    new_grad_outputs = ()
+    for out, grad_out in zip(outputs, grad_outputs):
+        if out is not None and out.requires_grad:
+            new_outputs += (out,)
+            new_grad_outputs += (grad_out,)
+    if len(new_outputs) == 0:
+        return (None,) * len(inputs)
+    return grad(
+        new_outputs,
+        inputs,
+        new_grad_outputs,
+        allow_unused=True,
+        create_graph=create_graph,
+        retain_graph=retain_graph,
+        is_grads_batched=batched,
+    )
 
 
-def _scalar_checks(traced, name: str):
-    if traced.is_outputs_tuple:
-        raise RuntimeError(f"The function given to {name} should return a single Tensor")
-    if _numel(traced.out_avals[0].shape) != 1:
-        raise RuntimeError(
-            f"The Tensor returned by the function given to {name} should contain a single element"
-        )
+_FILL_MESSAGES = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not "
+    "allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+    "grad_outputs when using the double backward trick to compute forward mode gradients. This "
+    "is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. "
+    "This is not allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} "
+    "in the grad_jacobian. This is not allowed in strict mode as it prevents from using the "
+    "double backward trick to replace forward mode AD.",
+}
 
 
-def _second_order(kind: str, func, inputs, v, create_graph, strict):
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", kind)
-    if v is not None:
-        _, v = _as_tuple(v, "v", kind)
-        _validate_v(v, inputs, is_inputs_tuple)
-        v = _v_values(v, inputs)
-    elif len(inputs) != 1 or inputs[0].nelement() != 1:
-        raise RuntimeError(
-            "The vector v can only be None if the input to the user-provided function is a "
-            "single Tensor with a single element."
-        )
-    traced = None if strict else _try_trace(func, inputs, kind)
-    if traced is None:
-        tape = _vhp_tape if kind == "vhp" else _hvp_tape
-        return tape(func, inputs, is_inputs_tuple, v, create_graph, strict)
-    _scalar_checks(traced, kind)
-    if v is None:
-        v = (_ones(tuple(inputs[0].shape), inputs[0]._value.dtype),)
-    n_in = len(inputs)
-
-    def build(f, xs, vs):
-        argnums = tuple(range(n_in))
-        out = f(*xs)[0]
-        grad_f = jax.grad(lambda *a: f(*a)[0].reshape(()), argnums)
-        if kind == "vhp":
-            _, pullback = jax.vjp(grad_f, *xs)
-            return (out, *pullback(tuple(vs)))
-        return (out, *jax.jvp(grad_f, tuple(xs), tuple(vs))[1])
-
-    op = _functional_op(kind, traced, n_in, build)
-    res = _run(op, inputs, traced, v, create_graph)
-    return res[0], _tuple_postprocess(res[1:], is_inputs_tuple)
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    res = ()
+    for i, grads_i in enumerate(grads):
+        if grads_i is None:
+            if strict:
+                raise RuntimeError(_FILL_MESSAGES[stage].format(i=i))
+            grads_i = _factories.zeros_like(refs[i])
+        elif strict and create_graph and not grads_i.requires_grad:
+            if "double" not in stage:
+                raise RuntimeError(
+                    f"The jacobian of the user-provided function is independent of input {i}. "
+                    "This is not allowed in strict mode when create_graph=True."
+                )
+            raise RuntimeError(
+                f"The hessian of the user-provided function is independent of input {i}. This "
+                "is not allowed in strict mode when create_graph=True."
+            )
+        res += (grads_i,)
+    return res
 
 
-def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    """The vector-Hessian product `v^T H` of a scalar function at `inputs`.
-
-    Returns:
-        (func_output, vhp): vhp is a Tensor or a tuple like the inputs.
-
-    Example::
-
-        >>> vhp(lambda x: (x**3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
-        (tensor(9.), tensor([ 6., 12.]))
-    """
-    return _second_order("vhp", func, inputs, v, create_graph, strict)
-
-
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """The Hessian-vector product `H v` of a scalar function at `inputs` (forward-over-reverse
-    with jax.jvp of jax.grad, the fast way; PyTorch uses the double-backward trick).
-
-    Returns:
-        (func_output, hvp): hvp is a Tensor or a tuple like the inputs.
-
-    Example::
-
-        >>> hvp(lambda x: (x**3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
-        (tensor(9.), tensor([ 6., 12.]))
-    """
-    return _second_order("hvp", func, inputs, v, create_graph, strict)
-
-
-# ----------------------------------------------------------------------------- the tape path
 class _tape:
     """Strict computations run entirely on the tape, nested functional calls included."""
 
@@ -708,223 +752,192 @@ class _tape:
             _local.force_tape -= 1
 
 
-def _vjp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
-    with _tape(strict):
-        with _grad_mode.enable_grad():
-            inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-            outputs = func(*inputs)
-            is_outputs_tuple, outputs = _as_tuple(
-                outputs, "outputs of the user-provided function", "vjp"
-            )
-            _check_requires_grad(outputs, "outputs", strict=strict)
-            if v is not None:
-                v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-                _validate_v(v, outputs, is_outputs_tuple)
-            elif len(outputs) != 1 or outputs[0].nelement() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the user-provided function returns a "
-                    "single Tensor with a single element."
-                )
-        enable = True if create_graph else _grad_mode.is_grad_enabled()
-        with _grad_mode.set_grad_enabled(enable):
-            grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-            result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple
-    )
+class _TapeEngine:
+    """PyTorch's algorithms (torch/autograd/functional.py) on this library's tape: vjp by
+    backward, jvp and hvp by the double-backward trick, jacobian row by row."""
 
+    def __init__(self, func, inputs: tuple, create_graph, strict) -> None:
+        self.func = func
+        self.inputs = inputs
+        self.create_graph = create_graph
+        self.strict = strict
 
-def _jvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
-    with _tape(strict):
-        with _grad_mode.enable_grad():
-            inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-            if v is not None:
-                v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            outputs = func(*inputs)
-            is_outputs_tuple, outputs = _as_tuple(
-                outputs, "outputs of the user-provided function", "jvp"
-            )
-            _check_requires_grad(outputs, "outputs", strict=strict)
+    def _outputs(self, inputs: tuple, fn_name: str):
+        """(is_outputs_tuple, outputs) of the function, checked as PyTorch does."""
+        is_outputs_tuple, outputs = _as_tuple(
+            self.func(*inputs), "outputs of the user-provided function", fn_name
+        )
+        _check_requires_grad(outputs, "outputs", strict=self.strict)
+        return is_outputs_tuple, outputs
+
+    def _v(self, v):
+        return None if v is None else _grad_preprocess(v, self.create_graph, need_graph=False)
+
+    def _product(self, setup, stage: str):
+        """PyTorch's skeleton of vjp, jvp, vhp and hvp: under enable_grad, `setup(inputs)`
+        returns (is_outputs_tuple, outputs, ys, xs, v, refs); the result is the gradient of
+        `ys` with respect to `xs` weighted by `v`, with zeros (or strict errors) for the
+        unused `refs`."""
+        create_graph, strict = self.create_graph, self.strict
+        with _tape(strict):
+            with _grad_mode.enable_grad():
+                inputs = _grad_preprocess(self.inputs, create_graph=create_graph, need_graph=True)
+                is_outputs_tuple, outputs, ys, xs, v, refs = setup(inputs)
+            with _grad_mode.set_grad_enabled(
+                True if create_graph else _grad_mode.is_grad_enabled()
+            ):
+                grad_res = _autograd_grad(ys, xs, v, create_graph=create_graph)
+                result = _fill_in_zeros(grad_res, refs, strict, create_graph, stage)
+        outputs = _grad_postprocess(outputs, create_graph)
+        return is_outputs_tuple, outputs, _grad_postprocess(result, create_graph)
+
+    def vjp(self, v):
+        def setup(inputs):
+            is_outputs_tuple, outputs = self._outputs(inputs, "vjp")
+            _check_output_v(v, outputs, is_outputs_tuple)
+            return is_outputs_tuple, outputs, outputs, inputs, self._v(v), inputs
+
+        return self._product(setup, "back")
+
+    def jvp(self, v):
+        def setup(inputs):
+            v_ = self._v(v)
+            is_outputs_tuple, outputs = self._outputs(inputs, "jvp")
             grad_outputs = tuple(_factories.zeros_like(out).requires_grad_(True) for out in outputs)
             grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
-            _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-        with _grad_mode.set_grad_enabled(True if create_graph else _grad_mode.is_grad_enabled()):
-            grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-            result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_outputs_tuple
-    )
+            _check_requires_grad(grad_inputs, "grad_inputs", strict=self.strict)
+            return is_outputs_tuple, outputs, grad_inputs, grad_outputs, v_, outputs
 
+        return self._product(setup, "back_trick")
 
-def _jacobian_tape(func, inputs, is_inputs_tuple, create_graph, strict):
-    with _tape(strict), _grad_mode.enable_grad():
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(
-            outputs, "outputs of the user-provided function", "jacobian"
-        )
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        jacobian_ = ()
-        for i, out in enumerate(outputs):
-            jac_i = tuple([] for _ in range(len(inputs)))
-            for j in range(out.nelement()):
-                vj = _autograd_grad(
-                    (out.reshape(-1)[j],), inputs, retain_graph=True, create_graph=create_graph
-                )
-                for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
-                    if vj_el is not None:
-                        if strict and create_graph and not vj_el.requires_grad:
-                            raise RuntimeError(
-                                "The jacobian of the user-provided function is independent of "
-                                f"input {i}. This is not allowed in strict mode when "
-                                "create_graph=True."
-                            )
-                        jac_i_el.append(vj_el)
-                    else:
-                        if strict:
-                            raise RuntimeError(
-                                f"Output {i} of the user-provided function is independent of "
-                                f"input {el_idx}. This is not allowed in strict mode."
-                            )
-                        jac_i_el.append(_factories.zeros_like(inp_el))
-            jacobian_ += (
-                tuple(
-                    stack(jac_i_el).reshape(tuple(out.shape) + tuple(inputs[el_idx].shape))
-                    if jac_i_el
-                    else _factories.zeros_like(inputs[el_idx]).reshape((0, *inputs[el_idx].shape))
-                    for el_idx, jac_i_el in enumerate(jac_i)
-                ),
-            )
-        jacobian_ = _grad_postprocess(jacobian_, create_graph)
-        return _tuple_postprocess(jacobian_, (is_outputs_tuple, is_inputs_tuple))
+    def _gradient(self, inputs: tuple, kind: str):
+        """vhp's and hvp's first derivative, with graph: (is_outputs_tuple, outputs, jac)."""
+        is_outputs_tuple, outputs = self._outputs(inputs, kind)
+        _check_scalar_output(is_outputs_tuple, outputs, kind)
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=self.strict)
+        return is_outputs_tuple, outputs, jac
 
+    def vhp(self, v):
+        def setup(inputs):
+            v_ = self._v(v)
+            is_outputs_tuple, outputs, jac = self._gradient(inputs, "vhp")
+            return is_outputs_tuple, outputs, jac, inputs, v_, inputs
 
-def _jacfwd_tape(func, inputs, is_inputs_tuple):
-    """Forward-mode Jacobian with this library's dual tensors, one basis vector at a time."""
-    numels = [x.numel() for x in inputs]
-    columns = None
-    is_outputs_tuple = False
-    outputs = ()
-    for index in range(len(inputs)):
-        for j in range(numels[index]):
-            with forward_ad.dual_level():
-                duals = []
-                for k, y in enumerate(inputs):
-                    tangent = jnp.zeros(y._value.shape, y._value.dtype)
-                    if k == index:
-                        tangent = tangent.reshape(-1).at[j].set(1).reshape(y._value.shape)
-                    duals.append(forward_ad.make_dual(y.detach(), Tensor._wrap(tangent)))
-                is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs")
-                if columns is None:
-                    columns = [[[] for _ in inputs] for _ in outs]
-                outputs = []
-                for i, out in enumerate(outs):
-                    primal, tangent = forward_ad.unpack_dual(out)
-                    outputs.append(primal)
-                    columns[i][index].append(
-                        tangent if tangent is not None else _factories.zeros_like(primal)
-                    )
-    res = []
-    for i, out in enumerate(outputs):
-        row = []
-        for index, x in enumerate(inputs):
-            stacked = stack(columns[i][index], dim=out.ndim)
-            row.append(stacked.reshape(tuple(out.shape) + tuple(x.shape)).detach())
-        res.append(row)
-    return _tuple_postprocess(res, (is_outputs_tuple, is_inputs_tuple))
+        return self._product(setup, "double_back")
 
-
-def _hessian_tape(
-    func, inputs, is_inputs_tuple, create_graph, strict, vectorize, outer_jacobian_strategy
-):
-    def ensure_single_output_function(*inp):
-        out = func(*inp)
-        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not isinstance(out, Tensor):
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.nelement() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to hessian should contain a single "
-                "element"
-            )
-        return out.squeeze() if hasattr(out, "squeeze") else out.reshape(())
-
-    def jac_func(*inp):
-        if outer_jacobian_strategy == "forward-mode":
-            inp = tuple(t.requires_grad_(True) for t in inp)
-        with _tape(True):
-            jac = jacobian(ensure_single_output_function, inp, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
-        return jac
-
-    with _tape(True):
-        res = jacobian(
-            jac_func,
-            inputs,
-            create_graph=create_graph,
-            strict=strict,
-            vectorize=vectorize and not strict,
-            strategy=outer_jacobian_strategy,
-        )
-    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
-
-
-def _second_order_tape_setup(kind, func, inputs, v, create_graph, strict):
-    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-    if v is not None:
-        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-    outputs = func(*inputs)
-    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", kind)
-    _check_requires_grad(outputs, "outputs", strict=strict)
-    if is_outputs_tuple or not isinstance(outputs[0], Tensor):
-        raise RuntimeError(f"The function given to {kind} should return a single Tensor")
-    if outputs[0].nelement() != 1:
-        raise RuntimeError(
-            f"The Tensor returned by the function given to {kind} should contain a single element"
-        )
-    jac = _autograd_grad(outputs, inputs, create_graph=True)
-    _check_requires_grad(jac, "jacobian", strict=strict)
-    return inputs, v, outputs, is_outputs_tuple, jac
-
-
-def _vhp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
-    with _tape(strict):
-        with _grad_mode.enable_grad():
-            inputs, v, outputs, is_outputs_tuple, jac = _second_order_tape_setup(
-                "vhp", func, inputs, v, create_graph, strict
-            )
-        with _grad_mode.set_grad_enabled(True if create_graph else _grad_mode.is_grad_enabled()):
-            grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-            result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple
-    )
-
-
-def _hvp_tape(func, inputs, is_inputs_tuple, v, create_graph, strict):
-    with _tape(strict):
-        with _grad_mode.enable_grad():
-            inputs, v, outputs, is_outputs_tuple, jac = _second_order_tape_setup(
-                "hvp", func, inputs, v, create_graph, strict
-            )
+    def hvp(self, v):
+        def setup(inputs):
+            v_ = self._v(v)
+            is_outputs_tuple, outputs, jac = self._gradient(inputs, "hvp")
             grad_jac = tuple(_factories.zeros_like(inp).requires_grad_(True) for inp in inputs)
             double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
-            _check_requires_grad(jac, "hessian", strict=strict)
-        with _grad_mode.set_grad_enabled(True if create_graph else _grad_mode.is_grad_enabled()):
-            grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-            result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple
-    )
+            _check_requires_grad(jac, "hessian", strict=self.strict)
+            return is_outputs_tuple, outputs, double_back, grad_jac, v_, inputs
 
+        return self._product(setup, "double_back_trick")
 
-# ----------------------------------------------------------------------------- batched grad
+    def jacobian(self, strategy: str):
+        if strategy == "forward-mode":
+            return self._jacfwd()
+        create_graph, strict = self.create_graph, self.strict
+        with _tape(strict), _grad_mode.enable_grad():
+            inputs = _grad_preprocess(self.inputs, create_graph=create_graph, need_graph=True)
+            is_outputs_tuple, outputs = self._outputs(inputs, "jacobian")
+            jacobian_: tuple = ()
+            for i, out in enumerate(outputs):
+                jac_i: tuple[list, ...] = tuple([] for _ in range(len(inputs)))
+                for j in range(out.nelement()):
+                    vj = _autograd_grad(
+                        (out.reshape(-1)[j],), inputs, retain_graph=True, create_graph=create_graph
+                    )
+                    for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
+                        if vj_el is not None:
+                            if strict and create_graph and not vj_el.requires_grad:
+                                raise RuntimeError(
+                                    "The jacobian of the user-provided function is independent "
+                                    f"of input {i}. This is not allowed in strict mode when "
+                                    "create_graph=True."
+                                )
+                            jac_i_el.append(vj_el)
+                        else:
+                            if strict:
+                                raise RuntimeError(
+                                    f"Output {i} of the user-provided function is independent "
+                                    f"of input {el_idx}. This is not allowed in strict mode."
+                                )
+                            jac_i_el.append(_factories.zeros_like(inp_el))
+                jacobian_ += (
+                    tuple(
+                        stack(jac_i_el).reshape(tuple(out.shape) + tuple(inputs[el_idx].shape))
+                        if jac_i_el
+                        else _factories.zeros_like(inputs[el_idx]).reshape(
+                            (0, *inputs[el_idx].shape)
+                        )
+                        for el_idx, jac_i_el in enumerate(jac_i)
+                    ),
+                )
+            return is_outputs_tuple, _grad_postprocess(jacobian_, create_graph)
+
+    def _jacfwd(self):
+        """Forward-mode Jacobian with this library's dual tensors, one basis vector at a time."""
+        func, inputs = self.func, self.inputs
+        numels = [x.numel() for x in inputs]
+        columns = None
+        is_outputs_tuple = False
+        outputs = ()
+        for index in range(len(inputs)):
+            for j in range(numels[index]):
+                with forward_ad.dual_level():
+                    duals = []
+                    for k, y in enumerate(inputs):
+                        tangent = jnp.zeros(y._value.shape, y._value.dtype)
+                        if k == index:
+                            tangent = tangent.reshape(-1).at[j].set(1).reshape(y._value.shape)
+                        duals.append(forward_ad.make_dual(y.detach(), Tensor._wrap(tangent)))
+                    is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs")
+                    if columns is None:
+                        columns = [[[] for _ in inputs] for _ in outs]
+                    outputs = []
+                    for i, out in enumerate(outs):
+                        primal, tangent = forward_ad.unpack_dual(out)
+                        outputs.append(primal)
+                        columns[i][index].append(
+                            tangent if tangent is not None else _factories.zeros_like(primal)
+                        )
+        res = []
+        for i, out in enumerate(outputs):
+            row = []
+            for index, x in enumerate(inputs):
+                stacked = stack(columns[i][index], dim=out.ndim)
+                row.append(stacked.reshape(tuple(out.shape) + tuple(x.shape)).detach())
+            res.append(row)
+        return is_outputs_tuple, res
+
+    def hessian(self, strategy: str, vectorize):
+        """The Jacobian (on the tape) of the Jacobian (on the tape, with graph)."""
+        strict = self.strict
+
+        def ensure_single_output_function(*inp):
+            is_outputs_tuple, outputs = self._outputs(inp, "hessian")
+            _check_scalar_output(is_outputs_tuple, outputs, "hessian")
+            out = outputs[0]
+            return out.squeeze() if hasattr(out, "squeeze") else out.reshape(())
+
+        def jac_func(*inp):
+            if strategy == "forward-mode":
+                inp = tuple(t.requires_grad_(True) for t in inp)
+            with _tape(True):
+                jac = jacobian(ensure_single_output_function, inp, create_graph=True)
+            _check_requires_grad(jac, "jacobian", strict=strict)
+            return jac
+
+        with _tape(True):
+            return jacobian(
+                jac_func,
+                self.inputs,
+                create_graph=self.create_graph,
+                strict=strict,
+                vectorize=vectorize and not strict,
+                strategy=strategy,
+            )

@@ -105,7 +105,7 @@ def _check_inputs(inputs: tuple) -> None:
                     "point or complex. This check will likely fail if all the inputs are not of "
                     "double precision floating point or complex. ",
                     UserWarning,
-                    stacklevel=4,
+                    stacklevel=3,
                 )
             any_requires_grad = True
     if not any_requires_grad:
@@ -113,6 +113,20 @@ def _check_inputs(inputs: tuple) -> None:
             "gradcheck expects at least one input tensor to require gradient, but none of them "
             "have requires_grad=True."
         )
+
+
+def _check_outputs(func_out) -> None:
+    """`func` must return real Tensors."""
+    for o in _as_tuple(func_out):
+        if not isinstance(o, Tensor):  # PyTorch fails on `o.requires_grad` (AttributeError)
+            raise TypeError(
+                "gradcheck expects `func` to return a Tensor or a tuple of Tensors, but it "
+                f"returned a {type(o).__name__}"
+            )
+        if o.dtype.is_complex:
+            raise NotImplementedError(
+                "gradcheck of functions with complex outputs is not supported yet"
+            )
 
 
 def _notallclose_msg(analytical, numerical, output_idx: int, input_idx: int, forward=False):
@@ -489,20 +503,29 @@ def gradcheck(
         True
     """
     try:
-        return _gradcheck_helper(
-            func,
-            inputs,
-            eps,
-            atol,
-            rtol,
-            nondet_tol,
-            check_undefined_grad,
-            check_grad_dtypes,
-            check_batched_grad,
-            check_forward_ad,
-            check_backward_ad,
-            fast_mode,
-        )
+        tupled = _as_tuple(inputs)
+        _check_inputs(tupled)
+        with _grad_mode.enable_grad():
+            func_out = func(*tupled)
+            outputs = _differentiable_outputs(func_out)
+            _check_outputs(func_out)
+            if check_backward_ad:
+                check = _fast_check if fast_mode else _slow_check
+                check(
+                    func, tupled, func_out, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol
+                )
+            if check_forward_ad:
+                _forward_check(func, tupled, func_out, eps, rtol, atol)
+            if not check_backward_ad:
+                return True
+            if check_batched_grad:
+                for i, o in enumerate(outputs):
+                    _test_batched_grad(tupled, o, i)
+            if outputs:
+                _test_backward_mul_by_grad_output(outputs, tupled)
+                if check_undefined_grad:
+                    _test_undefined_backward(func, outputs, tupled)
+        return True
     except GradcheckError:
         if raise_exception:
             raise
@@ -511,52 +534,6 @@ def gradcheck(
 
 # torch.autograd.gradcheck.GradcheckError; mypy does not model attributes set on a function
 gradcheck.GradcheckError = GradcheckError  # type: ignore[attr-defined]
-
-
-def _gradcheck_helper(
-    func,
-    inputs,
-    eps,
-    atol,
-    rtol,
-    nondet_tol,
-    check_undefined_grad,
-    check_grad_dtypes,
-    check_batched_grad,
-    check_forward_ad,
-    check_backward_ad,
-    fast_mode,
-) -> bool:
-    tupled = _as_tuple(inputs)
-    _check_inputs(tupled)
-    with _grad_mode.enable_grad():
-        func_out = func(*tupled)
-        outputs = _differentiable_outputs(func_out)
-        for o in _as_tuple(func_out):
-            if not isinstance(o, Tensor):  # PyTorch fails on `o.requires_grad` (AttributeError)
-                raise TypeError(
-                    "gradcheck expects `func` to return a Tensor or a tuple of Tensors, but it "
-                    f"returned a {type(o).__name__}"
-                )
-            if o.dtype.is_complex:
-                raise NotImplementedError(
-                    "gradcheck of functions with complex outputs is not supported yet"
-                )
-        if check_backward_ad:
-            check = _fast_check if fast_mode else _slow_check
-            check(func, tupled, func_out, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
-        if check_forward_ad:
-            _forward_check(func, tupled, func_out, eps, rtol, atol)
-        if not check_backward_ad:
-            return True
-        if check_batched_grad:
-            for i, o in enumerate(outputs):
-                _test_batched_grad(tupled, o, i)
-        if outputs:
-            _test_backward_mul_by_grad_output(outputs, tupled)
-            if check_undefined_grad:
-                _test_undefined_backward(func, outputs, tupled)
-    return True
 
 
 def gradgradcheck(
