@@ -214,6 +214,20 @@ def tensor_backward(
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+def clear_grad(tensor: Tensor, set_to_none: bool) -> None:
+    """`zero_grad()` for one tensor, as Module and Optimizer do it: drop `.grad`, or zero it in
+    place, detached from any graph a create_graph backward gave it."""
+    grad = tensor._grad
+    if grad is None:
+        return
+    if set_to_none:
+        tensor._grad = None
+    elif grad.grad_fn is not None:
+        grad.detach_().zero_()
+    else:
+        grad.requires_grad_(False).zero_()
+
+
 # The rows of a create_graph batched gradient are stacked by a recorded op, as torch.stack.
 _STACK_ROWS = register(
     "autograd.batched_grad.stack",

@@ -23,6 +23,7 @@ import numpy as np
 from .._pure import dtypes as _dtypes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
+from .._tape.backward import clear_grad
 from ..nn import _arrays
 
 __all__ = ["Optimizer", "required"]
@@ -194,15 +195,7 @@ class Optimizer:
         """Reset the gradients of all optimized tensors (to None by default)."""
         for group in self.param_groups:
             for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                elif grad.grad_fn is not None:
-                    grad.detach_().zero_()
-                else:
-                    grad.requires_grad_(False).zero_()
+                clear_grad(p, set_to_none)
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self) -> dict:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from ..._pure import dtypes as _dtypes
 from ..._state import modes as _grad_mode
 from ..._state.tensor import Tensor
+from ..._tape.backward import clear_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 
@@ -573,16 +574,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (to None by default, as PyTorch 2.x)."""
         for p in self.parameters():
-            if p._grad is not None:
-                if set_to_none:
-                    p._grad = None
-                else:
-                    grad = p._grad
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    grad.zero_()
+            clear_grad(p, set_to_none)
 
     def share_memory(self) -> Module:
         return self
