@@ -18,17 +18,15 @@ def _dimension_numbers(nd: int):
     return (f"NC{spatial}", f"OI{spatial}", f"NC{spatial}")
 
 
-def _conv_fn(x, w, *b, stride, padding, dilation, groups, batched):
+def _general_conv(x, w, b, *, batched, **geometry):
+    """`lax.conv_general_dilated` of (unbatched) `x` with weight `w` (OI...), plus bias `b`."""
     if not batched:
         x = x[None]
     nd = w.ndim - 2
     y = lax.conv_general_dilated(
         x,
         w,
-        window_strides=stride,
-        padding=padding,
-        rhs_dilation=dilation,
-        feature_group_count=groups,
+        **geometry,
         dimension_numbers=_dimension_numbers(nd),
         precision=_HIGHEST,
     )
@@ -37,9 +35,20 @@ def _conv_fn(x, w, *b, stride, padding, dilation, groups, batched):
     return y if batched else y[0]
 
 
+def _conv_fn(x, w, *b, stride, padding, dilation, groups, batched):
+    return _general_conv(
+        x,
+        w,
+        b,
+        batched=batched,
+        window_strides=stride,
+        padding=padding,
+        rhs_dilation=dilation,
+        feature_group_count=groups,
+    )
+
+
 def _conv_transpose_fn(x, w, *b, stride, padding, output_padding, dilation, groups, batched):
-    if not batched:
-        x = x[None]
     nd = w.ndim - 2
     cin, cout_g = w.shape[0], w.shape[1]
     kernel = w.shape[2:]
@@ -51,20 +60,17 @@ def _conv_transpose_fn(x, w, *b, stride, padding, output_padding, dilation, grou
         (d * (k - 1) - p, d * (k - 1) - p + op)
         for k, p, op, d in zip(kernel, padding, output_padding, dilation)
     )
-    y = lax.conv_general_dilated(
+    return _general_conv(
         x,
         w,
+        b,
+        batched=batched,
         window_strides=(1,) * nd,
         padding=pads,
         lhs_dilation=stride,
         rhs_dilation=dilation,
         feature_group_count=groups,
-        dimension_numbers=_dimension_numbers(nd),
-        precision=_HIGHEST,
     )
-    if b:
-        y = y + b[0].reshape((1, -1) + (1,) * nd)
-    return y if batched else y[0]
 
 
 _CONV = register("convolution", _conv_fn, node="ConvolutionBackward0")
@@ -86,7 +92,8 @@ def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
         )
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, fname: str):
+def _check_conv_input(input, weight, bias, nd: int, fname: str) -> bool:
+    """PyTorch's checks of a (transposed) convolution's tensors; whether `input` is batched."""
     _tensor(input, fname)
     _tensor(weight, fname, "weight", 2)
     if input.ndim not in (nd + 1, nd + 2):
@@ -96,6 +103,11 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, fname
         )
     _check_conv_dtypes(input, weight, bias)
     batched = input.ndim == nd + 2
+    return batched
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, fname: str):
+    batched = _check_conv_input(input, weight, bias, nd, fname)
     shape = tuple(input.shape) if batched else (1,) + tuple(input.shape)
     stride = _ntuple(stride, nd, "stride")
     dilation = _ntuple(dilation, nd, "dilation")
@@ -171,15 +183,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def _conv_transpose(
     input, weight, bias, stride, padding, output_padding, groups, dilation, nd, fname
 ):
-    _tensor(input, fname)
-    _tensor(weight, fname, "weight", 2)
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(
-            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fname}, but got "
-            f"input of size: {list(input.shape)}"
-        )
-    _check_conv_dtypes(input, weight, bias)
-    batched = input.ndim == nd + 2
+    batched = _check_conv_input(input, weight, bias, nd, fname)
     channels = input.shape[1] if batched else input.shape[0]
     if channels != weight.shape[0]:
         raise RuntimeError(

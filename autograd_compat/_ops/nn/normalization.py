@@ -16,17 +16,25 @@ from ._common import _tensor, register
 __all__ = ["batch_norm", "group_norm", "layer_norm"]
 
 
+def _scale_shift(y, affine, shape, has_weight, has_bias):
+    """`y * weight + bias` for the present ones of `affine`, each reshaped to `shape` if given."""
+    affine = list(affine)
+    if has_weight:
+        w = affine.pop(0)
+        y = y * (w if shape is None else w.reshape(shape))
+    if has_bias:
+        b = affine.pop(0)
+        y = y + (b if shape is None else b.reshape(shape))
+    return y
+
+
 def _bn_train_fn(x, *affine, eps, has_weight, has_bias):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
     mean = jnp.mean(x, axis=axes)
     var = jnp.mean(jnp.square(x - mean.reshape(shape)), axis=axes)
     y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
-    affine = list(affine)
-    if has_weight:
-        y = y * affine.pop(0).reshape(shape)
-    if has_bias:
-        y = y + affine.pop(0).reshape(shape)
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
     count = x.size // x.shape[1]
     return y, mean, var * (count / max(count - 1, 1))
 
@@ -34,11 +42,7 @@ def _bn_train_fn(x, *affine, eps, has_weight, has_bias):
 def _bn_eval_fn(x, mean, var, *affine, eps, has_weight, has_bias):
     shape = (1, -1) + (1,) * (x.ndim - 2)
     y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
-    affine = list(affine)
-    if has_weight:
-        y = y * affine.pop(0).reshape(shape)
-    if has_bias:
-        y = y + affine.pop(0).reshape(shape)
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
     return y
 
 
@@ -104,11 +108,7 @@ def _layer_norm_fn(x, *affine, dims, eps, has_weight, has_bias):
     mean = jnp.mean(x, axis=axes, keepdims=True)
     var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
     y = (x - mean) * lax.rsqrt(var + eps)
-    affine = list(affine)
-    if has_weight:
-        y = y * affine.pop(0)
-    if has_bias:
-        y = y + affine.pop(0)
+    y = _scale_shift(y, affine, None, has_weight, has_bias)
     return y
 
 
@@ -147,11 +147,7 @@ def _group_norm_fn(x, *affine, groups, eps, has_weight, has_bias):
     var = jnp.mean(jnp.square(grouped - mean), axis=-1, keepdims=True)
     y = ((grouped - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
-    affine = list(affine)
-    if has_weight:
-        y = y * affine.pop(0).reshape(shape)
-    if has_bias:
-        y = y + affine.pop(0).reshape(shape)
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
     return y
 
 

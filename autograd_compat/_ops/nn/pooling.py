@@ -91,8 +91,8 @@ _MAX_POOL = {
 }
 
 
-def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd):
-    fname = f"max_pool{nd}d"
+def _windows_args(input, fname, nd, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch's pooling argument checks: (kernel, stride, padding, dilation, out, extra)."""
     _tensor(input, fname)
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
@@ -119,7 +119,14 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         fname,
         input.shape[-nd - 1],
     )
-    result = apply(
+    return kernel, stride, padding, dilation, out, extra
+
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd):
+    kernel, stride, padding, dilation, out, extra = _windows_args(
+        input, f"max_pool{nd}d", nd, kernel_size, stride, padding, dilation, ceil_mode
+    )
+    return apply(
         _MAX_POOL[nd],
         input,
         kernel=kernel,
@@ -130,7 +137,6 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         extra=extra,
         with_indices=bool(return_indices),
     )
-    return result
 
 
 def max_pool1d(
@@ -196,25 +202,8 @@ def _avg_divisor(shape, kernel, stride, padding, out, count_include_pad, divisor
 def _avg_pool(
     input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd
 ):
-    fname = f"avg_pool{nd}d"
-    _tensor(input, fname)
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(
-            f"{fname}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor for input, but got "
-            f"{input.ndim}D"
-        )
-    kernel = _ntuple(kernel_size, nd, "kernel_size")
-    stride = kernel if stride is None or stride == [] else _ntuple(stride, nd, "stride")
-    padding = _ntuple(padding, nd, "padding")
-    for k, p in zip(kernel, padding):
-        if p * 2 > k:
-            raise RuntimeError(
-                f"pad should be at most half of effective kernel size, but got pad={p}, "
-                f"kernel_size={k} and dilation=1"
-            )
-    shape = tuple(input.shape[-nd:])
-    out, extra = _pool_geometry(
-        shape, kernel, stride, padding, (1,) * nd, ceil_mode, fname, input.shape[-nd - 1]
+    kernel, stride, padding, _, out, extra = _windows_args(
+        input, f"avg_pool{nd}d", nd, kernel_size, stride, padding, 1, ceil_mode
     )
     return apply(
         _AVG_POOL[nd],
