@@ -72,8 +72,8 @@ from ._state.random import (
 from ._serialization import load, save
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
-from .nn.functional import tensor_log_softmax as log_softmax
-from .nn.functional import tensor_softmax as softmax
+from ._ops.nn.activation import tensor_log_softmax as log_softmax
+from ._ops.nn.activation import tensor_softmax as softmax
 from .autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,

@@ -14,7 +14,6 @@ from .._state.tensor import Tensor
 from .._tape import backward as _backward
 from .._tape import hooks as _hooks
 from .._tape import views as _views
-from ..nn import functional
 from . import (
     elementwise,
     linalg,
@@ -29,6 +28,7 @@ from . import (
 from . import factories as _factories
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
+from .nn import activation
 
 __all__ = ["TensorMethods"]
 
@@ -224,8 +224,8 @@ class TensorMethods:
     mean = reduce.mean
     norm = reduce.norm
     # softmax
-    softmax = functional.tensor_softmax
-    log_softmax = functional.tensor_log_softmax
+    softmax = activation.tensor_softmax
+    log_softmax = activation.tensor_log_softmax
     # random fills and casts
     normal_ = _factories.normal_
     uniform_ = _factories.uniform_

@@ -202,6 +202,18 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     return normal_(tensor, 0.0, std, generator)
 
 
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, fname: str):
+    """He initialization's std, gain / sqrt(fan); None (after PyTorch's warning) when `tensor`
+    has no elements."""
+    _check(tensor, fname)
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return None
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    return gain / math.sqrt(fan)
+
+
 def kaiming_uniform_(
     tensor: Tensor,
     a: float = 0,
@@ -210,13 +222,9 @@ def kaiming_uniform_(
     generator=None,
 ) -> Tensor:
     """He uniform: U(-bound, bound), bound = gain * sqrt(3 / fan)."""
-    _check(tensor, "kaiming_uniform_")
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
+    if std is None:
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
@@ -229,13 +237,9 @@ def kaiming_normal_(
     generator=None,
 ) -> Tensor:
     """He normal: N(0, std^2), std = gain / sqrt(fan)."""
-    _check(tensor, "kaiming_normal_")
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_")
+    if std is None:
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
 
 

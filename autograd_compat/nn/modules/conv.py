@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
-from .. import _arrays, init
 from .. import functional as F
-from ..parameter import Parameter
+from ._weights import add_weight_and_bias, reset_kaiming
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -86,20 +84,11 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *kernel_size)
-        self.weight = Parameter(_arrays.empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_arrays.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        add_weight_and_bias(self, shape, out_channels if bias else None, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias, bias_without_fan_in=False)
 
     def extra_repr(self) -> str:
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"

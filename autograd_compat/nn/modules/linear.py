@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from .. import _arrays, init
 from .. import functional as F
-from ..parameter import Parameter
+from .. import init
+from ._weights import add_weight_and_bias, reset_kaiming
 from .module import Module
 
 __all__ = ["Bilinear", "Identity", "Linear"]
@@ -46,21 +46,12 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(
-            _arrays.empty((out_features, in_features), device=device, dtype=dtype)
-        )
-        if bias:
-            self.bias = Parameter(_arrays.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        bias_shape = out_features if bias else None
+        add_weight_and_bias(self, (out_features, in_features), bias_shape, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias, bias_without_fan_in=True)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -92,13 +83,8 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(
-            _arrays.empty((out_features, in1_features, in2_features), device=device, dtype=dtype)
-        )
-        if bias:
-            self.bias = Parameter(_arrays.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        shape = (out_features, in1_features, in2_features)
+        add_weight_and_bias(self, shape, out_features if bias else None, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

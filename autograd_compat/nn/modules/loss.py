@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..._ops.nn.loss import _legacy_reduction
 from .. import functional as F
 from .module import Module
 
@@ -22,7 +23,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+            self.reduction = _legacy_reduction(size_average, reduce, reduction)
         else:
             self.reduction = reduction
 

@@ -7,7 +7,7 @@ import numbers
 from ..._pure import dtypes as _dtypes
 from .. import _arrays, init
 from .. import functional as F
-from ..parameter import Parameter
+from ._weights import add_weight_and_bias, reset_affine
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
@@ -35,15 +35,8 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         self._bias = bias
-        if self.affine:
-            self.weight = Parameter(_arrays.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_arrays.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        shape = num_features if affine else None
+        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
         if self.track_running_stats:
             self.register_buffer("running_mean", _arrays.filled(num_features, 0, dtype, device))
             self.register_buffer("running_var", _arrays.filled(num_features, 1, dtype, device))
@@ -65,10 +58,7 @@ class _NormBase(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
@@ -167,26 +157,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(
-                _arrays.empty(self.normalized_shape, device=device, dtype=dtype)
-            )
-            if bias:
-                self.bias = Parameter(
-                    _arrays.empty(self.normalized_shape, device=device, dtype=dtype)
-                )
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        shape = self.normalized_shape if elementwise_affine else None
+        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -221,22 +197,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_arrays.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_arrays.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        shape = num_channels if affine else None
+        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

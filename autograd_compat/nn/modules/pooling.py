@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import functional as F
 from .module import Module
 
@@ -33,6 +36,19 @@ class _MaxPoolNd(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
+    _pool: Callable[..., Any]
+
+    def forward(self, input):
+        return type(self)._pool(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
+
     def extra_repr(self) -> str:
         return (
             "kernel_size={kernel_size}, stride={stride}, padding={padding}"
@@ -43,16 +59,7 @@ class _MaxPoolNd(Module):
 class MaxPool1d(_MaxPoolNd):
     """1-D max pooling over (N, C, L) input."""
 
-    def forward(self, input):
-        return F.max_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _pool = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -64,34 +71,21 @@ class MaxPool2d(_MaxPoolNd):
         torch.Size([1, 1, 2, 2])
     """
 
-    def forward(self, input):
-        return F.max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _pool = staticmethod(F.max_pool2d)
 
 
-class AvgPool1d(Module):
-    """1-D average pooling."""
-
-    def __init__(
-        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
-    ) -> None:
+class _AvgPoolNd(Module):
+    def __init__(self, kernel_size, stride, padding, ceil_mode, count_include_pad) -> None:
         super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
-    def forward(self, input):
-        return F.avg_pool1d(
-            input,
+    def _options(self) -> tuple:
+        """The functional op's arguments after `input`."""
+        return (
             self.kernel_size,
             self.stride,
             self.padding,
@@ -103,11 +97,29 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool1d(_AvgPoolNd):
+    """1-D average pooling."""
+
+    def __init__(
+        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
+    ) -> None:
+        super().__init__(
+            _single(kernel_size),
+            _single(stride if stride is not None else kernel_size),
+            _single(padding),
+            ceil_mode,
+            count_include_pad,
+        )
+
+    def forward(self, input):
+        return F.avg_pool1d(input, *self._options())
+
+
 def _single(value):
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
     """2-D average pooling, with PyTorch's count_include_pad and ceil_mode divisors."""
 
     def __init__(
@@ -119,27 +131,12 @@ class AvgPool2d(Module):
         count_include_pad: bool = True,
         divisor_override=None,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        stride = stride if (stride is not None) else kernel_size
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
-        )
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        return F.avg_pool2d(input, *self._options(), self.divisor_override)
 
 
 class _AdaptiveAvgPoolNd(Module):

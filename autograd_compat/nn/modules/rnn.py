@@ -151,6 +151,13 @@ def _swap01(t: Tensor) -> Tensor:
     return t.transpose(0, 1)
 
 
+def _reset_uniform(module: Module) -> None:
+    """Every parameter of a recurrent layer or cell U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+    stdv = 1.0 / math.sqrt(module.hidden_size) if module.hidden_size > 0 else 0
+    for weight in module.parameters():
+        init.uniform_(weight, -stdv, stdv)
+
+
 class RNNBase(Module):
     """Shared parameters and forward of RNN, LSTM and GRU (PyTorch's parameter names)."""
 
@@ -242,9 +249,7 @@ class RNNBase(Module):
         """A no-op: there is no cuDNN weight buffer to compact."""
 
     def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _reset_uniform(self)
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
@@ -416,9 +421,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _reset_uniform(self)
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"

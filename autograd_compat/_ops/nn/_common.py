@@ -1,0 +1,72 @@
+"""Helpers the nn op families share: argument checks, dtype promotion, the float32
+opmath `register`, random keys and in-place commits.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..._pure import dtypes as _dtypes
+from ..._pure.op import register as _register_op
+from ..._state import random as _random
+from ..._state.tensor import Tensor
+from ..._tape.args import check_inplace, commit_inplace, scalar_type_name
+from ..elementwise import opmath as _opmath
+
+_HIGHEST = lax.Precision.HIGHEST
+_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
+
+
+def register(op_id: str, fn, **kwargs):
+    """Register an nn op whose half-precision inputs are computed in float32."""
+    return _register_op(op_id, _opmath(fn), **kwargs)
+
+
+def _tensor(x, fname: str, name: str = "input", position: int = 1) -> Tensor:
+    """`x` if it is a Tensor, else PyTorch's TypeError naming the function and argument."""
+    if isinstance(x, Tensor):
+        return x
+    raise TypeError(
+        f"{fname}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}"
+    )
+
+
+def _ntuple(value, n: int, name: str = "argument") -> tuple:
+    """An int or a sequence as a tuple of `n` ints (PyTorch's _pair/_triple)."""
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1:
+            return tuple(int(value[0]) for _ in range(n))
+        if len(value) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n}")
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+def _same_dtype(*tensors):
+    """Promote several float tensors to one dtype (PyTorch's binary-op promotion)."""
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _dtypes.promote_types(dtype, t.dtype)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _dtypes.get_default_dtype()
+    return [t if t.dtype is dtype else t.to(dtype) for t in tensors]
+
+
+def _key_array():
+    """Raw key data for one random draw from the global generator (an op input, not static)."""
+    return _random.default_generator.next_key()
+
+
+def _dtype_word(d: _dtypes.dtype) -> str:
+    return scalar_type_name(d).lower()
+
+
+def _inplace_result(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
+    if not inplace:
+        return result
+    check_inplace(input)
+    return commit_inplace(input, result)

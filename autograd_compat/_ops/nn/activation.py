@@ -1,0 +1,382 @@
+"""Activations and the softmax family; `tensor_softmax`/`tensor_log_softmax` are the
+`dim`-required forms behind `torch.softmax` and `Tensor.softmax`.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..._pure import dtypes as _dtypes
+from ..._pure.op import register as _register_op
+from ..._tape.args import floating, scalar_type_name
+from ..._tape.record import apply
+from ._common import _HALF, _inplace_result, _tensor, register
+
+__all__ = [
+    "celu",
+    "elu",
+    "gelu",
+    "glu",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "leaky_relu",
+    "log_softmax",
+    "logsigmoid",
+    "mish",
+    "prelu",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softmin",
+    "softplus",
+    "softsign",
+    "tanh",
+    "tanhshrink",
+    "tensor_log_softmax",
+    "tensor_softmax",
+    "threshold",
+]
+
+
+def _leaky_relu_fn(x, *, negative_slope):
+    return jnp.where(x > 0, x, x * jnp.asarray(negative_slope, x.dtype))
+
+
+def _elu_fn(x, *, alpha, scale, input_scale):
+    # where, not minimum: at x == 0 the derivative is PyTorch's alpha * scale, not half of it.
+    negative_part = jnp.where(x > 0, jnp.zeros((), x.dtype), x)
+    negative = jnp.asarray(alpha * scale, x.dtype) * jnp.expm1(
+        negative_part * jnp.asarray(input_scale, x.dtype)
+    )
+    return jnp.where(x > 0, x * jnp.asarray(scale, x.dtype), negative)
+
+
+def _gelu_fn(x, *, approximate):
+    return jax.nn.gelu(x, approximate=approximate == "tanh")
+
+
+def _silu_fn(x):
+    return x * jax.nn.sigmoid(x)
+
+
+def _softplus_fn(x, *, beta, threshold):
+    scaled = x * jnp.asarray(beta, x.dtype)
+    linear_region = scaled > threshold
+    safe = jnp.where(linear_region, jnp.zeros((), x.dtype), scaled)
+    return jnp.where(linear_region, x, jnp.log1p(jnp.exp(safe)) / jnp.asarray(beta, x.dtype))
+
+
+def _hardtanh_fn(x, *, min_val, max_val):
+    lo = jnp.asarray(min_val, x.dtype)
+    hi = jnp.asarray(max_val, x.dtype)
+    return jnp.where(x <= lo, lo, jnp.where(x >= hi, hi, x))
+
+
+def _threshold_fn(x, *, threshold, value):
+    return jnp.where(x > threshold, x, jnp.asarray(value, x.dtype))
+
+
+def _mish_fn(x):
+    return x * jnp.tanh(jax.nn.softplus(x))
+
+
+def _hardsigmoid_fn(x):
+    return jnp.where(x <= -3, 0.0, jnp.where(x >= 3, 1.0, x / 6 + 0.5)).astype(x.dtype)
+
+
+def _hardswish_fn(x):
+    return jnp.where(x < -3, 0.0, jnp.where(x <= 3, x * (x + 3) / 6, x)).astype(x.dtype)
+
+
+_LEAKY_RELU = register("leaky_relu", _leaky_relu_fn, node="LeakyReluBackward0")
+_ELU = register("elu", _elu_fn, node="EluBackward0")
+_GELU = register("gelu", _gelu_fn, node="GeluBackward0")
+_SILU = register("silu", _silu_fn, node="SiluBackward0")
+_SOFTPLUS = register("softplus", _softplus_fn, node="SoftplusBackward0")
+_HARDTANH = register("hardtanh", _hardtanh_fn, node="HardtanhBackward0")
+_THRESHOLD = register("threshold", _threshold_fn, node="ThresholdBackward0")
+_MISH = register("mish", _mish_fn, node="MishBackward0")
+_HARDSIGMOID = register("hardsigmoid", _hardsigmoid_fn, node="HardsigmoidBackward0")
+_HARDSWISH = register("hardswish", _hardswish_fn, node="HardswishBackward0")
+_LOGSIGMOID = register("logsigmoid", jax.nn.log_sigmoid, node="LogSigmoidBackward0")
+_SOFTSIGN = register("softsign", lambda x: x / (1 + jnp.abs(x)), node="DivBackward0")
+_TANHSHRINK = register("tanhshrink", lambda x: x - jnp.tanh(x), node="SubBackward0")
+
+
+def _run(op, input, fname: str, inplace: bool = False, promote: bool = True, **static):
+    _tensor(input, fname)
+    x = floating(input) if promote else input
+    return _inplace_result(input, apply(op, x, **static), inplace)
+
+
+def relu(input, inplace: bool = False):
+    """max(0, x): `torch.relu` (`torch.relu_` in place), the same op, as in PyTorch."""
+    _tensor(input, "relu")
+    return input.relu_() if inplace else input.relu()
+
+
+def relu6(input, inplace: bool = False):
+    """min(max(0, x), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    """x for x > 0, else negative_slope * x."""
+    return _run(_LEAKY_RELU, input, "leaky_relu", inplace, negative_slope=float(negative_slope))
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    """x for x > 0, else alpha * (exp(x) - 1)."""
+    return _run(_ELU, input, "elu", inplace, alpha=float(alpha), scale=1.0, input_scale=1.0)
+
+
+def selu(input, inplace: bool = False):
+    """scale * elu(x, alpha) with the self-normalizing constants."""
+    return _run(
+        _ELU,
+        input,
+        "selu",
+        inplace,
+        alpha=1.6732632423543772848170429916717,
+        scale=1.0507009873554804934193349852946,
+        input_scale=1.0,
+    )
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return _run(
+        _ELU, input, "celu", inplace, alpha=float(alpha), scale=1.0, input_scale=1.0 / alpha
+    )
+
+
+def gelu(input, approximate: str = "none"):
+    """x * Phi(x) (exact, with erf) or its tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _run(_GELU, input, "gelu", approximate=approximate)
+
+
+def silu(input, inplace: bool = False):
+    """x * sigmoid(x) (swish)."""
+    return _run(_SILU, input, "silu", inplace)
+
+
+def mish(input, inplace: bool = False):
+    """x * tanh(softplus(x))."""
+    return _run(_MISH, input, "mish", inplace)
+
+
+def softplus(input, beta: float = 1.0, threshold: float = 20.0):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
+    return _run(_SOFTPLUS, input, "softplus", beta=float(beta), threshold=float(threshold))
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    """x clipped to [min_val, max_val]; zero gradient at and beyond the bounds."""
+    return _run(
+        _HARDTANH, input, "hardtanh", inplace, min_val=float(min_val), max_val=float(max_val)
+    )
+
+
+def threshold(input, threshold: float, value: float, inplace: bool = False):
+    """x where x > threshold, else value."""
+    return _run(
+        _THRESHOLD, input, "threshold", inplace, threshold=float(threshold), value=float(value)
+    )
+
+
+def hardsigmoid(input, inplace: bool = False):
+    return _run(_HARDSIGMOID, input, "hardsigmoid", inplace)
+
+
+def hardswish(input, inplace: bool = False):
+    return _run(_HARDSWISH, input, "hardswish", inplace)
+
+
+def sigmoid(input):
+    """`input.sigmoid()`, the op of `torch.sigmoid`, as in PyTorch."""
+    return input.sigmoid()
+
+
+def tanh(input):
+    """`input.tanh()`, the op of `torch.tanh`, as in PyTorch."""
+    return input.tanh()
+
+
+def logsigmoid(input):
+    return _run(_LOGSIGMOID, input, "log_sigmoid")
+
+
+def softsign(input):
+    return _run(_SOFTSIGN, input, "softsign")
+
+
+def tanhshrink(input):
+    return _run(_TANHSHRINK, input, "tanhshrink")
+
+
+def _prelu_fn(x, weight):
+    if weight.size > 1 and x.ndim > 1:
+        weight = weight.reshape((1, -1) + (1,) * (x.ndim - 2))
+    return jnp.where(x > 0, x, weight * x)
+
+
+_PRELU = register("prelu", _prelu_fn, node="PreluKernelBackward0")
+
+
+def prelu(input, weight):
+    """x for x > 0, else weight * x (weight per channel, dim 1, or one shared value)."""
+    _tensor(input, "prelu")
+    _tensor(weight, "prelu", "weight", 2)
+    channels = input.shape[1] if input.ndim > 1 else input.shape[0] if input.ndim else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(
+            f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{weight.numel()} and channel size = {channels}."
+        )
+    return apply(_PRELU, input, weight)
+
+
+def _glu_fn(x, *, dim):
+    a, b = jnp.split(x, 2, axis=dim)
+    return a * jax.nn.sigmoid(b)
+
+
+_GLU = register("glu", _glu_fn, node="GluBackward0")
+
+
+def glu(input, dim: int = -1):
+    """a * sigmoid(b), where a and b are the halves of input along `dim`."""
+    _tensor(input, "glu")
+    dim = dim % input.ndim
+    if input.shape[dim] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}"
+        )
+    return apply(_GLU, input, dim=dim)
+
+
+def _softmax_dim(name: str, ndim: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _half_softmax(x, dim, dtype, log):
+    """Softmax (or log-softmax) of a float16/bfloat16 input: computed in float32, rounded once.
+
+    The derivative is PyTorch's softmax backward, which reads the *rounded* output: the
+    tangent out * (t - sum(out * t)) (or t - sum(exp(out) * t) for the log version), in
+    float32, transposes to PyTorch's g * out - out * sum(g * out) (or g - exp(out) * sum(g)).
+    """
+    fn = jax.nn.log_softmax if log else jax.nn.softmax
+    return fn(x.astype(jnp.float32), axis=dim).astype(dtype)
+
+
+@_half_softmax.defjvp
+def _half_softmax_jvp(dim, dtype, log, primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = _half_softmax(x, dim, dtype, log)
+    o, t = out.astype(jnp.float32), t.astype(jnp.float32)
+    if log:  # transposes to PyTorch's backward g - exp(out) * sum(g)
+        dt = t - jnp.sum(jnp.exp(o) * t, axis=dim, keepdims=True)
+    else:
+        dt = o * (t - jnp.sum(o * t, axis=dim, keepdims=True))
+    return out, dt.astype(dtype)
+
+
+def _softmax_like_fn(x, *, dim, dtype, log, negate):
+    x = -x if negate else x
+    if np.dtype(dtype) in _HALF and x.dtype == dtype:
+        return _half_softmax(x, dim, dtype, log)
+    fn = jax.nn.log_softmax if log else jax.nn.softmax
+    compute = jnp.float32 if np.dtype(dtype) in _HALF else dtype
+    return fn(x.astype(compute), axis=dim).astype(dtype)
+
+
+def _softmax_fn(x, *, dim, dtype):
+    return _softmax_like_fn(x, dim=dim, dtype=dtype, log=False, negate=False)
+
+
+def _log_softmax_fn(x, *, dim, dtype):
+    return _softmax_like_fn(x, dim=dim, dtype=dtype, log=True, negate=False)
+
+
+def _softmin_fn(x, *, dim, dtype):
+    return _softmax_like_fn(x, dim=dim, dtype=dtype, log=False, negate=True)
+
+
+# Not through _opmath: half precision is handled inside, with PyTorch's backward formula.
+_SOFTMAX = _register_op("softmax", _softmax_fn, node="SoftmaxBackward0", saves="output")
+_LOG_SOFTMAX = _register_op(
+    "log_softmax", _log_softmax_fn, node="LogSoftmaxBackward0", saves="output"
+)
+_SOFTMIN = _register_op("softmin", _softmin_fn, node="SoftmaxBackward0", saves="output")
+
+
+def _softmax_like(op, name, input, dim, dtype):
+    _tensor(input, name)
+    if dim is None:
+        dim = _softmax_dim(name, input.ndim)
+    if input.ndim:
+        dim = dim % input.ndim
+    elif dim not in (0, -1):
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})"
+        )
+    else:
+        dim = None
+    if dtype is not None:
+        out_dtype = _dtypes.as_dtype(dtype)
+    elif input.dtype.is_floating_point:
+        out_dtype = input.dtype
+    else:
+        raise RuntimeError(
+            f"\"{name}_lastdim_kernel_impl\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    return apply(op, input, dim=dim, dtype=out_dtype.jax)
+
+
+def softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """exp(x) / sum(exp(x)) along `dim`."""
+    return _softmax_like(_SOFTMAX, "softmax", input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """log(softmax(x)) along `dim`, computed stably."""
+    return _softmax_like(_LOG_SOFTMAX, "log_softmax", input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
+    """softmax(-x) along `dim`."""
+    return _softmax_like(_SOFTMIN, "softmin", input, dim, dtype)
+
+
+def _required_dim(op, name: str):
+    """`torch.softmax(input, dim, dtype=None)` and `Tensor.softmax`: `dim` is required there."""
+
+    def softmax_like(input, dim, dtype=None):
+        return _softmax_like(op, name, input, dim, dtype)
+
+    softmax_like.__name__ = softmax_like.__qualname__ = name
+    softmax_like.__doc__ = f"`{name}` along `dim` (required), as `torch.{name}`."
+    return softmax_like
+
+
+tensor_softmax = _required_dim(_SOFTMAX, "softmax")
+tensor_log_softmax = _required_dim(_LOG_SOFTMAX, "log_softmax")

@@ -1,0 +1,234 @@
+"""Convolutions and transposed convolutions, one `lax.conv_general_dilated` op each."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import lax
+
+from ..._state.tensor import Tensor
+from ..._tape.args import scalar_type_name
+from ..._tape.record import apply
+from ._common import _HIGHEST, _dtype_word, _ntuple, _tensor, register
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
+
+
+def _dimension_numbers(nd: int):
+    spatial = "DHW"[-nd:] if nd <= 3 else None
+    return (f"NC{spatial}", f"OI{spatial}", f"NC{spatial}")
+
+
+def _general_conv(x, w, b, *, batched, **geometry):
+    """`lax.conv_general_dilated` of (unbatched) `x` with weight `w` (OI...), plus bias `b`."""
+    if not batched:
+        x = x[None]
+    nd = w.ndim - 2
+    y = lax.conv_general_dilated(
+        x,
+        w,
+        **geometry,
+        dimension_numbers=_dimension_numbers(nd),
+        precision=_HIGHEST,
+    )
+    if b:
+        y = y + b[0].reshape((1, -1) + (1,) * nd)
+    return y if batched else y[0]
+
+
+def _conv_fn(x, w, *b, stride, padding, dilation, groups, batched):
+    return _general_conv(
+        x,
+        w,
+        b,
+        batched=batched,
+        window_strides=stride,
+        padding=padding,
+        rhs_dilation=dilation,
+        feature_group_count=groups,
+    )
+
+
+def _conv_transpose_fn(x, w, *b, stride, padding, output_padding, dilation, groups, batched):
+    nd = w.ndim - 2
+    cin, cout_g = w.shape[0], w.shape[1]
+    kernel = w.shape[2:]
+    # (Cin, Cout/g, k) -> (Cout, Cin/g, k), flipped: the transposed conv as a dilated conv.
+    w = w.reshape((groups, cin // groups, cout_g) + kernel)
+    w = jnp.swapaxes(w, 1, 2).reshape((groups * cout_g, cin // groups) + kernel)
+    w = jnp.flip(w, axis=tuple(range(2, 2 + nd)))
+    pads = tuple(
+        (d * (k - 1) - p, d * (k - 1) - p + op)
+        for k, p, op, d in zip(kernel, padding, output_padding, dilation)
+    )
+    return _general_conv(
+        x,
+        w,
+        b,
+        batched=batched,
+        window_strides=(1,) * nd,
+        padding=pads,
+        lhs_dilation=stride,
+        rhs_dilation=dilation,
+        feature_group_count=groups,
+    )
+
+
+_CONV = register("convolution", _conv_fn, node="ConvolutionBackward0")
+_CONV_TRANSPOSE = register(
+    "convolution.transposed", _conv_transpose_fn, node="ConvolutionBackward0"
+)
+
+
+def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_type_name(input.dtype)} but found "
+            f"{scalar_type_name(weight.dtype)}"
+        )
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(
+            f"Input type ({_dtype_word(input.dtype)}) and bias type ({_dtype_word(bias.dtype)}) "
+            "should be the same"
+        )
+
+
+def _check_conv_input(input, weight, bias, nd: int, fname: str) -> bool:
+    """PyTorch's checks of a (transposed) convolution's tensors; whether `input` is batched."""
+    _tensor(input, fname)
+    _tensor(weight, fname, "weight", 2)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fname}, but got "
+            f"input of size: {list(input.shape)}"
+        )
+    _check_conv_dtypes(input, weight, bias)
+    batched = input.ndim == nd + 2
+    return batched
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, fname: str):
+    batched = _check_conv_input(input, weight, bias, nd, fname)
+    shape = tuple(input.shape) if batched else (1,) + tuple(input.shape)
+    stride = _ntuple(stride, nd, "stride")
+    dilation = _ntuple(dilation, nd, "dilation")
+    kernel = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * nd
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            halves = []
+            for k, d in zip(kernel, dilation):
+                total = d * (k - 1)
+                halves.append((total // 2, total - total // 2))
+            pads = tuple(halves)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'. Expected 'valid' or 'same'")
+    else:
+        pads = tuple((p, p) for p in _ntuple(padding, nd, "padding"))
+    if shape[1] != weight.shape[1] * groups:
+        shown = list(input.shape)
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{shown} "
+            f"to have {weight.shape[1] * groups} channels, but got {shape[1]} channels instead"
+        )
+    if weight.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size {list(weight.shape)} instead"
+        )
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(shape[2:], pads))
+    effective = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(p < e for p, e in zip(padded, effective)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, effective))}). Kernel size can't be greater "
+            "than actual input size"
+        )
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return apply(
+        _CONV,
+        *args,
+        stride=stride,
+        padding=pads,
+        dilation=dilation,
+        groups=int(groups),
+        batched=batched,
+    )
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution over (N, C, L) or (C, L) input (lax.conv_general_dilated)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution over (N, C, H, W) or (C, H, W) input (lax.conv_general_dilated).
+
+    Example::
+
+        >>> x = torch.randn(1, 3, 8, 8)
+        >>> F.conv2d(x, torch.randn(4, 3, 3, 3), padding=1).shape
+        torch.Size([1, 4, 8, 8])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) input."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv_transpose(
+    input, weight, bias, stride, padding, output_padding, groups, dilation, nd, fname
+):
+    batched = _check_conv_input(input, weight, bias, nd, fname)
+    channels = input.shape[1] if batched else input.shape[0]
+    if channels != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(input.shape)} to have {weight.shape[0]} channels, but got {channels} "
+            "channels instead"
+        )
+    stride = _ntuple(stride, nd, "stride")
+    padding = _ntuple(padding, nd, "padding")
+    output_padding = _ntuple(output_padding, nd, "output_padding")
+    dilation = _ntuple(dilation, nd, "dilation")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError(
+                "output padding must be smaller than either stride or dilation, but got "
+                f"output_padding: {op}, stride: {s}, dilation: {d}"
+            )
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return apply(
+        _CONV_TRANSPOSE,
+        *args,
+        stride=stride,
+        padding=padding,
+        output_padding=output_padding,
+        dilation=dilation,
+        groups=int(groups),
+        batched=batched,
+    )
+
+
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    """1-D transposed convolution; weight is (C_in, C_out / groups, k)."""
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
+        "conv_transpose1d",
+    )  # fmt: skip
+
+
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    """2-D transposed convolution ("deconvolution"); weight is (C_in, C_out / groups, kH, kW)."""
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+        "conv_transpose2d",
+    )  # fmt: skip

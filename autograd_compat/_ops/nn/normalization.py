@@ -1,0 +1,174 @@
+"""Batch, layer and group normalization, each one fused op; batch norm updates its
+running statistics outside the graph.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..._state.tensor import Tensor
+from ..._tape.record import apply
+from ._common import _tensor, register
+
+__all__ = ["batch_norm", "group_norm", "layer_norm"]
+
+
+def _scale_shift(y, affine, shape, has_weight, has_bias):
+    """`y * weight + bias` for the present ones of `affine`, each reshaped to `shape` if given."""
+    affine = list(affine)
+    if has_weight:
+        w = affine.pop(0)
+        y = y * (w if shape is None else w.reshape(shape))
+    if has_bias:
+        b = affine.pop(0)
+        y = y + (b if shape is None else b.reshape(shape))
+    return y
+
+
+def _bn_train_fn(x, *affine, eps, has_weight, has_bias):
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    mean = jnp.mean(x, axis=axes)
+    var = jnp.mean(jnp.square(x - mean.reshape(shape)), axis=axes)
+    y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
+    count = x.size // x.shape[1]
+    return y, mean, var * (count / max(count - 1, 1))
+
+
+def _bn_eval_fn(x, mean, var, *affine, eps, has_weight, has_bias):
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
+    return y
+
+
+_BN_TRAIN = register("batch_norm", _bn_train_fn, node="NativeBatchNormBackward0")
+_BN_EVAL = register("batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0")
+
+
+@jax.jit
+def _ema(running, statistic, momentum):
+    """The running-statistics update: (1 - momentum) * running + momentum * statistic."""
+    momentum = momentum.astype(running.dtype)
+    return (1 - momentum) * running + momentum * statistic.astype(running.dtype)
+
+
+def _update_running(buffer: Tensor, statistic, momentum: float) -> None:
+    buffer._set_value(_ema(buffer._value, statistic, np.float64(momentum)))
+    buffer._bump_version()
+
+
+def batch_norm(
+    input,
+    running_mean,
+    running_var,
+    weight=None,
+    bias=None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+):
+    """Batch normalization over dim 1; in training, updates the running statistics in place.
+
+    The running variance uses the unbiased batch variance, as in PyTorch.
+    """
+    _tensor(input, "batch_norm")
+    if training:
+        size = input.numel() // input.shape[1] if input.ndim > 1 else 0
+        if size <= 1:
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                f"{input.shape}"
+            )
+    channels = input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(
+                f"running_mean should contain {channels} elements not {t.numel()}"
+                if name == "running_mean"
+                else f"{name} should contain {channels} elements not {t.numel()}"
+            )
+    affine = [t for t in (weight, bias) if t is not None]
+    flags = dict(eps=float(eps), has_weight=weight is not None, has_bias=bias is not None)
+    if training or running_mean is None or running_var is None:
+        y, mean, var = apply(_BN_TRAIN, input, *affine, **flags)
+        if training and running_mean is not None and running_var is not None:
+            _update_running(running_mean, mean._value, momentum)
+            _update_running(running_var, var._value, momentum)
+        return y
+    return apply(_BN_EVAL, input, running_mean, running_var, *affine, **flags)
+
+
+def _layer_norm_fn(x, *affine, dims, eps, has_weight, has_bias):
+    axes = tuple(range(x.ndim - dims, x.ndim))
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    y = (x - mean) * lax.rsqrt(var + eps)
+    y = _scale_shift(y, affine, None, has_weight, has_bias)
+    return y
+
+
+_LAYER_NORM = register("layer_norm", _layer_norm_fn, node="NativeLayerNormBackward0")
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    """Normalize over the trailing `normalized_shape` dims, then scale and shift."""
+    _tensor(input, "layer_norm")
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    n = len(normalized_shape)
+    if tuple(input.shape[input.ndim - n :]) != normalized_shape or n > input.ndim:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
+            f"{list(input.shape)}"
+        )
+    affine = [t for t in (weight, bias) if t is not None]
+    return apply(
+        _LAYER_NORM,
+        input,
+        *affine,
+        dims=n,
+        eps=float(eps),
+        has_weight=weight is not None,
+        has_bias=bias is not None,
+    )
+
+
+def _group_norm_fn(x, *affine, groups, eps, has_weight, has_bias):
+    n, c = x.shape[0], x.shape[1]
+    grouped = x.reshape(n, groups, -1)
+    mean = jnp.mean(grouped, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(grouped - mean), axis=-1, keepdims=True)
+    y = ((grouped - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
+    return y
+
+
+_GROUP_NORM = register("group_norm", _group_norm_fn, node="NativeGroupNormBackward0")
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
+    """Normalize over groups of channels (dim 1), then scale and shift per channel."""
+    _tensor(input, "group_norm")
+    if input.ndim < 2 or input.shape[1] % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    affine = [t for t in (weight, bias) if t is not None]
+    return apply(
+        _GROUP_NORM,
+        input,
+        *affine,
+        groups=int(num_groups),
+        eps=float(eps),
+        has_weight=weight is not None,
+        has_bias=bias is not None,
+    )

@@ -1,0 +1,67 @@
+"""pad: constant, reflect, replicate and circular padding (negative sizes crop)."""
+
+from __future__ import annotations
+
+import numbers
+
+import jax.numpy as jnp
+from jax import lax
+
+from ..._tape.record import apply
+from ._common import _tensor, register
+
+__all__ = ["pad"]
+
+
+def _pad_fn(x, *, pads, mode, value):
+    if mode == "constant":
+        config = [(lo, hi, 0) for lo, hi in pads]
+        return lax.pad(x, jnp.asarray(value, x.dtype), config)
+    return jnp.pad(
+        x, pads, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    )
+
+
+_PAD = {
+    "constant": register("pad.constant", _pad_fn, node="ConstantPadNdBackward0", saves="none"),
+    "reflect": register("pad.reflect", _pad_fn, node="ReflectionPad2DBackward0", saves="none"),
+    "replicate": register("pad.replicate", _pad_fn, node="ReplicationPad2DBackward0", saves="none"),
+    "circular": register("pad.circular", _pad_fn, node="CopySlices", saves="none"),
+}
+
+
+def pad(input, pad, mode: str = "constant", value=None):
+    """Pad (or, with negative sizes, crop) the last len(pad) // 2 dimensions.
+
+    `pad` lists (left, right) for the last dim first, then the one before, and so on.
+    """
+    _tensor(input, "pad")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.ndim}"
+        )
+    if mode not in _PAD:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    pairs = [(0, 0)] * input.ndim
+    for i in range(len(pad) // 2):
+        pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode != "constant":
+        if value not in (None, 0):
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        for size, (lo, hi) in zip(input.shape, pairs):
+            if lo < 0 or hi < 0:
+                raise NotImplementedError(f"negative padding is not supported for mode {mode}")
+            if mode == "reflect" and (lo >= size or hi >= size) and (lo or hi):
+                raise RuntimeError(
+                    f"Argument #4: Padding size should be less than the corresponding input "
+                    f"dimension, but got: padding ({lo}, {hi}) at dimension of input "
+                    f"{list(input.shape)}"
+                )
+    fill = 0 if value is None else value
+    if isinstance(fill, bool) or not isinstance(fill, numbers.Number):
+        fill = float(fill)
+    return apply(_PAD[mode], input, pads=tuple(pairs), mode=mode, value=fill)

@@ -1,0 +1,268 @@
+"""Max, average and adaptive average pooling over sliding windows."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..._tape.args import floating
+from ..._tape.record import apply
+from ._common import _ntuple, _tensor, register
+from .interpolation import _resize_fn
+
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "max_pool1d",
+    "max_pool2d",
+]
+
+
+def _pool_geometry(shape, kernel, stride, padding, dilation, ceil_mode, fname, channels=None):
+    """PyTorch's pooling output sizes, and the extra high padding that ceil_mode needs."""
+    out, extra = [], []
+    for size, k, s, p, d in zip(shape, kernel, stride, padding, dilation):
+        span = size + 2 * p - d * (k - 1) - 1
+        n = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (n - 1) * s >= size + p:
+            n -= 1
+        out.append(n)
+        extra.append(max(0, (n - 1) * s + d * (k - 1) + 1 - (size + 2 * p)))
+    if any(n <= 0 for n in out):
+        lead = () if channels is None else (channels,)
+        sizes = "x".join(str(s) for s in lead + tuple(shape))
+        outs = "x".join(str(n) for n in lead + tuple(out))
+        raise RuntimeError(
+            f"Given input size: ({sizes}). Calculated output size: ({outs}). Output size is "
+            "too small"
+        )
+    return tuple(out), tuple(extra)
+
+
+def _windows(x, *, kernel, stride, padding, dilation, out, extra, fill):
+    """The pooling windows of x (..., *spatial) stacked on a new last axis (kernel offsets)."""
+    nd = len(kernel)
+    lead = x.ndim - nd
+    pads = [(0, 0)] * lead + [(p, p + e) for p, e in zip(padding, extra)]
+    xp = jnp.pad(x, pads, constant_values=fill)
+    slices = []
+    for offset in np.ndindex(*kernel):
+        index = [slice(None)] * lead
+        for o, s, d, n in zip(offset, stride, dilation, out):
+            start = o * d
+            index.append(slice(start, start + (n - 1) * s + 1, s))
+        slices.append(xp[tuple(index)])
+    return jnp.stack(slices, axis=-1)
+
+
+def _max_pool_fn(x, *, kernel, stride, padding, dilation, out, extra, with_indices):
+    windows = _windows(
+        x,
+        kernel=kernel,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        out=out,
+        extra=extra,
+        fill=-jnp.inf,
+    )
+    choice = jnp.argmax(windows, axis=-1)
+    y = jnp.take_along_axis(windows, choice[..., None], axis=-1)[..., 0]
+    if not with_indices:
+        return y
+    nd = len(kernel)
+    offsets = np.array(list(np.ndindex(*kernel)))  # (K, nd)
+    spatial = x.shape[-nd:]
+    flat = jnp.zeros(choice.shape, jnp.int64)
+    for axis in range(nd):
+        grid = np.arange(out[axis]) * stride[axis] - padding[axis]
+        grid = grid.reshape((-1,) + (1,) * (nd - 1 - axis))
+        position = grid + jnp.asarray(offsets[:, axis] * dilation[axis])[choice]
+        flat = flat * spatial[axis] + position
+    return y, flat
+
+
+_MAX_POOL = {
+    1: register("max_pool1d", _max_pool_fn, node="MaxPool1DWithIndicesBackward0"),
+    2: register("max_pool2d", _max_pool_fn, node="MaxPool2DWithIndicesBackward0"),
+    3: register("max_pool3d", _max_pool_fn, node="MaxPool3DWithIndicesBackward0"),
+}
+
+
+def _windows_args(input, fname, nd, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch's pooling argument checks: (kernel, stride, padding, dilation, out, extra)."""
+    _tensor(input, fname)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"{fname}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor for input, but got "
+            f"{input.ndim}D"
+        )
+    kernel = _ntuple(kernel_size, nd, "kernel_size")
+    stride = kernel if stride is None or stride == [] else _ntuple(stride, nd, "stride")
+    padding = _ntuple(padding, nd, "padding")
+    dilation = _ntuple(dilation, nd, "dilation")
+    for k, p in zip(kernel, padding):
+        if p * 2 > k:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={p}, "
+                f"kernel_size={k} and dilation={dilation[0]}"
+            )
+    out, extra = _pool_geometry(
+        tuple(input.shape[-nd:]),
+        kernel,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+        fname,
+        input.shape[-nd - 1],
+    )
+    return kernel, stride, padding, dilation, out, extra
+
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd):
+    kernel, stride, padding, dilation, out, extra = _windows_args(
+        input, f"max_pool{nd}d", nd, kernel_size, stride, padding, dilation, ceil_mode
+    )
+    return apply(
+        _MAX_POOL[nd],
+        input,
+        kernel=kernel,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        out=out,
+        extra=extra,
+        with_indices=bool(return_indices),
+    )
+
+
+def max_pool1d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """1-D max pooling; the gradient goes to the first maximum of each window, as in PyTorch."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1)
+
+
+def max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """2-D max pooling (with indices into each H*W plane when return_indices=True)."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
+
+
+def _avg_pool_fn(x, *, kernel, stride, padding, out, extra, count_include_pad, divisor_override):
+    divisor = _avg_divisor(
+        x.shape[-len(kernel) :], kernel, stride, padding, out, count_include_pad, divisor_override
+    )
+    windows = _windows(
+        x,
+        kernel=kernel,
+        stride=stride,
+        padding=padding,
+        dilation=(1,) * len(kernel),
+        out=out,
+        extra=extra,
+        fill=0.0,
+    )
+    return jnp.sum(windows, axis=-1) / jnp.asarray(divisor, x.dtype)
+
+
+_AVG_POOL = {
+    1: register(
+        "avg_pool1d", _avg_pool_fn, node="AvgPool2DBackward0", saves="none"
+    ),  # PyTorch: via avg_pool2d
+    2: register("avg_pool2d", _avg_pool_fn, node="AvgPool2DBackward0", saves="none"),
+    3: register("avg_pool3d", _avg_pool_fn, node="AvgPool3DBackward0", saves="none"),
+}
+
+
+def _avg_divisor(shape, kernel, stride, padding, out, count_include_pad, divisor_override):
+    """Per-output-window divisors (a numpy constant at trace time), as PyTorch's kernel counts."""
+    if divisor_override:
+        return np.full(out, float(divisor_override))
+    per_axis = []
+    for size, k, s, p, n in zip(shape, kernel, stride, padding, out):
+        counts = []
+        for i in range(n):
+            start = i * s - p
+            end = min(start + k, size + p)
+            pool = end - start
+            start, end = max(start, 0), min(end, size)
+            counts.append(pool if count_include_pad else end - start)
+        per_axis.append(np.array(counts, dtype=np.float64))
+    divisor = per_axis[0]
+    for counts in per_axis[1:]:
+        divisor = np.multiply.outer(divisor, counts)
+    return divisor
+
+
+def _avg_pool(
+    input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd
+):
+    kernel, stride, padding, _, out, extra = _windows_args(
+        input, f"avg_pool{nd}d", nd, kernel_size, stride, padding, 1, ceil_mode
+    )
+    return apply(
+        _AVG_POOL[nd],
+        floating(input),
+        kernel=kernel,
+        stride=stride,
+        padding=padding,
+        out=out,
+        extra=extra,
+        count_include_pad=bool(count_include_pad),
+        divisor_override=divisor_override,
+    )
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """1-D average pooling."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
+
+
+def avg_pool2d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
+    """2-D average pooling, with PyTorch's divisor rules at the borders."""
+    return _avg_pool(
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2
+    )
+
+
+_ADAPTIVE_AVG = register(
+    "adaptive_avg_pool", _resize_fn, node="AdaptiveAvgPool2DBackward0", saves="none"
+)
+
+
+def _adaptive_avg_pool(input, output_size, nd: int):
+    fname = f"adaptive_avg_pool{nd}d"
+    _tensor(input, fname)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"{fname}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input.shape)}"
+        )
+    shape = tuple(input.shape[-nd:])
+    if not isinstance(output_size, (list, tuple)):
+        output_size = (output_size,) * nd
+    out = tuple(s if o is None else int(o) for o, s in zip(output_size, shape))
+    axes = tuple(("adaptive", s, o, None, False) for s, o in zip(shape, out))
+    return apply(_ADAPTIVE_AVG, floating(input), axes=axes)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """1-D adaptive average pooling to `output_size`."""
+    return _adaptive_avg_pool(input, output_size, 1)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """2-D adaptive average pooling to `output_size` (an int, a pair, None keeps a size)."""
+    return _adaptive_avg_pool(input, output_size, 2)
