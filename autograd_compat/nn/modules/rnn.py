@@ -10,11 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 
-import jax
-import jax.numpy as jnp
-from jax import lax
-
-from ..._pure.op import register
+from ..._ops.nn.rnn import CELL_OPS, RNN_OPS
 from ..._state import random as _random
 from ..._state.tensor import Tensor
 from ..._tape.record import apply
@@ -23,128 +19,6 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
-
-_HIGHEST = lax.Precision.HIGHEST
-
-
-def _mm(x, w):
-    return jnp.matmul(x, w.T, precision=_HIGHEST)
-
-
-def _cell(mode: str, nonlinearity: str):
-    """The step function (carry, x_projected) -> (carry, h) of one recurrent cell."""
-
-    def rnn_step(w_hh, b_hh):
-        act = jnp.tanh if nonlinearity == "tanh" else jax.nn.relu
-
-        def step(h, xw):
-            pre = xw + _mm(h, w_hh)
-            if b_hh is not None:
-                pre = pre + b_hh
-            h = act(pre)
-            return h, h
-
-        return step
-
-    def lstm_step(w_hh, b_hh):
-        def step(carry, xw):
-            h, c = carry
-            gates = xw + _mm(h, w_hh)
-            if b_hh is not None:
-                gates = gates + b_hh
-            i, f, g, o = jnp.split(gates, 4, axis=-1)
-            i, f, g, o = jax.nn.sigmoid(i), jax.nn.sigmoid(f), jnp.tanh(g), jax.nn.sigmoid(o)
-            c = f * c + i * g
-            h = o * jnp.tanh(c)
-            return (h, c), h
-
-        return step
-
-    def gru_step(w_hh, b_hh):
-        def step(h, xw):
-            gh = _mm(h, w_hh)
-            if b_hh is not None:
-                gh = gh + b_hh
-            x_r, x_z, x_n = jnp.split(xw, 3, axis=-1)
-            h_r, h_z, h_n = jnp.split(gh, 3, axis=-1)
-            r = jax.nn.sigmoid(x_r + h_r)
-            z = jax.nn.sigmoid(x_z + h_z)
-            n = jnp.tanh(x_n + r * h_n)
-            h = (1 - z) * n + z * h
-            return h, h
-
-        return step
-
-    return {"RNN": rnn_step, "LSTM": lstm_step, "GRU": gru_step}[mode]
-
-
-def _rnn_fn(x, h0, *rest, mode, nonlinearity, num_layers, directions, has_bias, dropout_p):
-    """Run all layers and directions over (L, N, H_in) input; (output, h_n[, c_n])."""
-    rest = list(rest)
-    c0 = rest.pop(0) if mode == "LSTM" else None
-    key = rest.pop() if dropout_p > 0 else None
-    per = 4 if has_bias else 2
-    make_step = _cell(mode, nonlinearity)
-    layer_input = x
-    h_out, c_out = [], []
-    for layer in range(num_layers):
-        outputs = []
-        for direction in range(directions):
-            index = layer * directions + direction
-            w_ih, w_hh, *biases = rest[index * per : (index + 1) * per]
-            b_ih, b_hh = biases if biases else (None, None)
-            xw = jnp.matmul(layer_input, w_ih.T, precision=_HIGHEST)
-            if b_ih is not None:
-                xw = xw + b_ih
-            carry = (h0[index], c0[index]) if mode == "LSTM" else h0[index]
-            carry, ys = lax.scan(make_step(w_hh, b_hh), carry, xw, reverse=direction == 1)
-            outputs.append(ys)
-            if mode == "LSTM":
-                h_out.append(carry[0])
-                c_out.append(carry[1])
-            else:
-                h_out.append(carry)
-        layer_input = outputs[0] if directions == 1 else jnp.concatenate(outputs, axis=-1)
-        if key is not None and layer < num_layers - 1:
-            key, sub = jax.random.split(jax.random.wrap_key_data(key))
-            key = jax.random.key_data(key)
-            keep = jax.random.bernoulli(sub, 1.0 - dropout_p, layer_input.shape)
-            scale = 0.0 if dropout_p >= 1 else 1.0 / (1.0 - dropout_p)
-            layer_input = jnp.where(keep, layer_input * scale, 0).astype(layer_input.dtype)
-    h_n = jnp.stack(h_out)
-    if mode == "LSTM":
-        return layer_input, h_n, jnp.stack(c_out)
-    return layer_input, h_n
-
-
-_RNN_OPS = {
-    "RNN": register("nn.rnn.rnn", _rnn_fn, node="StackBackward0"),
-    "LSTM": register("nn.rnn.lstm", _rnn_fn, node="MkldnnRnnLayerBackward0"),
-    "GRU": register("nn.rnn.gru", _rnn_fn, node="StackBackward0"),
-}
-
-
-def _cell_fn(x, h, *rest, mode, nonlinearity, has_bias):
-    rest = list(rest)
-    c = rest.pop(0) if mode == "LSTM" else None
-    w_ih, w_hh, *biases = rest
-    b_ih, b_hh = biases if biases else (None, None)
-    xw = _mm(x, w_ih)
-    if b_ih is not None:
-        xw = xw + b_ih
-    step = _cell(mode, nonlinearity)(w_hh, b_hh)
-    if mode == "LSTM":
-        (h, c), _ = step((h, c), xw)
-        return h, c
-    h, _ = step(h, xw)
-    return h
-
-
-_CELL_OPS = {
-    "RNN": register("nn.rnn_cell.rnn", _cell_fn, node="TanhBackward0"),
-    "LSTM": register("nn.rnn_cell.lstm", _cell_fn, node="MulBackward0"),
-    "GRU": register("nn.rnn_cell.gru", _cell_fn, node="AddBackward0"),
-}
 
 
 def _swap01(t: Tensor) -> Tensor:
@@ -318,7 +192,7 @@ class RNNBase(Module):
         if dropout_p > 0:
             extra.append(_random.default_generator.next_key())
         results = apply(
-            _RNN_OPS[self.mode],
+            RNN_OPS[self.mode],
             input,
             *states,
             *extra,
@@ -448,7 +322,7 @@ class RNNCellBase(Module):
         if self.bias:
             weights += [self.bias_ih, self.bias_hh]
         result = apply(
-            _CELL_OPS[self._mode],
+            CELL_OPS[self._mode],
             input,
             *states,
             *weights,
