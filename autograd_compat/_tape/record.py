@@ -79,22 +79,9 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, ou
         else:
             placeholders.append((value.shape, value.dtype))
     if type(out) is tuple:
-        node = Node(
-            op,
-            key,
-            tuple(edges),
-            tuple(saved),
-            saved_mask,
-            tuple(placeholders),
-            tuple(versions),
-            tuple([(o.shape, o.dtype) for o in out]),
-        )
-        return tuple(
-            [
-                Tensor._wrap(o, node, nr) if o.dtype in INEXACT else Tensor._wrap(o)
-                for nr, o in enumerate(out)
-            ]
-        )
+        out_meta = tuple([(o.shape, o.dtype) for o in out])
+    else:
+        out_meta = ((out.shape, out.dtype),)
     node = Node(
         op,
         key,
@@ -103,8 +90,15 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, ou
         saved_mask,
         tuple(placeholders),
         tuple(versions),
-        ((out.shape, out.dtype),),
+        out_meta,
     )
+    if type(out) is tuple:
+        return tuple(
+            [
+                Tensor._wrap(o, node, nr) if o.dtype in INEXACT else Tensor._wrap(o)
+                for nr, o in enumerate(out)
+            ]
+        )
     if out.dtype not in INEXACT:
         return Tensor._wrap(out)
     result = Tensor._wrap(out, node, 0)
