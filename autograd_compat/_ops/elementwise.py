@@ -579,18 +579,24 @@ def lerp(input, end, weight):
         raise _not_implemented("lerp_kernel_scalar", d)
     if end.dtype is not d:
         raise RuntimeError(
-            f"expected dtype {_ctype(d)} for `end` but got dtype {_ctype(end.dtype)}"
+            f"expected dtype {_short(d)} for `end` but got dtype {_short(end.dtype)}"
         )
     if isinstance(weight, Tensor):
         if weight.dtype is not d:
             raise RuntimeError(
-                f"expected dtype {_ctype(d)} for `weight` but got dtype {_ctype(weight.dtype)}"
+                f"expected dtype {_short(d)} for `weight` but got dtype {_short(weight.dtype)}"
             )
         a, b, w = _arrays(d, input, end, weight)
         return apply(_LERP_TENSOR, a, b, w)
     operand = _operand(weight, "lerp", "weight", 3)
     a, b = _arrays(d, input, end)
     return apply(_LERP_SCALAR, a, b, constant(operand, d.jax))
+
+
+def _short(d: _dtypes.dtype) -> str:
+    """The dtype name lerp's errors print: the C type of a floating dtype, else its name.
+    (PyTorch prints the C type for every dtype, "long int" for int64: see _ctype.)"""
+    return _ctype(d) if d.is_floating_point else d.name
 
 
 def _ctype(d: _dtypes.dtype) -> str:
