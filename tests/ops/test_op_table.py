@@ -1,0 +1,242 @@
+"""Every registered op has a row in the op table (`op_table.py`), as JAX's lax_autodiff_test
+covers its primitives; each row reaches its op, and the differentiable rows' gradients agree
+with jax.vjp of the op's pure function, with float64 central finite differences and, where
+PyTorch has the same call, with PyTorch."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import jax
+import numpy as np
+import pytest
+from op_table import ROWS, OpCase
+from torch_compare import _check_finite_differences, _flatten, _grads, check_case
+
+import autograd_compat
+from autograd_compat._pure.op import INEXACT, Op, registered_ops
+from autograd_compat._tape import record
+
+OPS = registered_ops()
+
+
+# ----------------------------------------------------------------------------- recording
+class Application:
+    """One `record.apply(op, *inputs, **static)` seen while a row ran: its result too."""
+
+    def __init__(self, op, inputs, static, result) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.static = static
+        self.result = result
+
+
+class Seen(list):
+    """The applications seen (a list), and `unrecorded`: ids of ops whose jitted forward ran."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unrecorded: list[str] = []
+
+
+@contextlib.contextmanager
+def recording():
+    """Wrap `record.apply` wherever the package bound it (modules import it by name) and
+    collect the registered ops it applies; the ids of ops run without a record (their jitted
+    function called directly: an unrecorded indexed write, say) go to `seen.unrecorded`."""
+    original = record.apply
+    seen = Seen()
+    compiled = Op.compiled
+
+    def compiled_spy(op, static):
+        if op.id is not None:
+            seen.unrecorded.append(op.id)
+        return compiled(op, static)
+
+    def spy(op, *inputs, **static):
+        result = original(op, *inputs, **static)
+        if op.id is not None:
+            seen.append(Application(op, inputs, static, result))
+        return result
+
+    patched = [
+        module
+        for name, module in list(sys.modules.items())
+        if (name == "autograd_compat" or name.startswith("autograd_compat."))
+        and getattr(module, "apply", None) is original
+    ]
+    for module in patched:
+        module.apply = spy
+    Op.compiled = compiled_spy
+    try:
+        yield seen
+    finally:
+        Op.compiled = compiled
+        for module in patched:
+            module.apply = original
+
+
+# ----------------------------------------------------------------------------- running rows
+def _wants_grad(case: OpCase, arrays) -> bool:
+    if case.grad is not None:
+        return case.grad
+    return OPS[case.id].differentiable and any(a.dtype.kind == "f" for a in arrays)
+
+
+def _requires(case: OpCase, arrays, grad: bool) -> list:
+    flags = case.requires_grad or (True,) * len(arrays)
+    return [bool(grad and r and a.dtype.kind == "f") for a, r in zip(arrays, flags)]
+
+
+def _run(case: OpCase, arrays, requires):
+    tensors = [autograd_compat.tensor(a, requires_grad=r) for a, r in zip(arrays, requires)]
+    with recording() as seen:
+        out = case.call(autograd_compat, *tensors)
+    return tensors, out, seen
+
+
+def _params(select=lambda case: True):
+    out = []
+    for case in ROWS:
+        if not select(case):
+            continue
+        marks = [pytest.mark.xfail(strict=True, reason=case.xfail)] if case.xfail else []
+        out.append(pytest.param(case, id=case.id, marks=marks))
+    return out
+
+
+# ----------------------------------------------------------------------------- the walk
+def test_every_registered_op_has_exactly_one_row():
+    ids = [case.id for case in ROWS]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    assert not duplicates, f"op table rows listed twice: {duplicates}"
+    missing = sorted(set(OPS) - set(ids))
+    stale = sorted(set(ids) - set(OPS))
+    assert not missing, f"registered ops without a row in tests/ops/op_table.py: {missing}"
+    assert not stale, f"op table rows for ops that are not registered: {stale}"
+
+
+@pytest.mark.parametrize("case", _params())
+def test_row_reaches_its_op(case: OpCase):
+    arrays = case.arrays()
+    requires = _requires(case, arrays, _wants_grad(case, arrays))
+    _, _, seen = _run(case, arrays, requires)
+    applied = [a.op.id for a in seen]
+    if case.id not in applied:  # run without a record: only an unrecorded path does that
+        assert case.id in seen.unrecorded, (
+            f"the row applied {applied} (and ran {seen.unrecorded}), not {case.id!r}"
+        )
+
+
+# ----------------------------------------------------------------------------- gradients
+def _float_outputs(result) -> list:
+    outs = result if type(result) is tuple else (result,)
+    return [o for o in outs if o._value.dtype in INEXACT and o.requires_grad]
+
+
+def _single_op_vjp(case: OpCase, leaves, seen) -> bool:
+    """(a) When the row is one application of its op taking the leaves directly: the grads of
+    its outputs by our engine against jax.vjp of `Op.fn` with the static arguments it got.
+    Returns whether the row qualified."""
+    if len(seen) != 1 or seen[0].op.id != case.id:
+        return False
+    (app,) = seen
+    diff = [i for i, x in enumerate(app.inputs) if any(x is t for t in leaves)]
+    if len(diff) != len(leaves):
+        return False
+    outputs = _float_outputs(app.result)
+    if not outputs:
+        return False
+    values = [x._value if isinstance(x, autograd_compat.Tensor) else x for x in app.inputs]
+    rng = np.random.default_rng(3)
+    cts = [rng.standard_normal(tuple(o.shape)) for o in outputs]
+    ours = autograd_compat.autograd.grad(
+        outputs,
+        [app.inputs[i] for i in diff],
+        [autograd_compat.tensor(c) for c in cts],
+        allow_unused=True,
+    )
+    picked = [
+        k
+        for k, o in enumerate(app.result if type(app.result) is tuple else (app.result,))
+        if any(o is p for p in outputs)
+    ]
+
+    def pure(*diff_values):
+        full = list(values)
+        for i, v in zip(diff, diff_values):
+            full[i] = v
+        out = app.op.fn(*full, **app.static)
+        out = out if type(out) is tuple else (out,)
+        return [out[k] for k in picked]
+
+    _, vjp = jax.vjp(pure, *(values[i] for i in diff))
+    expected = vjp([jax.numpy.asarray(c) for c in cts])
+    for k, (g, e) in enumerate(zip(ours, expected)):
+        got = np.zeros(np.shape(e)) if g is None else np.asarray(g.detach().numpy())
+        np.testing.assert_allclose(
+            got, np.asarray(e), rtol=1e-9, atol=1e-10, err_msg=f"grad {k} vs jax.vjp of Op.fn"
+        )
+    return True
+
+
+def _grad_params():
+    def select(case):
+        arrays = case.arrays()
+        return _wants_grad(case, arrays) and any(_requires(case, arrays, True))
+
+    return _params(select)
+
+
+@pytest.mark.parametrize("case", _grad_params())
+def test_row_gradients(case: OpCase):
+    """(a) jax.vjp of the op's pure function (single-op rows) and (b) float64 central
+    finite differences along a random direction (every differentiable row)."""
+    arrays = case.arrays()
+    requires = _requires(case, arrays, True)
+    tensors, out, seen = _run(case, arrays, requires)
+    leaves = [t for t in tensors if t.requires_grad]
+    _single_op_vjp(case, leaves, seen)
+    outputs = _flatten(out)
+    rng = np.random.default_rng(7)
+    cotangents = [
+        rng.standard_normal(tuple(o.shape))
+        if o.requires_grad and o.dtype.is_floating_point
+        else None
+        for o in outputs
+    ]
+    if not any(c is not None for c in cotangents):
+        pytest.fail("no output of the row requires grad")
+    grads = _grads(autograd_compat, outputs, tensors, cotangents)
+    diff_index = [i for i, r in enumerate(requires) if r]
+    _check_finite_differences(
+        case.call,
+        arrays,
+        diff_index,
+        cotangents,
+        grads,
+        case.fd_eps,
+        rtol=case.fd_rtol,
+        atol=case.fd_atol,
+    )
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", _params(lambda case: case.torch))
+def test_row_against_pytorch(case: OpCase, real_torch):
+    """(c) values, dtypes, grad_fn names and float64 gradients against PyTorch's."""
+    arrays = case.arrays()
+    grad = _wants_grad(case, arrays)
+    check_case(
+        case.call,
+        arrays,
+        real_torch,
+        requires_grad=_requires(case, arrays, grad),
+        grads=grad,
+        names=case.names,
+        tolerance=case.tolerance,
+        finite_differences=False,
+        grad_rtol=1e-6,
+        grad_atol=1e-9,
+    )
