@@ -12,7 +12,7 @@ import jax
 import numpy as np
 import pytest
 from op_table import ROWS, OpCase
-from torch_compare import _flatten, _grads, check_case, grad_fn_name, values
+from torch_compare import _flatten, _grads, _jax_vjp, check_case, grad_fn_name, values
 
 import autograd_compat
 from autograd_compat._pure.op import INEXACT, Op, registered_ops
@@ -23,13 +23,18 @@ OPS = registered_ops()
 
 # ----------------------------------------------------------------------------- recording
 class Application:
-    """One `record.apply(op, *inputs, **static)` seen while a row ran: its result too."""
+    """One `record.apply(op, *inputs, **static)` seen while a row ran, with its result and
+    its inputs' values and versions as they were."""
 
-    def __init__(self, op, inputs, static, result) -> None:
+    def __init__(self, op, inputs, static) -> None:
         self.op = op
         self.inputs = inputs
         self.static = static
-        self.result = result
+        self.result = None
+        # read now: a later in-place change replaces a Tensor's value and bumps its version
+        tensor = autograd_compat.Tensor
+        self.values = [x._value if isinstance(x, tensor) else x for x in inputs]
+        self.versions = [x._version if isinstance(x, tensor) else None for x in inputs]
 
 
 class Seen(list):
@@ -55,10 +60,12 @@ def recording():
         return compiled(op, static)
 
     def spy(op, *inputs, **static):
-        result = original(op, *inputs, **static)
-        if op.id is not None:
-            seen.append(Application(op, inputs, static, result))
-        return result
+        if op.id is None:  # derived and run-time ops (backward, user Functions)
+            return original(op, *inputs, **static)
+        app = Application(op, inputs, static)
+        app.result = original(op, *inputs, **static)
+        seen.append(app)
+        return app.result
 
     patched = [
         module
@@ -123,20 +130,35 @@ def _float_outputs(result) -> list:
     return [o for o in outs if o._value.dtype in INEXACT and o.requires_grad]
 
 
-def _single_op_vjp(case: OpCase, leaves, seen) -> bool:
-    """(a) When the row is one application of its op taking the leaves directly: the grads of
-    its outputs by our engine against jax.vjp of `Op.fn` with the static arguments it got.
-    Returns whether the row qualified."""
-    if len(seen) != 1 or seen[0].op.id != case.id:
+def _op_vjp(case: OpCase, seen) -> bool:
+    """(a) The row's op as applied (its last application in the row): the gradients of its
+    float outputs with respect to its inputs that require grad, by our engine, against
+    jax.vjp of `Op.fn` with the static arguments and input values it got. Returns False
+    where that does not apply: no input requires grad, or one was changed in place later
+    (the in-place rows: the input now stands for the op's result), or inputs that may depend
+    on each other."""
+    apps = [a for a in seen if a.op.id == case.id]
+    if not apps:
         return False
-    (app,) = seen
-    diff = [i for i, x in enumerate(app.inputs) if any(x is t for t in leaves)]
-    if len(diff) != len(leaves):
-        return False
+    app = apps[-1]
+    diff = [
+        i
+        for i, x in enumerate(app.inputs)
+        if isinstance(x, autograd_compat.Tensor)
+        and x.requires_grad
+        and (x.dtype.is_floating_point or x.dtype.is_complex)
+    ]
     outputs = _float_outputs(app.result)
-    if not outputs:
+    if not diff or not outputs:
         return False
-    values = [x._value if isinstance(x, autograd_compat.Tensor) else x for x in app.inputs]
+    if any(app.inputs[i]._version != app.versions[i] for i in diff):
+        return False
+    distinct = {id(app.inputs[i]) for i in diff}
+    if len(distinct) > 1 and not all(app.inputs[i].is_leaf for i in diff):
+        return False  # one input may depend on another: autograd.grad gives total derivatives
+    if len(distinct) < len(diff):
+        return False  # one tensor at several positions: its gradient sums their partials
+    values = app.values
     rng = np.random.default_rng(3)
     cts = [rng.standard_normal(tuple(o.shape)).astype(o._value.dtype) for o in outputs]
     ours = autograd_compat.autograd.grad(
@@ -146,11 +168,8 @@ def _single_op_vjp(case: OpCase, leaves, seen) -> bool:
         retain_graph=True,
         allow_unused=True,
     )
-    picked = [
-        k
-        for k, o in enumerate(app.result if type(app.result) is tuple else (app.result,))
-        if any(o is p for p in outputs)
-    ]
+    results = app.result if type(app.result) is tuple else (app.result,)
+    picked = [k for k, o in enumerate(results) if any(o is p for p in outputs)]
 
     def pure(*diff_values):
         full = list(values)
@@ -213,8 +232,7 @@ def test_row(case: OpCase):
         )
     if not any(requires):
         return
-    leaves = [t for t in tensors if t.requires_grad]
-    _single_op_vjp(case, leaves, seen)
+    op_checked = _op_vjp(case, seen)
     outputs = _flatten(out)
     rng = np.random.default_rng(7)
     cotangents = [
@@ -225,6 +243,12 @@ def test_row(case: OpCase):
     ]
     assert any(c is not None for c in cotangents), "no output of the row requires grad"
     grads = _grads(autograd_compat, outputs, tensors, cotangents)
+    if not op_checked and case.trace:  # (a) on the whole row: jax.vjp of the traced program
+        diff_index = [i for i, r in enumerate(requires) if r]
+        for k, (g, e) in enumerate(zip(grads, _jax_vjp(case.call, arrays, diff_index, cotangents))):
+            np.testing.assert_allclose(
+                g, e, rtol=1e-9, atol=1e-10, err_msg=f"grad {k} vs jax.vjp of the row's program"
+            )
     _finite_differences(case, arrays, requires, cotangents, grads)
 
 
