@@ -219,8 +219,8 @@ def _finite_differences(case: OpCase, arrays, requires, cotangents, grads) -> No
 @pytest.mark.parametrize("case", _params())
 def test_row(case: OpCase):
     """The row reaches its op; for a differentiable row, its gradients by our engine against
-    (a) jax.vjp of the op's pure function (single-op rows) and (b) float64 central finite
-    differences."""
+    (a) jax.vjp of the op's pure function at the op's application (`_op_vjp`), or else of the
+    row's traced program, and (b) float64 central finite differences."""
     arrays = case.arrays()
     grad = _wants_grad(case, arrays)
     requires = _requires(case, arrays, grad)
