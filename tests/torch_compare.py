@@ -602,7 +602,9 @@ def _jax_vjp(fn, arrays, diff_index, cotangents):
     return [np.asarray(g, np.float64) for g in run(*primals)]
 
 
-def _check_finite_differences(fn, arrays, diff_index, cotangents, grads, eps):
+def _check_finite_differences(
+    fn, arrays, diff_index, cotangents, grads, eps, rtol: float = 1e-5, atol: float = 1e-6
+):
     """Central differences of <cotangent, f(x + t v)> along a random direction v."""
     rng = np.random.default_rng(11)
     directions = [rng.standard_normal(arrays[i].shape) for i in diff_index]
@@ -617,7 +619,7 @@ def _check_finite_differences(fn, arrays, diff_index, cotangents, grads, eps):
 
     numeric = (objective(eps) - objective(-eps)) / (2 * eps)
     analytic = sum(float(np.sum(g * v)) for g, v in zip(grads, directions))
-    np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6, err_msg="finite diff")
+    np.testing.assert_allclose(analytic, numeric, rtol=rtol, atol=atol, err_msg="finite diff")
 
 
 def check_error(fn, real_torch, *, message: bool | str = True) -> BaseException:
