@@ -786,12 +786,13 @@ def _float_binary(name: str):
     numbers (`other`; for xlogy `input` too) and integers (giving the default float); the
     others take float tensors only, as PyTorch's kernels do."""
     fn, nodes = _FLOAT_BINARY[name]
-    ops = [
-        register(f"{name}.{variant}", _promote2(fn), node=node)
-        for variant, node in zip(("tensor", "scalar_self", "scalar_other"), nodes)
-    ]
     scalar_first = name == "xlogy"
     integers_ok = numbers_ok = name in ("xlogy", "copysign")
+    accepted = (True, scalar_first, numbers_ok)  # tensor-tensor, number-tensor, tensor-number
+    ops = [
+        register(f"{name}.{variant}", _promote2(fn), node=node) if ok else None
+        for variant, node, ok in zip(("tensor", "scalar_self", "scalar_other"), nodes, accepted)
+    ]
 
     def binary(input, other):
         if not scalar_first or isinstance(input, Tensor):

@@ -1039,42 +1039,6 @@ def take(input, index):
     return apply(_TAKE, input, index)
 
 
-# ----------------------------------------------------------------------------- one_hot
-_ONE_HOT = register(
-    "_ops.movement.one_hot",
-    lambda x, *, num_classes: (x[..., None] == jnp.arange(num_classes)).astype(jnp.int64),
-    node="OneHotBackward",
-    differentiable=False,
-)
-
-
-def one_hot(tensor, num_classes: int = -1):
-    """int64 one-hot encoding of an int64 tensor of class indices, with a new last dim of size
-    `num_classes` (by default max + 1, which needs concrete values: not under a jax trace).
-
-    Example::
-
-        >>> torch.nn.functional.one_hot(torch.tensor([0, 2]))
-        tensor([[1, 0, 0],
-                [0, 0, 1]])
-    """
-    tensor_arg(tensor, "one_hot", "tensor")
-    if tensor.dtype is not _dtypes.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    values = _concrete_index(tensor)
-    if num_classes == -1:
-        _needs_concrete("one_hot (with num_classes=-1)", tensor)
-        if values.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(values.max()) + 1
-    if values is not None and values.size:
-        if values.min() < 0:
-            raise RuntimeError("Class values must be non-negative.")
-        if values.max() >= num_classes:
-            raise RuntimeError("Class values must be smaller than num_classes.")
-    return apply(_ONE_HOT, tensor, num_classes=int(num_classes))
-
-
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element (each slice along `dim`) `repeats` times; `repeats` is an int or a
     1-D tensor with one count per slice. `repeat_interleave(counts)` gives the indices

@@ -21,7 +21,7 @@ import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
-from .._pure.op import constant, register
+from .._pure.op import register
 from .._pure.shapes import infer_shape, normalize_dim, shape_args
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
@@ -860,51 +860,6 @@ def swapaxes(input, axis0: int, axis1: int):
 
 
 swapdims = swapaxes
-
-
-def _constant_pad(x, value, *, config):
-    return lax.pad(x, value.astype(x.dtype), config)
-
-
-_PAD = register("_ops.movement.pad", _constant_pad, node="ConstantPadNdBackward0", saves="none")
-
-
-def pad(input, pad, mode: str = "constant", value=None):
-    """Pad (or, with negative amounts, crop) the last dims: `pad` lists (left, right) amounts
-    starting from the last dim. Only mode="constant" here.
-
-    Example::
-
-        >>> torch.nn.functional.pad(torch.ones(1, 2), (1, 1), value=0.0)
-        tensor([[0., 1., 1., 0.]])
-    """
-    tensor_arg(input, "pad")
-    if mode != "constant":
-        raise NotImplementedError(
-            f"pad(mode={mode!r}) is not supported here; only mode='constant' is"
-        )
-    pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) > 2 * input.ndim:
-        raise RuntimeError(
-            "Padding length should be less than or equal to two times the input dimension but "
-            f"got padding length {len(pad)} and input of dimension {input.ndim}"
-        )
-    config = [(0, 0, 0)] * input.ndim
-    for i in range(len(pad) // 2):
-        dim = input.ndim - 1 - i
-        low, high = pad[2 * i], pad[2 * i + 1]
-        if input.shape[dim] + low + high < 0:
-            raise RuntimeError("narrow(): length must be non-negative.")
-        config[dim] = (low, high, 0)
-    if value is None:
-        value = 0
-    if isinstance(value, Tensor):
-        value = value.item()
-    if _is_integral(input.dtype):
-        value = int(value)
-    return apply(_PAD, input, constant(value, input.dtype.jax), config=tuple(config))
 
 
 # ------------------------------------------------------------- broadcast_to, ravel, flips and rot90

@@ -70,8 +70,10 @@ from .._ops.nn.pooling import adaptive_avg_pool1d as adaptive_avg_pool1d
 from .._ops.nn.pooling import adaptive_avg_pool2d as adaptive_avg_pool2d
 from .._ops.nn.pooling import avg_pool1d as avg_pool1d
 from .._ops.nn.pooling import avg_pool2d as avg_pool2d
+from .._ops.nn.pooling import avg_pool3d as avg_pool3d
 from .._ops.nn.pooling import max_pool1d as max_pool1d
 from .._ops.nn.pooling import max_pool2d as max_pool2d
+from .._ops.nn.pooling import max_pool3d as max_pool3d
 from .._state.tensor import Tensor as Tensor
 
 __all__ = [
@@ -79,6 +81,7 @@ __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "bilinear",
     "binary_cross_entropy",
@@ -113,6 +116,7 @@ __all__ = [
     "logsigmoid",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "mish",
     "mse_loss",
     "multi_head_attention_forward",

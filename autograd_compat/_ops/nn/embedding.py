@@ -8,8 +8,9 @@ import numpy as np
 from jax import lax
 
 from ..._pure import dtypes as _dtypes
-from ..._tape.args import scalar_type_name
+from ..._tape.args import is_tracer, scalar_type_name
 from ..._tape.record import apply
+from ..shape import _needs_concrete
 from ._common import _tensor, register
 
 __all__ = ["embedding", "one_hot"]
@@ -73,11 +74,15 @@ def one_hot(tensor, num_classes: int = -1):
     _tensor(tensor, "one_hot", "self")
     if tensor.dtype is not _dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    values = np.asarray(tensor._value)
-    if values.size and values.min() < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if num_classes == -1:
-        num_classes = int(values.max()) + 1 if values.size else 0
-    elif values.size and values.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
+    values = None if is_tracer(tensor._value) else np.asarray(tensor._value)
+    if num_classes == -1:  # the class count comes from the values
+        _needs_concrete("one_hot (with num_classes=-1)", tensor)
+        if values is None or values.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(values.max()) + 1
+    if values is not None and values.size:  # checked where the values are known
+        if values.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if values.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
     return apply(_ONE_HOT, tensor, num_classes=int(num_classes))

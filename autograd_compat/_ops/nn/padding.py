@@ -49,6 +49,9 @@ def pad(input, pad, mode: str = "constant", value=None):
     pairs = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
         pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    for size, (lo, hi) in zip(input.shape, pairs):
+        if size + lo + hi < 0:  # cropping more than the dimension holds
+            raise RuntimeError("narrow(): length must be non-negative.")
     if mode != "constant":
         if value not in (None, 0):
             raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')

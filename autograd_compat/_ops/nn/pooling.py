@@ -15,8 +15,10 @@ __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
 ]
 
 
@@ -153,6 +155,13 @@ def max_pool2d(
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
 
 
+def max_pool3d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W) input."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
+
+
 def _avg_pool_fn(x, *, kernel, stride, padding, out, extra, count_include_pad, divisor_override):
     divisor = _avg_divisor(
         x.shape[-len(kernel) :], kernel, stride, padding, out, count_include_pad, divisor_override
@@ -235,6 +244,21 @@ def avg_pool2d(
     """2-D average pooling, with PyTorch's divisor rules at the borders."""
     return _avg_pool(
         input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2
+    )
+
+
+def avg_pool3d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
+    """3-D average pooling, with PyTorch's divisor rules at the borders."""
+    return _avg_pool(
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3
     )
 
 

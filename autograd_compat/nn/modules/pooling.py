@@ -13,8 +13,10 @@ __all__ = [
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
 ]
 
 
@@ -74,6 +76,12 @@ class MaxPool2d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool2d)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling over (N, C, D, H, W) input."""
+
+    _pool = staticmethod(F.max_pool3d)
+
+
 class _AvgPoolNd(Module):
     def __init__(self, kernel_size, stride, padding, ceil_mode, count_include_pad) -> None:
         super().__init__()
@@ -119,8 +127,11 @@ def _single(value):
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
-class AvgPool2d(_AvgPoolNd):
-    """2-D average pooling, with PyTorch's count_include_pad and ceil_mode divisors."""
+class _AvgPoolWithDivisor(_AvgPoolNd):
+    """2-D and 3-D average pooling: PyTorch's count_include_pad, ceil_mode and
+    divisor_override divisors."""
+
+    _pool = staticmethod(F.avg_pool2d)
 
     def __init__(
         self,
@@ -136,7 +147,17 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, *self._options(), self.divisor_override)
+        return self._pool(input, *self._options(), self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolWithDivisor):
+    """2-D average pooling, with PyTorch's count_include_pad and ceil_mode divisors."""
+
+
+class AvgPool3d(_AvgPoolWithDivisor):
+    """3-D average pooling over (N, C, D, H, W) input."""
+
+    _pool = staticmethod(F.avg_pool3d)
 
 
 class _AdaptiveAvgPoolNd(Module):
