@@ -122,3 +122,17 @@ TRACE_ERRORS = (
     jax.errors.UnexpectedTracerError,
     TapeFallback,
 )
+
+
+class GraphBreak(Exception):
+    """A call that a torch.compile trace must not trace (e.g. a torch.compiler.disable
+    function); the compiled call runs eagerly instead."""
+
+
+class DataDependentError(RuntimeError):
+    """An op whose output shape depends on its input's values, asked to run on traced values
+    (under jax.jit, jax.vmap, jax.grad or torch.compile)."""
+
+
+# What makes a torch.compile call run eagerly instead of failing (a graph break).
+GRAPH_BREAKS = (*TRACE_ERRORS, GraphBreak, DataDependentError)
