@@ -89,6 +89,8 @@ class Capture:
         self.snapshots: dict[int, Snapshot] = {}  # memory key -> state before the trace
         self.modules: dict[int, object] = {}
         self.getters: list[Callable[[], object]] = []
+        self.deferred: list[Callable[[], None]] = []  # Python-only updates, run after a call
+        self.read_after_deferred = False  # a runtime input read after such an update
         self.runtime_values = runtime_values  # the tracers to hand out, when compiling
         self.rng_key = default_generator._key
 
@@ -137,9 +139,15 @@ class Capture:
         rate): a runtime input of the compiled function, never a constant of it."""
         index = len(self.getters)
         self.getters.append(getter)
+        self.read_after_deferred = self.read_after_deferred or bool(self.deferred)
         if self.runtime_values is not None:
             return self.runtime_values[index]
         return getter()
+
+    def defer(self, update: Callable[[], None]) -> None:
+        """A Python-only state update (an LR scheduler's step): not traced, but run after
+        each compiled call, where the function's own order puts it (at its end)."""
+        self.deferred.append(update)
 
     # ---------------------------------------------------------------- lifetime
     def __enter__(self) -> Capture:

@@ -29,7 +29,6 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
@@ -49,6 +48,14 @@ _NUMBER_TYPES = (int, float)
 class Unsupported(RuntimeError):
     """What `fullgraph=True` raises where the default would break the graph (PyTorch's
     `torch._dynamo.exc.Unsupported`)."""
+
+
+class WrappedNumber(Tensor):
+    """A Python number argument made a runtime input: a 0-d tensor that promotes as the
+    number would (`float32_tensor * w` stays float32), as PyTorch's wrapped numbers do."""
+
+    __slots__ = ()
+    _wrapped_number = True
 
 
 class _Retrace(Exception):
@@ -73,6 +80,13 @@ def _user_frame(tb) -> str:
     return place
 
 
+def _reason(error: BaseException) -> str:
+    """A graph break's reason: our own breaks say what they are; JAX's by their type."""
+    if isinstance(error, _errors.GraphBreak) and str(error):
+        return str(error).splitlines()[0]
+    return type(error).__name__
+
+
 # ----------------------------------------------------------------------------- counters
 counters: dict[str, dict[str, int]] = {"stats": {}, "graph_break": {}}
 
@@ -89,7 +103,7 @@ def _is_tensor(x) -> bool:
 
 def _number_array(value):
     """A Python number made a runtime input: an int64 or float64 0-d array."""
-    return np.asarray(value, np.int64 if isinstance(value, int) else np.float64)
+    return jnp.asarray(value, jnp.int64 if isinstance(value, int) else jnp.float64)
 
 
 class _Arguments:
@@ -151,7 +165,7 @@ class _Arguments:
             self.rebuilt.append(tensor)
             leaves[i] = tensor
         for i, value in zip(self.number_index, number_values):
-            leaves[i] = Tensor._wrap(value)
+            leaves[i] = WrappedNumber._wrap(value)
         return jax.tree_util.tree_unflatten(self.treedef, leaves)
 
 
@@ -185,6 +199,8 @@ class _Effects:
         self.modules = list(capture.modules.values())
         self.n_runtime = len(capture.getters)
         self.getters = capture.getters
+        self.deferred = capture.deferred
+        self.read_after_deferred = capture.read_after_deferred
         self.uses_rng = default_generator._key is not capture.rng_key
 
     def guard(self) -> tuple:
@@ -238,7 +254,10 @@ class _Entry:
         except BaseException:
             self._move_versions(-1)
             raise
-        return self._write_back(results, arguments)
+        outputs = self._write_back(results, arguments)
+        for update in effects.deferred:
+            update()
+        return outputs
 
     def _move_versions(self, sign: int) -> None:
         for moves in self.effects.version_moves:
@@ -412,7 +431,7 @@ class CompiledFunction:
             return self._break(args, kwargs, "state found only by the second trace", "")
         except _errors.GRAPH_BREAKS as error:
             self.entries[arguments.key()] = _EAGER
-            return self._break(args, kwargs, type(error).__name__, _user_frame(error.__traceback__))
+            return self._break(args, kwargs, _reason(error), _user_frame(error.__traceback__))
 
     def _build(self, arguments: _Arguments, args: tuple, kwargs: dict):
         """Discover what the function touches (first trace) and make the entry."""
@@ -439,13 +458,16 @@ class CompiledFunction:
             jax.make_jaxpr(traced)(tensor_values, number_values, arguments.grads())
         except _errors.GRAPH_BREAKS as error:
             capture.restore()
-            self._break_warning(type(error).__name__, _user_frame(error.__traceback__))
+            self._break_warning(_reason(error), _user_frame(error.__traceback__))
             return _EAGER
         except BaseException:
             capture.restore()
             raise
         capture.restore()
         effects = found["effects"]
+        if effects.read_after_deferred:  # e.g. scheduler.step() before optimizer.step()
+            self._break_warning("a Python-only update before a read of its result", "")
+            return _EAGER
         ran_backward = effects.grad_results or effects.arg_grads
         if ran_backward and any(t.grad_fn is not None for t in arguments.tensors()):
             self._break_warning("a backward inside, through an argument that has a grad_fn", "")

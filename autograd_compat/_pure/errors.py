@@ -125,14 +125,18 @@ TRACE_ERRORS = (
 
 
 class GraphBreak(Exception):
-    """A call that a torch.compile trace must not trace (e.g. a torch.compiler.disable
-    function); the compiled call runs eagerly instead."""
+    """What a torch.compile trace must not trace (a torch.compiler.disable function, a
+    printed tensor, a data-dependent shape): the compiled call runs eagerly instead."""
 
 
-class DataDependentError(RuntimeError):
+class DataDependentError(RuntimeError, GraphBreak):
     """An op whose output shape depends on its input's values, asked to run on traced values
     (under jax.jit, jax.vmap, jax.grad or torch.compile)."""
 
 
+class DataDependentIndexError(IndexError, GraphBreak):
+    """Boolean-mask indexing (a data-dependent shape) on traced values."""
+
+
 # What makes a torch.compile call run eagerly instead of failing (a graph break).
-GRAPH_BREAKS = (*TRACE_ERRORS, GraphBreak, DataDependentError)
+GRAPH_BREAKS = (*TRACE_ERRORS, GraphBreak)
