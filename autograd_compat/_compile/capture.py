@@ -12,6 +12,7 @@ share memory (views, `.data`, parameters) their buffer, so a write through any o
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import jax
 
@@ -87,7 +88,7 @@ class Capture:
     def __init__(self, runtime_values: list | None = None) -> None:
         self.created: set[int] = set()  # ids of the tensors made during the trace
         self.snapshots: dict[int, Snapshot] = {}  # memory key -> state before the trace
-        self.modules: dict[int, object] = {}
+        self.modules: dict[int, Any] = {}  # id -> nn.Module
         self.getters: list[Callable[[], object]] = []
         self.deferred: list[Callable[[], None]] = []  # Python-only updates, run after a call
         self.read_after_deferred = False  # a runtime input read after such an update

@@ -101,6 +101,24 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+def _grad_of(tensor: Tensor):
+    """The value of `tensor.grad` (which the caller knows is set)."""
+    grad = tensor._grad
+    if grad is None:
+        raise RuntimeError("torch.compile: expected a .grad here")  # an internal invariant
+    return grad._value
+
+
+def _set_grad(tensor: Tensor, value) -> None:
+    """Write a gradient the program computed into `tensor.grad`: in place when it has one,
+    as an eager accumulation does."""
+    grad = tensor._grad
+    if grad is not None:
+        grad._set_value(value)
+    else:
+        tensor._grad = Tensor._wrap(value)
+
+
 def _number_array(value):
     """A Python number made a runtime input: an int64 or float64 0-d array."""
     return jnp.asarray(value, jnp.int64 if isinstance(value, int) else jnp.float64)
@@ -149,7 +167,7 @@ class _Arguments:
 
     def grads(self) -> list:
         """The `.grad` values of the tensor arguments that have one (accumulated into)."""
-        return [t._grad._value for t in self.tensors() if t._grad is not None]
+        return [_grad_of(t) for t in self.tensors() if t._grad is not None]
 
     def rebuild(self, tensor_values, number_values, grad_values=()) -> tuple:
         """(args, kwargs) with tracers in place of the tensors (with their `.grad`, for a
@@ -243,7 +261,7 @@ class _Entry:
         effects = self.effects
         tensors = [arguments.leaves[i] for i in arguments.tensor_index]
         numbers = [_number_array(arguments.leaves[i]) for i in arguments.number_index]
-        grads = [t._grad._value for t in effects.grad_tensors] + arguments.grads()
+        grads = [_grad_of(t) for t in effects.grad_tensors] + arguments.grads()
         runtime = [jnp.asarray(getter()) for getter in effects.getters]
         key = [default_generator._key] if effects.uses_rng else []
         inputs = [*tensors, *numbers, *self.roots(), *grads, *runtime, *key]
@@ -283,23 +301,12 @@ class _Entry:
             if written:
                 memory.set(rest[position]._value)
                 position += 1
-        for t in effects.grad_results:
-            value = rest[position]._value
+        tensors = arguments.tensors()
+        for t in [*effects.grad_results, *[tensors[k] for k in effects.arg_grads]]:
+            _set_grad(t, rest[position]._value)
             position += 1
-            if t._grad is not None:
-                t._grad._set_value(value)
-            else:
-                t._grad = Tensor._wrap(value)
         for t in effects.grad_cleared:
             t._grad = None
-        tensors = arguments.tensors()
-        for k in effects.arg_grads:
-            value = rest[position]._value
-            position += 1
-            if tensors[k]._grad is not None:
-                tensors[k]._grad._set_value(value)
-            else:
-                tensors[k]._grad = Tensor._wrap(value)
         if effects.uses_rng:
             default_generator._key = rest[position]._value
         leaves = list(self.out_static)
@@ -344,8 +351,8 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
         entry.out_static = tuple(None if isinstance(x, Tensor) else x for x in leaves)
         results = [leaves[i]._value for i in entry.out_tensor_index]
         results += [m.get() for m, w in zip(effects.memories, effects.written) if w]
-        results += [t._grad._value for t in effects.grad_results]
-        results += [arguments.rebuilt[k]._grad._value for k in effects.arg_grads]
+        results += [_grad_of(t) for t in effects.grad_results]
+        results += [_grad_of(arguments.rebuilt[k]) for k in effects.arg_grads]
         if effects.uses_rng:
             results.append(default_generator._key)
         return tuple(results)

@@ -68,6 +68,7 @@ class Tensor(TensorMethods):
         "__weakref__",
     )
     _storage: Alias | None  # declared for the type checker (layer 2's record); a slot above
+    _grad: Tensor | None
 
     __array_priority__ = 1000  # numpy defers `ndarray + tensor` to Tensor.__radd__
 
