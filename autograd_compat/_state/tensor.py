@@ -336,7 +336,7 @@ class Tensor(TensorMethods):
             raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._value.size))
         if modes.captures:  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
-        return self._value.reshape(()).item()
+        return np.asarray(self._value).reshape(()).item()  # a host copy; no XLA dispatch
 
     def tolist(self):
         if modes.captures:  # a host read: a compiled trace must not bake this value in
