@@ -52,15 +52,15 @@ from ._state.modes import (
     set_grad_enabled,
 )
 from ._interop import to_jax
-from ._ops.elementwise import *  # noqa: F403  (each op module lists its public names)
+from ._ops.comparison import *  # noqa: F403  (each op module lists its public names)
+from ._ops.convert import *  # noqa: F403
+from ._ops.elementwise import *  # noqa: F403
+from ._ops.index import *  # noqa: F403
 from ._ops.linalg import *  # noqa: F403
-from ._ops.movement import *  # noqa: F403
-from ._ops.pointwise import *  # noqa: F403
+from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
-from ._ops.reductions import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
-from ._ops.special import *  # noqa: F403
-from ._ops.tensor_extras import *  # noqa: F403
+from ._ops.unary import *  # noqa: F403
 from ._state.random import (
     Generator,
     default_generator,

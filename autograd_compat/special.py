@@ -4,11 +4,11 @@ library's op of the same math, so node names and gradients are the same as torch
 
 from __future__ import annotations
 
-from ._ops.elementwise import sigmoid as expit
-from ._ops.pointwise import erf, expm1, log1p
-from ._ops.reductions import logsumexp
-from ._ops.special import digamma, erfc, erfinv, exp2, logit, sinc, xlogy
-from ._ops.special import lgamma as gammaln
+from ._ops.elementwise import xlogy
+from ._ops.reduce import logsumexp
+from ._ops.unary import digamma, erf, erfc, erfinv, exp2, expm1, log1p, logit, sinc
+from ._ops.unary import lgamma as gammaln
+from ._ops.unary import sigmoid as expit
 from .nn import functional as _F
 
 __all__ = [

@@ -1,8 +1,22 @@
-"""Elementwise ops: arithmetic with PyTorch's promotion, unary math, comparisons, in-place."""
+"""Binary elementwise arithmetic and the machinery every elementwise op shares.
+
+The machinery: operand conversion and PyTorch's promotion (`as_operand`, `opmath`), the
+reflected and in-place method wrappers, `_no_derivative`. The ops: add/sub/rsub/mul/div/pow
+and float_power, floor_divide/remainder/fmod, lerp/addcmul/addcdiv, binary float math (atan2,
+xlogy, hypot, logaddexp/logaddexp2, copysign, heaviside), and the in-place writes
+zero_/fill_/copy_.
+
+Each op is one pure JAX function (promotion to the result dtype happens inside it, from a
+static `dtype`), differentiated by jax.vjp. Where JAX's derivative at an edge point differs
+from PyTorch's, the pure function follows PyTorch: with `where` (atan2 at the origin) or with
+`jax.custom_jvp` carrying PyTorch's derivative formula (pow at 0, xlogy at x == 0, copysign
+at 0, hypot at the origin, logaddexp at equal infinities).
+"""
 
 from __future__ import annotations
 
 import builtins
+import math
 
 import jax
 import jax.numpy as jnp
@@ -18,47 +32,39 @@ from .._tape.args import (
     check_inplace,
     check_integer_divisor,
     commit_inplace,
-    floating,
     operands,
+    scalar_type_name,
     tensor_arg,
 )
 from .._tape.record import apply
-from .factories import tensor
+from .factories import as_tensor, tensor
 
 __all__ = [
-    "abs",
-    "absolute",
     "add",
-    "cos",
+    "addcdiv",
+    "addcmul",
+    "arctan2",
+    "atan2",
+    "copysign",
     "div",
     "divide",
-    "eq",
-    "exp",
-    "ge",
-    "greater",
-    "greater_equal",
-    "gt",
-    "le",
-    "less",
-    "less_equal",
-    "log",
-    "lt",
+    "float_power",
+    "floor_divide",
+    "fmod",
+    "heaviside",
+    "hypot",
+    "lerp",
+    "logaddexp",
+    "logaddexp2",
     "mul",
     "multiply",
-    "ne",
-    "neg",
-    "negative",
-    "not_equal",
     "pow",
-    "relu",
+    "remainder",
     "rsub",
-    "sigmoid",
-    "sin",
-    "sqrt",
     "sub",
     "subtract",
-    "tanh",
     "true_divide",
+    "xlogy",
 ]
 
 
@@ -69,8 +75,6 @@ def as_operand(x):
     if isinstance(x, SCALAR_TYPES) and not hasattr(x, "shape"):
         return x
     if hasattr(x, "shape") and hasattr(x, "dtype"):
-        from .._ops.factories import as_tensor
-
         return as_tensor(x)
     return None
 
@@ -142,17 +146,6 @@ _RPOW = register(
     node="PowBackward2",
     shown_inputs=(0,),
 )
-_COMPARE = {
-    name: register(name, _promoted(fn), node=f"{name}Backward", differentiable=False)
-    for name, fn in [
-        ("lt", jnp.less),
-        ("le", jnp.less_equal),
-        ("gt", jnp.greater),
-        ("ge", jnp.greater_equal),
-        ("eq", jnp.equal),
-        ("ne", jnp.not_equal),
-    ]
-}
 
 
 def _binary(op, a, b, fname: str, dtype=None, **static):
@@ -276,55 +269,6 @@ def pow(input, exponent):
     return apply(_POW_SCALAR, input, exponent=exponent, dtype=dtype.jax)
 
 
-@jax.custom_jvp
-def _real_abs(x):
-    return jnp.abs(x)
-
-
-@_real_abs.defjvp
-def _real_abs_jvp(primals, tangents):
-    """PyTorch's abs derivative is sign(x): 0 at 0 (JAX's is 1 there) and at NaN."""
-    (x,), (x_dot,) = primals, tangents
-    sign = jnp.where(x > 0, 1, jnp.where(x < 0, -1, 0)).astype(x.dtype)
-    return jnp.abs(x), sign * x_dot
-
-
-def _abs(x):
-    return jnp.abs(x) if jnp.iscomplexobj(x) else _real_abs(x)
-
-
-def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True, bool_error=None):
-    op = register(name, fn, node=f"{name.capitalize()}Backward0", saves=saves)
-
-    def unary(input):
-        tensor_arg(input, name)
-        if bool_error is not None and input.dtype is _dtypes.bool:
-            raise bool_error()
-        return apply(op, floating(input) if promote_to_float else input)
-
-    unary.__name__ = name
-    unary.__doc__ = f"Elementwise `{name}` (jax.numpy's, differentiated by jax.vjp)."
-    return unary
-
-
-neg = _unary(
-    "neg",
-    jnp.negative,
-    saves="none",
-    promote_to_float=False,
-    bool_error=lambda: RuntimeError(
-        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-        "invert a mask, use the `~` or `logical_not()` operator instead."
-    ),
-)
-negative = neg
-abs = _unary(
-    "abs",
-    _abs,
-    promote_to_float=False,
-    bool_error=lambda: NotImplementedError("\"abs_cpu\" not implemented for 'Bool'"),
-)
-absolute = abs
 _HALF = frozenset({jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)})
 
 
@@ -349,55 +293,11 @@ def opmath(fn):
     return computed
 
 
-def _output_derivative(fn, derivative):
-    """`fn` for half inputs computed in float32, whose derivative reads the *rounded* output,
-    as PyTorch's backward of ops that save their result (tanh, sigmoid, exp, sqrt) does:
-    `derivative(y)` in float32 from the half-precision y, times the tangent, rounded once."""
-
-    @jax.custom_jvp
-    def half(x):
-        return fn(x.astype(jnp.float32)).astype(x.dtype)
-
-    @half.defjvp
-    def _jvp(primals, tangents):
-        (x,), (x_dot,) = primals, tangents
-        y = half(x)
-        slope = derivative(y.astype(jnp.float32))
-        return y, (slope * x_dot.astype(jnp.float32)).astype(x.dtype)
-
-    def computed(x):
-        return half(x) if x.dtype in _HALF else fn(x)
-
-    computed.__name__ = getattr(fn, "__name__", "computed")
-    return computed
-
-
-exp = _unary("exp", _output_derivative(jnp.exp, lambda y: y), saves="output")
-log = _unary("log", opmath(jnp.log))
-sqrt = _unary("sqrt", _output_derivative(jnp.sqrt, lambda y: 0.5 / y), saves="output")
-sin = _unary("sin", opmath(jnp.sin))
-cos = _unary("cos", opmath(jnp.cos))
-tanh = _unary("tanh", _output_derivative(jnp.tanh, lambda y: 1 - y * y), saves="output")
-sigmoid = _unary(
-    "sigmoid", _output_derivative(jax.nn.sigmoid, lambda y: y * (1 - y)), saves="output"
-)
-relu = _unary("relu", jax.nn.relu, promote_to_float=False, saves="output")
-
-
-def _comparison(name: str):
-    op = _COMPARE[name]
-
-    def compare(input, other):
-        tensor_arg(input, name)
-        return _binary(op, input, other, name)
-
-    compare.__name__ = name
-    compare.__doc__ = f"Elementwise `{name}` comparison; a bool tensor, not differentiable."
-    return compare
-
-
-lt, le, gt, ge, eq, ne = (_comparison(n) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
-less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
+def _named(fn, name: str, doc: str):
+    """`fn`, a front end made by a factory function, under its public name and docstring."""
+    fn.__name__ = name
+    fn.__doc__ = doc
+    return fn
 
 
 def _reflected(fn):
@@ -418,9 +318,7 @@ def _inplace(fn):
         check_inplace(self, args)
         return commit_inplace(self, fn(self, *args, **kwargs))
 
-    method.__name__ = f"{fn.__name__}_"
-    method.__doc__ = f"In-place `{fn.__name__}`; returns self."
-    return method
+    return _named(method, f"{fn.__name__}_", f"In-place `{fn.__name__}`; returns self.")
 
 
 def zero_(self: Tensor) -> Tensor:
@@ -490,3 +388,483 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
 def _rpow(self, other):
     """`number ** tensor`."""
     return pow(other, self)
+
+
+def _inexact(dtype) -> bool:
+    return bool(jnp.issubdtype(dtype, jnp.inexact))
+
+
+def _operand(x, fname: str, name: str, position: int):
+    """`x` as a Tensor or Python scalar; PyTorch's TypeError for anything else."""
+    o = as_operand(x)
+    if o is None:
+        raise TypeError(
+            f"{fname}(): argument '{name}' (position {position}) must be Tensor, "
+            f"not {type(x).__name__}"
+        )
+    return o
+
+
+def _arrays(dtype: _dtypes.dtype, *operands):
+    """Tensors pass through; Python scalars become cached constants of `dtype`.
+
+    Tensor shapes are checked to broadcast (PyTorch's error names the mismatching sizes).
+    """
+    shapes = [tuple(o.shape) for o in operands if isinstance(o, Tensor)]
+    if len(shapes) > 1:
+        out = shapes[0]
+        for s in shapes[1:]:
+            if s != out:
+                out = broadcast_shapes(out, s)
+    return [o if isinstance(o, Tensor) else constant(o, dtype.jax) for o in operands]
+
+
+def _not_implemented(kernel: str, d: _dtypes.dtype) -> NotImplementedError:
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(d)}'")
+
+
+def _float_dtype(d: _dtypes.dtype) -> _dtypes.dtype:
+    """The dtype a floating op computes in: integral and bool inputs give the default float."""
+    if d.is_floating_point or d.is_complex:
+        return d
+    return _dtypes.get_default_dtype()
+
+
+# ------------------------------------------------- atan2, integer division, lerp, addcmul / addcdiv
+def _promote2(fn):
+    def pure(a, b, *, dtype):
+        return fn(a.astype(dtype), b.astype(dtype))
+
+    return pure
+
+
+def _atan2(a, b):
+    """atan2 with PyTorch's gradient at the origin (0, where JAX's formula gives 0/0)."""
+    origin = (a == 0) & (b == 0)
+    safe_a = jnp.where(origin, 1.0, a)
+    safe_b = jnp.where(origin, 1.0, b)
+    return jnp.where(
+        origin, jnp.arctan2(lax.stop_gradient(a), lax.stop_gradient(b)), jnp.arctan2(safe_a, safe_b)
+    )
+
+
+def _no_derivative(name: str, fn):
+    """`fn` whose derivative raises PyTorch's 'not implemented' error when a backward needs it."""
+
+    @jax.custom_jvp
+    def raw(*args):
+        return fn(*args)
+
+    @raw.defjvp
+    def _jvp(primals, tangents):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return raw
+
+
+_floor_divide_raw = _no_derivative("floor_divide", jnp.floor_divide)
+_rremainder_raw = _no_derivative("remainder", lambda a, b: jnp.remainder(b, a))
+
+
+def _floor_divide(a, b, *, dtype):
+    a, b = a.astype(dtype), b.astype(dtype)
+    return _floor_divide_raw(a, b)
+
+
+_ATAN2 = register("atan2", _promote2(_atan2), node="Atan2Backward0")
+
+
+_FLOOR_DIVIDE = register("floor_divide", _floor_divide, node="torch::autograd::NotImplemented")
+_REMAINDER_SCALAR = register(
+    "remainder.scalar", _promote2(jnp.remainder), node="RemainderBackward0"
+)
+_REMAINDER = register("remainder", _promote2(jnp.remainder), node="RemainderBackward1")
+_RREMAINDER = register(
+    "remainder.scalar_self", _promote2(_rremainder_raw), node="torch::autograd::NotImplemented"
+)
+_FMOD_SCALAR = register("fmod.scalar", _promote2(jnp.fmod), node="FmodBackward0")
+_FMOD = register("fmod", _promote2(jnp.fmod), node="FmodBackward1")
+
+
+def _result_type(*operands) -> _dtypes.dtype:
+    return _dtypes.result_type(*operands)
+
+
+def atan2(input, other):
+    """Elementwise arctangent of input/other, with the quadrant; integers give floats."""
+    tensor_arg(input, "atan2")
+    tensor_arg(other, "atan2", "other", 2)
+    dtype = _float_dtype(_result_type(input, other))
+    a, b = _arrays(dtype, input, other)
+    return apply(_ATAN2, a, b, dtype=dtype.jax)
+
+
+arctan2 = atan2
+
+
+def _apply_pair(fname: str, op, input, other):
+    """Apply `op` to two tensors, promoted to their result dtype (a static argument)."""
+    tensor_arg(input, fname)
+    tensor_arg(other, fname, "other", 2)
+    dtype = _result_type(input, other)
+    a, b = _arrays(dtype, input, other)
+    return apply(op, a, b, dtype=dtype.jax)
+
+
+def _division_operands(fname: str, input, other, *, reflected: bool = False):
+    a = _operand(input, fname, "input", 1)
+    b = _operand(other, fname, "other", 2)
+    dtype = _result_type(a, b)
+    if dtype is _dtypes.bool:
+        kernel = {"floor_divide": "div_floor_cpu"}.get(fname, f"{fname}_cpu")
+        raise _not_implemented(kernel, dtype)
+    check_integer_divisor(a if reflected else b, dtype)
+    x, y = _arrays(dtype, a, b)
+    return x, y, dtype
+
+
+def floor_divide(input, other):
+    """Division rounded toward negative infinity (Python's `//`). Like PyTorch, it has no
+    derivative: a backward through it raises."""
+    tensor_arg(input, "floor_divide")
+    x, y, dtype = _division_operands("floor_divide", input, other)
+    return apply(_FLOOR_DIVIDE, x, y, dtype=dtype.jax)
+
+
+def _rfloor_divide(self, other):
+    x, y, dtype = _division_operands("floor_divide", other, self, reflected=True)
+    return apply(_FLOOR_DIVIDE, x, y, dtype=dtype.jax)
+
+
+def remainder(input, other):
+    """Python's modulus: the result has the sign of the divisor."""
+    if not isinstance(input, Tensor):
+        tensor_arg(other, "remainder", "other", 2)
+        return _rremainder(other, input)
+    x, y, dtype = _division_operands("remainder", input, other)
+    op = _REMAINDER if isinstance(other, Tensor) else _REMAINDER_SCALAR
+    return apply(op, x, y, dtype=dtype.jax)
+
+
+def _rremainder(self, other):
+    x, y, dtype = _division_operands("remainder", other, self, reflected=True)
+    return apply(_RREMAINDER, y, x, dtype=dtype.jax)
+
+
+def fmod(input, other):
+    """C's fmod: the remainder of truncated division, with the sign of the dividend."""
+    tensor_arg(input, "fmod")
+    x, y, dtype = _division_operands("fmod", input, other)
+    op = _FMOD if isinstance(other, Tensor) else _FMOD_SCALAR
+    return apply(op, x, y, dtype=dtype.jax)
+
+
+def _lerp(start, end, weight):
+    """PyTorch's lerp formula: from `start` for |weight| < 0.5, from `end` otherwise."""
+    diff = end - start
+    return jnp.where(jnp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+_LERP_SCALAR = register("lerp.scalar", _lerp, node="LerpBackward0")
+_LERP_TENSOR = register("lerp", _lerp, node="LerpBackward1")
+
+
+def lerp(input, end, weight):
+    """`input + weight * (end - input)`: tensors of one floating dtype; `weight` a number or a
+    tensor of that dtype."""
+    tensor_arg(input, "lerp")
+    tensor_arg(end, "lerp", "end", 2)
+    d = input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise _not_implemented("lerp_kernel_scalar", d)
+    if end.dtype is not d:
+        raise RuntimeError(
+            f"expected dtype {_short(d)} for `end` but got dtype {_short(end.dtype)}"
+        )
+    if isinstance(weight, Tensor):
+        if weight.dtype is not d:
+            raise RuntimeError(
+                f"expected dtype {_short(d)} for `weight` but got dtype {_short(weight.dtype)}"
+            )
+        a, b, w = _arrays(d, input, end, weight)
+        return apply(_LERP_TENSOR, a, b, w)
+    operand = _operand(weight, "lerp", "weight", 3)
+    a, b = _arrays(d, input, end)
+    return apply(_LERP_SCALAR, a, b, constant(operand, d.jax))
+
+
+def _short(d: _dtypes.dtype) -> str:
+    """The dtype name lerp's errors print: the C type of a floating dtype, else its name.
+    (PyTorch prints the C type for every dtype, "long int" for int64: see _ctype.)"""
+    return _ctype(d) if d.is_floating_point else d.name
+
+
+def _ctype(d: _dtypes.dtype) -> str:
+    """The C++ type name PyTorch prints in some dtype checks."""
+    return {
+        _dtypes.float32: "float",
+        _dtypes.float64: "double",
+        _dtypes.float16: "c10::Half",
+        _dtypes.bfloat16: "c10::BFloat16",
+        _dtypes.uint8: "unsigned char",
+        _dtypes.int8: "signed char",
+        _dtypes.int16: "short int",
+        _dtypes.int32: "int",
+        _dtypes.int64: "long int",
+        _dtypes.complex64: "c10::complex<float>",
+        _dtypes.complex128: "c10::complex<double>",
+        _dtypes.bool: "bool",
+    }[d]
+
+
+def _addcmul(x, t1, t2, value, *, dtype):
+    return x.astype(dtype) + value * (t1.astype(dtype) * t2.astype(dtype))
+
+
+def _addcdiv(x, t1, t2, value, *, dtype):
+    return x.astype(dtype) + value * (t1.astype(dtype) / t2.astype(dtype))
+
+
+_ADDCMUL = register("addcmul", _addcmul, node="AddcmulBackward0")
+_ADDCDIV = register("addcdiv", _addcdiv, node="AddcdivBackward0")
+
+
+def _value_constant(value, dtype: _dtypes.dtype):
+    """The scalar `value` of addcmul/addcdiv, cast to the result dtype as PyTorch does."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    if not (dtype.is_floating_point or dtype.is_complex):
+        value = builtins.int(value)
+    return constant(value, dtype.jax)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """`input + value * tensor1 * tensor2`, broadcast, with PyTorch's promotion."""
+    tensor_arg(input, "addcmul")
+    tensor_arg(tensor1, "addcmul", "tensor1", 2)
+    tensor_arg(tensor2, "addcmul", "tensor2", 3)
+    dtype = _result_type(input, tensor1, tensor2)
+    arrays = _arrays(dtype, input, tensor1, tensor2)
+    return apply(_ADDCMUL, *arrays, _value_constant(value, dtype), dtype=dtype.jax)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """`input + value * tensor1 / tensor2`; integer tensor1/tensor2 raise, as in PyTorch."""
+    tensor_arg(input, "addcdiv")
+    tensor_arg(tensor1, "addcdiv", "tensor1", 2)
+    tensor_arg(tensor2, "addcdiv", "tensor2", 3)
+    if not (tensor1.dtype.is_floating_point or tensor1.dtype.is_complex) and not (
+        tensor2.dtype.is_floating_point or tensor2.dtype.is_complex
+    ):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))."
+            "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+    dtype = _result_type(input, tensor1, tensor2)
+    arrays = _arrays(dtype, input, tensor1, tensor2)
+    return apply(_ADDCDIV, *arrays, _value_constant(value, dtype), dtype=dtype.jax)
+
+
+# ----------------------------------------------------------------------------- Tensor methods
+def _dunder(fn, reflected: bool = False):
+    """A binary dunder: NotImplemented for operands we do not know, so Python tries the other."""
+
+    def dunder(self, other):
+        if as_operand(other) is None:
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+
+    return dunder
+
+
+def _rfloordiv_method(self, other):
+    """`other // tensor` (NotImplemented for operands we do not know)."""
+    return NotImplemented if as_operand(other) is None else _rfloor_divide(self, other)
+
+
+def _rmod_method(self, other):
+    """`other % tensor` (NotImplemented for operands we do not know)."""
+    return NotImplemented if as_operand(other) is None else _rremainder(self, other)
+
+
+# ---------------------------------- binary float math: xlogy, hypot, logaddexp, copysign, heaviside
+@jax.custom_jvp
+def _xlogy(x, y):
+    """x * log(y), 0 where x == 0 (unless y is NaN)."""
+    zero = (x == 0) & ~jnp.isnan(y)
+    safe_y = jnp.where(zero, jnp.ones((), y.dtype), y)
+    return jnp.where(zero, jnp.zeros((), x.dtype), x * jnp.log(safe_y))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    """PyTorch's derivatives: log(y) for x (0 where x == 0 and y <= 0), x / y for y."""
+    (x, y), (tx, ty) = primals, tangents
+    dx = jnp.where((x == 0) & (y <= 0), jnp.zeros((), y.dtype), jnp.log(y))
+    return _xlogy(x, y), tx * dx + ty * (x / y)
+
+
+@jax.custom_jvp
+def _copysign(a, b):
+    return jnp.copysign(a, b)
+
+
+@_copysign.defjvp
+def _copysign_jvp(primals, tangents):
+    """PyTorch's derivatives: result / a for `a` (0 where a == 0), none for the sign source."""
+    (a, b), (ta, _) = primals, tangents
+    y = _copysign(a, b)
+    slope = jnp.where(a == 0, jnp.zeros((), y.dtype), y / jnp.where(a == 0, 1, a))
+    return y, jnp.broadcast_to(ta * slope, y.shape)
+
+
+@jax.custom_jvp
+def _hypot(a, b):
+    return jnp.hypot(a, b)
+
+
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    """PyTorch's derivatives a / hypot and b / hypot (NaN at the origin)."""
+    (a, b), (ta, tb) = primals, tangents
+    y = _hypot(a, b)
+    return y, ta * (a / y) + tb * (b / y)
+
+
+def _logaddexp_like(fn, base):
+    """logaddexp (base e) / logaddexp2 with PyTorch's derivatives 1 / (1 + base^(other - self)),
+    which are NaN where both operands are the same infinity."""
+
+    @jax.custom_jvp
+    def raw(a, b):
+        return fn(a, b)
+
+    @raw.defjvp
+    def _jvp(primals, tangents):
+        (a, b), (ta, tb) = primals, tangents
+        return raw(a, b), ta / (1 + base ** (b - a)) + tb / (1 + base ** (a - b))
+
+    return raw
+
+
+def _fmax_like(pick):
+    """fmax/fmin: the other operand where one is NaN; the whole gradient to `a` at ties."""
+
+    def fn(a, b):
+        chosen = (a >= b if pick == "max" else a <= b) | jnp.isnan(b)
+        return jnp.where(chosen, a, b)
+
+    return fn
+
+
+_FLOAT_BINARY = {
+    # name: (pure function, node names for (tensor, tensor), (number, tensor), (tensor, number))
+    "xlogy": (_xlogy, ("XlogyBackward0", "XlogyBackward1", "XlogyBackward2")),
+    "hypot": (_hypot, ("HypotBackward0",) * 3),
+    "logaddexp": (_logaddexp_like(jnp.logaddexp, math.e), ("LogaddexpBackward0",) * 3),
+    "logaddexp2": (_logaddexp_like(jnp.logaddexp2, 2.0), ("Logaddexp2Backward0",) * 3),
+    "copysign": (_copysign, ("CopysignBackward0", "CopysignBackward0", "CopysignBackward1")),
+}
+
+
+def _xlogy_signature_error(a, b) -> TypeError:
+    return TypeError(
+        f"xlogy() received an invalid combination of arguments - got ({type(a).__name__}, "
+        f"{type(b).__name__}), but expected one of:\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Number self, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor input, Number other, *, Tensor out = None)\n"
+    )
+
+
+def _float_binary(name: str):
+    """A binary op computing in floating point, broadcast. xlogy and copysign also take
+    numbers (`other`; for xlogy `input` too) and integers (giving the default float); the
+    others take float tensors only, as PyTorch's kernels do."""
+    fn, nodes = _FLOAT_BINARY[name]
+    ops = [
+        register(f"{name}.{variant}", _promote2(fn), node=node)
+        for variant, node in zip(("tensor", "scalar_self", "scalar_other"), nodes)
+    ]
+    scalar_first = name == "xlogy"
+    integers_ok = numbers_ok = name in ("xlogy", "copysign")
+
+    def binary(input, other):
+        if not scalar_first or isinstance(input, Tensor):
+            tensor_arg(input, name)
+        if not numbers_ok:
+            tensor_arg(other, name, "other", 2)
+        a = _operand(input, name, "input", 1)
+        b = _operand(other, name, "other", 2)
+        if not isinstance(b, Tensor) and not isinstance(a, Tensor):
+            raise _xlogy_signature_error(a, b)
+        dtype = _result_type(a, b)
+        if not integers_ok and not (dtype.is_floating_point or dtype.is_complex):
+            raise _not_implemented(f"{name}_cpu", dtype)
+        dtype = _float_dtype(dtype)
+        x, y = _arrays(dtype, a, b)
+        kind = (isinstance(a, Tensor) and isinstance(b, Tensor), not isinstance(b, Tensor))
+        op = ops[0] if kind[0] else ops[2] if kind[1] else ops[1]
+        return apply(op, x, y, dtype=dtype.jax)
+
+    return _named(
+        binary, name, f"Elementwise `{name}`, broadcast; integer inputs give the default float."
+    )
+
+
+xlogy = _float_binary("xlogy")
+hypot = _float_binary("hypot")
+logaddexp = _float_binary("logaddexp")
+logaddexp2 = _float_binary("logaddexp2")
+copysign = _float_binary("copysign")
+
+
+_HEAVISIDE = register(
+    "heaviside",
+    _no_derivative("heaviside", lambda x, v: jnp.where(x == 0, v, (x > 0).astype(x.dtype))),
+    node="torch::autograd::NotImplemented",
+)
+
+
+def heaviside(input, values):
+    """0 where input < 0, 1 where input > 0, `values` where input == 0. Both tensors must
+    have one dtype; like PyTorch, it has no derivative."""
+    tensor_arg(input, "heaviside")
+    tensor_arg(values, "heaviside", "values", 2)
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    x, v = _arrays(input.dtype, input, values)
+    return apply(_HEAVISIDE, x, v)
+
+
+def _float_power_dtype(*operands) -> _dtypes.dtype:
+    """float_power's result dtype: complex128 if an operand is complex, else float64."""
+    for o in operands:
+        if o.dtype.is_complex if isinstance(o, Tensor) else isinstance(o, complex):
+            return _dtypes.complex128
+    return _dtypes.float64
+
+
+def float_power(input, exponent):
+    """`input ** exponent` computed in double precision (complex128 for complex operands)."""
+    if not isinstance(input, Tensor):
+        tensor_arg(exponent, "float_power", "exponent", 2)
+    target = _float_power_dtype(input, exponent)
+    scalar = complex if target.is_complex else float
+    base, exp = [o.to(target) if isinstance(o, Tensor) else scalar(o) for o in (input, exponent)]
+    return pow(base, exp)
+
+
+def _float_power_(self, exponent):
+    """In-place `float_power`: `self` must already have the result's dtype (double)."""
+    target = _float_power_dtype(self, exponent)
+    if self.dtype is not target:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the "
+            f"operation's result requires dtype {scalar_type_name(target)}"
+        )
+    return _inplace(float_power)(self, exponent)

@@ -1,4 +1,8 @@
-"""Tensor factories with PyTorch's dtype inference: float32 for floats, int64 for ints."""
+"""Creation from host data, with PyTorch's dtype inference (float32 for floats, int64 for
+ints): tensor/as_tensor/from_numpy/from_jax, zeros/ones/empty/full and their *_like and new_*
+forms, arange/linspace/logspace/eye, tril_indices/triu_indices, and the legacy
+FloatTensor-style constructors. Sampling ops live in random.py.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,8 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
-from .._pure.op import constant, register
-from .._pure.shapes import Size, broadcast_shapes, shape_args
-from .._state import random as _random
+from .._pure.shapes import Size, shape_args
 from .._state.tensor import Tensor
-from .._tape.args import check_inplace, commit_inplace
-from .._tape.record import apply
 
 __all__ = [
     "BoolTensor",
@@ -26,7 +26,6 @@ __all__ = [
     "LongTensor",
     "arange",
     "as_tensor",
-    "bernoulli",
     "empty",
     "empty_like",
     "eye",
@@ -36,16 +35,8 @@ __all__ = [
     "full_like",
     "linspace",
     "logspace",
-    "normal",
     "ones",
     "ones_like",
-    "rand",
-    "rand_like",
-    "randint",
-    "randint_like",
-    "randn",
-    "randn_like",
-    "randperm",
     "tensor",
     "tril_indices",
     "triu_indices",
@@ -266,22 +257,6 @@ def eye(
     return _finish(_place(value, device), requires_grad)
 
 
-_uniform = jax.jit(jax.random.uniform, static_argnums=(1, 2))
-_normal = jax.jit(jax.random.normal, static_argnums=(1, 2))
-
-
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Uniform samples in [0, 1) from the global (or given) generator."""
-    value = _uniform(_random.key(generator), shape_args(size), _float_dtype(dtype).jax)
-    return _finish(_place(value, device), requires_grad)
-
-
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    """Standard normal samples from the global (or given) generator."""
-    value = _normal(_random.key(generator), shape_args(size), _float_dtype(dtype).jax)
-    return _finish(_place(value, device), requires_grad)
-
-
 def legacy_new(dtype: _dtypes.dtype, args: tuple) -> Tensor:
     """The legacy constructors: `FloatTensor(data)` or `FloatTensor(*sizes)`."""
     if not args:
@@ -370,381 +345,49 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
     return _triangle_indices("triu_indices", row, col, offset, dtype, device, upper=True)
 
 
-# ----------------------------------------------------------------------------- random
-_randint = jax.jit(jax.random.randint, static_argnums=(1, 4))
-_permutation = jax.jit(jax.random.permutation, static_argnums=(1,))
+# ----------------------------------------------------------------------------- new_* factories
+def _new_dtype(self: Tensor, dtype) -> _dtypes.dtype:
+    return self.dtype if dtype is None else _dtypes.as_dtype(dtype)
 
 
-def _check_size(fname: str, size) -> tuple:
-    if isinstance(size, int):
-        size = (size,)
-    if not isinstance(size, (tuple, list, Size)):
-        raise TypeError(
-            f"{fname}(): argument 'size' must be tuple of ints, not {type(size).__name__}"
-        )
-    for i, s in enumerate(size):
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(
-                f"{fname}(): argument 'size' (position 2) must be tuple of ints, but found "
-                f"element of type {type(s).__name__} at pos {i}"
-            )
-    return tuple(int(s) for s in size)
+def new_zeros(
+    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+):
+    """Zeros of `size`, with self's dtype unless `dtype` is given."""
+    return zeros(*size, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
 
 
-def _check_from_to(low: int, high: int) -> None:
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
+def new_ones(
+    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+):
+    """Ones of `size`, with self's dtype unless `dtype` is given."""
+    return ones(*size, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
 
 
-def _integers(generator, shape: tuple, low: int, high: int, dtype: _dtypes.dtype):
-    """Uniform integers in [low, high) as `dtype` (drawn as int64, then cast)."""
-    value = _randint(_random.key(generator), shape, low, high, jnp.int64)
-    return value.astype(dtype.jax)
+def new_empty(
+    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+):
+    """An 'uninitialized' tensor of `size` (zeros), with self's dtype unless `dtype` is given."""
+    return new_zeros(self, *size, dtype=dtype, requires_grad=requires_grad)
 
 
-def randint(
-    *args,
-    size=None,
-    generator=None,
-    dtype=None,
-    device=None,
-    requires_grad: bool = False,
-    low=None,
-    high=None,
-) -> Tensor:
-    """Uniform random integers in [low, high): `randint(high, size)` or
-    `randint(low, high, size)`; int64 unless `dtype` is given."""
-    positional = list(args)
-    if size is None and positional and isinstance(positional[-1], (tuple, list, Size)):
-        size = positional.pop()
-    if high is None:
-        if len(positional) == 1:
-            (high,) = positional
-        elif len(positional) == 2:
-            low, high = positional
-        else:
-            raise TypeError("randint() missing required arguments: 'high' and 'size'")
-    if low is None:
-        low = 0
-    if size is None:
-        raise TypeError("randint() missing 1 required positional argument: 'size'")
-    shape = _check_size("randint", size)
-    low, high = int(low), int(high)
-    _check_from_to(low, high)
-    dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
-    return _finish(_place(_integers(generator, shape, low, high, dtype), device), requires_grad)
-
-
-def randperm(
-    n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False
-) -> Tensor:
-    """A random permutation of 0..n-1 (int64 unless `dtype` is given)."""
-    n = int(n)
-    if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
-    dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
-    value = _permutation(_random.key(generator), n).astype(dtype.jax)
-    return _finish(_place(value, device), requires_grad)
-
-
-def _random_like_dtype(input: Tensor, dtype, kernel: str) -> _dtypes.dtype:
-    d = _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
-    if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(d)}'")
-    return d
-
-
-def _scalar_name(d: _dtypes.dtype) -> str:
-    return _dtypes.LEGACY_TYPE_NAMES[d].removesuffix("Tensor")
-
-
-def rand_like(
-    input, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
-) -> Tensor:
-    """Uniform samples in [0, 1) with the shape (and dtype) of `input`."""
-    d = _random_like_dtype(input, dtype, "check_uniform_bounds")
-    return rand(tuple(input.shape), dtype=d, device=device, requires_grad=requires_grad)
-
-
-def randn_like(
-    input, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
-) -> Tensor:
-    """Standard normal samples with the shape (and dtype) of `input`."""
-    d = _random_like_dtype(input, dtype, "normal_kernel_cpu")
-    return randn(tuple(input.shape), dtype=d, device=device, requires_grad=requires_grad)
-
-
-def randint_like(
-    input,
-    low: int = 0,
-    high: int | None = None,
+def new_full(
+    self,
+    size,
+    fill_value,
     *,
     dtype=None,
     device=None,
-    requires_grad: bool = False,
-    memory_format=None,
-) -> Tensor:
-    """Random integers in [low, high) (`randint_like(input, high)` also works) with the shape
-    and dtype of `input`."""
-    if high is None:
-        low, high = 0, low
-    low, high = int(low), int(high)
-    _check_from_to(low, high)
-    d = _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
-    value = _integers(None, tuple(input.shape), low, high, d)
-    return _finish(_place(value, device), requires_grad)
+    requires_grad=False,
+    layout=None,
+    pin_memory=False,
+):
+    """`fill_value` everywhere, with self's dtype unless `dtype` is given."""
+    return full(size, fill_value, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
 
 
-def _reparameterized(mean, std, noise):
-    return mean + std * noise
-
-
-def _bernoulli_sample(p, uniform):
-    return (uniform < p).astype(p.dtype)
-
-
-def _replace(x, sample):
-    """The op of an in-place random fill: the new value, with zero gradient to the old one."""
-    return jnp.broadcast_to(sample.astype(x.dtype), x.shape)
-
-
-def _normal_signature_error(mean, std) -> TypeError:
-    def kind(v):
-        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
-
-    return TypeError(
-        f"normal() received an invalid combination of arguments - got ({kind(mean)}, "
-        f"{kind(std)}), but expected one of:\n"
-        " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-        " * (Tensor mean, float std = 1, *, torch.Generator generator = None, "
-        "Tensor out = None)\n"
-        " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-        " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
-        "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
-        "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
-    )
-
-
-def _check_std_scalar(std) -> None:
-    if std < 0:
-        shown = int(std) if float(std).is_integer() else std
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {shown}")
-
-
-def normal(
-    mean,
-    std=1.0,
-    size=None,
-    *,
-    generator=None,
-    dtype=None,
-    device=None,
-    requires_grad: bool = False,
-    out=None,
-) -> Tensor:
-    """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast), and the
-    sample is differentiable in them (reparameterized, as PyTorch's NormalBackward nodes).
-    With two numbers, `size` is required."""
-    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
-    if not mean_t and not std_t:
-        if size is None:
-            raise _normal_signature_error(mean, std)
-        _check_std_scalar(std)
-        d = _float_dtype(dtype)
-        noise = _normal(_random.key(generator), _check_size("normal", size), d.jax)
-        value = (noise * jnp.asarray(std, d.jax) + jnp.asarray(mean, d.jax)).astype(d.jax)
-        return _finish(_place(value, device), requires_grad)
-    if size is not None:
-        raise _normal_signature_error(mean, std)
-    for t in (mean, std):
-        if isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex):
-            raise NotImplementedError(
-                f"\"normal_kernel_cpu\" not implemented for '{_scalar_name(t.dtype)}'"
-            )
-    if std_t:
-        std_value = std._value
-        if not isinstance(std_value, jax.core.Tracer) and bool(np.any(np.asarray(std_value) < 0)):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    else:
-        _check_std_scalar(std)
-    if mean_t and std_t:
-        shape = broadcast_shapes(tuple(mean.shape), tuple(std.shape))
-        d = _dtypes.promote_types(mean.dtype, std.dtype)
-        name = "NormalBackward3"
-    elif mean_t:
-        shape, d, name = tuple(mean.shape), mean.dtype, "NormalBackward1"
-        std = constant(float(std), d.jax)
-    else:
-        shape, d, name = tuple(std.shape), std.dtype, "NormalBackward2"
-        mean = constant(float(mean), d.jax)
-    noise = _normal(_random.key(generator), shape, d.jax)
-    return apply(_RANDOM_OPS[name], mean, std, noise)
-
-
-def _no_derivative_bernoulli():
-    @jax.custom_jvp
-    def sample(p_tensor, uniform, p):
-        return (uniform < p).astype(p_tensor.dtype)
-
-    @sample.defjvp
-    def _jvp(primals, tangents):
-        raise RuntimeError("derivative for aten::bernoulli is not implemented")
-
-    return sample
-
-
-_bernoulli_p = _no_derivative_bernoulli()
-
-# The random ops by node name, registered at import: the new value as a function of the noise
-# (reparameterized for `normal` with tensor arguments), zero gradient to the old value.
-_RANDOM_OPS = {
-    node: register(op_id, fn, node=node, saves=saves)
-    for node, op_id, fn, saves in (
-        ("NormalBackward0", "normal_", _replace, "none"),
-        ("NormalBackward1", "normal.tensor_float", _reparameterized, "others"),
-        ("NormalBackward2", "normal.float_tensor", _reparameterized, "others"),
-        ("NormalBackward3", "normal.tensor_tensor", _reparameterized, "others"),
-        ("UniformBackward0", "uniform_", _replace, "none"),
-        ("BernoulliBackward0", "bernoulli", _bernoulli_sample, "none"),
-        ("torch::autograd::NotImplemented", "bernoulli.p", _bernoulli_p, "all"),
-        ("BernoulliBackward1", "bernoulli_.tensor", _replace, "none"),
-        ("BernoulliBackward2", "bernoulli_.float", _replace, "none"),
-        ("RandomBackward0", "random_.from", _replace, "none"),
-        ("RandomBackward1", "random_.to", _replace, "none"),
-        ("RandomBackward2", "random_", _replace, "none"),
-        ("ExponentialBackward0", "exponential_", _replace, "none"),
-    )
-}
-
-
-def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
-    """0/1 samples with probabilities `input` (or the number `p`), in `input`'s dtype."""
-    if not isinstance(input, Tensor):
-        raise TypeError(
-            f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
-        )
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise NotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_scalar_name(input.dtype)}'"
-        )
-    uniform = _uniform(_random.key(generator), tuple(input.shape), input.dtype.jax)
-    if p is not None:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        op = _RANDOM_OPS["torch::autograd::NotImplemented"]
-        return apply(op, input, uniform, constant(float(p), input.dtype.jax))
-    value = input._value
-    if not isinstance(value, jax.core.Tracer):
-        array = np.asarray(value)
-        if np.any((array < 0) | (array > 1) | np.isnan(array)):
-            raise RuntimeError(
-                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
-                "message be improved?  If so, please report an enhancement request to PyTorch.)"
-            )
-    return apply(_RANDOM_OPS["BernoulliBackward0"], input, uniform)
-
-
-# ----------------------------------------------------------------------------- in-place fills
-def _fill_random(self: Tensor, name: str, sample) -> Tensor:
-    """Commit `sample` into self through a recorded op (zero gradient to the old value)."""
-    check_inplace(self)
-    return commit_inplace(self, apply(_RANDOM_OPS[name], self, sample))
-
-
-def _require_float(self: Tensor, kernel: str) -> None:
-    d = self.dtype
-    if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(d)}'")
-
-
-def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
-    """Fill with samples from N(mean, std**2) in place."""
-    _require_float(self, "normal_kernel_cpu")
-    _check_std_scalar(std)
-    noise = _normal(_random.key(generator), tuple(self.shape), self._value.dtype)
-    sample = noise * jnp.asarray(std, noise.dtype) + jnp.asarray(mean, noise.dtype)
-    return _fill_random(self, "NormalBackward0", sample)
-
-
-def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None, **kwargs) -> Tensor:
-    """Fill with samples from U[a, b) in place (`from`/`to` are accepted as keywords)."""
-    a = kwargs.pop("from", a)
-    b = kwargs.pop("to", b)
-    if kwargs:
-        raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
-    _require_float(self, "check_uniform_bounds")
-    if a > b:
-        raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
-        )
-    dtype = self._value.dtype
-    sample = _uniform(_random.key(generator), tuple(self.shape), dtype) * jnp.asarray(
-        b - a, dtype
-    ) + jnp.asarray(a, dtype)
-    return _fill_random(self, "UniformBackward0", sample)
-
-
-def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
-    """Fill with 0/1 samples that are 1 with probability `p` (a number or a tensor)."""
-    shape = tuple(self.shape)
-    if isinstance(p, Tensor):
-        uniform = _uniform(_random.key(generator), shape, jnp.float64)
-        sample = uniform < jnp.broadcast_to(p._value.astype(jnp.float64), shape)
-        name = "BernoulliBackward1"
-    else:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        sample = _uniform(_random.key(generator), shape, jnp.float64) < p
-        name = "BernoulliBackward2"
-    return _fill_random(self, name, sample)
-
-
-_RANDOM_FLOAT_RANGE = {
-    _dtypes.float16: 2**11,
-    _dtypes.bfloat16: 2**8,
-    _dtypes.float32: 2**24,
-    _dtypes.float64: 2**53,
-}
-
-
-def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
-    """Fill with random integers: `random_()` over the dtype's exact-integer range,
-    `random_(to)` in [0, to), `random_(from, to)` in [from, to)."""
-    low = kwargs.pop("from", None)
-    high = kwargs.pop("to", None)
-    if kwargs:
-        raise TypeError(f"random_() got unexpected keyword arguments {sorted(kwargs)}")
-    if len(args) == 1:
-        high = args[0]
-    elif len(args) == 2:
-        low, high = args
-    elif len(args) > 2:
-        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
-    d = self.dtype
-    if high is None:
-        name = "RandomBackward2"
-        low = 0 if low is None else int(low)
-        if d is _dtypes.bool:
-            high = 2
-        elif d in _RANDOM_FLOAT_RANGE:
-            high = _RANDOM_FLOAT_RANGE[d] + 1
-        else:
-            high = int(jnp.iinfo(d.jax).max)
-    else:
-        name = "RandomBackward1" if low is None else "RandomBackward0"
-        low = 0 if low is None else int(low)
-        high = int(high)
-    _check_from_to(low, high)
-    sample = _integers(generator, tuple(self.shape), low, high, _dtypes.int64)
-    return _fill_random(self, name, sample)
-
-
-def type_as(self: Tensor, other: Tensor) -> Tensor:
-    """This tensor cast to `other`'s dtype (itself when it already has it)."""
-    if not isinstance(other, Tensor):
-        raise TypeError(
-            f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}"
-        )
-    return self.to(other.dtype)
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A new leaf tensor copying `data`, with self's dtype unless `dtype` is given."""
+    if isinstance(data, Tensor):
+        data = data.detach()
+    return tensor(data, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)

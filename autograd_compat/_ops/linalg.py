@@ -1,11 +1,18 @@
-"""Linear algebra: matmul (with PyTorch's node names per case), mm, bmm, mv, dot, outer,
-einsum, tensordot, addmm, trace, diag, tril/triu, the `@` operator, and the pure functions
-behind torch.linalg (inv, det, solve, matrix norms), which lives in autograd_compat/linalg.py.
+"""Linear algebra: matmul (with PyTorch's node names per case), mm, bmm, mv, dot,
+outer/ger, inner, kron, einsum, tensordot, addmm/addmv/addr/baddbmm/addbmm, trace,
+diag/diag_embed/diagflat, tril/triu, matrix_power, cross, cov/corrcoef, the `@` operator, and
+the pure functions behind torch.linalg (inv, det, solve), which lives in
+autograd_compat/linalg.py. Matrix norms are reductions (reduce.py).
+
+Ops that PyTorch composes from other ops (inner, addr...) are composed here too, so their
+nodes are PyTorch's; the others are one pure JAX function each.
 """
 
 from __future__ import annotations
 
+import builtins
 import string
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -16,23 +23,37 @@ from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state.tensor import Tensor
-from .._tape.args import scalar_type_name, tensor_arg
+from .._tape.args import is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .elementwise import _abs
+from . import factories as _factories
+from .elementwise import mul
+from .shape import diagonal, expand, reshape, unsqueeze
 
 __all__ = [
+    "addbmm",
     "addmm",
+    "addmv",
+    "addr",
+    "baddbmm",
     "bmm",
+    "corrcoef",
+    "cov",
+    "cross",
     "det",
     "diag",
+    "diag_embed",
+    "diagflat",
     "dot",
     "einsum",
+    "ger",
+    "inner",
     "inverse",
+    "kron",
     "matmul",
+    "matrix_power",
     "mm",
     "mv",
     "outer",
-    "ger",
     "tensordot",
     "trace",
     "tril",
@@ -239,9 +260,13 @@ _EINSUM = {  # by the node name of the op PyTorch's einsum ends with
         ("permute", "PermuteBackward0"),
     )
 }
+
+
 _EINSUM["DiagonalBackward0"] = register(
     "einsum.diagonal", _einsum, node="DiagonalBackward0", saves="none"
 )
+
+
 _LETTERS = frozenset(string.ascii_letters)
 
 
@@ -513,6 +538,8 @@ class LinAlgError(RuntimeError):
 
 
 LinAlgError.__module__ = "torch._C"
+
+
 LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 
 
@@ -657,60 +684,6 @@ def linalg_solve(A, B, *, left: bool = True):
     return x
 
 
-def _matrix_norm(x, *, ord, dims, keepdim, dtype):
-    """The matrix norms of linalg.matrix_norm over the two `dims` (ord != "fro")."""
-    x = x.astype(dtype)
-    row, col = dims
-    if ord in ("nuc", 2.0, -2.0):
-        moved = jnp.moveaxis(x, (row, col), (-2, -1))
-        singular = jnp.linalg.svd(moved, compute_uv=False)
-        if ord == "nuc":
-            out = jnp.sum(singular, axis=-1)
-        elif ord == 2.0:
-            out = jnp.max(singular, axis=-1)
-        else:
-            out = jnp.min(singular, axis=-1)
-        if keepdim:
-            out = jnp.expand_dims(out, tuple(sorted(dims)))
-        return out
-    magnitude = _abs(x)
-    summed, reduced = (row, col) if abs(ord) == 1 else (col, row)
-    sums = jnp.sum(magnitude, axis=summed, keepdims=True)
-    out = (
-        jnp.max(sums, axis=reduced, keepdims=True)
-        if ord > 0
-        else jnp.min(sums, axis=reduced, keepdims=True)
-    )
-    return out if keepdim else jnp.squeeze(out, dims)
-
-
-_MATRIX_NORM = {
-    name: register(f"linalg.matrix_norm.{variant}", _matrix_norm, node=name)
-    for variant, name in (
-        ("sum", "SumBackward1"),
-        ("amax", "AmaxBackward0"),
-        ("amin", "AminBackward0"),
-    )
-}
-
-
-def matrix_norm_node(ord) -> str:
-    if ord == "nuc":
-        return "SumBackward1"
-    return "AmaxBackward0" if ord > 0 else "AminBackward0"
-
-
-def apply_matrix_norm(A: Tensor, ord, dims: tuple, keepdim: bool, dtype: _dtypes.dtype):
-    return apply(
-        _MATRIX_NORM[matrix_norm_node(ord)],
-        A,
-        ord=ord if ord == "nuc" else float(ord),
-        dims=dims,
-        keepdim=bool(keepdim),
-        dtype=dtype.jax,
-    )
-
-
 def det(input):
     """The determinant (`torch.linalg.det`)."""
     return linalg_det(input)
@@ -725,3 +698,277 @@ def _rmatmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(other, self)
+
+
+# --------------------------- products with accumulation, kron, diag_embed, matrix_power, cross, cov
+def _add_product(input, a, b, beta, alpha, *, kind, beta_zero):
+    """`beta * input + alpha * product(a, b)`; `input` is ignored (NaN included) when beta
+    is 0, as in PyTorch."""
+    if kind == "outer":
+        product = jnp.outer(a, b)
+    elif kind == "bmm_sum":
+        product = jnp.einsum("bij,bjk->ik", a, b)
+    else:
+        product = jnp.matmul(a, b)
+    product = alpha * product
+    if beta_zero:
+        return jnp.broadcast_to(product, jnp.broadcast_shapes(input.shape, product.shape))
+    return beta * input + product
+
+
+_ADD_PRODUCT = {
+    "addmv": (register("addmv", _add_product, node="AddmvBackward0"), "mv", (2, 1)),
+    "addr": (register("addr", _add_product, node="AddrBackward0"), "outer", (1, 1)),
+    "baddbmm": (register("baddbmm", _add_product, node="BaddbmmBackward0"), "bmm", (3, 3)),
+    "addbmm": (register("addbmm", _add_product, node="AddbmmBackward0"), "bmm_sum", (3, 3)),
+}
+
+
+def _add_product_front(fname, input, a, b, beta, alpha, names):
+    """Checks shared by addmv/addr/baddbmm/addbmm, then one op node."""
+    op, kind, ndims = _ADD_PRODUCT[fname]
+    tensor_arg(input, fname)
+    for position, (name, t, nd) in enumerate(zip(names, (a, b), ndims), start=2):
+        tensor_arg(t, fname, name, position)
+        if t.ndim != nd:
+            raise RuntimeError(f"{name} must be a {nd}D tensor, got {t.ndim}-D tensor")
+    if not (input.dtype is a.dtype is b.dtype):
+        raise RuntimeError(
+            f"{fname}: expected {names[0]}, {names[1]} and input to have the same dtype, but "
+            f"got {a.dtype}, {b.dtype} and {input.dtype}"
+        )
+    (m, *_), (*_, p) = a.shape, b.shape
+    if kind != "outer" and a.shape[-1] != b.shape[0 if kind == "mv" else 1]:
+        raise RuntimeError(
+            f"{fname}: shapes cannot be multiplied ({list(a.shape)} and {list(b.shape)})"
+        )
+    if kind == "mv":
+        product_shape = (m,)
+    elif kind == "outer":
+        product_shape = (m, p)
+    else:
+        product_shape = (m, a.shape[1], p) if kind == "bmm" else (a.shape[1], p)
+    jnp.broadcast_shapes(tuple(input.shape), product_shape)
+    d = input.dtype
+    return apply(
+        op,
+        input,
+        a,
+        b,
+        _scalar_constant(beta, d),
+        _scalar_constant(alpha, d),
+        kind=kind,
+        beta_zero=beta == 0,
+    )
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """`beta * input + alpha * (mat @ vec)`."""
+    return _add_product_front("addmv", input, mat, vec, beta, alpha, ("mat", "vec"))
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """`beta * input + alpha * outer(vec1, vec2)`."""
+    return _add_product_front("addr", input, vec1, vec2, beta, alpha, ("vec1", "vec2"))
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """`beta * input + alpha * (batch1 @ batch2)`, batched."""
+    return _add_product_front("baddbmm", input, batch1, batch2, beta, alpha, ("batch1", "batch2"))
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """`beta * input + alpha * sum over the batch of batch1[i] @ batch2[i]`."""
+    return _add_product_front("addbmm", input, batch1, batch2, beta, alpha, ("batch1", "batch2"))
+
+
+def inner(input, other):
+    """The sum of products over the last dims (a product for 0-d operands)."""
+    tensor_arg(input, "inner")
+    tensor_arg(other, "inner", "other", 2)
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
+
+
+_KRON = register("kron", jnp.kron, node="KronBackward0", saves="others")
+
+
+def kron(input, other):
+    """The Kronecker product (blocks `input[i, j] * other`)."""
+    tensor_arg(input, "kron")
+    tensor_arg(other, "kron", "other", 2)
+    return apply(_KRON, input, other)
+
+
+def _diag_embed(x, *, offset, dim1, dim2):
+    out = jnp.vectorize(lambda v: jnp.diag(v, offset), signature="(n)->(m,m)")(x)
+    return jnp.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+_DIAG_EMBED_DIMS = register("diag_embed", _diag_embed, node="DiagEmbedBackward0", saves="none")
+
+
+def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):
+    """Matrices (in dims `dim1`, `dim2`) with the last dim of `input` on diagonal `offset`."""
+    tensor_arg(input, "diag_embed")
+    d1, d2 = (normalize_dim(d, input.ndim + 1) for d in (dim1, dim2))
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if input.ndim == 0:
+        input = reshape(input, 1)
+    return apply(_DIAG_EMBED_DIMS, input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diagflat(input, offset: int = 0):
+    """A square matrix with the flattened `input` on diagonal `offset`."""
+    tensor_arg(input, "diagflat")
+    return diag_embed(reshape(input, -1), offset)
+
+
+def matrix_power(input, n: int):
+    """The n-th power of square matrices (batched) by repeated squaring; n < 0 inverts first,
+    n == 0 gives identities."""
+    tensor_arg(input, "matrix_power")
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        rows, cols = (tuple(input.shape) + (1, 1))[:2] if input.ndim < 2 else input.shape[-2:]
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{rows} by {cols} matrices"
+        )
+    if n == 0:
+        eye = _factories.eye(input.shape[-1], dtype=input.dtype)
+        return expand(eye, tuple(input.shape)).clone()
+    base = input if n > 0 else inverse(input)
+    result, n = None, builtins.abs(n)
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+_CROSS = register(
+    "linalg.cross", lambda a, b, *, dim: jnp.cross(a, b, axis=dim), node="LinalgCrossBackward0"
+)
+
+
+def cross(input, other, dim=None):
+    """The 3-D cross product along `dim` (by default the first dim of size 3, with PyTorch's
+    deprecation warning); the inputs broadcast."""
+    tensor_arg(input, "cross")
+    tensor_arg(other, "cross", "other", 2)
+    shape = tuple(jnp.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\n"
+            "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+            "The default value of dim will change to agree with that of linalg.cross in a "
+            "future release.",
+            UserWarning,
+            stacklevel=2,
+        )
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    d = normalize_dim(dim, len(shape))
+    if shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} "
+            f"and {other.shape[d]}"
+        )
+    a, b = (expand(t, shape) if tuple(t.shape) != shape else t for t in (input, other))
+    return apply(_CROSS, a, b, dim=d)
+
+
+def _holds(condition: Tensor) -> bool:
+    """The value of a 0-d bool tensor; False under a jax trace, where value checks skip."""
+    return not is_tracer(condition._value) and bool(condition._value)
+
+
+def _check_weights(name: str, w, observations: int, floating: bool) -> None:
+    kind = "floating point" if floating else "integral"
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{w.ndim} dimensions"
+        )
+    if w.dtype.is_floating_point is not floating or w.dtype.is_complex or w.dtype is _dtypes.bool:
+        raise RuntimeError(
+            f"cov(): expected {name} to have {kind} dtype but got {name} with "
+            f"{scalar_type_name(w.dtype)} dtype"
+        )
+    if w.numel() != observations:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {observations}"
+        )
+    if observations and _holds(w.min() < 0):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def cov(input, *, correction: int = 1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of `input` (observations in the
+    columns), optionally weighted; composed as PyTorch composes it."""
+    tensor_arg(input, "cov")
+    if input.ndim > 2:
+        raise RuntimeError(
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.ndim} dimensions"
+        )
+    if input.dtype is _dtypes.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = reshape(input, 1, -1) if input.ndim < 2 else input
+    observations = x.shape[1]
+    w = None
+    if fweights is not None:
+        _check_weights("fweights", fweights, observations, floating=False)
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, observations, floating=True)
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum = observations
+    else:
+        w_sum = w.sum()
+        if _holds(w_sum == 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm_factor = w_sum - correction
+    degenerate = norm_factor <= 0
+    if _holds(degenerate) if isinstance(degenerate, Tensor) else degenerate:
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm_factor = norm_factor * 0
+    x = x - unsqueeze(avg, 1)
+    c = mm(x, (x if w is None else x * w).t().conj())
+    return (c / norm_factor).squeeze()
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of `input`, clipped to [-1, 1]."""
+    tensor_arg(input, "corrcoef")
+    if input.ndim > 2:
+        raise RuntimeError(
+            "corrcoef(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.ndim} dimensions"
+        )
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    stddev = diagonal(c).real.sqrt()
+    c = c / reshape(stddev, -1, 1)
+    c = c / reshape(stddev, 1, -1)
+    return c.clamp(-1, 1)

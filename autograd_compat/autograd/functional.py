@@ -36,7 +36,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._ops import factories as _factories
-from .._ops.movement import stack
+from .._ops.shape import stack
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import Op

@@ -16,7 +16,7 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
-from .._ops.factories import rand
+from .._ops.random import rand
 from .._pure import dtypes as _dtypes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor

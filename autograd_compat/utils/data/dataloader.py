@@ -24,7 +24,7 @@ _COLLATE_ERROR = (
 
 def _stack(tensors: list) -> Tensor:
     try:
-        from ..._ops.movement import stack
+        from ..._ops.shape import stack
     except ImportError:  # pragma: no cover - the library always has stack
         return Tensor._wrap(jnp.stack([t._value for t in tensors]))
     return stack(tensors, 0)

@@ -1,25 +1,23 @@
-"""Movement ops: cat/stack, split/chunk/tensor_split, flip/roll, gather/scatter,
-index_select/index_add/index_fill/index_copy, masked_fill/masked_scatter/masked_select,
-nonzero, take, flatten/unflatten, repeat/tile, movedim/swapaxes, one_hot, constant pad, and
-exponential_.
+"""Indexing: `t[key]` and item assignment (`t[key] = value`), gather/scatter/scatter_add/
+scatter_reduce, take/take_along_dim, index_select/index_add/index_fill/index_copy,
+masked_fill/masked_scatter/masked_select, nonzero, fill_diagonal_, repeat_interleave and
+one_hot.
 
-split, chunk and tensor_split return views of their input, and flatten, unflatten, movedim
-and swapaxes do where PyTorch's do (they are built on shape.py's view ops), so an in-place
-change through the result reaches the input and its gradient.
-
-Index bounds are checked eagerly when the index is concrete (PyTorch raises for them; JAX
-would clamp or fill silently); under a jax trace those checks are skipped. Ops whose output
-shape depends on the values (nonzero, masked_select, one_hot without num_classes) need
-concrete values: under a jax trace they raise a clear error.
+Item assignment creates the same views as shape.py's view ops and writes through them
+(`copy_`/`fill_`), or scatters with `index_put_` for advanced indices. Index bounds are
+checked eagerly when the index is concrete (PyTorch raises for them; JAX would clamp or fill
+silently); under a jax trace those checks are skipped. Ops whose output shape depends on the
+values (nonzero, masked_select, one_hot without num_classes) need concrete values: under a
+jax trace they raise a clear error.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -27,24 +25,38 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import constant, register
-from .._pure.shapes import broadcast_shapes, normalize_dim, shape_args
-from .._state import random as _random
+from .._pure.shapes import broadcast_shapes, normalize_dim
+from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
-from .._tape.args import is_tracer, scalar_type_name, tensor_arg
+from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .._tape.views import make_view
+from .._tape.views import (
+    OVERLAP,
+    assert_no_partial_overlap,
+    contiguous_strides,
+    expand_geometry,
+    layout_of,
+    layout_op,
+    overlapping,
+    view_of,
+)
+from .._tape.views import scatter as scatter_view
 from . import factories as _factories
-from .pointwise import _no_derivative
-from .shape import narrow, permute, reshape, transpose
+from .elementwise import _ctype, _no_derivative
+from .shape import (
+    _ALIAS,
+    _BY_LAST_OP,
+    _concrete_index,
+    _is_integral,
+    _needs_concrete,
+    _view,
+    expand,
+    reshape,
+    unsqueeze,
+)
 
 __all__ = [
-    "cat",
-    "chunk",
-    "concat",
-    "concatenate",
-    "flatten",
-    "flip",
     "gather",
     "index_add",
     "index_copy",
@@ -53,322 +65,444 @@ __all__ = [
     "masked_fill",
     "masked_scatter",
     "masked_select",
-    "movedim",
-    "moveaxis",
     "nonzero",
-    "roll",
+    "repeat_interleave",
     "scatter",
     "scatter_add",
-    "split",
-    "stack",
-    "swapaxes",
-    "swapdims",
     "take",
-    "tensor_split",
-    "tile",
-    "unflatten",
+    "take_along_dim",
 ]
 
 
-def _needs_concrete(fname: str, *tensors) -> None:
-    """Data-dependent output shapes cannot be traced: say so instead of failing deep in JAX."""
-    for t in tensors:
-        if isinstance(t, Tensor) and modes.captures:
-            modes.note_read(t)  # a compiled trace must not bake this value in
-        if isinstance(t, Tensor) and is_tracer(t._value):
-            raise _errors.DataDependentError(
-                f"{fname}(): the output shape depends on the values of the input, so it needs "
-                "concrete values and cannot run under a jax trace (jax.jit, jax.vmap, "
-                "jax.grad). Compute it outside the traced function, or use a fixed-size "
-                "alternative such as torch.where(mask, x, 0)."
-            )
-
-
-def _ctype(d: _dtypes.dtype) -> str:
-    """The C++ type name PyTorch prints in some dtype checks."""
-    return {
-        _dtypes.float32: "float",
-        _dtypes.float64: "double",
-        _dtypes.float16: "c10::Half",
-        _dtypes.bfloat16: "c10::BFloat16",
-        _dtypes.uint8: "unsigned char",
-        _dtypes.int8: "signed char",
-        _dtypes.int16: "short int",
-        _dtypes.int32: "int",
-        _dtypes.int64: "long int",
-        _dtypes.complex64: "c10::complex<float>",
-        _dtypes.complex128: "c10::complex<double>",
-        _dtypes.bool: "bool",
-    }[d]
-
-
-def _is_integral(d: _dtypes.dtype) -> bool:
-    return not (d.is_floating_point or d.is_complex) and d is not _dtypes.bool
-
-
-def _concrete_index(index: Tensor):
-    """The index values as numpy, or None under a jax trace (bounds are then unchecked)."""
-    value = index._value
-    if is_tracer(value):
-        return None
-    return np.asarray(value)
-
-
-# ----------------------------------------------------------------------------- cat / stack
-def _cat(*xs, dim, dtype, keep):
-    return jnp.concatenate([x.astype(dtype) for x, k in zip(xs, keep) if k], axis=dim)
-
-
-_CAT = register("cat", _cat, node="CatBackward0", saves="none")
-
-
-def _tensor_list(fname: str, tensors, name: str = "tensors") -> tuple:
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(
-            f"{fname}(): argument '{name}' (position 1) must be tuple of Tensors, not "
-            f"{type(tensors).__name__}"
-        )
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"{fname}(): argument '{name}' (position 1) must be tuple of Tensors, but "
-                f"found element of type {type(t).__name__}"
-            )
-    return tuple(tensors)
-
-
-def cat(tensors, dim: int = 0, *, out=None):
-    """Concatenate tensors along an existing dim; dtypes promote as in PyTorch.
-
-    1-D empty tensors (shape [0]) are skipped, as PyTorch does for backward compatibility.
-
-    Example::
-
-        >>> torch.cat([torch.zeros(1, 2), torch.ones(1, 2)]).shape
-        torch.Size([2, 2])
-    """
-    tensors = _tensor_list("cat", tensors)
-    if not tensors:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if t.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    keep = tuple(not (t.ndim == 1 and t.shape[0] == 0) for t in tensors)
-    kept = [t for t, k in zip(tensors, keep) if k]
-    dtype = tensors[0].dtype
-    for t in tensors[1:]:
-        dtype = _dtypes.promote_types(dtype, t.dtype)
-    if not kept:
-        return apply(_CAT, *tensors, dim=0, dtype=dtype.jax, keep=(True,) * len(tensors))
-    first = kept[0]
-    d = normalize_dim(dim, first.ndim)
-    for i, t in enumerate(tensors):
-        if not keep[i]:
-            continue
-        if t.ndim != first.ndim:
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {first.ndim} and {t.ndim}"
-            )
-        for axis in range(first.ndim):
-            if axis != d and t.shape[axis] != first.shape[axis]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{first.shape[axis]} but got size {t.shape[axis]} for tensor number {i} "
-                    "in the list."
-                )
-    return apply(_CAT, *tensors, dim=d, dtype=dtype.jax, keep=keep)
-
-
-concat = concatenate = cat
-
-
-def _stack(*xs, dim, dtype):
-    return jnp.stack([x.astype(dtype) for x in xs], axis=dim)
-
-
-_STACK = register("stack", _stack, node="StackBackward0", saves="none")
-
-
-def stack(tensors, dim: int = 0, *, out=None):
-    """Stack equally shaped tensors along a new dim; dtypes promote as in PyTorch."""
-    tensors = _tensor_list("stack", tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    first = tensors[0]
-    for i, t in enumerate(tensors[1:], start=1):
-        if t.shape != first.shape:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(first.shape)} at "
-                f"entry 0 and {list(t.shape)} at entry {i}"
-            )
-    d = normalize_dim(dim, first.ndim + 1)
-    dtype = first.dtype
-    for t in tensors[1:]:
-        dtype = _dtypes.promote_types(dtype, t.dtype)
-    return apply(_STACK, *tensors, dim=d, dtype=dtype.jax)
-
-
-# ----------------------------------------------------------------------------- split / chunk
-def _split(x, *, sizes, dim):
-    out, start = [], 0
-    for size in sizes:
-        out.append(lax.slice_in_dim(x, start, start + size, axis=dim))
-        start += size
-    return tuple(out)
-
-
-_SPLIT = register("split", _split, node="SplitBackward0", saves="none")
-_SPLIT_WITH_SIZES = register(
-    "split_with_sizes", _split, node="SplitWithSizesBackward0", saves="none"
+_SEQUENCE_INDEX = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result"
+)
+_UINT8_INDEX = (
+    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead."
 )
 
 
-def _split_views(op, input: Tensor, sizes: tuple, dim: int) -> tuple:
-    """The pieces of `input` along `dim` as views of it: the outputs of one multi-output node,
-    which (as in PyTorch) may not be modified in place while that would be recorded."""
-    outs = apply(op, input, sizes=sizes, dim=dim)
-    starts = itertools.accumulate(sizes, initial=0)
-    return tuple(
-        make_view(input, out, (("slice", dim, start, start + size, 1),), multi=True)
-        for out, start, size in zip(outs, starts, sizes)
+def fill_diagonal_(self, fill_value, wrap: bool = False):
+    """Fill the main diagonal (all dims of equal length beyond 2-D) with `fill_value` in place,
+    through a view as in PyTorch (CopySlices in the graph). `wrap=True` continues a tall
+    matrix's diagonal every `ncols + 1` rows. Returns self."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = tuple(self.shape)
+    if self.ndim > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    numel = math.prod(shape)
+    step = sum(contiguous_strides(shape))  # flat distance between diagonal elements
+    size = min(shape[0], shape[1])
+    if wrap and self.ndim == 2:
+        stop = numel  # the diagonal goes on below a tall matrix's top square
+    else:
+        stop = (size - 1) * step + 1 if size else 0
+    diagonal = _view(_ALIAS, self, (("view", (numel,)), ("slice", 0, 0, stop, step)))
+    diagonal.fill_(fill_value)
+    return self
+
+
+# ----------------------------------------------------------------------------- indexing
+_MASK_DTYPES = (np.dtype(np.bool_), np.dtype(np.uint8))
+
+
+def _items(index) -> tuple:
+    """The index as a tuple of items (PyTorch's treatSequenceAsTuple, with its warning)."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32:
+        for item in index:
+            if (
+                item is None
+                or item is Ellipsis
+                or isinstance(item, (Tensor, list, tuple, slice, np.ndarray, jax.Array))
+            ):
+                warnings.warn(_SEQUENCE_INDEX, UserWarning, stacklevel=4)
+                return tuple(index)
+    return (index,)
+
+
+def _is_integer(item) -> bool:
+    return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+
+
+def _index_value(item):
+    """An index tensor or sequence as an integer or boolean array (numpy when concrete)."""
+    if isinstance(item, Tensor):
+        if modes.captures:  # a compiled trace must not bake this index in
+            modes.note_read(item)
+        item = item._value
+    if isinstance(item, jax.core.Tracer):
+        if item.dtype in _MASK_DTYPES:
+            raise _errors.DataDependentIndexError(
+                "boolean mask indexing needs concrete values (not inside jax.jit)"
+            )
+        if not jnp.issubdtype(item.dtype, jnp.integer):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return item
+    array = np.asarray(item)
+    if array.dtype == object:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if array.size == 0 and array.dtype.kind == "f" and not isinstance(item, np.ndarray):
+        array = array.astype(np.int64)  # `x[[]]` indexes with an empty long tensor
+    if array.dtype.kind not in "iub":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return array
+
+
+def _classify(item):
+    """("int", i) | ("slice", slice) | ("none",) | ("ellipsis",) | ("bool", b) | ("array", a)."""
+    if item is None:
+        return ("none",)
+    if item is Ellipsis:
+        return ("ellipsis",)
+    if isinstance(item, (bool, np.bool_)):
+        return ("bool", bool(item))
+    if isinstance(item, slice):
+        return ("slice", item)
+    if _is_integer(item):
+        return ("int", int(item))
+    if isinstance(item, (Tensor, np.ndarray, jax.Array)):
+        value = item._value if isinstance(item, Tensor) else item
+        if value.ndim == 0 and not isinstance(value, jax.core.Tracer):
+            kind = np.dtype(value.dtype).kind
+            if kind in "iu" and np.dtype(value.dtype) != np.uint8:
+                return ("int", int(value))
+            if kind == "b" or np.dtype(value.dtype) == np.uint8:
+                return ("bool", bool(value))
+        return ("array", _index_value(item))
+    if isinstance(item, (list, tuple)):
+        return ("array", _index_value(item))
+    raise IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+        f"valid indices (got {type(item).__name__})"
     )
 
 
-def split(tensor, split_size_or_sections, dim: int = 0):
-    """Split into pieces of `split_size` along `dim` (the last may be smaller), or into pieces
-    of the listed sizes. Returns a tuple of views of `tensor`."""
-    tensor_arg(tensor, "split", "tensor")
-    if tensor.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = normalize_dim(dim, tensor.ndim)
-    size = tensor.shape[d]
-    if isinstance(split_size_or_sections, Tensor):
-        split_size_or_sections = split_size_or_sections.tolist()
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step < 0:
-            raise RuntimeError(
-                f"split expects split_size be non-negative, but got split_size={step}"
+def _slice_bound(value, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, Tensor):
+        return value.__index__()
+    return int(value.__index__()) if hasattr(value, "__index__") else int(value)
+
+
+def _parse_index(shape: tuple, index, optimize_single_slice: bool):
+    """PyTorch's applySlicing: the basic part as primitive view ops (select, slice,
+    unsqueeze), then the advanced indices as (dim in the sliced tensor, array, size).
+
+    Returns (ops, advanced, single) where `single` is the kind of a lone non-tuple index.
+    """
+    single = None
+    if not isinstance(index, (tuple, list)):
+        single = _classify(index)
+        kinds = [single]
+        if single[0] == "int" and not shape:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
             )
-        if step == 0 and size != 0:
-            raise RuntimeError(
-                f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
-            )
-        count = max(1, math.ceil(size / step)) if step else 1
-        sizes = tuple(min(step, size - i * step) for i in range(count))
-        return _split_views(_SPLIT, tensor, sizes, d)
-    sizes = tuple(int(s) for s in split_size_or_sections)
-    if sum(sizes) != size or any(s < 0 for s in sizes):
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-            f"size at dimension {d}), but got split_sizes={list(sizes)}"
-        )
-    return _split_views(_SPLIT_WITH_SIZES, tensor, sizes, d)
-
-
-def chunk(input, chunks: int, dim: int = 0):
-    """Split into `chunks` pieces of size ceil(size / chunks) (fewer when it divides unevenly)."""
-    tensor_arg(input, "chunk")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    if input.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    d = normalize_dim(dim, input.ndim)
-    size = input.shape[d]
-    step = math.ceil(size / chunks)
-    if step == 0:
-        return _split_views(_SPLIT, input, (0,) * chunks, d)
-    return split(input, step, d)
-
-
-def _clamped_slice(input: Tensor, dim: int, start: int, stop: int) -> Tensor:
-    """`input[start:stop]` along `dim` as a view, bounds wrapped and clamped like a slice."""
-    size = input.shape[dim]
-    start = min(max(start + size if start < 0 else start, 0), size)
-    stop = min(max(stop + size if stop < 0 else stop, start), size)
-    return narrow(input, dim, start, stop - start)
-
-
-def tensor_split(input, indices_or_sections, dim: int = 0):
-    """Split into `sections` nearly equal pieces (the first `size % sections` one longer), or
-    at the listed indices (slice semantics). Returns a tuple of views (SliceBackward0 each)."""
-    tensor_arg(input, "tensor_split")
-    if input.ndim == 0:
-        raise RuntimeError(
-            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
-        )
-    if isinstance(indices_or_sections, Tensor):
-        if indices_or_sections.ndim > 1:
-            raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
-                f"one-dimensional tensor, but got a tensor with {indices_or_sections.ndim} dims"
-            )
-        if indices_or_sections.dtype is not _dtypes.int64:
-            raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                f"{scalar_type_name(indices_or_sections.dtype)}"
-            )
-        indices_or_sections = indices_or_sections.tolist()
-    d = normalize_dim(dim, input.ndim)
-    if isinstance(indices_or_sections, int):
-        sections = indices_or_sections
-        if sections <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
-        small, extra = divmod(input.shape[d], sections)
-        sizes = [small + 1] * extra + [small] * (sections - extra)
-        bounds = list(itertools.accumulate(sizes, initial=0))
     else:
-        bounds = [0, *(int(i) for i in indices_or_sections), input.shape[d]]
-    return tuple(_clamped_slice(input, d, a, b) for a, b in itertools.pairwise(bounds))
+        kinds = [_classify(item) for item in _items(index)]
+    specified = 0
+    for kind in kinds:
+        if kind[0] in ("int", "slice"):
+            specified += 1
+        elif kind[0] == "array":
+            array = kind[1]
+            specified += array.ndim if array.dtype in _MASK_DTYPES else 1
+    if specified > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    ops: list[tuple] = []
+    advanced = []
+    current = list(shape)
+    dim = 0
+    for real_dim, kind in enumerate(kinds):
+        tag = kind[0]
+        if tag == "int":
+            size = current[dim]
+            if not -size <= kind[1] < size:
+                raise IndexError(
+                    _errors.INDEX_OUT_OF_RANGE.format(index=kind[1], dim=real_dim, size=size)
+                )
+            ops.append(("select", dim, kind[1] % size))
+            del current[dim]
+        elif tag == "slice":
+            item = kind[1]
+            step = _slice_bound(item.step, 1)
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step < 0:
+                raise ValueError("step must be greater than zero")
+            raw_start = _slice_bound(item.start, 0)
+            raw_stop = _slice_bound(item.stop, 2**63 - 1)
+            size = current[dim]
+            if optimize_single_slice or single is None:
+                if raw_start == 0 and raw_stop >= size and step == 1:
+                    dim += 1
+                    continue
+            start, stop = raw_start, raw_stop
+            if start < 0:
+                start += size
+            if stop < 0:
+                stop += size
+            start = min(max(start, 0), size)
+            stop = min(max(stop, start), size)
+            ops.append(("slice", dim, start, stop, step))
+            current[dim] = len(range(start, stop, step))
+            dim += 1
+        elif tag == "ellipsis":
+            dim += len(shape) - specified
+        elif tag == "none":
+            ops.append(("unsqueeze", dim))
+            current.insert(dim, 1)
+            dim += 1
+        elif tag == "bool":
+            ops.append(("unsqueeze", dim))
+            current.insert(dim, 1)
+            positions = np.zeros(1 if kind[1] else 0, np.int64)
+            advanced.append((dim, positions, 1))
+            dim += 1
+        else:
+            array = kind[1]
+            if array.dtype in _MASK_DTYPES:
+                if array.dtype == np.uint8:
+                    warnings.warn(_UINT8_INDEX, UserWarning, stacklevel=4)
+                for j in range(array.ndim):
+                    if array.shape[j] != current[dim + j]:
+                        raise IndexError(
+                            f"The shape of the mask {list(array.shape)} at index {j} does not "
+                            f"match the shape of the indexed tensor {current} at index {dim + j}"
+                        )
+                for j, positions in enumerate(np.nonzero(array)):
+                    advanced.append((dim + j, positions.astype(np.int64), current[dim + j]))
+                dim += array.ndim
+            else:
+                advanced.append((dim, array, current[dim]))
+                dim += 1
+    for ordinal, (_, array, size) in enumerate(advanced):
+        if isinstance(array, np.ndarray) and array.size:
+            bad = array[(array >= size) | (array < -size)]
+            if bad.size:
+                message = _errors.INDEX_OUT_OF_RANGE
+                raise IndexError(message.format(index=int(bad.flat[0]), dim=ordinal, size=size))
+    return tuple(ops), advanced, single
 
 
-# ----------------------------------------------------------------------------- flip / roll
-def _unique_dims(dims, ndim: int) -> tuple:
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = []
-    for dim in dims:
-        d = normalize_dim(dim, ndim)
-        if d in out:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        out.append(d)
-    return tuple(out)
+def _advanced_key(x, *arrays, ops, dims):
+    x = view_of(x, ops=ops)
+    index = [slice(None)] * x.ndim
+    for d, a in zip(dims, arrays):
+        index[d] = a
+    return x, tuple(index)
 
 
-_FLIP = register("flip", lambda x, *, dims: jnp.flip(x, dims), node="FlipBackward0", saves="none")
+def _index(x, *arrays, ops, dims):
+    x, index = _advanced_key(x, *arrays, ops=ops, dims=dims)
+    return x[index]
 
 
-def flip(input, dims):
-    """Reverse the order of elements along `dims` (an int or a tuple)."""
-    tensor_arg(input, "flip")
-    return apply(_FLIP, input, dims=_unique_dims(dims, input.ndim) if input.ndim else ())
+def _index_put(x, value, *arrays, dims, shape):
+    _, index = _advanced_key(x, *arrays, ops=(), dims=dims)
+    value = jnp.reshape(value, shape).astype(x.dtype)
+    return x.at[index].set(value, unique_indices=True)  # duplicates: each gets the gradient
 
 
-def _roll(x, *, shifts, dims):
-    if dims is None:
-        return jnp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-    return jnp.roll(x, shifts, dims)
+# saves="others": the vjp needs the index arrays (never the indexed tensor)
+_INDEX = register("index", _index, node="IndexBackward0", shown_inputs=(0,), saves="others")
+_INDEX_PUT = register(
+    "index_put", _index_put, node="IndexPutBackward0", shown_inputs=(0, 1), saves="others"
+)
 
 
-_ROLL = register("roll", _roll, node="RollBackward0", saves="none")
+def _broadcast_copy(dst, src, *, shape):
+    return jnp.broadcast_to(jnp.reshape(src, shape).astype(dst.dtype), dst.shape)
 
 
-def roll(input, shifts, dims=None):
-    """Rotate elements along `dims` by `shifts` (with no dims, over the flattened tensor)."""
-    tensor_arg(input, "roll")
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
-    if not shifts:
-        raise RuntimeError("`shifts` required")
-    if dims is None:
-        if len(shifts) != 1:
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return apply(_ROLL, input, shifts=shifts, dims=None)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    if len(shifts) != len(dims):
+_COPY = register("copy_.broadcast", _broadcast_copy, node="CopyBackwards", saves="none")
+_FILL = register("fill_.broadcast", _broadcast_copy, node="FillBackward3", saves="none")
+
+
+def _basic_view(self: Tensor, ops: tuple) -> Tensor:
+    """The view of a basic index: one node per primitive when recorded (PyTorch's graph:
+    x[1, 2] is SelectBackward0 of SelectBackward0), else one fused op."""
+    if not ops:
+        return _view(_ALIAS, self, ())
+    if len(ops) == 1 or not (self._requires_grad and _grad_mode._state.enabled):
+        return _view(_BY_LAST_OP[ops[-1][0]], self, ops)
+    out = self
+    for op in ops:
+        out = _view(_BY_LAST_OP[op[0]], out, (op,))
+    return out
+
+
+def getitem(self, index):
+    """`tensor[index]` with PyTorch's semantics: ints, slices (positive steps), None, `...`
+    and bools give a view; integer tensors/lists and boolean masks (advanced indexing) give a
+    copy, with PyTorch's result shapes for mixed basic and advanced indices."""
+    ops, advanced, _ = _parse_index(tuple(self.shape), index, optimize_single_slice=False)
+    if not advanced:
+        return _basic_view(self, ops)
+    dims = tuple(d for d, _, _ in advanced)
+    arrays = [a for _, a, _ in advanced]
+    try:
+        np.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
+    if ops and self._requires_grad and _grad_mode._state.enabled:
+        # PyTorch's graph: IndexBackward0 of the basic part's view nodes
+        return apply(_INDEX, _basic_view(self, ops), *arrays, ops=(), dims=dims)
+    return apply(_INDEX, self, *arrays, ops=ops, dims=dims)
+
+
+def _strip_leading_ones(shape: tuple) -> tuple:
+    """PyTorch's slicePrefix1sSize: a value's leading 1-sized dims are ignored."""
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
+
+
+def _value_tensor(self: Tensor, value) -> Tensor | jax.Array:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        if isinstance(value, (complex, np.complexfloating)) and not self.dtype.is_complex:
+            raise RuntimeError(
+                f"value cannot be converted to type {_dtypes.LEGACY_TYPE_NAMES[self.dtype]} "
+                "without overflow"
+            )
+        return constant(value.item() if isinstance(value, np.generic) else value, self.dtype.jax)
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(f"can't assign a {name} to a torch.{_dtypes.LEGACY_TYPE_NAMES[self.dtype]}")
+
+
+def _type_name(value) -> str:
+    """The legacy type name ("FloatTensor") of a tensor or array, as expand's errors say."""
+    d = value.dtype if isinstance(value, Tensor) else _dtypes.from_jax(value.dtype)
+    return _dtypes.LEGACY_TYPE_NAMES[d]
+
+
+def _copy_plan(target_shape: tuple, value) -> tuple:
+    """PyTorch's copy_to: (op, value shape) for copy_ when shapes match, fill_ from a 0-dim
+    value, else an expand of the value (leading 1s dropped), checked as expand checks."""
+    shape = tuple(value.shape)
+    if shape == target_shape:
+        return _COPY, shape
+    if not shape:
+        return _FILL, shape
+    shape = _strip_leading_ones(shape)
+    expand_geometry(shape, contiguous_strides(shape), target_shape, _type_name(value))
+    return _COPY, shape
+
+
+def _index_put_plan(target_shape: tuple, advanced: list, value) -> tuple:
+    """(dims, arrays, value shape) of index_put_ at the advanced indices, checked as PyTorch
+    checks them: indices broadcast together, dtypes match, the value broadcasts."""
+    dims = tuple(d for d, _, _ in advanced)
+    arrays = [a for _, a, _ in advanced]
+    try:
+        index_shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
+    rest = [s for d, s in enumerate(target_shape) if d not in dims]
+    if list(dims) == list(range(dims[0], dims[0] + len(dims))):
+        result = tuple(rest[: dims[0]] + list(index_shape) + rest[dims[0] :])
+    else:
+        result = tuple(index_shape) + tuple(rest)
+    value_shape = _strip_leading_ones(tuple(value.shape))
+    try:
+        fits = np.broadcast_shapes(value_shape, result) == result
+    except ValueError:
+        fits = False
+    if not fits or len(value_shape) > len(result):
         raise RuntimeError(
-            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+            f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
+            f"indexing result of shape {list(result)}"
         )
-    dims = tuple(normalize_dim(d, input.ndim) for d in dims)
-    return apply(_ROLL, input, shifts=shifts, dims=dims)
+    return dims, arrays, value_shape
+
+
+def _assign(x, value, *arrays, ops, dims, shape):
+    """`x` with `value` written at an index (basic `ops`, then advanced `dims`), as one pure
+    function: the unrecorded item assignment."""
+    target = view_of(x, ops=ops)
+    if dims is None:
+        new = jnp.broadcast_to(jnp.reshape(value, shape).astype(x.dtype), target.shape)
+    else:
+        new = _index_put(target, value, *arrays, dims=dims, shape=shape)
+    return scatter_view(x, new, ops)
+
+
+_ASSIGN = register("_internal.assign", _assign, node="AssignBackward", differentiable=False)
+
+
+def setitem(self, index, value) -> None:
+    """`tensor[index] = value` (a number or a tensor, broadcast and cast to self's dtype), as
+    PyTorch's copy_/fill_ through a view for basic indices (CopySlices in the graph) and
+    index_put_ for advanced ones; differentiable in the target (non-leaves) and the value."""
+    if self._is_inference and not _grad_mode._state.inference:
+        raise RuntimeError(_errors.INFERENCE_INPLACE)
+    value = _value_tensor(self, value)
+    if index is False or (isinstance(index, np.bool_) and not index):
+        return
+    ops, advanced, single = _parse_index(tuple(self.shape), index, optimize_single_slice=True)
+    if single is not None and single[0] == "bool":
+        advanced = []  # a lone True writes through self.unsqueeze(0)
+    layout = layout_of(self)
+    for item in ops:
+        layout = layout_op(layout, item)
+    recorded = _grad_mode._state.enabled and (
+        self.requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+    )
+    # forward AD: a tangent in play takes the recorded path, whose commit carries it
+    recorded = recorded or self._fw_grad is not None or getattr(value, "_fw_grad", None) is not None
+    target = None
+    if advanced:  # index_put_: PyTorch checks the in-place rules first, then the arguments
+        if recorded:
+            target = _basic_view(self, ops) if ops else self
+            check_inplace(target)
+        dims, arrays, shape = _index_put_plan(layout[0], advanced, value)
+        if isinstance(value, Tensor) and value.dtype is not self.dtype:
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{scalar_type_name(self.dtype)} for the destination and "
+                f"{scalar_type_name(value.dtype)} for the source."
+            )
+    else:  # copy_to: the value is expanded before copy_ checks the in-place rules
+        op, shape = _copy_plan(layout[0], value)
+        dims, arrays = None, []
+        if recorded:
+            target = _basic_view(self, ops) if ops else self
+            check_inplace(target)
+    if self._storage is not None and isinstance(value, Tensor) and value.ndim:
+        assert_no_partial_overlap(self._storage.buffer, layout, value)  # `x[1:] = x[:-1]`
+    if not recorded:
+        # Nothing to record: one jitted scatter, with the checks of the recorded path.
+        if overlapping(layout):
+            raise RuntimeError(OVERLAP)
+        values = value._value if isinstance(value, Tensor) else value
+        key = (("ops", ops), ("dims", dims), ("shape", shape))
+        self._set_value(_ASSIGN.compiled(key)(self._value, values, *arrays))
+        self._version_counter[0] += 1
+        return
+    assert target is not None  # the recorded path set it above
+    if advanced:
+        result = apply(_INDEX_PUT, target, value, *arrays, dims=dims, shape=shape)
+    else:
+        result = apply(op, target, value, shape=shape)
+    commit_inplace(target, result)
 
 
 # ----------------------------------------------------------------------------- gather / scatter
@@ -910,116 +1044,7 @@ def take(input, index):
     return apply(_TAKE, input, index)
 
 
-# ----------------------------------------------------------------------------- reshaping
-def flatten(input, start_dim: int = 0, end_dim: int = -1):
-    """Merge dims start_dim..end_dim into one (a 0-d tensor becomes 1-D): a view where
-    `reshape` gives one."""
-    tensor_arg(input, "flatten")
-    if input.ndim == 0:
-        return reshape(input, 1)
-    start = normalize_dim(start_dim, input.ndim)
-    end = normalize_dim(end_dim, input.ndim)
-    if start > end:
-        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    if start == end:
-        return input
-    shape = tuple(input.shape)
-    merged = math.prod(shape[start : end + 1])
-    return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
-
-
-def unflatten(input, dim: int, sizes):
-    """Split dim `dim` into `sizes` (one of which may be -1): a view where `reshape` gives one."""
-    tensor_arg(input, "unflatten")
-    d = normalize_dim(dim, input.ndim)
-    sizes = tuple(int(s) for s in sizes)
-    if not sizes:
-        raise RuntimeError("unflatten: sizes must be non-empty")
-    size = input.shape[d]
-    known = math.prod(s for s in sizes if s != -1)
-    unknown = sizes.count(-1)
-    if unknown > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if (unknown and (known == 0 or size % known)) or (not unknown and known != size):
-        raise RuntimeError(
-            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
-            f"({size}) in the input tensor"
-        )
-    if unknown:
-        sizes = tuple(size // known if s == -1 else s for s in sizes)
-    shape = tuple(input.shape)
-    return reshape(input, shape[:d] + sizes + shape[d + 1 :])
-
-
-def _repeat(x, *, repeats):
-    x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
-    return jnp.tile(x, repeats)
-
-
-_REPEAT = register("repeat", _repeat, node="RepeatBackward0", saves="none")
-
-
-def repeat(input, *sizes):
-    """Tile the tensor `sizes[i]` times along each dim (extra leading sizes add dims)."""
-    sizes = shape_args(sizes)
-    if len(sizes) < input.ndim:
-        raise RuntimeError(
-            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
-            "of tensor"
-        )
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(
-            f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}"
-        )
-    return apply(_REPEAT, input, repeats=sizes)
-
-
-def tile(input, dims):
-    """Like `repeat`, but `dims` shorter than the tensor's rank is padded with ones in front."""
-    tensor_arg(input, "tile")
-    dims = (dims,) if isinstance(dims, int) else tuple(int(d) for d in dims)
-    dims = (1,) * (input.ndim - len(dims)) + dims
-    return repeat(input, dims)
-
-
-def movedim(input, source, destination):
-    """Move dims `source` to positions `destination` (ints or equally long tuples): a view."""
-    tensor_arg(input, "movedim")
-    src = (source,) if isinstance(source, int) else tuple(source)
-    dst = (destination,) if isinstance(destination, int) else tuple(destination)
-    if len(src) != len(dst):
-        raise RuntimeError(
-            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
-            f"contain the same number of dims as destination ({list(dst)} dims)"
-        )
-    ndim = input.ndim
-    src = tuple(normalize_dim(d, ndim) for d in src)
-    dst = tuple(normalize_dim(d, ndim) for d in dst)
-    if len(set(src)) != len(src):
-        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
-    if len(set(dst)) != len(dst):
-        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
-    order = [d for d in range(ndim) if d not in src]
-    perm = [None] * ndim
-    for s, t in zip(src, dst):
-        perm[t] = s
-    rest = iter(order)
-    return permute(input, tuple(p if p is not None else next(rest) for p in perm))
-
-
-moveaxis = movedim
-
-
-def swapaxes(input, axis0: int, axis1: int):
-    """Swap two dims (`transpose`, a view)."""
-    tensor_arg(input, "swapaxes")
-    return transpose(input, axis0, axis1)
-
-
-swapdims = swapaxes
-
-
-# ----------------------------------------------------------------------------- one_hot, pad
+# ----------------------------------------------------------------------------- one_hot
 _ONE_HOT = register(
     "_ops.movement.one_hot",
     lambda x, *, num_classes: (x[..., None] == jnp.arange(num_classes)).astype(jnp.int64),
@@ -1055,61 +1080,59 @@ def one_hot(tensor, num_classes: int = -1):
     return apply(_ONE_HOT, tensor, num_classes=int(num_classes))
 
 
-def _constant_pad(x, value, *, config):
-    return lax.pad(x, value.astype(x.dtype), config)
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element (each slice along `dim`) `repeats` times; `repeats` is an int or a
+    1-D tensor with one count per slice. `repeat_interleave(counts)` gives the indices
+    0, 0, ..., 1, ... repeated by `counts`."""
+    tensor_arg(input, "repeat_interleave")
+    _needs_concrete("repeat_interleave", input if repeats is None else repeats)
+    if repeats is None:
+        counts = np.asarray(input._value)
+        return _factories.tensor(np.repeat(np.arange(counts.size), counts))
+    if dim is None:
+        input, dim = reshape(input, -1), 0
+    d = normalize_dim(dim, input.ndim)
+    if isinstance(repeats, Tensor):
+        counts = np.asarray(repeats._value).reshape(-1)
+        if counts.size == 1:
+            counts = np.repeat(counts, input.shape[d])
+        if counts.size != input.shape[d]:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) "
+                f"= {counts.size} and input.size({d}) = {input.shape[d]}"
+            )
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        index = _factories.tensor(np.repeat(np.arange(counts.size), counts))
+        return index_select(input, d, index)
+    r = int(repeats)
+    if r < 0:
+        raise RuntimeError("repeats can not be negative")
+    shape = tuple(input.shape)
+    expanded = expand(unsqueeze(input, d + 1), shape[: d + 1] + (r,) + shape[d + 1 :])
+    return reshape(expanded, shape[:d] + (shape[d] * r,) + shape[d + 1 :])
 
 
-_PAD = register("_ops.movement.pad", _constant_pad, node="ConstantPadNdBackward0", saves="none")
-
-
-def pad(input, pad, mode: str = "constant", value=None):
-    """Pad (or, with negative amounts, crop) the last dims: `pad` lists (left, right) amounts
-    starting from the last dim. Only mode="constant" here.
-
-    Example::
-
-        >>> torch.nn.functional.pad(torch.ones(1, 2), (1, 1), value=0.0)
-        tensor([[0., 1., 1., 0.]])
-    """
-    tensor_arg(input, "pad")
-    if mode != "constant":
-        raise NotImplementedError(
-            f"pad(mode={mode!r}) is not supported here; only mode='constant' is"
-        )
-    pad = tuple(int(p) for p in pad)
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) > 2 * input.ndim:
+def take_along_dim(input, indices, dim=None):
+    """The values of `input` at `indices` along `dim` (of the flattened input when None);
+    input and indices broadcast over the other dims."""
+    tensor_arg(input, "take_along_dim")
+    tensor_arg(indices, "take_along_dim", "indices", 2)
+    if indices.dtype is not _dtypes.int64:
         raise RuntimeError(
-            "Padding length should be less than or equal to two times the input dimension but "
-            f"got padding length {len(pad)} and input of dimension {input.ndim}"
+            "torch.take_along_dim(): dtype of indices should be Long but got "
+            f"{scalar_type_name(indices.dtype)}"
         )
-    config = [(0, 0, 0)] * input.ndim
-    for i in range(len(pad) // 2):
-        dim = input.ndim - 1 - i
-        low, high = pad[2 * i], pad[2 * i + 1]
-        if input.shape[dim] + low + high < 0:
-            raise RuntimeError("narrow(): length must be non-negative.")
-        config[dim] = (low, high, 0)
-    if value is None:
-        value = 0
-    if isinstance(value, Tensor):
-        value = value.item()
-    if _is_integral(input.dtype):
-        value = int(value)
-    return apply(_PAD, input, constant(value, input.dtype.jax), config=tuple(config))
-
-
-def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
-    """Fill with samples from the exponential distribution of rate `lambd` in place."""
-    if not self.dtype.is_floating_point:
+    if dim is None:
+        return gather(reshape(input, -1), 0, reshape(indices, -1))
+    if input.ndim != indices.ndim:
         raise RuntimeError(
-            "Exponential distribution is a continuous probability distribution. dtype must be a "
-            f"floating point but you specified {scalar_type_name(self.dtype)}"
+            "torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
+            "dimensions for indices"
         )
-    if not lambd > 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    dtype = self._value.dtype
-    uniform = _factories._uniform(_random.key(generator), tuple(self.shape), dtype)
-    sample = -jnp.log1p(-uniform) / jnp.asarray(lambd, dtype)
-    return _factories._fill_random(self, "ExponentialBackward0", sample)
+    d = normalize_dim(dim, input.ndim)
+    shape = list(jnp.broadcast_shapes(tuple(input.shape), tuple(indices.shape)))
+    in_shape, idx_shape = list(shape), list(shape)
+    in_shape[d], idx_shape[d] = input.shape[d], indices.shape[d]
+    return gather(expand(input, tuple(in_shape)), d, expand(indices, tuple(idx_shape)))

@@ -1,0 +1,432 @@
+"""Unary elementwise math: neg/abs, exp/log and their variants (expm1, log1p, log2, log10,
+exp2), sqrt/rsqrt/reciprocal/square, trigonometric and hyperbolic functions and their
+inverses, sigmoid/relu/logit, erf/erfc/erfinv, lgamma/digamma, rounding (floor, ceil, trunc,
+round, frac), sign/sgn/positive, deg2rad/rad2deg, sinc, nan_to_num.
+
+Each op is one pure JAX function differentiated by jax.vjp; where JAX's derivative at an edge
+point differs from PyTorch's (|x| and sinc at 0, logit outside [0, 1] or its eps band,
+lgamma/digamma at 0), the pure function follows PyTorch with `where` or `jax.custom_jvp`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .._pure import dtypes as _dtypes
+from .._pure.op import constant, register
+from .._tape.args import (
+    floating,
+    tensor_arg,
+)
+from .._tape.record import apply
+from .elementwise import _HALF, _float_dtype, _inexact, _named, _not_implemented, opmath, pow
+
+__all__ = [
+    "abs",
+    "absolute",
+    "acos",
+    "acosh",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctanh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "ceil",
+    "cos",
+    "cosh",
+    "deg2rad",
+    "digamma",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp",
+    "exp2",
+    "expm1",
+    "fix",
+    "floor",
+    "frac",
+    "lgamma",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logit",
+    "nan_to_num",
+    "neg",
+    "negative",
+    "positive",
+    "rad2deg",
+    "reciprocal",
+    "relu",
+    "round",
+    "rsqrt",
+    "sgn",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinc",
+    "sinh",
+    "sqrt",
+    "square",
+    "tan",
+    "tanh",
+    "trunc",
+]
+
+
+@jax.custom_jvp
+def _real_abs(x):
+    return jnp.abs(x)
+
+
+@_real_abs.defjvp
+def _real_abs_jvp(primals, tangents):
+    """PyTorch's abs derivative is sign(x): 0 at 0 (JAX's is 1 there) and at NaN."""
+    (x,), (x_dot,) = primals, tangents
+    sign = jnp.where(x > 0, 1, jnp.where(x < 0, -1, 0)).astype(x.dtype)
+    return jnp.abs(x), sign * x_dot
+
+
+def _abs(x):
+    return jnp.abs(x) if jnp.iscomplexobj(x) else _real_abs(x)
+
+
+def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True, bool_error=None):
+    op = register(name, fn, node=f"{name.capitalize()}Backward0", saves=saves)
+
+    def unary(input):
+        tensor_arg(input, name)
+        if bool_error is not None and input.dtype is _dtypes.bool:
+            raise bool_error()
+        return apply(op, floating(input) if promote_to_float else input)
+
+    return _named(unary, name, f"Elementwise `{name}` (jax.numpy's, differentiated by jax.vjp).")
+
+
+neg = _unary(
+    "neg",
+    jnp.negative,
+    saves="none",
+    promote_to_float=False,
+    bool_error=lambda: RuntimeError(
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+        "invert a mask, use the `~` or `logical_not()` operator instead."
+    ),
+)
+negative = neg
+abs = _unary(
+    "abs",
+    _abs,
+    promote_to_float=False,
+    bool_error=lambda: NotImplementedError("\"abs_cpu\" not implemented for 'Bool'"),
+)
+absolute = abs
+
+
+def _output_derivative(fn, derivative):
+    """`fn` for half inputs computed in float32, whose derivative reads the *rounded* output,
+    as PyTorch's backward of ops that save their result (tanh, sigmoid, exp, sqrt) does:
+    `derivative(y)` in float32 from the half-precision y, times the tangent, rounded once."""
+
+    @jax.custom_jvp
+    def half(x):
+        return fn(x.astype(jnp.float32)).astype(x.dtype)
+
+    @half.defjvp
+    def _jvp(primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        y = half(x)
+        slope = derivative(y.astype(jnp.float32))
+        return y, (slope * x_dot.astype(jnp.float32)).astype(x.dtype)
+
+    def computed(x):
+        return half(x) if x.dtype in _HALF else fn(x)
+
+    computed.__name__ = getattr(fn, "__name__", "computed")
+    return computed
+
+
+exp = _unary("exp", _output_derivative(jnp.exp, lambda y: y), saves="output")
+log = _unary("log", opmath(jnp.log))
+sqrt = _unary("sqrt", _output_derivative(jnp.sqrt, lambda y: 0.5 / y), saves="output")
+sin = _unary("sin", opmath(jnp.sin))
+cos = _unary("cos", opmath(jnp.cos))
+tanh = _unary("tanh", _output_derivative(jnp.tanh, lambda y: 1 - y * y), saves="output")
+sigmoid = _unary(
+    "sigmoid", _output_derivative(jax.nn.sigmoid, lambda y: y * (1 - y)), saves="output"
+)
+relu = _unary("relu", jax.nn.relu, promote_to_float=False, saves="output")
+
+
+# ----------------------------------------------------------------------------- unary math
+def _cast_unary(fn):
+    fn = opmath(fn)
+
+    def pure(x, *, dtype):
+        return fn(x.astype(dtype))
+
+    return pure
+
+
+def _float_unary(name: str, node: str, fn, saves: str = "all"):
+    """A unary op that computes in floating point (integer inputs give the default float)."""
+    op = register(name, _cast_unary(fn), node=node, saves=saves)
+
+    def unary(input):
+        tensor_arg(input, name)
+        return apply(op, input, dtype=_float_dtype(input.dtype).jax)
+
+    return _named(
+        unary,
+        name,
+        f"Elementwise `{name}`; integer inputs are computed in the default float dtype.",
+    )
+
+
+expm1 = _float_unary("expm1", "Expm1Backward0", jnp.expm1, saves="output")
+log1p = _float_unary("log1p", "Log1PBackward0", jnp.log1p)
+log2 = _float_unary("log2", "Log2Backward0", jnp.log2)
+log10 = _float_unary("log10", "Log10Backward0", jnp.log10)
+rsqrt = _float_unary("rsqrt", "RsqrtBackward0", lax.rsqrt, saves="output")
+reciprocal = _float_unary("reciprocal", "ReciprocalBackward0", jnp.reciprocal, saves="output")
+tan = _float_unary("tan", "TanBackward0", jnp.tan)
+asin = arcsin = _float_unary("asin", "AsinBackward0", jnp.arcsin)
+acos = arccos = _float_unary("acos", "AcosBackward0", jnp.arccos)
+atan = arctan = _float_unary("atan", "AtanBackward0", jnp.arctan)
+sinh = _float_unary("sinh", "SinhBackward0", jnp.sinh)
+cosh = _float_unary("cosh", "CoshBackward0", jnp.cosh)
+erf = _float_unary("erf", "ErfBackward0", jax.scipy.special.erf)
+
+
+def _same_dtype_unary(name: str, node: str, fn, kernel: str, *, bool_ok: bool = False):
+    """A unary op keeping the input dtype (rounding, sign); zero gradient where PyTorch's is.
+
+    Integer inputs pass through `fn` (the identity for the rounding ops); bool inputs raise
+    PyTorch's NotImplementedError unless `bool_ok`.
+    """
+    op = register(name, fn, node=node)
+
+    def unary(input):
+        tensor_arg(input, name)
+        if input.dtype is _dtypes.bool and not bool_ok:
+            raise _not_implemented(kernel, input.dtype)
+        return apply(op, input)
+
+    return _named(unary, name, f"Elementwise `{name}`, keeping the input dtype.")
+
+
+def _integral_identity(fn):
+    def pure(x):
+        return fn(x) if _inexact(x.dtype) else x
+
+    return pure
+
+
+floor = _same_dtype_unary("floor", "FloorBackward0", _integral_identity(jnp.floor), "floor_vml_cpu")
+ceil = _same_dtype_unary("ceil", "CeilBackward0", _integral_identity(jnp.ceil), "ceil_vml_cpu")
+trunc = fix = _same_dtype_unary(
+    "trunc", "TruncBackward0", _integral_identity(jnp.trunc), "trunc_vml_cpu"
+)
+
+
+def _sign(x):
+    """PyTorch's sign: 0 for NaN and for -0.0 (JAX's gives NaN and -0.0)."""
+    if x.dtype == jnp.bool_:
+        return x
+    if not _inexact(x.dtype):
+        return jnp.sign(x)
+    one = jnp.ones((), x.dtype)
+    return jnp.where(x > 0, one, jnp.where(x < 0, -one, jnp.zeros((), x.dtype)))
+
+
+sign = _same_dtype_unary("sign", "SignBackward0", _sign, "sign", bool_ok=True)
+
+
+def _round_decimals(x, *, decimals):
+    """PyTorch's round with decimals: nearbyint(x * 10^d) / 10^d (x / 10^-d for negative d)."""
+    if decimals >= 0:
+        scale = jnp.asarray(10.0**decimals, x.dtype)
+        return jnp.round(x * scale) / scale
+    scale = jnp.asarray(10.0**-decimals, x.dtype)
+    return jnp.round(x / scale) * scale
+
+
+_ROUND = register("round", _integral_identity(jnp.round), node="RoundBackward0")
+_ROUND_DECIMALS = register("round.decimals", _round_decimals, node="RoundBackward1")
+
+
+def round(input, *, decimals: int = 0):
+    """Round half to even (as PyTorch and NumPy do), optionally to `decimals` decimal places.
+
+    Example::
+
+        >>> torch.round(torch.tensor([0.5, 1.5, 2.567]), decimals=0)
+        tensor([0., 2., 3.])
+    """
+    tensor_arg(input, "round")
+    if input.dtype is _dtypes.bool:
+        raise _not_implemented("round_vml_cpu", input.dtype)
+    if decimals == 0:
+        return apply(_ROUND, input)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise _not_implemented("round_cpu", input.dtype)
+    return apply(_ROUND_DECIMALS, input, decimals=int(decimals))
+
+
+def square(input):
+    """`input ** 2` (a PowBackward0 node, as in PyTorch); bool inputs give int64."""
+    tensor_arg(input, "square")
+    if input.dtype is _dtypes.bool:
+        input = input.to(_dtypes.int64)
+    return pow(input, 2)
+
+
+_special = jax.scipy.special
+
+
+# ------------------------------------------------------------ special functions and more unary math
+exp2 = _float_unary("exp2", "Exp2Backward0", jnp.exp2)
+erfc = _float_unary("erfc", "ErfcBackward0", _special.erfc)
+erfinv = _float_unary("erfinv", "ErfinvBackward0", _special.erfinv)
+
+
+@jax.custom_jvp
+def _digamma(x):
+    """digamma with PyTorch's value at +-0: -+inf (JAX's gives NaN)."""
+    return jnp.where(x == 0, jnp.copysign(jnp.inf, -x).astype(x.dtype), _special.digamma(x))
+
+
+@_digamma.defjvp
+def _digamma_jvp(primals, tangents):
+    """d digamma = trigamma, inf at 0 as in PyTorch."""
+    (x,), (t,) = primals, tangents
+    slope = jnp.where(x == 0, jnp.inf, _special.polygamma(1, x)).astype(x.dtype)
+    return _digamma(x), t * slope
+
+
+@jax.custom_jvp
+def _lgamma(x):
+    return _special.gammaln(x)
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals, tangents):
+    """d lgamma = digamma, with PyTorch's value at 0."""
+    (x,), (t,) = primals, tangents
+    return _lgamma(x), t * _digamma(x)
+
+
+lgamma = _float_unary("lgamma", "LgammaBackward0", _lgamma)
+digamma = _float_unary("digamma", "DigammaBackward0", _digamma)
+acosh = arccosh = _float_unary("acosh", "AcoshBackward0", jnp.arccosh)
+asinh = arcsinh = _float_unary("asinh", "AsinhBackward0", jnp.arcsinh)
+atanh = arctanh = _float_unary("atanh", "AtanhBackward0", jnp.arctanh)
+deg2rad = _float_unary("deg2rad", "Deg2RadBackward0", lambda x: x * (math.pi / 180))
+rad2deg = _float_unary("rad2deg", "Rad2DegBackward0", lambda x: x * (180 / math.pi))
+
+
+def _sinc(x):
+    """sin(pi x) / (pi x), 1 at 0 with PyTorch's gradient there (0; the formula gives 0/0)."""
+    zero = x == 0
+    px = jnp.pi * jnp.where(zero, 1.0, x)
+    return jnp.where(zero, jnp.ones((), x.dtype), jnp.sin(px) / px)
+
+
+sinc = _float_unary("sinc", "SincBackward0", _sinc)
+
+_FRAC = register("frac", lambda x: x - jnp.trunc(x), node="FracBackward0")
+
+
+def frac(input):
+    """`input - trunc(input)`: the fractional part, with the sign of `input` (floats only)."""
+    tensor_arg(input, "frac")
+    if not input.dtype.is_floating_point:
+        raise _not_implemented("frac_cpu", input.dtype)
+    return apply(_FRAC, input)
+
+
+_SGN = register("sgn", lambda x: jnp.sign(x) if x.dtype != jnp.bool_ else x, node="SgnBackward0")
+
+
+def sgn(input):
+    """The sign of each element (x / |x| for complex); real inputs as `torch.sign`."""
+    tensor_arg(input, "sgn")
+    return apply(_SGN, input)
+
+
+def positive(input):
+    """`input` itself, as PyTorch's `+x`; bool tensors raise, as in PyTorch."""
+    tensor_arg(input, "positive")
+    if input.dtype is _dtypes.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _logit_raw(x, eps):
+    if eps is not None:
+        x = jnp.clip(x, eps, 1 - eps)
+    return jnp.log(x / (1 - x))
+
+
+@_logit_raw.defjvp
+def _logit_jvp(eps, primals, tangents):
+    """PyTorch's derivative 1 / (x (1 - x)): NaN outside [0, 1] without `eps`; with `eps`, 0
+    outside [eps, 1 - eps] (bounds included in the band)."""
+    (x,), (t,) = primals, tangents
+    if eps is None:
+        outside, fill = (x < 0) | (x > 1), jnp.nan
+    else:
+        outside, fill = (x < eps) | (x > 1 - eps), 0.0
+    slope = jnp.where(outside, jnp.asarray(fill, x.dtype), 1 / (x * (1 - x)))
+    return _logit_raw(x, eps), t * slope
+
+
+def _logit(x, *, dtype, eps):
+    """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when `eps` is given."""
+    return _logit_raw(x.astype(dtype), eps)
+
+
+_LOGIT = register("logit", _logit, node="LogitBackward0")
+
+
+def logit(input, eps=None):
+    """The inverse of sigmoid, log(p / (1 - p)); `eps` clamps p to [eps, 1 - eps] first."""
+    tensor_arg(input, "logit")
+    dtype = _float_dtype(input.dtype)
+    return apply(_LOGIT, input, dtype=dtype.jax, eps=None if eps is None else float(eps))
+
+
+def _nan_to_num(x, nan, posinf, neginf):
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x
+    x = jnp.where(jnp.isnan(x), nan, x)
+    return jnp.where(x == jnp.inf, posinf, jnp.where(x == -jnp.inf, neginf, x))
+
+
+_NAN_TO_NUM = register("nan_to_num", _nan_to_num, node="NanToNumBackward0")
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN by `nan` and +/-inf by `posinf`/`neginf` (default: the dtype's largest and
+    smallest finite values); the gradient is 0 at replaced elements."""
+    tensor_arg(input, "nan_to_num")
+    d = input.dtype
+    jd = d.jax if d.is_floating_point else jnp.float64
+    info = jnp.finfo(jd)
+    posinf = float(info.max) if posinf is None else posinf
+    neginf = float(info.min) if neginf is None else neginf
+    with np.errstate(over="ignore"):  # as in PyTorch, a too-large replacement becomes inf
+        values = [constant(np.float64(v).astype(jd), jd) for v in (nan, posinf, neginf)]
+    return apply(_NAN_TO_NUM, input, *values)
