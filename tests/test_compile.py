@@ -197,7 +197,10 @@ def _breaks():
     def boolean_index(x):
         return x[x > 0].sum()
 
-    return [branch, prints, to_numpy, to_list, nonzero, masked, boolean_index]
+    def equal(x):
+        return x * 2 if torch.equal(x, w) else x
+
+    return [branch, prints, to_numpy, to_list, nonzero, masked, boolean_index, equal]
 
 
 @pytest.mark.parametrize("fn", _breaks(), ids=lambda f: f.__name__)

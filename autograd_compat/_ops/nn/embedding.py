@@ -8,6 +8,7 @@ import numpy as np
 from jax import lax
 
 from ..._pure import dtypes as _dtypes
+from ..._state.modes import modes
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
 from ._common import _tensor, register
@@ -73,6 +74,8 @@ def one_hot(tensor, num_classes: int = -1):
     _tensor(tensor, "one_hot", "self")
     if tensor.dtype is not _dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if modes.captures:  # the class count comes from the values: a compiled trace must see them
+        modes.note_read(tensor)
     values = np.asarray(tensor._value)
     if values.size and values.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
