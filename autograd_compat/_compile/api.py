@@ -54,7 +54,9 @@ def compile(
         >>> @torch.compile
         ... def f(x):
         ...     return (w * x).sin().sum()
-        >>> f(torch.arange(3.0))
+        >>> f(torch.arange(3.0))  # the first call runs eagerly
+        tensor(1.7508, grad_fn=<SumBackward0>)
+        >>> f(torch.arange(3.0))  # then one compiled program, one node of the graph
         tensor(1.7508, grad_fn=<CompiledFunctionBackward>)
     """
     if model is None:
