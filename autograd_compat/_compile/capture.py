@@ -120,7 +120,10 @@ class Capture:
         """`tensor`'s memory is read or about to be written: keep its state once."""
         key = Memory.key(tensor)
         if key not in self.snapshots:
-            self.snapshots[key] = Snapshot(Memory(tensor))
+            snapshot = self.snapshots[key] = Snapshot(Memory(tensor))
+            for _, grad in snapshot.grads:  # an existing .grad is state too (accumulated into)
+                if grad is not None and not is_traced(grad._value):
+                    self.touch(grad)
 
     def written(self, tensor: Tensor) -> None:
         """`Tensor._set_value` is about to rebind `tensor` (a write is a read of what is

@@ -197,7 +197,9 @@ class _Effects:
         self.memories: list[Memory] = []
         self.written: list[bool] = []
         self.version_moves: list[list[tuple[Tensor, int]]] = []
-        self.grad_tensors: list[Tensor] = []  # captured tensors that have a .grad now
+        # (tensor, its .grad object) for the captured tensors: a .grad that exists is captured
+        # as a memory of its own (updated in place, as accumulation does)
+        self.grad_links: list[tuple[Tensor, Tensor | None]] = []
         self.grad_results: list[Tensor] = []  # tensors whose .grad the function sets
         self.grad_cleared: list[Tensor] = []  # tensors whose .grad it sets to None
         for snapshot in capture.snapshots.values():
@@ -208,8 +210,7 @@ class _Effects:
                 [(t, t._version_counter[0] - v) for t, v in snapshot.versions]
             )
             for t, old in snapshot.grads:
-                if old is not None:
-                    self.grad_tensors.append(t)
+                self.grad_links.append((t, old))
                 if t._grad is not old:
                     (self.grad_results if t._grad is not None else self.grad_cleared).append(t)
         # tensor arguments whose .grad the function sets (a backward inside)
@@ -225,7 +226,7 @@ class _Effects:
         """What the entry assumed about the captured state, as a value to compare."""
         return (
             tuple((tuple(m.get().shape), m.get().dtype) for m in self.memories),
-            tuple(t._grad is not None for t in self.grad_tensors),
+            tuple(t._grad is old for t, old in self.grad_links),
             tuple(m.training for m in self.modules),
         )
 
@@ -261,7 +262,7 @@ class _Entry:
         effects = self.effects
         tensors = [arguments.leaves[i] for i in arguments.tensor_index]
         numbers = [_number_array(arguments.leaves[i]) for i in arguments.number_index]
-        grads = [_grad_of(t) for t in effects.grad_tensors] + arguments.grads()
+        grads = arguments.grads()
         runtime = [jnp.asarray(getter()) for getter in effects.getters]
         key = [default_generator._key] if effects.uses_rng else []
         inputs = [*tensors, *numbers, *self.roots(), *grads, *runtime, *key]
@@ -301,9 +302,12 @@ class _Entry:
             if written:
                 memory.set(rest[position]._value)
                 position += 1
+        for t in effects.grad_results:  # the function made a new .grad object
+            t._grad = Tensor._wrap(rest[position]._value)
+            position += 1
         tensors = arguments.tensors()
-        for t in [*effects.grad_results, *[tensors[k] for k in effects.arg_grads]]:
-            _set_grad(t, rest[position]._value)
+        for k in effects.arg_grads:
+            _set_grad(tensors[k], rest[position]._value)
             position += 1
         for t in effects.grad_cleared:
             t._grad = None
@@ -320,25 +324,22 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     outputs and new state out; every swapped value is put back afterwards."""
     effects, arguments = entry.effects, entry.arguments
     n_t, n_n = len(arguments.tensor_index), len(arguments.number_index)
-    n_m, n_g = len(effects.memories), len(effects.grad_tensors)
+    n_m = len(effects.memories)
     values = list(arrays)
     tensor_values, values = values[:n_t], values[n_t:]
     number_values, values = values[:n_n], values[n_n:]
     roots, values = values[:n_m], values[n_m:]
-    grads, values = values[:n_g], values[n_g:]
     n_a = sum(t._grad is not None for t in arguments.tensors())
     arg_grads, values = values[:n_a], values[n_a:]
     runtime, values = values[: effects.n_runtime], values[effects.n_runtime :]
     saved = [(m, m.get()) for m in effects.memories]
-    saved_grads = [(t, t._grad) for t in effects.grad_tensors + effects.grad_results]
+    saved_grads = [(t, t._grad) for t, _ in effects.grad_links]
     saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
     saved_key = default_generator._key
     capture = Capture(runtime_values=runtime)
     try:
         for memory, root in zip(effects.memories, roots):
             memory.set(root)
-        for t, grad in zip(effects.grad_tensors, grads):
-            t._grad = Tensor._wrap(grad)
         if effects.uses_rng:
             default_generator._key = values[0]
         args, kwargs = arguments.rebuild(tensor_values, number_values, arg_grads)
