@@ -153,12 +153,6 @@ def test_unchanged_script_with_torch_compile_prints_eager_numbers(tmp_path, requ
     np.testing.assert_allclose(ours, _numbers(out.getvalue()), rtol=2e-4, atol=2e-5)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="torch.compile bug: a backward inside a compiled function that accumulates into a "
-    "captured tensor's existing .grad leaves .grad stale after the call (the parameter "
-    "update inside the program sees the right gradient)",
-)
 def test_compiled_backward_into_an_existing_grad_updates_it():
     w = torch.ones(2, requires_grad=True)
     w.grad = torch.zeros(2)
@@ -168,8 +162,12 @@ def test_compiled_backward_into_an_existing_grad_updates_it():
         w.grad.zero_()  # as optimizer.zero_grad(set_to_none=False) does
         (w * x).sum().backward()
 
-    grads = []
+    grad = w.grad
+    grads, versions = [], []
     for i in range(3):
         step(torch.full((2,), float(i + 1)))
         grads.append(w.grad.tolist())
-    assert grads == [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]  # here: [1.0, 1.0] three times
+        versions.append(w.grad._version)
+    assert grads == [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]
+    assert w.grad is grad  # accumulated in place, as in eager
+    assert versions == [2, 4, 6]  # zero_ and the accumulation: one version each

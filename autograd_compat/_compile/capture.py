@@ -61,13 +61,40 @@ class Memory:
         return [self.tensor] if self.buffer is None else list(self.buffer.members)
 
 
+class GradMemory:
+    """The `.grad` of a captured tensor as a memory: whatever gradient object the tensor holds
+    when a call starts is read, and updated in place (as accumulation does)."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: Tensor) -> None:
+        self.owner = owner
+
+    @property
+    def tensor(self) -> Tensor:
+        grad = self.owner._grad
+        if grad is None:
+            raise RuntimeError("torch.compile: a captured .grad is gone")  # guarded against
+        return grad
+
+    def get(self):
+        return Memory(self.tensor).get()
+
+    def set(self, value) -> None:
+        Memory(self.tensor).set(value)
+
+    def tensors(self) -> list[Tensor]:
+        return [self.tensor]
+
+
 class Snapshot:
     """A memory's state before a trace touched it: root value, versions, gradients."""
 
-    __slots__ = ("memory", "value", "versions", "grads")
+    __slots__ = ("memory", "value", "versions", "grads", "grad_of")
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, grad_of: Tensor | None = None) -> None:
         self.memory = memory
+        self.grad_of = grad_of  # the tensor whose .grad this memory is, if it is one
         self.value = memory.get()
         tensors = memory.tensors()
         self.versions = [(t, t._version_counter[0]) for t in tensors]
@@ -87,7 +114,8 @@ class Capture:
 
     def __init__(self, runtime_values: list | None = None) -> None:
         self.created: set[int] = set()  # ids of the tensors made during the trace
-        self.snapshots: dict[int, Snapshot] = {}  # memory key -> state before the trace
+        self.snapshots: dict[object, Snapshot] = {}  # memory key -> state before the trace
+        self.grads_linked: set[int] = set()  # memories captured as a tensor's .grad
         self.modules: dict[int, Any] = {}  # id -> nn.Module
         self.getters: list[Callable[[], object]] = []
         self.deferred: list[Callable[[], None]] = []  # Python-only updates, run after a call
@@ -119,11 +147,14 @@ class Capture:
     def touch(self, tensor: Tensor) -> None:
         """`tensor`'s memory is read or about to be written: keep its state once."""
         key = Memory.key(tensor)
+        if key in self.grads_linked:  # already captured as some tensor's .grad
+            return
         if key not in self.snapshots:
             snapshot = self.snapshots[key] = Snapshot(Memory(tensor))
-            for _, grad in snapshot.grads:  # an existing .grad is state too (accumulated into)
-                if grad is not None and not is_traced(grad._value):
-                    self.touch(grad)
+            for owner, grad in snapshot.grads:  # an existing .grad is state too (accumulated
+                if grad is not None and not is_traced(grad._value):  # into in place)
+                    self.snapshots[("grad", id(owner))] = Snapshot(Memory(grad), grad_of=owner)
+                    self.grads_linked.add(Memory.key(grad))
 
     def written(self, tensor: Tensor) -> None:
         """`Tensor._set_value` is about to rebind `tensor` (a write is a read of what is

@@ -39,7 +39,7 @@ from .._state.random import default_generator
 from .._state.tensor import Tensor
 from .._tape.record import apply
 from . import config
-from .capture import Capture, Memory
+from .capture import Capture, GradMemory, Memory
 
 _EAGER = object()  # an entry that runs the function eagerly (a graph break, or past the limit)
 _NUMBER_TYPES = (int, float)
@@ -194,21 +194,25 @@ class _Effects:
     set, whether it drew random numbers, and its output structure."""
 
     def __init__(self, capture: Capture, rebuilt: list[Tensor]) -> None:
-        self.memories: list[Memory] = []
+        self.memories: list[Memory | GradMemory] = []
         self.written: list[bool] = []
-        self.version_moves: list[list[tuple[Tensor, int]]] = []
+        self.version_moves: list[list[tuple[Tensor | None, int]]] = []
         # (tensor, its .grad object) for the captured tensors: a .grad that exists is captured
         # as a memory of its own (updated in place, as accumulation does)
         self.grad_links: list[tuple[Tensor, Tensor | None]] = []
         self.grad_results: list[Tensor] = []  # tensors whose .grad the function sets
         self.grad_cleared: list[Tensor] = []  # tensors whose .grad it sets to None
         for snapshot in capture.snapshots.values():
-            memory = snapshot.memory
-            self.memories.append(memory)
-            self.written.append(memory.get() is not snapshot.value)
-            self.version_moves.append(
-                [(t, t._version_counter[0] - v) for t, v in snapshot.versions]
-            )
+            self.written.append(snapshot.memory.get() is not snapshot.value)
+            moves: list[tuple[Tensor | None, int]] = [
+                (t, t._version_counter[0] - v) for t, v in snapshot.versions
+            ]
+            if snapshot.grad_of is None:
+                self.memories.append(snapshot.memory)
+            else:  # follow the tensor's .grad, whichever object it is at a call
+                self.memories.append(GradMemory(snapshot.grad_of))
+                moves = [(None, move) for _, move in moves]
+            self.version_moves.append(moves)
             for t, old in snapshot.grads:
                 self.grad_links.append((t, old))
                 if t._grad is not old:
@@ -226,7 +230,7 @@ class _Effects:
         """What the entry assumed about the captured state, as a value to compare."""
         return (
             tuple((tuple(m.get().shape), m.get().dtype) for m in self.memories),
-            tuple(t._grad is old for t, old in self.grad_links),
+            tuple(t._grad is not None for t, _ in self.grad_links),
             tuple(m.training for m in self.modules),
         )
 
@@ -279,9 +283,9 @@ class _Entry:
         return outputs
 
     def _move_versions(self, sign: int) -> None:
-        for moves in self.effects.version_moves:
+        for memory, moves in zip(self.effects.memories, self.effects.version_moves):
             for t, move in moves:
-                t._version_counter[0] += sign * move
+                (memory.tensor if t is None else t)._version_counter[0] += sign * move
 
     def _apply(self, inputs: list) -> list:
         """Run the program: as one recorded op, or, for a step that ran its own backward,
