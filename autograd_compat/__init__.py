@@ -10,7 +10,8 @@ from ._pure import xla_workarounds as _xla_workarounds  # noqa: I001
 from ._pure import dtypes as _dtypes
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
-from . import autograd, cuda, linalg, nn, optim, special, utils
+from . import _dynamo, autograd, compiler, cuda, linalg, nn, optim, special, utils
+from ._compile.api import compile
 from ._alias import alias_torch
 from ._pure.device import device
 from ._pure.dtypes import (

@@ -1,147 +1,162 @@
-"""Time per training step, side by side in one run: autograd_compat (eager, PyTorch-style),
-PyTorch eager (when installed) and jax.jit(jax.grad(...)) of the same function.
+"""Time per training step, four ways side by side in one run (issue 9's benchmark):
 
-Reports microseconds per step (median of repeats) and the ratios ours/PyTorch and ours/jit.
+- ours eager: the workload's PyTorch code (`bench/workloads.py`) with `lib = autograd_compat`;
+- ours compiled: the same code, its `compute` (forward, backward, optimizer update) wrapped in
+  `torch.compile`; "compile ms" is the time of the first two calls of the compiled step (the
+  first runs eagerly by design, the second traces and compiles);
+- torch eager: the same code with `lib = torch` (CPU, `torch.set_num_threads(1)`);
+- jax.jit: `jax.jit(jax.value_and_grad(f))` of the equivalent pure-JAX function (with the SGD
+  update inside the jitted function where the workload has an optimizer).
+
+Every step creates its leaves as PyTorch code does and reads its results to host. Times are
+microseconds per step, the median of repeated samples after a warm-up. The first two steps of
+every column (from fresh state) must read the same numbers as PyTorch's (else jax.jit's), or the
+row says MISMATCH; a compiled workload that falls back to eager (a graph break warning) or fails
+says so in its row.
 Run: `make bench` or `python bench/run.py [--quick]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
+import warnings
 
-import jax
-import jax.numpy as jnp
 import numpy as np
+from workloads import WORKLOADS
 
 import autograd_compat as ours
 
 try:
     import torch as real_torch
+
+    real_torch.set_num_threads(1)
 except ImportError:
     real_torch = None
 
 
-def seed_step(lib, x):
-    """The founding example: forward and backward of mean(3 (x + 2)^2)."""
-    y = x + 2
-    z = y * y * 3
-    out = z.mean()
-    out.backward()
-
-
-def seed_jax(x):
-    return ((x + 2) * (x + 2) * 3).mean()
-
-
-CHAIN = 200
-
-
-def chain_step(lib, x):
-    """200 elementwise ops, then backward."""
-    y = x
-    for _ in range(CHAIN // 4):
-        y = (y * 1.0001 + 0.001).sin() * 0.5 + y * 0.5
-    y.sum().backward()
-
-
-def chain_jax(x):
-    y = x
-    for _ in range(CHAIN // 4):
-        y = jnp.sin(y * 1.0001 + 0.001) * 0.5 + y * 0.5
-    return y.sum()
-
-
-def mlp_step(lib, params, inputs):
-    """A two-layer perceptron: matmul, tanh, matmul, mean squared error, backward."""
-    w1, w2 = params
-    hidden = (inputs @ w1).tanh()
-    loss = ((hidden @ w2) ** 2).mean()
-    loss.backward()
-
-
-def mlp_jax(params, inputs):
-    w1, w2 = params
-    return ((jnp.tanh(inputs @ w1) @ w2) ** 2).mean()
-
-
-def _time(fn, repeats: int, number: int) -> float:
-    for _ in range(max(3, number // 10)):
-        fn()
+def _time(step, repeats: int, target_s: float) -> float:
+    """Median microseconds per call of `step`, over `repeats` samples of about `target_s`."""
+    start = time.perf_counter()
+    step()
+    once = time.perf_counter() - start
+    number = max(1, int(target_s / max(once, 1e-7)))
+    for _ in range(min(number, 20)):  # warm-up
+        step()
     samples = []
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(number):
-            fn()
+            step()
         samples.append((time.perf_counter() - start) / number * 1e6)
     return statistics.median(samples)
 
 
-def _cases():
-    rng = np.random.default_rng(0)
-    x22 = np.ones((2, 2), np.float32)
-    x64 = rng.standard_normal(64).astype(np.float32)
-    w1 = (rng.standard_normal((32, 64)) * 0.1).astype(np.float32)
-    w2 = (rng.standard_normal((64, 8)) * 0.1).astype(np.float32)
-    inputs = rng.standard_normal((16, 32)).astype(np.float32)
-    return [
-        ("seed example (2x2)", seed_step, seed_jax, [x22], 1000),
-        (f"{CHAIN}-op elementwise chain", chain_step, chain_jax, [x64], 20),
-        ("MLP 16x32 -> 64 -> 8", mlp_step, mlp_jax, [w1, w2, inputs], 300),
-    ]
+def _snap(results) -> list:
+    """Copies of a step's results (`.numpy()` shares memory that a later step may update)."""
+    return [np.array(v, np.float64) for v in results]
 
 
-def _leaves(lib, arrays, grad_count):
-    return [lib.tensor(a, requires_grad=i < grad_count) for i, a in enumerate(arrays)]
+def _column(step, repeats: int, target_s: float):
+    """(results of the first two calls, µs per step) of one column, from fresh state."""
+    first_two = [_snap(step()), _snap(step())]
+    return first_two, _time(step, repeats, target_s)
+
+
+def _compiled(workload, repeats: int, target_s: float):
+    """(results of the first two calls, µs per step, compile ms, note) of the compiled column;
+    the note names a fallback to eager or a failure."""
+    step, compute = workload.torch_code(ours)
+    compiled = ours.compile(compute)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            start = time.perf_counter()
+            first_two = [_snap(step(compiled))]  # eager by design
+            first_two.append(_snap(step(compiled)))  # traces and compiles
+            compile_ms = (time.perf_counter() - start) * 1e3
+            t = _time(lambda: step(compiled), repeats, target_s)
+        except Exception as error:  # report it in the row; the other columns still run
+            return None, None, None, f"FAILED: {type(error).__name__}: {error}".splitlines()[0]
+    fallbacks = [str(w.message) for w in caught if "torch" in str(w.message)]
+    note = "EAGER FALLBACK: " + " | ".join(dict.fromkeys(fallbacks)) if fallbacks else ""
+    return first_two, t, compile_ms, note
+
+
+def _agree(results, reference) -> bool:
+    """Whether two columns' first two steps read the same numbers (float32 tolerance)."""
+    pairs = zip((v for r in results for v in r), (v for r in reference for v in r), strict=True)
+    return all(np.allclose(a, b, rtol=2e-3, atol=2e-4) for a, b in pairs)
+
+
+def _ratio(a, b) -> float | None:
+    return None if a is None or b is None else a / b
+
+
+def _geomean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def _cell(value, digits: int) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter samples")
     args = parser.parse_args()
-    repeats = 3 if args.quick else 7
-    rows = []
-    for name, step, pure, arrays, number in _cases():
-        number = max(1, number // 5) if args.quick else number
-        grad_count = 2 if len(arrays) == 3 else 1
-        mine = _leaves(ours, arrays, grad_count)
-        call = (
-            (lambda s=step, t=mine: s(ours, (t[0], t[1]), t[2]))
-            if len(arrays) == 3
-            else (lambda s=step, t=mine: s(ours, t[0]))
-        )
-        t_ours = _time(call, repeats, number)
-        t_torch = None
+    repeats, target_s = (3, 0.05) if args.quick else (9, 0.2)
+    rows, notes = [], []
+    for workload in WORKLOADS:
+        step, compute = workload.torch_code(ours)
+        r_eager, t_eager = _column(lambda: step(compute), repeats, target_s)  # noqa: B023
+        r_compiled, t_compiled, compile_ms, note = _compiled(workload, repeats, target_s)
+        r_torch, t_torch = None, None
         if real_torch is not None:
-            theirs = _leaves(real_torch, arrays, grad_count)
-            call_t = (
-                (lambda s=step, t=theirs: s(real_torch, (t[0], t[1]), t[2]))
-                if len(arrays) == 3
-                else (lambda s=step, t=theirs: s(real_torch, t[0]))
-            )
-            t_torch = _time(call_t, repeats, number)
-        jax_args = [jnp.asarray(a) for a in arrays]
-        if len(arrays) == 3:
-            grad_fn = jax.jit(jax.grad(pure))
-            jit_call = lambda g=grad_fn, a=jax_args: jax.block_until_ready(  # noqa: E731
-                g((a[0], a[1]), a[2])
-            )
-        else:
-            grad_fn = jax.jit(jax.grad(pure))
-            jit_call = lambda g=grad_fn, a=jax_args: jax.block_until_ready(g(a[0]))  # noqa: E731
-        t_jit = _time(jit_call, repeats, number)
-        rows.append((name, t_ours, t_torch, t_jit))
-    header = (
-        f"{'case':30s} {'ours us':>10s} {'torch us':>10s} {'jit us':>10s} "
-        f"{'ours/torch':>11s} {'ours/jit':>9s}"
+            step_t, compute_t = workload.torch_code(real_torch)
+            r_torch, t_torch = _column(lambda: step_t(compute_t), repeats, target_s)  # noqa: B023
+        r_jit, t_jit = _column(workload.jax_code(), repeats, target_s)
+        reference = r_torch if r_torch is not None else r_jit
+        for column, results in (("ours eager", r_eager), ("ours compiled", r_compiled)):
+            if results is not None and not _agree(results, reference):
+                note += f" MISMATCH: {column} results differ from the reference"
+        if not _agree(r_jit, reference):
+            note += " MISMATCH: jax.jit results differ from the reference"
+        note = note.strip()
+        rows.append((workload, t_eager, t_compiled, t_torch, t_jit, compile_ms, note))
+        if note:
+            notes.append(f"- {workload.name}: {note}")
+
+    print(
+        "| workload | ours eager µs | ours compiled µs | torch eager µs | jax.jit µs "
+        "| eager/torch | compiled/jit | compiled/torch | compile ms | note |"
     )
-    print(header)
-    print("-" * len(header))
-    for name, t_ours, t_torch, t_jit in rows:
-        torch_text = f"{t_torch:10.1f}" if t_torch is not None else f"{'n/a':>10s}"
-        ratio = f"{t_ours / t_torch:11.2f}" if t_torch is not None else f"{'n/a':>11s}"
-        print(f"{name:30s} {t_ours:10.1f} {torch_text} {t_jit:10.1f} {ratio} {t_ours / t_jit:9.1f}")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for workload, t_eager, t_compiled, t_torch, t_jit, compile_ms, note in rows:
+        short = ", ".join(k for k in ("FAILED", "EAGER FALLBACK", "MISMATCH") if k in note)
+        print(
+            f"| {workload.name} | {_cell(t_eager, 1)} | {_cell(t_compiled, 1)} "
+            f"| {_cell(t_torch, 1)} | {_cell(t_jit, 1)} | {_cell(_ratio(t_eager, t_torch), 2)} "
+            f"| {_cell(_ratio(t_compiled, t_jit), 2)} "
+            f"| {_cell(_ratio(t_compiled, t_torch), 3)} | {_cell(compile_ms, 0)} | {short} |"
+        )
+    over_jit = _geomean(_ratio(r[2], r[4]) for r in rows)
+    over_torch = _geomean(_ratio(r[2], r[3]) for r in rows if r[0].torch_target)
+    targets = ", ".join(r[0].name for r in rows if r[0].torch_target)
+    print(
+        f"| **geomean compiled/jit**, all (target ≤ 1.2) | | | | | | {_cell(over_jit, 2)} | | | |"
+    )
+    speedup = None if over_torch is None else 1 / over_torch
+    print(
+        f"| **geomean compiled/torch**, {targets} (target ≤ 0.25: ≥ 4x faster) | | | | | | "
+        f"| {_cell(over_torch, 3)} ({_cell(speedup, 1)}x faster) | | |"
+    )
+    if notes:
+        print("\nCompiled-column fallbacks and failures:")
+        print("\n".join(notes))
 
 
 if __name__ == "__main__":

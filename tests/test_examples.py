@@ -23,6 +23,8 @@ TRAINING = {
     "mnist_conv": lambda r: r["accuracy"] >= 0.8 and r["losses"][-1] < 0.5 * r["losses"][0],
     "char_lstm": lambda r: r["losses"][-1] < 0.5 * r["losses"][0],
 }
+# Examples with their own tests: mnist_compiled in tests/test_compile_examples.py.
+OWN_TESTS = {"mnist_compiled"}
 if (EXAMPLES / "polynomial_autograd_function.py").exists():
     EXACT.append("polynomial_autograd_function")
 
@@ -77,5 +79,5 @@ def test_training_examples_learn_on_both(name, request):
 
 
 def test_every_example_is_tested():
-    tested = set(EXACT) | set(TRAINING)
+    tested = set(EXACT) | set(TRAINING) | OWN_TESTS
     assert {p.stem for p in EXAMPLES.glob("*.py")} == tested

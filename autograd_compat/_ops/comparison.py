@@ -14,6 +14,7 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register
+from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import (
     scalar_type_name,
@@ -451,4 +452,7 @@ def equal(input, other) -> bool:
     tensor_arg(other, "equal", "other", 2)
     if tuple(input.shape) != tuple(other.shape):
         return False
+    if modes.captures:  # a Python bool from the values: a compiled trace must see them
+        modes.note_read(input)
+        modes.note_read(other)
     return bool(jnp.array_equal(input._value, other._value))

@@ -27,6 +27,7 @@ from .._pure import errors as _errors
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state import modes as _grad_mode
+from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.record import apply
@@ -132,10 +133,14 @@ def _is_integer(item) -> bool:
 def _index_value(item):
     """An index tensor or sequence as an integer or boolean array (numpy when concrete)."""
     if isinstance(item, Tensor):
+        if modes.captures:  # a compiled trace must not bake this index in
+            modes.note_read(item)
         item = item._value
     if isinstance(item, jax.core.Tracer):
         if item.dtype in _MASK_DTYPES:
-            raise IndexError("boolean mask indexing needs concrete values (not inside jax.jit)")
+            raise _errors.DataDependentIndexError(
+                "boolean mask indexing needs concrete values (not inside jax.jit)"
+            )
         if not jnp.issubdtype(item.dtype, jnp.integer):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return item

@@ -26,6 +26,7 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register
 from .._pure.shapes import normalize_dim
+from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.record import apply
@@ -1104,6 +1105,8 @@ def _quantile_front(fname, input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError(f"{fname}() q must be a scalar or 1D tensor")
         if q.dtype is not input.dtype:
             raise RuntimeError(f"{fname}() q tensor must be same dtype as the input tensor")
+        if modes.captures:  # q's values shape the result: a compiled trace must see them
+            modes.note_read(q)
         values = np.asarray(q._value)
     else:
         values = np.asarray(float(q))

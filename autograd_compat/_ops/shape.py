@@ -21,8 +21,10 @@ import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
 from .._pure.op import register
 from .._pure.shapes import infer_shape, normalize_dim, shape_args
+from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
@@ -475,8 +477,10 @@ def contiguous(self, memory_format=None):
 def _needs_concrete(fname: str, *tensors) -> None:
     """Data-dependent output shapes cannot be traced: say so instead of failing deep in JAX."""
     for t in tensors:
+        if isinstance(t, Tensor) and modes.captures:
+            modes.note_read(t)  # a compiled trace must not bake this value in
         if isinstance(t, Tensor) and is_tracer(t._value):
-            raise RuntimeError(
+            raise _errors.DataDependentError(
                 f"{fname}(): the output shape depends on the values of the input, so it needs "
                 "concrete values and cannot run under a jax trace (jax.jit, jax.vmap, "
                 "jax.grad). Compute it outside the traced function, or use a fixed-size "

@@ -196,7 +196,10 @@ def result_type(*operands) -> dtype:
     """
     tiers: list[dtype | None] = [None, None, None]
     for operand in operands:
-        if hasattr(operand, "_value"):
+        if getattr(operand, "_wrapped_number", False):  # a Python number in a 0-d tensor
+            d = scalar_dtype(0.0 if operand.dtype.is_floating_point else 0)
+            tier = 2
+        elif hasattr(operand, "_value"):
             d = operand.dtype
             tier = 0 if operand.ndim else 1
         else:

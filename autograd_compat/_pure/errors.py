@@ -122,3 +122,21 @@ TRACE_ERRORS = (
     jax.errors.UnexpectedTracerError,
     TapeFallback,
 )
+
+
+class GraphBreak(Exception):
+    """What a torch.compile trace must not trace (a torch.compiler.disable function, a
+    printed tensor, a data-dependent shape): the compiled call runs eagerly instead."""
+
+
+class DataDependentError(RuntimeError, GraphBreak):
+    """An op whose output shape depends on its input's values, asked to run on traced values
+    (under jax.jit, jax.vmap, jax.grad or torch.compile)."""
+
+
+class DataDependentIndexError(IndexError, GraphBreak):
+    """Boolean-mask indexing (a data-dependent shape) on traced values."""
+
+
+# What makes a torch.compile call run eagerly instead of failing (a graph break).
+GRAPH_BREAKS = (*TRACE_ERRORS, GraphBreak)

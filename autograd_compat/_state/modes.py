@@ -44,6 +44,7 @@ class _Modes:
         "inference_users",
         "inference_seen",
         "special",
+        "captures",
     )
 
     def __init__(self) -> None:
@@ -57,6 +58,19 @@ class _Modes:
         self.inference_users = 0  # inference_mode(True) contexts open, in any thread
         self.inference_seen = False  # an inference tensor was ever made: recording checks
         self.special = False  # one of the slow modes below is on: `apply` takes its slow path
+        self.captures: list = []  # torch.compile traces in progress (they are in `traces` too)
+
+    def note_read(self, tensor) -> None:
+        """Library code reads `tensor`'s value directly, not as an op input: let a
+        torch.compile trace in progress see it (call only when `captures` is not empty)."""
+        self.captures[-1].read(tensor)
+
+    def runtime_input(self, getter):
+        """`getter()`, a value library code reads from Python state (an optimizer's learning
+        rate); inside a torch.compile trace, a runtime input of the compiled program."""
+        if self.captures:
+            return self.captures[-1].runtime(getter)
+        return getter()
 
     def refresh_special(self) -> None:
         """Recompute `special` after a mode was entered or left: forward-mode AD (a dual

@@ -68,6 +68,7 @@ class Tensor(TensorMethods):
         "__weakref__",
     )
     _storage: Alias | None  # declared for the type checker (layer 2's record); a slot above
+    _grad: Tensor | None
 
     __array_priority__ = 1000  # numpy defers `ndarray + tensor` to Tensor.__radd__
 
@@ -86,6 +87,9 @@ class Tensor(TensorMethods):
         self._post_accumulate_hooks = None  # a leaf's post-accumulate hooks: {handle id: hook}
         self._fw_grad = None  # the forward-AD tangent at the open dual level
         self._is_inference = modes.inference_users > 0 and _grad_mode._state.inference
+        if modes.captures:  # a torch.compile trace: this tensor is no state of the caller's
+            for capture in modes.captures:
+                capture.made(self)
 
     @classmethod
     def _wrap(cls, value, grad_fn=None, output_nr: int = 0) -> Tensor:
@@ -212,6 +216,8 @@ class Tensor(TensorMethods):
         Always write values through here (never assign `_value`): views of this tensor and
         the tensors it views are recomputed from the new value.
         """
+        if modes.captures:  # a torch.compile trace: the caller's state may change
+            modes.captures[-1].written(self)
         if self._storage is None:
             self._value = value
         else:
@@ -316,6 +322,8 @@ class Tensor(TensorMethods):
         """A numpy copy of the value; PyTorch's error if it requires grad (in grad mode)."""
         if self.requires_grad and not force and _grad_mode._state.enabled:
             raise RuntimeError(_errors.NUMPY_REQUIRES_GRAD)
+        if modes.captures:  # a host read: a compiled trace must not bake this value in
+            modes.note_read(self)
         return np.array(self._value)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
@@ -326,9 +334,13 @@ class Tensor(TensorMethods):
         """The single element as a Python number."""
         if self._value.size != 1:
             raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._value.size))
-        return self._value.reshape(()).item()
+        if modes.captures:  # a host read: a compiled trace must not bake this value in
+            modes.note_read(self)
+        return np.asarray(self._value).reshape(()).item()  # a host copy; no XLA dispatch
 
     def tolist(self):
+        if modes.captures:  # a host read: a compiled trace must not bake this value in
+            modes.note_read(self)
         value = self._value
         if value.dtype in (jnp.bfloat16, jnp.float16):
             value = value.astype(jnp.float32)

@@ -11,7 +11,9 @@ import math
 import numpy as np
 
 from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
 from . import node as _graph
+from .modes import modes
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -123,6 +125,8 @@ def _values(tensor) -> np.ndarray:
 
 def tensor_repr(tensor, prefix: str = "tensor(") -> str:
     """PyTorch's repr of `tensor`, with its dtype, grad_fn and requires_grad suffixes."""
+    if modes.captures:  # printing inside torch.compile shows values: run the call eagerly
+        raise _errors.GraphBreak("a tensor printed or formatted")
     suffixes = []
     dtype = tensor.dtype
     device = tensor.device

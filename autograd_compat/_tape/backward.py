@@ -14,6 +14,7 @@ import jax.numpy as jnp
 from .._pure import errors as _errors
 from .._pure.op import register
 from .._pure.shapes import Size
+from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.record import apply
 from .engine import release_graph, run_backward
@@ -220,6 +221,8 @@ def clear_grad(tensor: Tensor, set_to_none: bool) -> None:
     grad = tensor._grad
     if grad is None:
         return
+    if modes.captures:  # a torch.compile trace: the .grad about to change is the caller's
+        modes.note_read(tensor)
     if set_to_none:
         tensor._grad = None
     elif grad.grad_fn is not None:

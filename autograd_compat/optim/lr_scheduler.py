@@ -3,6 +3,7 @@ so the learning rates match PyTorch's to the last bit)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
@@ -12,6 +13,7 @@ from functools import wraps
 from typing import Any
 from weakref import ref
 
+from .._state.modes import modes
 from .._state.tensor import Tensor
 from .optimizer import Optimizer
 
@@ -146,6 +148,9 @@ class LRScheduler:
 
     def step(self, epoch=None) -> None:
         """Advance the schedule one step (call after optimizer.step())."""
+        if modes.captures:  # inside torch.compile: Python state only, updated after each call
+            modes.captures[-1].defer(functools.partial(self.step, epoch))
+            return
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._state import modes as _grad_mode
+from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.backward import clear_grad
 from ..nn import _arrays
@@ -326,6 +327,10 @@ class Optimizer:
                 if len(state) == 0:
                     self._init_state(p, group, state)
                 states.append(state)
+            if modes.captures:  # a compiled trace must see the state this step reads
+                for state in states:
+                    for value in state.values():
+                        modes.note_read(value)
             state_values = tuple(
                 tuple(None if s.get(k) is None else s[k]._value for k in keys) for s in states
             )
@@ -335,7 +340,7 @@ class Optimizer:
             tuple(p._value for p in params),
             tuple(p._grad._value for p in params),
             state_values,
-            self._hyper(group),
+            modes.runtime_input(lambda: self._hyper(group)),
             flags=self._flags(group),
         )
         for p, value in zip(params, new_params):

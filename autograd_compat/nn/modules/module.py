@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from ..._pure import dtypes as _dtypes
 from ..._state import modes as _grad_mode
+from ..._state.modes import modes
 from ..._state.tensor import Tensor
 from ..._tape.backward import clear_grad
 from ...utils.hooks import RemovableHandle
@@ -355,6 +356,8 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
+        if modes.captures:  # a torch.compile trace assumes this module's `training` flag
+            modes.captures[-1].called(self)
         forward_call = self.forward
         if not (
             self._forward_hooks

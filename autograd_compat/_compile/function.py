@@ -1,0 +1,523 @@
+"""`torch.compile` of a function: one XLA program per call, from unchanged PyTorch code.
+
+A call is served by an *entry*, found by guards on what the trace assumed: the structure and
+static leaves of the arguments, each tensor argument's shape, dtype and `requires_grad`, grad
+mode and the default dtype; then, per entry, the captured memories' shapes and dtypes, which of
+their tensors have a `.grad`, and the `training` flag of every module the trace called.
+
+Building an entry takes two traces. The first (`jax.make_jaxpr`, nothing compiled) finds what
+the function touches besides its arguments (`capture.Capture`) and what it changes: memories
+written and their version moves, gradients set, the PRNG key consumed. Everything it changed is
+put back. The second is the compiled one: an `Op` whose pure function swaps tracers into the
+captured memories, gradients and PRNG key, runs the user's function and returns its outputs and
+the new state. The call applies that op (so the call is one node of the autograd graph, its
+backward the vjp of the whole traced function) and writes the new state back, bumping versions
+as the eager call would have.
+
+What cannot be traced (a tensor's value read in Python, data-dependent shapes, printing) is a
+graph break: the call runs eagerly, with one warning naming the place (an error with
+`fullgraph=True`). A function that keeps needing new entries falls back to eager past
+`torch._dynamo.config.cache_size_limit`, as PyTorch's does.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+import warnings
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+from .._pure import dtypes as _dtypes
+from .._pure import errors as _errors
+from .._pure.op import Op
+from .._state import modes as _grad_mode
+from .._state.modes import modes
+from .._state.random import default_generator
+from .._state.tensor import Tensor
+from .._tape.record import apply
+from . import config
+from .capture import Capture, GradMemory, Memory
+
+_EAGER = object()  # an entry that runs the function eagerly (a graph break, or past the limit)
+_NUMBER_TYPES = (int, float)
+
+
+class Unsupported(RuntimeError):
+    """What `fullgraph=True` raises where the default would break the graph (PyTorch's
+    `torch._dynamo.exc.Unsupported`)."""
+
+
+class WrappedNumber(Tensor):
+    """A Python number argument made a runtime input: a 0-d tensor that promotes as the
+    number would (`float32_tensor * w` stays float32), as PyTorch's wrapped numbers do."""
+
+    __slots__ = ()
+    _wrapped_number = True
+
+
+class _Retrace(Exception):
+    """Raised inside the compiled trace when it reads a memory the discovery trace did not."""
+
+    def __init__(self, tensors: list[Tensor]) -> None:
+        super().__init__()
+        self.tensors = tensors
+
+
+_LIBRARIES = ("autograd_compat", "jax", "jaxlib", "numpy")
+
+
+def _user_frame(tb) -> str:
+    """`file:line` of the innermost frame of `tb` in the user's code, not in this package or
+    the libraries under it (where the user's code did what cannot be traced)."""
+    place = ""
+    for frame, lineno in traceback.walk_tb(tb):
+        module = frame.f_globals.get("__name__", "")
+        if module.split(".")[0] not in _LIBRARIES:
+            place = f"{frame.f_code.co_filename}:{lineno}"
+    return place
+
+
+def _reason(error: BaseException) -> str:
+    """A graph break's reason: our own breaks say what they are; JAX's by their type."""
+    if isinstance(error, _errors.GraphBreak) and str(error):
+        return str(error).splitlines()[0]
+    return type(error).__name__
+
+
+# ----------------------------------------------------------------------------- counters
+counters: dict[str, dict[str, int]] = {"stats": {}, "graph_break": {}}
+
+
+def _count(group: str, name: str) -> None:
+    table = counters[group]
+    table[name] = table.get(name, 0) + 1
+
+
+# ----------------------------------------------------------------------------- arguments
+def _is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _grad_of(tensor: Tensor):
+    """The value of `tensor.grad` (which the caller knows is set)."""
+    grad = tensor._grad
+    if grad is None:
+        raise RuntimeError("torch.compile: expected a .grad here")  # an internal invariant
+    return grad._value
+
+
+def _set_grad(tensor: Tensor, value) -> None:
+    """Write a gradient the program computed into `tensor.grad`: in place when it has one,
+    as an eager accumulation does."""
+    grad = tensor._grad
+    if grad is not None:
+        grad._set_value(value)
+    else:
+        tensor._grad = Tensor._wrap(value)
+
+
+def _number_array(value):
+    """A Python number made a runtime input: an int64 or float64 0-d array."""
+    return jnp.asarray(value, jnp.int64 if isinstance(value, int) else jnp.float64)
+
+
+class _Arguments:
+    """One call's arguments, split into tensors, runtime numbers and static leaves."""
+
+    def __init__(self, compiled: CompiledFunction, args: tuple, kwargs: dict) -> None:
+        leaves, self.treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
+        self.leaves = leaves
+        self.tensor_index = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
+        self.number_index = [
+            i
+            for i, x in enumerate(leaves)
+            if type(x) in _NUMBER_TYPES and compiled.is_dynamic(i, x)
+        ]
+        skip = set(self.tensor_index) | set(self.number_index)
+        self.static = tuple((i, x) for i, x in enumerate(leaves) if i not in skip)
+
+    def key(self) -> tuple:
+        """The part of the guard computed from the arguments and the modes."""
+        tensors = tuple(
+            (
+                tuple(self.leaves[i].shape),
+                self.leaves[i].dtype,
+                self.leaves[i].requires_grad,
+                self.leaves[i]._grad is not None,
+            )
+            for i in self.tensor_index
+        )
+        numbers = tuple((i, type(self.leaves[i])) for i in self.number_index)
+        state = _grad_mode._state
+        return (
+            self.treedef,
+            self.static,
+            tensors,
+            numbers,
+            state.enabled,
+            state.inference,
+            _dtypes.get_default_dtype(),
+        )
+
+    def tensors(self) -> list[Tensor]:
+        return [self.leaves[i] for i in self.tensor_index]
+
+    def grads(self) -> list:
+        """The `.grad` values of the tensor arguments that have one (accumulated into)."""
+        return [_grad_of(t) for t in self.tensors() if t._grad is not None]
+
+    def rebuild(self, tensor_values, number_values, grad_values=()) -> tuple:
+        """(args, kwargs) with tracers in place of the tensors (with their `.grad`, for a
+        backward inside) and runtime numbers; the rebuilt tensors are kept in `rebuilt`."""
+        leaves = list(self.leaves)
+        grads = iter(grad_values)
+        self.rebuilt = []
+        for i, value in zip(self.tensor_index, tensor_values):
+            tensor = Tensor._wrap(value)
+            tensor._requires_grad = self.leaves[i].requires_grad
+            if self.leaves[i]._grad is not None:
+                tensor._grad = Tensor._wrap(next(grads))
+            self.rebuilt.append(tensor)
+            leaves[i] = tensor
+        for i, value in zip(self.number_index, number_values):
+            leaves[i] = WrappedNumber._wrap(value)
+        return jax.tree_util.tree_unflatten(self.treedef, leaves)
+
+
+# ----------------------------------------------------------------------------- an entry
+class _Effects:
+    """What one trace of the function changed besides its outputs, found by the discovery
+    trace: which captured memories it wrote (and their version moves), which gradients it
+    set, whether it drew random numbers, and its output structure."""
+
+    def __init__(self, capture: Capture, rebuilt: list[Tensor]) -> None:
+        self.memories: list[Memory | GradMemory] = []
+        self.written: list[bool] = []
+        self.version_moves: list[list[tuple[Tensor | None, int]]] = []
+        # (tensor, its .grad object) for the captured tensors: a .grad that exists is captured
+        # as a memory of its own (updated in place, as accumulation does)
+        self.grad_links: list[tuple[Tensor, Tensor | None]] = []
+        self.grad_results: list[Tensor] = []  # tensors whose .grad the function sets
+        self.grad_cleared: list[Tensor] = []  # tensors whose .grad it sets to None
+        for snapshot in capture.snapshots.values():
+            self.written.append(snapshot.memory.get() is not snapshot.value)
+            moves: list[tuple[Tensor | None, int]] = [
+                (t, t._version_counter[0] - v) for t, v in snapshot.versions
+            ]
+            if snapshot.grad_of is None:
+                self.memories.append(snapshot.memory)
+            else:  # follow the tensor's .grad, whichever object it is at a call
+                self.memories.append(GradMemory(snapshot.grad_of))
+                moves = [(None, move) for _, move in moves]
+            self.version_moves.append(moves)
+            for t, old in snapshot.grads:
+                self.grad_links.append((t, old))
+                if t._grad is not old:
+                    (self.grad_results if t._grad is not None else self.grad_cleared).append(t)
+        # tensor arguments whose .grad the function sets (a backward inside)
+        self.arg_grads = [k for k, t in enumerate(rebuilt) if t._grad is not None]
+        self.modules = list(capture.modules.values())
+        self.n_runtime = len(capture.getters)
+        self.getters = capture.getters
+        self.deferred = capture.deferred
+        self.read_after_deferred = capture.read_after_deferred
+        self.uses_rng = default_generator._key is not capture.rng_key
+
+    def guard(self) -> tuple:
+        """What the entry assumed about the captured state, as a value to compare."""
+        return (
+            tuple((tuple(m.get().shape), m.get().dtype) for m in self.memories),
+            tuple(t._grad is not None for t, _ in self.grad_links),
+            tuple(m.training for m in self.modules),
+        )
+
+
+class _Entry:
+    """One compiled program of a function, for one guard."""
+
+    def __init__(self, compiled: CompiledFunction, arguments: _Arguments, effects: _Effects):
+        self.arguments = arguments
+        self.effects = effects
+        self.guard = effects.guard()
+        self.out_treedef = None
+        self.out_static: tuple = ()
+        self.out_tensor_index: list[int] = []
+        # a step that ran its own backward is no node of the caller's graph
+        self.differentiable = not (effects.grad_results or effects.arg_grads)
+        self.op = Op(
+            "CompiledFunctionBackward",
+            functools.partial(_run_traced, entry=self, fn=compiled.fn),
+        )
+
+    def roots(self) -> list:
+        """The captured memories as op inputs: a tensor over the root (for the gradient edge)
+        where one exists, else the root value."""
+        inputs = []
+        for memory in self.effects.memories:
+            tensor = memory.tensor
+            spec = None if tensor._storage is None else tensor._storage.spec
+            inputs.append(tensor if not spec else memory.get())
+        return inputs
+
+    def run(self, arguments: _Arguments):
+        effects = self.effects
+        tensors = [arguments.leaves[i] for i in arguments.tensor_index]
+        numbers = [_number_array(arguments.leaves[i]) for i in arguments.number_index]
+        grads = arguments.grads()
+        runtime = [jnp.asarray(getter()) for getter in effects.getters]
+        key = [default_generator._key] if effects.uses_rng else []
+        inputs = [*tensors, *numbers, *self.roots(), *grads, *runtime, *key]
+        # The writes happen during the call: the node sees the versions they leave behind.
+        self._move_versions(1)
+        try:
+            results = self._apply(inputs)
+        except BaseException:
+            self._move_versions(-1)
+            raise
+        outputs = self._write_back(results, arguments)
+        for update in effects.deferred:
+            update()
+        return outputs
+
+    def _move_versions(self, sign: int) -> None:
+        for memory, moves in zip(self.effects.memories, self.effects.version_moves):
+            for t, move in moves:
+                (memory.tensor if t is None else t)._version_counter[0] += sign * move
+
+    def _apply(self, inputs: list) -> list:
+        """Run the program: as one recorded op, or, for a step that ran its own backward,
+        unrecorded (its outputs are no node's: PyTorch's are freed by that backward); the
+        program traces in the caller's grad mode either way."""
+        if self.differentiable:
+            return list(apply(self.op, *inputs))
+        values = [x._value if isinstance(x, Tensor) else x for x in inputs]
+        return [Tensor._wrap(v) for v in self.op.compiled(())(*values)]
+
+    def _write_back(self, results: list, arguments: _Arguments):
+        """Commit the new state as the eager call would have, then rebuild the outputs."""
+        effects = self.effects
+        n_out = len(self.out_tensor_index)
+        outputs, rest = results[:n_out], results[n_out:]
+        position = 0
+        for memory, written in zip(effects.memories, effects.written):
+            if written:
+                memory.set(rest[position]._value)
+                position += 1
+        for t in effects.grad_results:  # the function made a new .grad object
+            t._grad = Tensor._wrap(rest[position]._value)
+            position += 1
+        tensors = arguments.tensors()
+        for k in effects.arg_grads:
+            _set_grad(tensors[k], rest[position]._value)
+            position += 1
+        for t in effects.grad_cleared:
+            t._grad = None
+        if effects.uses_rng:
+            default_generator._key = rest[position]._value
+        leaves = list(self.out_static)
+        for i, tensor in zip(self.out_tensor_index, outputs):
+            leaves[i] = tensor
+        return jax.tree_util.tree_unflatten(self.out_treedef, leaves)
+
+
+def _run_traced(*arrays, entry: _Entry, fn: Callable):
+    """The compiled entry's pure function: state in as tracers, the function run once,
+    outputs and new state out; every swapped value is put back afterwards."""
+    effects, arguments = entry.effects, entry.arguments
+    n_t, n_n = len(arguments.tensor_index), len(arguments.number_index)
+    n_m = len(effects.memories)
+    values = list(arrays)
+    tensor_values, values = values[:n_t], values[n_t:]
+    number_values, values = values[:n_n], values[n_n:]
+    roots, values = values[:n_m], values[n_m:]
+    n_a = sum(t._grad is not None for t in arguments.tensors())
+    arg_grads, values = values[:n_a], values[n_a:]
+    runtime, values = values[: effects.n_runtime], values[effects.n_runtime :]
+    saved = [(m, m.get()) for m in effects.memories]
+    saved_grads = [(t, t._grad) for t, _ in effects.grad_links]
+    saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
+    saved_key = default_generator._key
+    capture = Capture(runtime_values=runtime)
+    try:
+        for memory, root in zip(effects.memories, roots):
+            memory.set(root)
+        if effects.uses_rng:
+            default_generator._key = values[0]
+        args, kwargs = arguments.rebuild(tensor_values, number_values, arg_grads)
+        with capture:
+            out = fn(*args, **kwargs)
+        if capture.snapshots:
+            raise _Retrace([s.memory.tensor for s in capture.snapshots.values()])
+        leaves, entry.out_treedef = jax.tree_util.tree_flatten(out, is_leaf=_is_tensor)
+        entry.out_tensor_index = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
+        entry.out_static = tuple(None if isinstance(x, Tensor) else x for x in leaves)
+        results = [leaves[i]._value for i in entry.out_tensor_index]
+        results += [m.get() for m, w in zip(effects.memories, effects.written) if w]
+        results += [_grad_of(t) for t in effects.grad_results]
+        results += [_grad_of(arguments.rebuilt[k]) for k in effects.arg_grads]
+        if effects.uses_rng:
+            results.append(default_generator._key)
+        return tuple(results)
+    finally:
+        capture.restore()
+        for memory, value in saved:
+            memory.set(value)
+        for t, grad in saved_grads:
+            t._grad = grad
+        for t, version in saved_versions:
+            t._version_counter[0] = version
+        default_generator._key = saved_key
+
+
+# ----------------------------------------------------------------------------- the function
+class CompiledFunction:
+    """A function compiled with `torch.compile`: call it as the function itself."""
+
+    def __init__(self, fn: Callable, *, fullgraph: bool = False, dynamic=None) -> None:
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.entries: dict[tuple, object] = {}
+        self._numbers: dict[int, object] = {}  # first value seen at each number position
+        self._dynamic_positions: set[int] = set()
+        self._warned: set[str] = set()
+        self._warmed_up = False
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, instance, owner):
+        """Decorating a method: bind it, as a function would be."""
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def is_dynamic(self, position: int, value) -> bool:
+        """Whether the Python number at `position` is a runtime input: always with
+        `dynamic=True`, never with `dynamic=False`, else once it has changed (PyTorch's
+        automatic dynamic)."""
+        if self.dynamic is not None or isinstance(value, bool):
+            return bool(self.dynamic) and not isinstance(value, bool)
+        if position in self._dynamic_positions:
+            return True
+        first = self._numbers.setdefault(position, value)
+        if first != value:
+            self._dynamic_positions.add(position)
+            return True
+        return False
+
+    def __call__(self, *args, **kwargs):
+        if not _compiling_allowed():
+            return self.fn(*args, **kwargs)
+        if not self._warmed_up:  # state made lazily on a first call (optimizer moments, ...)
+            self._warmed_up = True  # exists before anything is traced
+            return self.fn(*args, **kwargs)
+        arguments = _Arguments(self, args, kwargs)
+        try:
+            key = arguments.key()
+            entry = self.entries.get(key)
+        except TypeError:  # an unhashable static argument: nothing to guard on
+            return self._break(args, kwargs, "an argument that cannot be hashed", "")
+        if entry is _EAGER:
+            return self.fn(*args, **kwargs)
+        if entry is not None and entry.guard != entry.effects.guard():
+            _count("stats", "recompiles")
+            entry = None
+        if entry is None:
+            if len(self.entries) >= config.cache_size_limit:
+                self._warn_limit()
+                self.entries[key] = _EAGER
+                return self.fn(*args, **kwargs)
+            entry = self._build(arguments, args, kwargs)
+            self.entries[key] = entry
+            if entry is _EAGER:
+                return self.fn(*args, **kwargs)
+        return self._run(entry, arguments, args, kwargs)
+
+    def _run(self, entry, arguments: _Arguments, args: tuple, kwargs: dict):
+        try:
+            return entry.run(arguments)
+        except _Retrace:  # the compiled trace read more than the discovery trace saw
+            self.entries[arguments.key()] = _EAGER
+            return self._break(args, kwargs, "state found only by the second trace", "")
+        except _errors.GRAPH_BREAKS as error:
+            self.entries[arguments.key()] = _EAGER
+            return self._break(args, kwargs, _reason(error), _user_frame(error.__traceback__))
+
+    def _build(self, arguments: _Arguments, args: tuple, kwargs: dict):
+        """Discover what the function touches (first trace) and make the entry."""
+        capture = Capture()
+        tensor_values = [arguments.leaves[i]._value for i in arguments.tensor_index]
+        number_values = [_number_array(arguments.leaves[i]) for i in arguments.number_index]
+
+        def discover(tensor_values, number_values, grad_values):
+            call_args, call_kwargs = arguments.rebuild(tensor_values, number_values, grad_values)
+            with capture:
+                out = self.fn(*call_args, **call_kwargs)
+            effects = _Effects(capture, arguments.rebuilt)
+            leaves = jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)
+            return effects, [x._value for x in leaves if isinstance(x, Tensor)]
+
+        found: dict = {}
+
+        def traced(tensor_values, number_values, grad_values):
+            effects, outputs = discover(tensor_values, number_values, grad_values)
+            found["effects"] = effects
+            return outputs
+
+        try:
+            jax.make_jaxpr(traced)(tensor_values, number_values, arguments.grads())
+        except _errors.GRAPH_BREAKS as error:
+            capture.restore()
+            self._break_warning(_reason(error), _user_frame(error.__traceback__))
+            return _EAGER
+        except BaseException:
+            capture.restore()
+            raise
+        capture.restore()
+        effects = found["effects"]
+        if effects.read_after_deferred:  # e.g. scheduler.step() before optimizer.step()
+            self._break_warning("a Python-only update before a read of its result", "")
+            return _EAGER
+        ran_backward = effects.grad_results or effects.arg_grads
+        if ran_backward and any(t.grad_fn is not None for t in arguments.tensors()):
+            self._break_warning("a backward inside, through an argument that has a grad_fn", "")
+            return _EAGER
+        _count("stats", "unique_graphs")
+        return _Entry(self, arguments, effects)
+
+    def _break(self, args: tuple, kwargs: dict, reason: str, place: str):
+        self._break_warning(reason, place)
+        return self.fn(*args, **kwargs)
+
+    def _break_warning(self, reason: str, place: str) -> None:
+        """A graph break: PyTorch's `fullgraph=True` error, or one warning per place."""
+        where = f" at {place}" if place else ""
+        message = (
+            f"torch.compile: {self.fn.__name__}() cannot be traced into one program ({reason}"
+            f"{where}); it runs eagerly. Move the Python use of tensor values out of the "
+            "compiled function, or use tensor ops (torch.where) instead."
+        )
+        _count("graph_break", reason)
+        if self.fullgraph:
+            raise Unsupported(message)
+        if place not in self._warned:
+            self._warned.add(place)
+            warnings.warn(message, UserWarning, stacklevel=4)
+
+    def _warn_limit(self) -> None:
+        _count("stats", "cache_size_limit")
+        warnings.warn(
+            f"torch._dynamo hit config.cache_size_limit ({config.cache_size_limit}) for "
+            f"{self.fn.__name__}(): each call needed a new program (changing shapes, dtypes, "
+            "requires_grad or Python values); new kinds of calls now run eagerly.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _compiling_allowed() -> bool:
+    """Compiled calls compile unless disabled or inside a mode that needs the eager path
+    (a trace in progress, anomaly detection, forward-mode AD, saved-tensor hooks)."""
+    return not (config.disabled or modes.special)

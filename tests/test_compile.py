@@ -1,0 +1,297 @@
+"""torch.compile: a compiled call equals the eager call in every observable thing (outputs,
+parameters, `.grad`, optimizer and scheduler state, BN statistics, versions, the random
+stream), compiles as rarely as PyTorch's, and breaks the graph (eagerly, with one warning) where
+it cannot trace."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+import autograd_compat.nn as nn
+from autograd_compat._compile.function import WrappedNumber
+
+counters = torch._dynamo.utils.counters
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counters():
+    for table in counters.values():
+        table.clear()
+    yield
+
+
+def _graphs() -> int:
+    return counters["stats"].get("unique_graphs", 0)
+
+
+def _model() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(
+        nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.25), nn.Linear(8, 3)
+    )
+
+
+def _snapshot(model, opt):
+    return {
+        "params": [p.detach().numpy().copy() for p in model.parameters()],
+        "grads": [p.grad.numpy().copy() for p in model.parameters()],
+        "versions": [p._version for p in model.parameters()],
+        "buffers": [b.numpy().copy() for b in model.buffers()],
+        "state": [
+            v.numpy().copy() for s in opt.state.values() for v in s.values() if v is not None
+        ],
+    }
+
+
+def _train(compiled: str, optimizer: str, steps: int = 20):
+    """20 steps of a classifier with BN and dropout: eager, a compiled step, or a compiled
+    module inside an eager step."""
+    model = _model()
+    params = model.parameters()
+    opt = (
+        torch.optim.SGD(params, lr=0.1, momentum=0.9)
+        if optimizer == "sgd"
+        else torch.optim.Adam(params, lr=0.01)
+    )
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+    net = torch.compile(model) if compiled == "module" else model
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        opt.step()
+        sched.step()
+        return loss
+
+    if compiled == "step":
+        step = torch.compile(step)
+    torch.manual_seed(1)
+    data = [(torch.randn(6, 4), torch.randint(0, 3, (6,))) for _ in range(steps)]
+    losses = [step(x, y).item() for x, y in data]
+    return losses, _snapshot(model, opt), sched.get_last_lr()
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+@pytest.mark.parametrize("use", ["step", "module"])
+def test_compiled_training_equals_eager(use, optimizer):
+    eager = _train("none", optimizer)
+    compiled = _train(use, optimizer)
+    np.testing.assert_allclose(compiled[0], eager[0], rtol=1e-5, atol=1e-6)
+    for key, values in eager[1].items():
+        for ours, theirs in zip(compiled[1][key], values):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6, err_msg=key)
+    assert compiled[2] == eager[2]
+    assert _graphs() <= 2  # the whole loop: at most two programs
+
+
+def test_compiled_module_is_one_node_and_differentiates_again():
+    model = _model().eval()
+    compiled = torch.compile(model)
+    assert compiled._orig_mod is model
+    assert list(compiled.state_dict()) == [f"_orig_mod.{k}" for k in model.state_dict()]
+    assert [id(p) for p in compiled.parameters()] == [id(p) for p in model.parameters()]
+    seen = []
+    model[0].weight.register_hook(lambda g: seen.append(g.shape))
+    x = torch.randn(5, 4, requires_grad=True)
+    compiled(x)  # the first call runs eagerly (state made lazily exists before tracing)
+    out = compiled(x)
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    (g,) = torch.autograd.grad(out.pow(2).sum(), x, create_graph=True)
+    (gg,) = torch.autograd.grad(g.sin().sum(), x)
+    (g_eager,) = torch.autograd.grad(model(x).pow(2).sum(), x, create_graph=True)
+    (gg_eager,) = torch.autograd.grad(g_eager.sin().sum(), x)
+    np.testing.assert_allclose(g.detach().numpy(), g_eager.detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(gg.numpy(), gg_eager.numpy(), rtol=1e-4, atol=1e-6)
+    compiled(x).sum().backward()
+    assert seen == [(8, 4)]  # hooks on the module's parameters fire
+    with torch.no_grad():
+        assert not compiled(x).requires_grad
+
+
+def test_writes_are_seen_afterwards_with_eager_versions():
+    state = torch.zeros(3)
+    counter = torch.zeros((), dtype=torch.int64)
+
+    @torch.compile
+    def accumulate(x):
+        state.add_(x)
+        counter.add_(1)
+        return state * 2
+
+    for _ in range(4):
+        out = accumulate(torch.ones(3))
+    np.testing.assert_array_equal(state.numpy(), [4.0, 4.0, 4.0])
+    np.testing.assert_array_equal(out.numpy(), [8.0, 8.0, 8.0])
+    assert counter.item() == 4
+    assert state._version == 4 and counter._version == 4
+
+
+def test_random_draws_advance_the_stream_reproducibly():
+    def draw(x):
+        return x + torch.randn(3)
+
+    compiled = torch.compile(draw)
+    torch.manual_seed(3)
+    eager = [draw(torch.zeros(3)).numpy() for _ in range(4)]
+    torch.manual_seed(3)
+    ours = [compiled(torch.zeros(3)).numpy() for _ in range(4)]
+    np.testing.assert_allclose(np.stack(ours), np.stack(eager), rtol=1e-6)
+    assert len({tuple(row) for row in np.round(np.stack(ours), 5)}) == 4
+
+
+def test_changing_python_numbers_compile_at_most_twice():
+    @torch.compile
+    def scaled(x, weight):
+        return (x * weight).sum()
+
+    x = torch.ones(4)
+    results = [scaled(x, 0.5 * i).item() for i in range(50)]
+    assert results == [2.0 * i for i in range(50)]
+    assert _graphs() == 2
+    wrapped = WrappedNumber._wrap(np.float64(2.0))
+    assert (torch.ones(2, dtype=torch.float32) * wrapped).dtype is torch.float32
+
+
+def test_dynamic_false_specializes_and_the_cache_limit_falls_back():
+    @torch.compile(dynamic=False)
+    def scaled(x, weight):
+        return x * weight
+
+    limit = torch._dynamo.config.cache_size_limit
+    with pytest.warns(UserWarning, match="cache_size_limit"):
+        values = [scaled(torch.ones(1), float(i)).item() for i in range(limit + 3)]
+    assert values == [float(i) for i in range(limit + 3)]
+    assert _graphs() == limit
+
+
+def _breaks():
+    """Functions that cannot be traced whole, each with its eager result."""
+    w = torch.tensor([1.0, -2.0, 3.0])
+
+    def branch(x):
+        y = (w * x).sum()
+        return y * 2 if y.item() > 0 else y
+
+    def prints(x):
+        print(x)
+        return x + 1
+
+    def to_numpy(x):
+        return torch.tensor(x.numpy() * 2)
+
+    def to_list(x):
+        return torch.tensor(x.tolist()) + w
+
+    def nonzero(x):
+        return x.nonzero()
+
+    def masked(x):
+        return torch.masked_select(x, x > 0)
+
+    def boolean_index(x):
+        return x[x > 0].sum()
+
+    def equal(x):
+        return x * 2 if torch.equal(x, w) else x
+
+    return [branch, prints, to_numpy, to_list, nonzero, masked, boolean_index, equal]
+
+
+@pytest.mark.parametrize("fn", _breaks(), ids=lambda f: f.__name__)
+def test_graph_breaks_run_eagerly_warn_once_and_fullgraph_raises(fn, capsys):
+    x = torch.tensor([1.0, -1.0, 2.0])
+    expected = fn(x)
+    compiled = torch.compile(fn)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = [compiled(x) for _ in range(3)]
+    for result in results:
+        np.testing.assert_array_equal(result.numpy(), expected.numpy())
+    messages = [str(w.message) for w in caught if "torch.compile" in str(w.message)]
+    assert len(messages) == 1 and "test_compile.py:" in messages[0]
+    strict = torch.compile(fn, fullgraph=True)
+    strict(x)  # the first call is eager
+    with pytest.raises(torch._dynamo.exc.Unsupported, match=r"test_compile\.py:\d+"):
+        strict(x)
+    capsys.readouterr()
+
+
+def test_errors_are_the_eager_errors_and_leave_state_unchanged():
+    weight = torch.ones(4, 2)
+    state = torch.zeros(2)
+
+    @torch.compile
+    def bad(x):
+        state.add_(1)
+        return x @ weight
+
+    bad(torch.ones(3, 4))
+    before = (state.numpy().copy(), state._version)
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied"):
+        bad(torch.ones(2, 3))
+    assert (state.numpy().tolist(), state._version) == (before[0].tolist(), before[1])
+
+    leaf = torch.ones(2, requires_grad=True)
+
+    @torch.compile
+    def inplace_leaf(x):
+        leaf.add_(x)
+        return leaf
+
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        inplace_leaf(torch.ones(2))
+
+
+def test_compiler_namespace():
+    @torch.compiler.disable
+    def helper(x):
+        assert not torch.compiler.is_compiling()
+        return x * 2
+
+    seen = []
+
+    @torch.compile
+    def uses_helper(x):
+        seen.append(torch.compiler.is_compiling())
+        return helper(x) + 1
+
+    with pytest.warns(UserWarning, match="torch.compiler.disable"):
+        for _ in range(3):
+            np.testing.assert_array_equal(uses_helper(torch.ones(2)).numpy(), [3.0, 3.0])
+    assert True in seen and not torch.compiler.is_compiling()
+    assert torch.compile(uses_helper.__wrapped__, disable=True) is uses_helper.__wrapped__
+    assert torch.compile(helper, backend="eager") is helper
+
+    @torch.compile(fullgraph=True, mode="max-autotune", options={"trace.enabled": False})
+    def double(x):
+        return x * 2
+
+    double(torch.ones(1))
+    double(torch.ones(1))
+    assert _graphs() == 1
+    torch.compiler.reset()
+    double(torch.ones(1))
+    assert _graphs() == 2
+
+
+def test_methods_compile_per_instance():
+    class Scaler:
+        def __init__(self, factor):
+            self.factor = torch.tensor(factor)
+
+        @torch.compile
+        def apply(self, x):
+            return x * self.factor
+
+    a, b = Scaler(2.0), Scaler(3.0)
+    for _ in range(2):
+        assert a.apply(torch.ones(1)).item() == 2.0
+        assert b.apply(torch.ones(1)).item() == 3.0
+    a.factor.mul_(10)
+    assert a.apply(torch.ones(1)).item() == 20.0
