@@ -6,6 +6,8 @@ FloatTensor-style constructors. Sampling ops live in random.py.
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -137,9 +139,30 @@ def from_jax(array, requires_grad: bool = False) -> Tensor:
     return _finish(jnp.asarray(array), requires_grad)
 
 
+# Small filled arrays are made once and shared: JAX arrays are immutable and an in-place op
+# rebinds a tensor's value, never changes an array, so `torch.ones(2, 2)` in a loop need not
+# pay a host-to-device copy (~40 us) per call. Bounded: at most this many arrays of at most
+# this many elements each.
+_SHARED_FILLS = 256
+_SHARED_FILL_ELEMENTS = 4096
+_shared_fills: dict = {}
+
+
+def _filled_array(shape: tuple, fill, dtype: _dtypes.dtype) -> jax.Array:
+    key = (shape, fill, type(fill), dtype)
+    value = _shared_fills.get(key)
+    if value is None:
+        value = _device_array(np.full(shape, fill, dtype.jax))
+        if math.prod(shape) <= _SHARED_FILL_ELEMENTS:
+            if len(_shared_fills) >= _SHARED_FILLS:
+                _shared_fills.pop(next(iter(_shared_fills)))  # the oldest goes first
+            _shared_fills[key] = value
+    return value
+
+
 def _filled(shape, fill, dtype, device, requires_grad) -> Tensor:
     if isinstance(fill, (bool, int, float, complex, np.generic)):
-        value = _device_array(np.full(shape, fill, dtype.jax))
+        value = _filled_array(tuple(shape), fill, dtype)
     else:  # a traced fill value (inside jax.jit)
         value = jnp.full(shape, fill, dtype.jax)
     return _finish(_place(value, device), requires_grad)

@@ -266,3 +266,23 @@ def test_type_as(real_torch):
     ours, theirs = fn(ac), fn(real_torch)
     assert str(ours[0]) == str(theirs[0]) and ours[1:] == theirs[1:]
     check_error(lambda t: t.zeros(2).type_as(3), real_torch, message=False)
+
+
+def test_shared_small_constants_are_never_changed_by_writes():
+    """Small filled tensors share one immutable array (a factory call costs no host copy);
+    every kind of write rebinds the written tensor's value, so the others keep theirs."""
+    a, b = ac.ones(2, 3), ac.ones(2, 3)
+    assert a._value is b._value
+    a.add_(1)
+    a.data.mul_(3)
+    b[0].fill_(7)
+    c = ac.ones(2, 3)
+    np.testing.assert_array_equal(a.numpy(), np.full((2, 3), 6.0))
+    np.testing.assert_array_equal(b.numpy(), [[7.0] * 3, [1.0] * 3])
+    np.testing.assert_array_equal(c.numpy(), np.ones((2, 3)))
+    leaf = ac.zeros(4, requires_grad=True)
+    with ac.no_grad():
+        leaf.add_(2)
+    np.testing.assert_array_equal(ac.zeros(4).numpy(), np.zeros(4))
+    big = ac.zeros(5000)
+    assert big._value is not ac.zeros(5000)._value  # large fills are not kept
