@@ -3,8 +3,8 @@
 `Tensor` (in `_state/tensor.py`) declares its fields and the methods that need nothing but
 them. Everything else a tensor can do is an op front end or a tape function whose first
 argument is the tensor. `TensorMethods` lists them all, in one class body a type checker reads
-(Tensor derives from it for the checker), and this module, imported last by the package,
-copies the table onto Tensor.
+(Tensor derives from it for the checker), and this module, imported by the package before
+anything runs, copies the table onto Tensor.
 """
 
 from __future__ import annotations
