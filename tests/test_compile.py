@@ -295,3 +295,19 @@ def test_methods_compile_per_instance():
         assert b.apply(torch.ones(1)).item() == 3.0
     a.factor.mul_(10)
     assert a.apply(torch.ones(1)).item() == 20.0
+
+
+def test_a_step_that_clears_grads_itself_compiles_once():
+    w = torch.ones(3, requires_grad=True)
+
+    @torch.compile
+    def step(x):
+        w.grad = None  # before anything reads w: the trace must still see the old .grad
+        loss = (w * x).sum()
+        loss.backward()
+        return loss
+
+    for i in range(5):
+        step(torch.full((3,), float(i)))
+        np.testing.assert_array_equal(w.grad.numpy(), np.full(3, float(i)))
+    assert _graphs() == 1 and "recompiles" not in counters["stats"]

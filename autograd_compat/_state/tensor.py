@@ -162,6 +162,8 @@ class Tensor(TensorMethods):
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        if modes.captures:  # a torch.compile trace: the .grad about to change is the caller's
+            modes.note_read(self)
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(_errors.GRAD_ASSIGN_TYPE.format(type_name=type(value).__name__))
@@ -182,6 +184,8 @@ class Tensor(TensorMethods):
 
     @grad.deleter
     def grad(self) -> None:
+        if modes.captures:
+            modes.note_read(self)
         self._grad = None
 
     @property
