@@ -229,7 +229,7 @@ class _Effects:
     def guard(self) -> tuple:
         """What the entry assumed about the captured state, as a value to compare."""
         return (
-            tuple((tuple(m.get().shape), m.get().dtype) for m in self.memories),
+            tuple((tuple(v.shape), v.dtype) for v in (m.get() for m in self.memories)),
             tuple(t._grad is not None for t, _ in self.grad_links),
             tuple(m.training for m in self.modules),
         )

@@ -196,12 +196,13 @@ def result_type(*operands) -> dtype:
     """
     tiers: list[dtype | None] = [None, None, None]
     for operand in operands:
-        if getattr(operand, "_wrapped_number", False):  # a Python number in a 0-d tensor
-            d = scalar_dtype(0.0 if operand.dtype.is_floating_point else 0)
-            tier = 2
-        elif hasattr(operand, "_value"):
+        if hasattr(operand, "_value"):
             d = operand.dtype
-            tier = 0 if operand.ndim else 1
+            if operand._wrapped_number:  # a Python number in a 0-d tensor (torch.compile)
+                d = scalar_dtype(0.0 if d.is_floating_point else 0)
+                tier = 2
+            else:
+                tier = 0 if operand.ndim else 1
         else:
             d = scalar_dtype(operand)
             tier = 2

@@ -70,6 +70,7 @@ class Tensor(TensorMethods):
     _storage: Alias | None  # declared for the type checker (layer 2's record); a slot above
     _grad: Tensor | None
 
+    _wrapped_number = False  # True for torch.compile's Python-number arguments (promotion)
     __array_priority__ = 1000  # numpy defers `ndarray + tensor` to Tensor.__radd__
 
     def _init_fields(self, value, grad_fn=None, output_nr: int = 0) -> None:
