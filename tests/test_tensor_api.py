@@ -6,11 +6,13 @@ from __future__ import annotations
 import copy
 import re
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import autograd_compat as torch
+from autograd_compat._pure import device as _device
 from autograd_compat._pure import errors as _errors
 from autograd_compat.autograd import Variable
 
@@ -187,3 +189,26 @@ def test_factories_copy_numpy_data(factory):
     t = getattr(torch, factory)(a)
     a[0] = 5.0
     np.testing.assert_array_equal(t.numpy(), np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.float32(2.5),
+        np.arange(6, dtype=np.float64).reshape(2, 3),
+        np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::2],  # not contiguous
+        np.array([True, False]),
+        np.ones(3, np.float16),
+        np.array([1 + 2j], np.complex64),
+        np.zeros((0, 4), np.float32),
+    ],
+    ids=["0d", "f64", "strided", "bool", "f16", "c64", "empty"],
+)
+def test_host_transfer_matches_device_put(array):
+    """The fast host-to-device transfer gives what `jax.device_put` gives: the same values,
+    dtype, shape and device, uncommitted (so jitted ops see one kind of argument)."""
+    expected = jax.device_put(array)
+    got = _device.host_to_device(np.asarray(array))
+    assert (got.shape, got.dtype, got.committed) == (expected.shape, expected.dtype, False)
+    assert got.devices() == expected.devices()
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))

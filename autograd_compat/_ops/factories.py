@@ -48,13 +48,13 @@ __all__ = [
 
 
 def _device_array(value, copy: bool = False) -> jax.Array:
-    """`value` as a jax.Array. Host (numpy) data goes through `jax.device_put`, which does not
-    compile: `jnp.asarray` and `jnp.full` compile once per shape (30-80 ms), which every new
-    batch shape would pay. On CPU device_put may alias the numpy buffer, so the user's arrays
-    are copied first (`copy`): a later write to them must not reach the tensor. Tracers and
-    jax arrays pass through."""
+    """`value` as a jax.Array. Host (numpy) data is transferred (`_device.host_to_device`),
+    not compiled: `jnp.asarray` and `jnp.full` compile once per shape (30-80 ms), which every
+    new batch shape would pay. On CPU the transfer may alias the numpy buffer, so the user's
+    arrays are copied first (`copy`): a later write to them must not reach the tensor. Tracers
+    and jax arrays pass through."""
     if isinstance(value, (np.ndarray, np.generic)):
-        return jax.device_put(np.array(value, copy=True) if copy else value)
+        return _device.host_to_device(np.array(value, copy=True) if copy else np.asarray(value))
     return jnp.asarray(value)
 
 

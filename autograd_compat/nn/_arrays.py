@@ -37,7 +37,7 @@ def place(array: np.ndarray, device=None, like=None):
     elif device is not None:
         target = _device.to_jax(device)
     if target is None or target == jax.devices()[0]:
-        return jax.device_put(array)
+        return _device.host_to_device(array)
     return jax.device_put(array, target)
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import collections.abc
 import numbers
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..._ops.factories import as_tensor, tensor
+from ..._pure import device as _device
 from ..._pure import dtypes as _dtypes
 from ..._state.tensor import Tensor
 from .dataset import IterableDataset, TensorDataset
@@ -236,7 +236,7 @@ class DataLoader:
         dataset = self.dataset
         if type(dataset) is TensorDataset and self.collate_fn is default_collate:
             # One gather per tensor instead of one index per sample; same values as collating.
-            index = Tensor._wrap(jax.device_put(np.asarray(indices, dtype=np.int64)))
+            index = Tensor._wrap(_device.host_to_device(np.asarray(indices, dtype=np.int64)))
             return [t[index] for t in dataset.tensors]
         if callable(getattr(dataset, "__getitems__", None)):
             data = dataset.__getitems__(indices)
