@@ -244,8 +244,9 @@ def penalty_torch(lib):
         for param, value in zip(critic.parameters(), (GP_W1, GP_B1, GP_W2, GP_B2)):
             param.copy_(lib.tensor(value))
 
-    def compute(interp):
+    def compute(real, fake, alpha):
         critic.zero_grad()
+        interp = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
         out = critic(interp)
         (g,) = lib.autograd.grad(out.sum(), interp, create_graph=True)
         penalty = ((g.norm(2, dim=1) - 1) ** 2).mean()
@@ -254,8 +255,7 @@ def penalty_torch(lib):
 
     def step(compute):
         real, fake, alpha = lib.tensor(GP_REAL), lib.tensor(GP_FAKE), lib.tensor(GP_ALPHA)
-        interp = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
-        penalty = compute(interp)
+        penalty = compute(real, fake, alpha)
         return penalty.item(), critic[0].weight.grad.numpy()
 
     return step, compute

@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
@@ -124,10 +125,21 @@ def _number_array(value):
     return jnp.asarray(value, jnp.int64 if isinstance(value, int) else jnp.float64)
 
 
+@functools.cache
+def _positional_treedef(n: int):
+    """The tree structure of `(args, kwargs)` for `n` tensor arguments and no keywords."""
+    return jax.tree_util.tree_structure(((0,) * n, {}))
+
+
 class _Arguments:
     """One call's arguments, split into tensors, runtime numbers and static leaves."""
 
     def __init__(self, compiled: CompiledFunction, args: tuple, kwargs: dict) -> None:
+        if not kwargs and all(type(x) is Tensor for x in args):  # the common call, flattened
+            self.leaves, self.treedef = list(args), _positional_treedef(len(args))
+            self.tensor_index, self.number_index = list(range(len(args))), []
+            self.static: tuple = ()
+            return
         leaves, self.treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
         self.leaves = leaves
         self.tensor_index = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
@@ -141,16 +153,12 @@ class _Arguments:
 
     def key(self) -> tuple:
         """The part of the guard computed from the arguments and the modes."""
+        leaves = self.leaves
         tensors = tuple(
-            (
-                tuple(self.leaves[i].shape),
-                self.leaves[i].dtype,
-                self.leaves[i].requires_grad,
-                self.leaves[i]._grad is not None,
-            )
-            for i in self.tensor_index
+            (t._value.shape, t._value.dtype, t._requires_grad, t._grad is not None)
+            for t in (leaves[i] for i in self.tensor_index)
         )
-        numbers = tuple((i, type(self.leaves[i])) for i in self.number_index)
+        numbers = tuple((i, type(leaves[i])) for i in self.number_index)
         state = _grad_mode._state
         return (
             self.treedef,
@@ -167,7 +175,8 @@ class _Arguments:
 
     def grads(self) -> list:
         """The `.grad` values of the tensor arguments that have one (accumulated into)."""
-        return [_grad_of(t) for t in self.tensors() if t._grad is not None]
+        tensors = (self.leaves[i] for i in self.tensor_index)
+        return [t._grad._value for t in tensors if t._grad is not None]
 
     def rebuild(self, tensor_values, number_values, grad_values=()) -> tuple:
         """(args, kwargs) with tracers in place of the tensors (with their `.grad`, for a
@@ -227,11 +236,14 @@ class _Effects:
         self.uses_rng = default_generator._key is not capture.rng_key
 
     def guard(self) -> tuple:
-        """What the entry assumed about the captured state, as a value to compare."""
+        """What the entry assumed about the captured state, as a value to compare; empty
+        when nothing was captured."""
+        if not (self.memories or self.grad_links or self.modules):
+            return ()
         return (
-            tuple((tuple(v.shape), v.dtype) for v in (m.get() for m in self.memories)),
-            tuple(t._grad is not None for t, _ in self.grad_links),
-            tuple(m.training for m in self.modules),
+            tuple([(v.shape, v.dtype) for v in [m.get() for m in self.memories]]),
+            tuple([t._grad is not None for t, _ in self.grad_links]),
+            tuple([m.training for m in self.modules]),
         )
 
 
@@ -264,12 +276,15 @@ class _Entry:
 
     def run(self, arguments: _Arguments):
         effects = self.effects
-        tensors = [arguments.leaves[i] for i in arguments.tensor_index]
-        numbers = [_number_array(arguments.leaves[i]) for i in arguments.number_index]
-        grads = arguments.grads()
-        runtime = [jnp.asarray(getter()) for getter in effects.getters]
-        key = [default_generator._key] if effects.uses_rng else []
-        inputs = [*tensors, *numbers, *self.roots(), *grads, *runtime, *key]
+        leaves = arguments.leaves
+        inputs = [leaves[i] for i in arguments.tensor_index]
+        inputs += [_number_array(leaves[i]) for i in arguments.number_index]
+        inputs += self.roots()
+        inputs += arguments.grads()
+        # runtime inputs are host arrays: jit transfers them itself, faster than jnp.asarray
+        inputs += [np.asarray(getter()) for getter in effects.getters]
+        if effects.uses_rng:
+            inputs.append(default_generator._key)
         # The writes happen during the call: the node sees the versions they leave behind.
         self._move_versions(1)
         try:
@@ -421,7 +436,7 @@ class CompiledFunction:
             return self._break(args, kwargs, "an argument that cannot be hashed", "")
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
-        if entry is not None and entry.guard != entry.effects.guard():
+        if entry is not None and entry.guard and entry.guard != entry.effects.guard():
             _count("stats", "recompiles")
             entry = None
         if entry is None:

@@ -109,8 +109,12 @@ def host_to_device(array: np.ndarray) -> jax.Array:
     if _batched_device_put is None or jax.config.jax_default_device is not None:
         return jax.device_put(array)
     device, sharding = _default_placement()
-    aval = ShapedArray(array.shape, array.dtype)
-    return _batched_device_put(aval, sharding, [array], [device], False)
+    return _batched_device_put(_aval(array.shape, array.dtype), sharding, [array], [device], False)
+
+
+@functools.lru_cache(maxsize=512)
+def _aval(shape: tuple, dtype: np.dtype):
+    return ShapedArray(shape, dtype)
 
 
 def from_jax(jax_device: jax.Device) -> device:
