@@ -178,6 +178,12 @@ def _breaks():
         y = (w * x).sum()
         return y * 2 if y.item() > 0 else y
 
+    def loop(x):
+        y = x * 2
+        while y.norm() < 1000:  # the seed example's doubling loop
+            y = y * 2
+        return y
+
     def prints(x):
         print(x)
         return x + 1
@@ -200,7 +206,7 @@ def _breaks():
     def equal(x):
         return x * 2 if torch.equal(x, w) else x
 
-    return [branch, prints, to_numpy, to_list, nonzero, masked, boolean_index, equal]
+    return [branch, loop, prints, to_numpy, to_list, nonzero, masked, boolean_index, equal]
 
 
 @pytest.mark.parametrize("fn", _breaks(), ids=lambda f: f.__name__)
@@ -246,6 +252,23 @@ def test_errors_are_the_eager_errors_and_leave_state_unchanged():
 
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         inplace_leaf(torch.ones(2))
+
+    w = torch.ones(2, requires_grad=True)
+
+    @torch.compile
+    def backward_twice(x):
+        loss = (w * x).exp().sum()
+        loss.backward()
+        loss.backward()
+
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        backward_twice(torch.ones(2))
+    assert w.grad is not None  # the eager first call's first backward
+    grad = w.grad.numpy().copy()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        backward_twice(torch.ones(2))
+    # a compiled call commits all or nothing: the first backward's gradient is not kept
+    np.testing.assert_array_equal(w.grad.numpy(), grad)
 
 
 def test_compiler_namespace():
@@ -311,3 +334,41 @@ def test_a_step_that_clears_grads_itself_compiles_once():
         step(torch.full((3,), float(i)))
         np.testing.assert_array_equal(w.grad.numpy(), np.full(3, float(i)))
     assert _graphs() == 1 and "recompiles" not in counters["stats"]
+
+
+def _scheduled_training(compile_step: bool, schedule: str) -> tuple[list, list]:
+    """50 steps with a learning rate (and, for OneCycleLR, a momentum) that changes every step
+    and a Python loss weight that changes every call."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    if schedule == "onecycle":
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=50)
+    else:
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.7)
+
+    def step(x, y, weight):
+        opt.zero_grad()
+        loss = weight * nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        sched.step()
+        return loss
+
+    if compile_step:
+        step = torch.compile(step)
+    torch.manual_seed(1)
+    x, y = torch.randn(6, 4), torch.randint(0, 3, (6,))
+    losses = [step(x, y, 1.0 / (1 + i)).item() for i in range(50)]
+    return losses, [p.detach().numpy().copy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("schedule", ["onecycle", "steplr"])
+def test_a_50_step_schedule_with_a_changing_loss_weight_compiles_at_most_twice(schedule):
+    eager = _scheduled_training(False, schedule)
+    compiled = _scheduled_training(True, schedule)
+    assert _graphs() <= 2 and counters["graph_break"] == {}
+    np.testing.assert_allclose(compiled[0], eager[0], rtol=1e-6, atol=1e-7)
+    for ours, theirs in zip(compiled[1], eager[1]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
