@@ -37,7 +37,8 @@ class Workload:
     name: str
     torch_code: Callable[[Any], tuple[Callable, Callable]]
     jax_code: Callable[[], Callable[[], Any]]
-    torch_target: bool  # one of the issue's "≥ 4x faster than PyTorch eager" workloads
+    torch_target: bool  # one of issue 9's "≥ 4x faster than PyTorch eager" workloads
+    compile_target: bool = True  # in issue 9's compiled/jit geomean (traceable as one program)
 
 
 # ----------------------------------------------------------------------------- 1. seed
@@ -104,6 +105,50 @@ def chain_jax():
     def step():
         out, g = value_and_grad(CHAIN_DATA)
         return float(out), np.asarray(g)
+
+    return step
+
+
+# ----------------------------------------------------------------------------- 2b. doubling loop
+LOOP_DATA = np.array([0.3, -1.2, 0.8], np.float32)
+LOOP_WEIGHTS = np.array([0.1, 1.0, 0.0001], np.float32)
+
+
+def loop_torch(lib):
+    """The seed's doubling loop: y = 2x doubled while `y.data.norm() < 1000`, `y.backward(v)`:
+    Python control flow on a tensor's value, read to host every iteration."""
+
+    def compute(x, v):
+        y = x * 2
+        while y.data.norm() < 1000:
+            y = y * 2
+        y.backward(v)
+        return y
+
+    def step(compute):
+        x = lib.tensor(LOOP_DATA, requires_grad=True)
+        y = compute(x, lib.tensor(LOOP_WEIGHTS))
+        return y.detach().numpy(), x.grad.numpy()
+
+    return step, compute
+
+
+def loop_jax():
+    def scale(x):
+        """2^k, k the doublings the loop makes (its value is no function of x to derive)."""
+        doubled = jax.lax.while_loop(
+            lambda c: jnp.linalg.norm(c[0]) < 1000, lambda c: (c[0] * 2, c[1] * 2), (x * 2, 2.0)
+        )
+        return jax.lax.stop_gradient(doubled[1])
+
+    @jax.jit
+    def run(x, v):
+        y, vjp = jax.vjp(lambda x: x * scale(x), x)
+        return y, vjp(v)[0]
+
+    def step():
+        y, g = run(LOOP_DATA, LOOP_WEIGHTS)
+        return np.asarray(y), np.asarray(g)
 
     return step
 
@@ -284,6 +329,7 @@ def penalty_jax():
 WORKLOADS = [
     Workload("seed example (2x2)", seed_torch, seed_jax, True),
     Workload("200-op elementwise chain (16)", chain_torch, chain_jax, True),
+    Workload("seed doubling loop (3)", loop_torch, loop_jax, False, compile_target=False),
     Workload("MLP 64x784-256-10 + SGD", mlp_torch, mlp_jax, False),
     Workload("tanh(X@W1)@W2, 1024^2", matmul_torch, matmul_jax, False),
     Workload("double backward (1000)", double_torch, double_jax, True),

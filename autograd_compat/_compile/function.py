@@ -81,11 +81,22 @@ def _user_frame(tb) -> str:
     return place
 
 
+_JAX_REASONS = {
+    jax.errors.TracerBoolConversionError: "a tensor's value used as a Python bool",
+    jax.errors.TracerArrayConversionError: "a tensor's value read into numpy or Python",
+    jax.errors.TracerIntegerConversionError: "a tensor's value used as a Python int",
+    jax.errors.ConcretizationTypeError: "a tensor's value needed by Python",
+}
+
+
 def _reason(error: BaseException) -> str:
-    """A graph break's reason: our own breaks say what they are; JAX's by their type."""
+    """A graph break's reason: our own breaks say what they are; JAX's what they mean, with
+    the error's type (what a search finds)."""
     if isinstance(error, _errors.GraphBreak) and str(error):
         return str(error).splitlines()[0]
-    return type(error).__name__
+    meaning = _JAX_REASONS.get(type(error))
+    name = type(error).__name__
+    return f"{meaning}: {name}" if meaning else name
 
 
 # ----------------------------------------------------------------------------- counters
