@@ -37,6 +37,9 @@ FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than t
 CACHE_SIZE = 1024  # structures remembered; past this the caches start over
 _seen: dict = {}
 _fused: dict = {}
+# `.grad` accumulation is a read-modify-write: backwards in several threads into one leaf must
+# not lose a term (PyTorch locks per AccumulateGrad). One lock; held for the add and store only.
+_accumulation = threading.RLock()
 
 
 class _Tasks(threading.local):
@@ -342,12 +345,13 @@ def _add(a, b):
 def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
     """Sum `grad` into `tensor.grad` as PyTorch's AccumulateGrad: out of place, keeping the
     graph, under create_graph; into the existing `.grad` object otherwise."""
-    if create_graph:
-        tensor._grad = _add(tensor._grad, grad)
-        return
-    with _grad_mode.no_grad():
-        total = _add(tensor._grad, grad)
-    _store_grad(tensor, total._value)
+    with _accumulation:
+        if create_graph:
+            tensor._grad = _add(tensor._grad, grad)
+            return
+        with _grad_mode.no_grad():
+            total = _add(tensor._grad, grad)
+        _store_grad(tensor, total._value)
 
 
 def _store_grad(tensor: Tensor, total) -> None:
@@ -484,11 +488,12 @@ def _run_fused(fused, order: list, seeds: list, sinks: list) -> list:
     """Run the backward as one call of its fused function and store the leaf gradients."""
     leaves = [order[i].variable for i in sinks]
     saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
-    existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
-    totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
-    for leaf, total in zip(leaves, totals):
-        if total is not None:
-            _store_grad(leaf, total)
+    with _accumulation:  # the existing grads are read, summed into and stored as one step
+        existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
+        totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
+        for leaf, total in zip(leaves, totals):
+            if total is not None:
+                _store_grad(leaf, total)
     return [None if c is None else Tensor._wrap(c) for c in captured]
 
 
