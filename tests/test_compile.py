@@ -372,3 +372,38 @@ def test_a_50_step_schedule_with_a_changing_loss_weight_compiles_at_most_twice(s
     np.testing.assert_allclose(compiled[0], eager[0], rtol=1e-6, atol=1e-7)
     for ours, theirs in zip(compiled[1], eager[1]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+
+
+def test_a_compiled_step_donates_the_buffers_it_replaces_unless_something_else_holds_them():
+    """Parameters and optimizer state are updated over their old buffers (one copy of the
+    model), but a buffer something else still holds (here a raw array) is left whole."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    @torch.compile
+    def step(x):
+        opt.zero_grad()
+        loss = model(x).pow(2).sum()
+        loss.backward()
+        opt.step()
+        return loss
+
+    def buffers():
+        momentum = [opt.state[p]["momentum_buffer"] for p in model.parameters()]
+        return [t._value.unsafe_buffer_pointer() for t in [*model.parameters(), *momentum]]
+
+    x = torch.ones(2, 4)
+    step(x)  # eager warm-up: makes the momentum buffers
+    step(x)  # compiles
+    before = buffers()
+    step(x)
+    assert buffers() == before
+    kept = model.weight._value
+    old = np.asarray(kept).copy()
+    view = model.weight.detach()  # shares the parameter's memory, as in PyTorch
+    step(x)
+    assert not kept.is_deleted()
+    np.testing.assert_array_equal(np.asarray(kept), old)
+    np.testing.assert_array_equal(view.numpy(), model.weight.detach().numpy())
+    assert not np.array_equal(view.numpy(), old)

@@ -60,6 +60,13 @@ class Memory:
         """The live tensors over this memory."""
         return [self.tensor] if self.buffer is None else list(self.buffer.members)
 
+    def holders(self, value) -> int:
+        """How many references to its root `value` the memory itself keeps (the buffer and
+        the members that show the whole of it): any more, and something else holds it."""
+        if self.buffer is None:
+            return 1
+        return (self.buffer.value is value) + sum(m._value is value for m in self.buffer.members)
+
 
 class GradMemory:
     """The `.grad` of a captured tensor as a memory: whatever gradient object the tensor holds
@@ -82,6 +89,9 @@ class GradMemory:
 
     def set(self, value) -> None:
         Memory(self.tensor).set(value)
+
+    def holders(self, value) -> int:
+        return Memory(self.tensor).holders(value)
 
     def tensors(self) -> list[Tensor]:
         return [self.tensor]

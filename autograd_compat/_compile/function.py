@@ -23,6 +23,7 @@ graph break: the call runs eagerly, with one warning naming the place (an error 
 from __future__ import annotations
 
 import functools
+import sys
 import traceback
 import warnings
 from collections.abc import Callable
@@ -81,7 +82,7 @@ def _user_frame(tb) -> str:
     return place
 
 
-_JAX_REASONS = {
+_JAX_REASONS: dict[type, str] = {
     jax.errors.TracerBoolConversionError: "a tensor's value used as a Python bool",
     jax.errors.TracerArrayConversionError: "a tensor's value read into numpy or Python",
     jax.errors.TracerIntegerConversionError: "a tensor's value used as a Python int",
@@ -274,6 +275,9 @@ class _Entry:
             "CompiledFunctionBackward",
             functools.partial(_run_traced, entry=self, fn=compiled.fn),
         )
+        # (input position, memory) of the buffers a call donates, planned after the first
+        self.donated: list[tuple[int, Memory | GradMemory]] | None = None
+        self.donating: Callable | None = None  # the program that donates them
 
     def roots(self) -> list:
         """The captured memories as op inputs: a tensor over the root (for the gradient edge)
@@ -288,18 +292,19 @@ class _Entry:
     def run(self, arguments: _Arguments):
         effects = self.effects
         leaves = arguments.leaves
-        inputs = [leaves[i] for i in arguments.tensor_index]
-        inputs += [_number_array(leaves[i]) for i in arguments.number_index]
-        inputs += self.roots()
-        inputs += arguments.grads()
+        tensors = [leaves[i] for i in arguments.tensor_index]
+        numbers = [_number_array(leaves[i]) for i in arguments.number_index]
         # runtime inputs are host arrays: jit transfers them itself, faster than jnp.asarray
-        inputs += [np.asarray(getter()) for getter in effects.getters]
-        if effects.uses_rng:
-            inputs.append(default_generator._key)
+        runtime = [np.asarray(getter()) for getter in effects.getters]
+        key = [default_generator._key] if effects.uses_rng else []
         # The writes happen during the call: the node sees the versions they leave behind.
         self._move_versions(1)
         try:
-            results = self._apply(inputs)
+            if self.differentiable:
+                inputs = [*tensors, *numbers, *self.roots(), *arguments.grads(), *runtime, *key]
+                results = list(apply(self.op, *inputs))
+            else:
+                results = self._run_program(tensors, numbers, runtime, key, arguments)
         except BaseException:
             self._move_versions(-1)
             raise
@@ -313,14 +318,49 @@ class _Entry:
             for t, move in moves:
                 (memory.tensor if t is None else t)._version_counter[0] += sign * move
 
-    def _apply(self, inputs: list) -> list:
-        """Run the program: as one recorded op, or, for a step that ran its own backward,
-        unrecorded (its outputs are no node's: PyTorch's are freed by that backward); the
-        program traces in the caller's grad mode either way."""
-        if self.differentiable:
-            return list(apply(self.op, *inputs))
-        values = [x._value if isinstance(x, Tensor) else x for x in inputs]
-        return [Tensor._wrap(v) for v in self.op.compiled(())(*values)]
+    def _run_program(self, tensors, numbers, runtime, key, arguments) -> list:
+        """Run the program of a step that ran its own backward, unrecorded (its outputs are
+        no node's: PyTorch's are freed by that backward), in the caller's grad mode.
+
+        The buffers it replaces (parameters, optimizer state, gradients) are donated, so XLA
+        writes the new values over the old and a step does not hold two copies of the model,
+        when nothing but their memory holds them: a saved tensor of an older graph or a raw
+        array the user kept would be left deleted (numpy views JAX itself keeps whole)."""
+        values = [t._value for t in tensors]
+        values += numbers
+        values += [memory.get() for memory in self.effects.memories]
+        values += arguments.grads()
+        values += runtime
+        values += key
+        program = self.op.compiled(())
+        if self.donated and all(
+            # references: the memory's own, `values`, and getrefcount's argument
+            sys.getrefcount(values[position]) <= 2 + memory.holders(values[position])
+            for position, memory in self.donated
+        ):
+            program = self.donating
+        results = program(*values)
+        if self.donated is None:
+            self._plan_donation(values, results)
+        return [Tensor._wrap(v) for v in results]
+
+    def _plan_donation(self, values: list, results) -> None:
+        """After the first call: the inputs to donate, the replaced memories whose new value
+        has the old one's shape and dtype (XLA reuses only those), and their program."""
+        effects, arguments = self.effects, self.arguments
+        first = len(arguments.tensor_index) + len(arguments.number_index)
+        result = len(self.out_tensor_index)
+        self.donated = []
+        for k, (memory, written) in enumerate(zip(effects.memories, effects.written)):
+            if not written:
+                continue
+            old, new = values[first + k], results[result]
+            result += 1
+            if (old.shape, old.dtype) == (new.shape, new.dtype):
+                self.donated.append((first + k, memory))
+        if self.donated:
+            positions = tuple(position for position, _ in self.donated)
+            self.donating = jax.jit(self.op.fn, donate_argnums=positions)
 
     def _write_back(self, results: list, arguments: _Arguments):
         """Commit the new state as the eager call would have, then rebuild the outputs."""

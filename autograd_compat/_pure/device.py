@@ -106,7 +106,8 @@ def host_to_device(array: np.ndarray) -> jax.Array:
     device_put spends ~40 us in Python per call, more than a whole small op; this goes
     straight to jaxlib's transfer, which `jax.jit` uses for numpy arguments. The caller owns
     `array` (on CPU the result may alias it)."""
-    if _batched_device_put is None or jax.config.jax_default_device is not None:
+    default_device = jax.config.jax_default_device  # type: ignore[attr-defined]
+    if _batched_device_put is None or default_device is not None:
         return jax.device_put(array)
     device, sharding = _default_placement()
     return _batched_device_put(_aval(array.shape, array.dtype), sharding, [array], [device], False)
