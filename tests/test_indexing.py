@@ -341,3 +341,37 @@ def test_index_errors_say_pytorch_text():
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
         x[[1, 5]] = 0.0
     assert x._version == 0
+
+
+def test_varying_positions_reuse_one_compiled_function():
+    """`x[i]`, `x[i, j]`, `x[i:i+5]`, `narrow`, `select` and `x[i] = v` for every position
+    compile once per shape of view, not once per position (each compile is ~100 ms)."""
+    from autograd_compat._pure.op import registered_ops
+
+    def compiled_count():
+        ops = registered_ops().values()
+        return sum(
+            len(op._compiled) + len(op._vjp_op._compiled if op._vjp_op else ()) for op in ops
+        )
+
+    x = torch.randn(20, 20, requires_grad=True)
+    buffer = torch.zeros(20, 20)
+
+    def touch(i):
+        x[i].sum().backward()
+        x[i, 19 - i].item()
+        x[i : i + 5].sum().backward()
+        x.narrow(1, i, 3).sum().backward()
+        x.select(1, i).sum().backward()
+        buffer[i] = float(i)
+        buffer[i, 2:4] = torch.ones(2)
+
+    for i in range(3):
+        touch(i)
+    before = compiled_count()
+    for i in range(3, 15):
+        touch(i)
+    assert compiled_count() == before
+    np.testing.assert_allclose(x.grad.numpy().sum(), 15 * (20 + 5 * 20 + 3 * 20 + 20))
+    np.testing.assert_array_equal(buffer.numpy()[:15, 0], np.arange(15.0))
+    np.testing.assert_array_equal(buffer.numpy()[:15, 2:4], np.ones((15, 2)))

@@ -39,6 +39,7 @@ from .._tape.views import (
     layout_of,
     layout_op,
     overlapping,
+    shaped,
     view_of,
 )
 from .._tape.views import scatter as scatter_view
@@ -293,26 +294,28 @@ def _parse_index(shape: tuple, index, optimize_single_slice: bool):
     return tuple(ops), advanced, single
 
 
-def _advanced_key(x, *arrays, ops, dims):
-    x = view_of(x, ops=ops)
+def _advanced_key(x, starts, *arrays, ops, dims):
+    x = view_of(x, starts, ops=ops)
     index = [slice(None)] * x.ndim
     for d, a in zip(dims, arrays):
         index[d] = a
     return x, tuple(index)
 
 
-def _index(x, *arrays, ops, dims):
-    x, index = _advanced_key(x, *arrays, ops=ops, dims=dims)
+def _index(x, starts, *arrays, ops, dims):
+    x, index = _advanced_key(x, starts, *arrays, ops=ops, dims=dims)
     return x[index]
 
 
 def _index_put(x, value, *arrays, dims, shape):
-    _, index = _advanced_key(x, *arrays, ops=(), dims=dims)
+    _, index = _advanced_key(x, (), *arrays, ops=(), dims=dims)
     value = jnp.reshape(value, shape).astype(x.dtype)
     return x.at[index].set(value, unique_indices=True)  # duplicates: each gets the gradient
 
 
-# saves="others": the vjp needs the index arrays (never the indexed tensor)
+_NO_STARTS = np.zeros(0, np.int64)  # the positions of no view op
+
+# saves="others": the vjp needs the index arrays and view positions (never the indexed tensor)
 _INDEX = register("index", _index, node="IndexBackward0", shown_inputs=(0,), saves="others")
 _INDEX_PUT = register(
     "index_put", _index_put, node="IndexPutBackward0", shown_inputs=(0, 1), saves="others"
@@ -358,8 +361,9 @@ def getitem(self, index):
         ) from None
     if ops and self._requires_grad and _grad_mode._state.enabled:
         # PyTorch's graph: IndexBackward0 of the basic part's view nodes
-        return apply(_INDEX, _basic_view(self, ops), *arrays, ops=(), dims=dims)
-    return apply(_INDEX, self, *arrays, ops=ops, dims=dims)
+        return apply(_INDEX, _basic_view(self, ops), _NO_STARTS, *arrays, ops=(), dims=dims)
+    static, starts = shaped(ops)
+    return apply(_INDEX, self, starts, *arrays, ops=static, dims=dims)
 
 
 def _strip_leading_ones(shape: tuple) -> tuple:
@@ -434,15 +438,15 @@ def _index_put_plan(target_shape: tuple, advanced: list, value) -> tuple:
     return dims, arrays, value_shape
 
 
-def _assign(x, value, *arrays, ops, dims, shape):
-    """`x` with `value` written at an index (basic `ops`, then advanced `dims`), as one pure
-    function: the unrecorded item assignment."""
-    target = view_of(x, ops=ops)
+def _assign(x, value, starts, *arrays, ops, dims, shape):
+    """`x` with `value` written at an index (basic `ops` at `starts`, then advanced `dims`),
+    as one pure function: the unrecorded item assignment."""
+    target = view_of(x, starts, ops=ops)
     if dims is None:
         new = jnp.broadcast_to(jnp.reshape(value, shape).astype(x.dtype), target.shape)
     else:
         new = _index_put(target, value, *arrays, dims=dims, shape=shape)
-    return scatter_view(x, new, ops)
+    return scatter_view(x, new, starts, ops)
 
 
 _ASSIGN = register("_internal.assign", _assign, node="AssignBackward", differentiable=False)
@@ -493,8 +497,9 @@ def setitem(self, index, value) -> None:
         if overlapping(layout):
             raise RuntimeError(OVERLAP)
         values = value._value if isinstance(value, Tensor) else value
-        key = (("ops", ops), ("dims", dims), ("shape", shape))
-        self._set_value(_ASSIGN.compiled(key)(self._value, values, *arrays))
+        static, starts = shaped(ops)
+        key = (("ops", static), ("dims", dims), ("shape", shape))
+        self._set_value(_ASSIGN.compiled(key)(self._value, values, starts, *arrays))
         self._version_counter[0] += 1
         return
     assert target is not None  # the recorded path set it above

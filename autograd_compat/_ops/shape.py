@@ -5,8 +5,9 @@ repeat/tile, and constant pad.
 
 View ops return tensors that share memory with their input (`_views.make_view`): an in-place
 change through either is seen by the other, as in PyTorch. Every view op is a registered op
-whose pure function is `_views.view_of` with a static tuple of primitive view ops, so its
-gradient is jax.vjp of that function. split, chunk and tensor_split return views of their
+whose pure function is `_views.view_of` of a static tuple of primitive view ops and their
+positions (a runtime input: `x[i]` compiles once for every `i`), so its gradient is jax.vjp of
+that function. split, chunk and tensor_split return views of their
 input, and flatten, unflatten, movedim and swapaxes do where PyTorch's do.
 """
 
@@ -37,6 +38,7 @@ from .._tape.views import (
     layout_of,
     layout_op,
     make_view,
+    shaped,
     view_of,
 )
 
@@ -79,7 +81,7 @@ __all__ = [
 
 
 def _view_op(op_id: str, node: str):
-    return register(op_id, view_of, node=node, saves="none")
+    return register(op_id, view_of, node=node, saves="positions", shown_inputs=(0,))
 
 
 _VIEW = _view_op("view", "ViewBackward0")
@@ -125,15 +127,21 @@ _VIEW_STRIDE = (
 )
 
 
+def _apply_view(op, input: Tensor, ops: tuple) -> Tensor:
+    """Run the view `ops` of `input` as `op`: compiled per shape of view, placed at run time."""
+    static, starts = shaped(ops)
+    return apply(op, input, starts, ops=static)
+
+
 def _view(op, input: Tensor, ops: tuple, layout: tuple | None = None) -> Tensor:
     """Apply a view op (recorded as `op`) and make the result a view of `input`."""
-    return make_view(input, apply(op, input, ops=ops), ops, layout)
+    return make_view(input, _apply_view(op, input, ops), ops, layout)
 
 
 def _inplace_view(self: Tensor, op, ops: tuple) -> Tensor:
     """A view op applied to `self` in place (t_, squeeze_...): same memory, new geometry."""
     check_inplace(self)
-    out = apply(op, self, ops=ops)
+    out = _apply_view(op, self, ops)
     rec = self._storage
     if rec is not None:
         layout = layout_of(self)
@@ -176,7 +184,7 @@ def reshape(input, *shape):
     layout = layout_of(input)
     strides = compute_stride(layout[0], layout[1], shape)
     if strides is None:
-        return apply(_UNSAFE_VIEW, apply(_CLONE, input), ops=ops)
+        return _apply_view(_UNSAFE_VIEW, apply(_CLONE, input), ops)
     op = _VIEW if is_contiguous(layout) else _RESHAPE_ALIAS
     return _view(op, input, ops, (shape, strides, layout[2]))
 

@@ -31,6 +31,8 @@ class Op:
     needs, as PyTorch decides what a node saves:
     "all"; "none" for linear ops (add, sum, reshape, indexing), whose vjp reads only shapes;
     "others" for multilinear ops (mul, matmul), whose vjp for one input reads only the others;
+    "positions" for view ops, linear but placed by their last input, a host array of int64
+    positions (see `_tape.views.shaped`), which is all they save;
     "output" for ops PyTorch differentiates from their result (exp, tanh, sigmoid, sqrt, relu,
     softmax): the vjp still reads the inputs (immutable snapshots), but the version check
     watches the result, so an in-place change of the result fails backward and an in-place

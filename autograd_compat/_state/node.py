@@ -146,7 +146,8 @@ class Node(_NodeMethods):
         self.placeholders = placeholders
         self.versions = versions
         self.out_meta = out_meta
-        self.had_saved = any(saved_mask)
+        # a view op's saved positions are metadata, as PyTorch's sizes: never freed
+        self.had_saved = any(saved_mask) and op.saves != "positions"
         self._init_hooks(next(_sequence))
 
     def name(self) -> str:
@@ -170,7 +171,8 @@ class Node(_NodeMethods):
 
     def release(self) -> None:
         """Free the saved primals (after a backward without retain_graph)."""
-        self.saved = None
+        if self.had_saved:
+            self.saved = None
 
     def check_alive(self) -> None:
         """PyTorch's 'backward a second time' error if the saved values were freed."""

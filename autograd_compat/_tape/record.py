@@ -32,6 +32,8 @@ def _saved_mask(saves: str, requires: tuple) -> tuple:
         return _SAVE_ALL.get(n) or (True,) * n
     if saves == "none":
         return _SAVE_NONE.get(n) or (False,) * n
+    if saves == "positions":
+        return (False,) * (n - 1) + (True,)
     needed = sum(requires)
     return tuple([needed - r > 0 for r in requires])  # "others": another input needs a grad
 

@@ -140,14 +140,43 @@ def record_of(t) -> Alias:
 
 
 # ----------------------------------------------------------------------------- pure functions
-def _apply_op(x, op):
-    """One primitive view op on an array."""
+_PLACED = ("select", "slice")  # the view ops whose position is a runtime input
+
+
+def shaped(ops: tuple) -> tuple[tuple, np.ndarray]:
+    """`ops` split into what fixes the view's shape (static, a compile key) and where the view
+    lies (select's index, slice's start: one runtime int64 input), so `x[i]` for every `i`,
+    or a window sliding along `x`, reuses one compiled function. A shaped slice keeps its
+    length in place of its stop."""
+    static, starts = [], []
+    for op in ops:
+        kind = op[0]
+        if kind == "select":
+            static.append(("select", op[1], None))
+            starts.append(op[2])
+        elif kind == "slice":
+            _, dim, start, stop, step = op
+            static.append(("slice", dim, None, len(range(start, stop, step)), step))
+            starts.append(start)
+        else:
+            static.append(op)
+    return tuple(static), np.array(starts, np.int64)
+
+
+def _span(length: int, step: int) -> int:
+    """How many elements a slice of `length` elements by `step` spans."""
+    return (length - 1) * step + 1 if length else 0
+
+
+def _apply_op(x, op, start=None):
+    """One primitive view op on an array; `start` is the position of a shaped select/slice."""
     kind = op[0]
     if kind == "select":
-        return lax.index_in_dim(x, op[2], op[1], keepdims=False)
+        return lax.dynamic_index_in_dim(x, start, op[1], keepdims=False)
     if kind == "slice":
-        _, dim, start, stop, step = op
-        return lax.slice_in_dim(x, start, stop, step, dim)
+        _, dim, _, length, step = op
+        window = lax.dynamic_slice_in_dim(x, start, _span(length, step), dim)
+        return window if step == 1 else lax.slice_in_dim(window, 0, None, step, dim)
     if kind == "unsqueeze":
         return lax.expand_dims(x, (op[1],))
     if kind == "squeeze":
@@ -164,16 +193,17 @@ def _apply_op(x, op):
     raise ValueError(f"unknown view op {op!r}")
 
 
-def _scatter_op(x, v, op):
+def _scatter_op(x, v, op, start=None):
     """`x` with the elements that `op` views replaced by `v` (the exact inverse write)."""
     kind = op[0]
     if kind == "select":
-        return lax.dynamic_update_index_in_dim(x, v, op[2], op[1])
+        return lax.dynamic_update_index_in_dim(x, v, start, op[1])
     if kind == "slice":
-        _, dim, start, stop, step = op
-        if step == 1:
-            return lax.dynamic_update_slice_in_dim(x, v, start, dim)
-        return x.at[(slice(None),) * dim + (slice(start, stop, step),)].set(v)
+        _, dim, _, length, step = op
+        if step != 1:  # write every step-th element of the window the slice spans
+            window = lax.dynamic_slice_in_dim(x, start, _span(length, step), dim)
+            v = window.at[(slice(None),) * dim + (slice(None, None, step),)].set(v)
+        return lax.dynamic_update_slice_in_dim(x, v, start, dim)
     if kind == "unsqueeze":
         return lax.squeeze(v, (op[1],))
     if kind in ("squeeze", "view"):
@@ -203,42 +233,78 @@ def _scatter_op(x, v, op):
     raise ValueError(f"unknown view op {op!r}")
 
 
-def view_of(x, *, ops):
-    """The view `ops` of `x` (the pure function of every view op)."""
+def view_of(x, starts, *, ops):
+    """The view `ops` (shaped, see `shaped`) of `x` at `starts`: the pure function of every
+    view op."""
+    positions = iter(starts)
     for op in ops:
-        x = _apply_op(x, op)
+        x = _apply_op(x, op, next(positions) if op[0] in _PLACED else None)
     return x
 
 
-def scatter(x, v, ops):
-    """`x` with its view `ops` replaced by `v` (exact: data movement only)."""
+def scatter(x, v, starts, ops):
+    """`x` with its view `ops` at `starts` replaced by `v` (exact: data movement only)."""
+    return _scatter(x, v, iter(starts), ops)
+
+
+def _scatter(x, v, positions, ops):
     if not ops:
         return v
-    inner = _apply_op(x, ops[0])
-    return _scatter_op(x, scatter(inner, v, ops[1:]), ops[0])
+    start = next(positions) if ops[0][0] in _PLACED else None
+    inner = _apply_op(x, ops[0], start)
+    return _scatter_op(x, _scatter(inner, v, positions, ops[1:]), ops[0], start)
 
 
-def _rel_view(base, *, rel):
+def _rel_view(base, starts, *, rel):
     """The view of `base` described by a relative spec (see `relative`)."""
     prefix, ops, root_shape = rel
     if prefix is None:
-        return view_of(base, ops=ops)
-    root = scatter(jnp.zeros(root_shape, base.dtype), base, prefix)
-    return view_of(root, ops=ops)
+        return view_of(base, starts, ops=ops)
+    n = _placed_count(prefix)
+    root = scatter(jnp.zeros(root_shape, base.dtype), base, starts[:n], prefix)
+    return view_of(root, starts[n:], ops=ops)
 
 
-def _rel_scatter(base, value, *, rel):
+def _rel_scatter(base, value, starts, *, rel):
     """`base` with its view `rel` replaced by `value`: CopySlices' pure function."""
     prefix, ops, root_shape = rel
     value = value.astype(base.dtype)
     if prefix is None:
-        return scatter(base, value, ops)
-    root = scatter(jnp.zeros(root_shape, base.dtype), base, prefix)
-    return view_of(scatter(root, value, ops), ops=prefix)
+        return scatter(base, value, starts, ops)
+    n = _placed_count(prefix)
+    root = scatter(jnp.zeros(root_shape, base.dtype), base, starts[:n], prefix)
+    return view_of(scatter(root, value, starts[n:], ops), starts[:n], ops=prefix)
 
 
-COPY_SLICES = register("_internal.copy_slices", _rel_scatter, node=COPY_SLICES_NAME, saves="none")
-AS_STRIDED = register("_internal.as_strided", _rel_view, node="AsStridedBackward0", saves="none")
+def _placed_count(ops: tuple) -> int:
+    return sum(op[0] in _PLACED for op in ops)
+
+
+def shaped_rel(rel: tuple) -> tuple[tuple, np.ndarray]:
+    """A relative spec split as `shaped` splits ops: (static spec, the prefix's starts then
+    the ops')."""
+    prefix, ops, root_shape = rel
+    static_ops, starts = shaped(ops)
+    if prefix is None:
+        return (None, static_ops, root_shape), starts
+    static_prefix, prefix_starts = shaped(prefix)
+    return (static_prefix, static_ops, root_shape), np.concatenate([prefix_starts, starts])
+
+
+COPY_SLICES = register(
+    "_internal.copy_slices",
+    _rel_scatter,
+    node=COPY_SLICES_NAME,
+    saves="positions",
+    shown_inputs=(0, 1),
+)
+AS_STRIDED = register(
+    "_internal.as_strided",
+    _rel_view,
+    node="AsStridedBackward0",
+    saves="positions",
+    shown_inputs=(0,),
+)
 
 
 def _root_rel(spec: tuple) -> tuple:
@@ -511,8 +577,9 @@ def commit_tangent(t, result) -> None:
     if rec is not None and rec.base is not None:
         base = rec.base
         old = base._fw_grad._value if base._fw_grad is not None else jnp.zeros_like(base._value)
-        scatter = COPY_SLICES.compiled((("rel", relative(rec, base._storage)),))
-        set_tangent(base, Tensor._wrap(scatter(old, tangent._value)))
+        rel, starts = shaped_rel(relative(rec, base._storage))
+        scatter = COPY_SLICES.compiled((("rel", rel),))
+        set_tangent(base, Tensor._wrap(scatter(old, tangent._value, starts)))
 
 
 def write(t, value) -> None:
@@ -520,7 +587,8 @@ def write(t, value) -> None:
     rec = record_of(t)
     buf = rec.buffer
     if rec.spec:
-        root = COPY_SLICES.compiled((("rel", _root_rel(rec.spec)),))(buf.value, value)
+        rel, starts = shaped_rel(_root_rel(rec.spec))
+        root = COPY_SLICES.compiled((("rel", rel),))(buf.value, value, starts)
     else:
         root = value
     buf.value = root
@@ -548,7 +616,8 @@ def view_member(root, spec: tuple):
     """A member's value recomputed from the root value (jitted, cached per spec)."""
     if not spec:
         return root
-    return AS_STRIDED.compiled((("rel", _root_rel(spec)),))(root)
+    rel, starts = shaped_rel(_root_rel(spec))
+    return AS_STRIDED.compiled((("rel", rel),))(root, starts)
 
 
 def _views_of(base):
@@ -609,7 +678,8 @@ def view_grad_fn(t):
         previous = _grad_mode._state.enabled
         _grad_mode._state.enabled = True
         try:
-            node = apply(AS_STRIDED, base, rel=relative(rec, base._storage))._grad_fn
+            rel, starts = shaped_rel(relative(rec, base._storage))
+            node = apply(AS_STRIDED, base, starts, rel=rel)._grad_fn
         finally:
             _grad_mode._state.enabled = previous
         t._grad_fn = node
@@ -659,7 +729,8 @@ def commit(t, result) -> None:
         previous = _grad_mode._state.enabled
         _grad_mode._state.enabled = True
         try:
-            new_base = apply(COPY_SLICES, base, result, rel=relative(rec, base._storage))
+            rel, starts = shaped_rel(relative(rec, base._storage))
+            new_base = apply(COPY_SLICES, base, result, starts, rel=rel)
         finally:
             _grad_mode._state.enabled = previous
         write(base, new_base._value)
