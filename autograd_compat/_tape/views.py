@@ -148,7 +148,8 @@ def shaped(ops: tuple) -> tuple[tuple, np.ndarray]:
     lies (select's index, slice's start: one runtime int64 input), so `x[i]` for every `i`,
     or a window sliding along `x`, reuses one compiled function. A shaped slice keeps its
     length in place of its stop."""
-    static, starts = [], []
+    static: list[tuple] = []
+    starts: list[int] = []
     for op in ops:
         kind = op[0]
         if kind == "select":
