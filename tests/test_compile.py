@@ -311,3 +311,27 @@ def test_a_step_that_clears_grads_itself_compiles_once():
         step(torch.full((3,), float(i)))
         np.testing.assert_array_equal(w.grad.numpy(), np.full(3, float(i)))
     assert _graphs() == 1 and "recompiles" not in counters["stats"]
+
+
+def test_a_grad_cleared_between_a_compiled_forward_and_its_backward():
+    # char_lstm's order: forward, optimizer.zero_grad() (set_to_none), backward. The forward
+    # was traced while w had a .grad; its backward re-traces it after the .grad is gone.
+    w = torch.ones(2, requires_grad=True)
+    f = torch.compile(lambda x: (w * x).sum())
+    for i in range(4):
+        out = f(torch.full((2,), float(i + 1)))
+        w.grad = None
+        out.backward()
+        np.testing.assert_array_equal(w.grad.numpy(), np.full(2, float(i + 1)))
+    assert _graphs() == 1
+
+
+def test_a_grad_cleared_before_a_call_is_a_guard_failure():
+    w = torch.ones(2, requires_grad=True)
+    f = torch.compile(lambda x: (w * x).sum())
+    for i in range(4):
+        if i == 3:
+            w.grad = None  # the program assumed a .grad: a new one is compiled
+        f(torch.full((2,), float(i + 1))).backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.full(2, 4.0))
+    assert _graphs() == 2

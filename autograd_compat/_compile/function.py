@@ -40,7 +40,7 @@ from .._state.random import default_generator
 from .._state.tensor import Tensor
 from .._tape.record import apply
 from . import config
-from .capture import Capture, GradMemory, Memory
+from .capture import Capture, GradGone, GradMemory, Memory
 
 _EAGER = object()  # an entry that runs the function eagerly (a graph break, or past the limit)
 _NUMBER_TYPES = (int, float)
@@ -235,13 +235,17 @@ class _Effects:
         self.read_after_deferred = capture.read_after_deferred
         self.uses_rng = default_generator._key is not capture.rng_key
 
-    def guard(self) -> tuple:
+    def guard(self) -> tuple | None:
         """What the entry assumed about the captured state, as a value to compare; empty
-        when nothing was captured."""
+        when nothing was captured, None where a captured .grad is gone."""
         if not (self.memories or self.grad_links or self.modules):
             return ()
+        try:
+            shapes = tuple([(v.shape, v.dtype) for v in [m.get() for m in self.memories]])
+        except GradGone:  # a .grad the entry reads was set to None: a new program
+            return None
         return (
-            tuple([(v.shape, v.dtype) for v in [m.get() for m in self.memories]]),
+            shapes,
             tuple([t._grad is not None for t, _ in self.grad_links]),
             tuple([m.training for m in self.modules]),
         )
@@ -351,8 +355,11 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     n_a = sum(t._grad is not None for t in arguments.tensors())
     arg_grads, values = values[:n_a], values[n_a:]
     runtime, values = values[: effects.n_runtime], values[effects.n_runtime :]
-    saved = [(m, m.get()) for m in effects.memories]
     saved_grads = [(t, t._grad) for t, _ in effects.grad_links]
+    for memory, root in zip(effects.memories, roots):
+        if isinstance(memory, GradMemory):
+            memory.hold(root)
+    saved = [(m, m.get()) for m in effects.memories]
     saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
     saved_key = default_generator._key
     capture = Capture(runtime_values=runtime)
