@@ -335,3 +335,23 @@ def test_a_grad_cleared_before_a_call_is_a_guard_failure():
         f(torch.full((2,), float(i + 1))).backward()
     np.testing.assert_array_equal(w.grad.numpy(), np.full(2, 4.0))
     assert _graphs() == 2
+
+
+def test_a_double_backward_after_the_build_calls_argument_got_a_grad():
+    # The WGAN-GP penalty through a compiled critic (examples/wgan_gp.py --compile=model): the
+    # entry is built by call 2, whose argument's .grad the backward then fills; the backward of
+    # call 3 re-traces the entry, which must not read that argument's later .grad.
+    def run(compile_it):
+        w = torch.ones(2, requires_grad=True)
+        f = torch.compile(lambda x: (w * x).sin().sum(), disable=not compile_it)
+        grads = []
+        for i in range(4):
+            x = torch.full((2,), float(i + 1), requires_grad=True)
+            out = f(x)
+            (g,) = torch.autograd.grad(out, x, create_graph=True)
+            (g.sum() + out).backward()  # also fills x.grad
+            grads.append([x.grad.tolist(), w.grad.tolist()])
+        return grads
+
+    np.testing.assert_allclose(run(True), run(False), rtol=1e-6)
+    assert _graphs() == 1 and counters["graph_break"] == {}

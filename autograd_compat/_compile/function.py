@@ -134,6 +134,8 @@ def _positional_treedef(n: int):
 class _Arguments:
     """One call's arguments, split into tensors, runtime numbers and static leaves."""
 
+    flags: list | None = None  # per tensor (requires_grad, has a .grad), fixed by an entry
+
     def __init__(self, compiled: CompiledFunction, args: tuple, kwargs: dict) -> None:
         if not kwargs and all(type(x) is Tensor for x in args):  # the common call, flattened
             self.leaves, self.treedef = list(args), _positional_treedef(len(args))
@@ -178,16 +180,24 @@ class _Arguments:
         tensors = (self.leaves[i] for i in self.tensor_index)
         return [t._grad._value for t in tensors if t._grad is not None]
 
+    def freeze(self) -> None:
+        """Fix each tensor's `requires_grad` and `.grad` presence as the entry's guard saw
+        them: a re-trace for a backward must not read what the tensors became since."""
+        self.flags = [(t.requires_grad, t._grad is not None) for t in self.tensors()]
+
     def rebuild(self, tensor_values, number_values, grad_values=()) -> tuple:
         """(args, kwargs) with tracers in place of the tensors (with their `.grad`, for a
         backward inside) and runtime numbers; the rebuilt tensors are kept in `rebuilt`."""
         leaves = list(self.leaves)
         grads = iter(grad_values)
+        flags = self.flags
+        if flags is None:
+            flags = [(t.requires_grad, t._grad is not None) for t in self.tensors()]
         self.rebuilt = []
-        for i, value in zip(self.tensor_index, tensor_values):
+        for i, value, (requires_grad, has_grad) in zip(self.tensor_index, tensor_values, flags):
             tensor = Tensor._wrap(value)
-            tensor._requires_grad = self.leaves[i].requires_grad
-            if self.leaves[i]._grad is not None:
+            tensor._requires_grad = requires_grad
+            if has_grad:
                 tensor._grad = Tensor._wrap(next(grads))
             self.rebuilt.append(tensor)
             leaves[i] = tensor
@@ -256,6 +266,7 @@ class _Entry:
 
     def __init__(self, compiled: CompiledFunction, arguments: _Arguments, effects: _Effects):
         self.arguments = arguments
+        arguments.freeze()
         self.effects = effects
         self.guard = effects.guard()
         self.out_treedef = None
@@ -352,7 +363,7 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     tensor_values, values = values[:n_t], values[n_t:]
     number_values, values = values[:n_n], values[n_n:]
     roots, values = values[:n_m], values[n_m:]
-    n_a = sum(t._grad is not None for t in arguments.tensors())
+    n_a = sum(has_grad for _, has_grad in arguments.flags or ())
     arg_grads, values = values[:n_a], values[n_a:]
     runtime, values = values[: effects.n_runtime], values[effects.n_runtime :]
     saved_grads = [(t, t._grad) for t, _ in effects.grad_links]
