@@ -355,3 +355,20 @@ def test_a_double_backward_after_the_build_calls_argument_got_a_grad():
 
     np.testing.assert_allclose(run(True), run(False), rtol=1e-6)
     assert _graphs() == 1 and counters["graph_break"] == {}
+
+
+def test_an_in_place_write_to_a_tensor_argument_runs_eagerly():
+    # The program returned no new value for its arguments: the write was silently lost (x
+    # stayed at its first compiled value). Until arguments are written back, it is a graph
+    # break: correct values, with a warning.
+    @torch.compile
+    def f(x):
+        x[0].add_(1)  # through a view, too
+        return x * 2
+
+    x = torch.zeros(2)
+    with pytest.warns(UserWarning, match="in-place write to a tensor argument"):
+        outs = [f(x).tolist() for _ in range(3)]
+    assert outs == [[2.0, 0.0], [4.0, 0.0], [6.0, 0.0]]
+    assert x.tolist() == [3.0, 0.0] and x._version == 3
+    assert counters["graph_break"] == {"an in-place write to a tensor argument": 1}

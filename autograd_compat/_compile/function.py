@@ -510,6 +510,9 @@ class CompiledFunction:
             raise
         capture.restore()
         effects = found["effects"]
+        if any(t._version_counter[0] for t in arguments.rebuilt):  # not written back yet
+            self._break_warning("an in-place write to a tensor argument", "")
+            return _EAGER
         if effects.read_after_deferred:  # e.g. scheduler.step() before optimizer.step()
             self._break_warning("a Python-only update before a read of its result", "")
             return _EAGER
