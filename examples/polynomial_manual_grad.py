@@ -3,11 +3,22 @@
 The "Tensors" step of PyTorch's "Learning PyTorch with Examples" tutorial: no autograd, just
 tensor arithmetic. The start point is fixed (instead of torch.randn) so that runs on
 different backends can be compared number for number.
+
+`--compile=model` compiles the prediction `a + b x + c x^2 + d x^3` (the "model") and runs it
+in the same eager loop; `--compile=step` makes the whole step (forward, loss, the gradients by
+hand and the update) one `@torch.compile` function. `--steps=N` sets the number of steps
+(default 400).
 """
 
+import argparse
 import math
 
 import torch
+
+parser = argparse.ArgumentParser(description="Fit sin(x) with gradients computed by hand.")
+parser.add_argument("--compile", choices=["model", "step"], help="what torch.compile compiles")
+parser.add_argument("--steps", type=int, default=400)
+args = parser.parse_args()
 
 dtype = torch.float
 device = torch.device("cpu")
@@ -21,13 +32,19 @@ c = torch.tensor(0.3, device=device, dtype=dtype)
 d = torch.tensor(-0.4, device=device, dtype=dtype)
 
 learning_rate = 3e-6
-losses = []
-for t in range(400):
-    y_pred = a + b * x + c * x**2 + d * x**3
-    loss = (y_pred - y).pow(2).sum().item()
-    losses.append(loss)
-    if t % 100 == 99:
-        print(t, loss)
+
+
+def model(x):
+    return a + b * x + c * x**2 + d * x**3
+
+
+if args.compile == "model":
+    model = torch.compile(model)
+
+
+def train_step(x, y):
+    y_pred = model(x)
+    loss = (y_pred - y).pow(2).sum()
 
     # Backprop by hand: the gradients of the loss with respect to a, b, c, d.
     grad_y_pred = 2.0 * (y_pred - y)
@@ -36,10 +53,25 @@ for t in range(400):
     grad_c = (grad_y_pred * x**2).sum()
     grad_d = (grad_y_pred * x**3).sum()
 
-    a -= learning_rate * grad_a
-    b -= learning_rate * grad_b
-    c -= learning_rate * grad_c
-    d -= learning_rate * grad_d
+    for param, grad in zip((a, b, c, d), (grad_a, grad_b, grad_c, grad_d)):
+        param -= learning_rate * grad
+    return loss, torch.stack([grad_a, grad_b, grad_c, grad_d])
+
+
+if args.compile == "step":
+    train_step = torch.compile(train_step)
+
+losses = []
+for t in range(args.steps):
+    loss, grads = train_step(x, y)
+    loss = loss.item()
+    losses.append(loss)
+    if t % 100 == 99:
+        print(t, loss)
 
 print(f"Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3")
-results = {"coefficients": [a.item(), b.item(), c.item(), d.item()], "losses": losses}
+results = {
+    "coefficients": [a.item(), b.item(), c.item(), d.item()],
+    "losses": losses,
+    "grads": grads.tolist(),  # the last step's, by hand
+}

@@ -407,3 +407,64 @@ def test_a_compiled_step_donates_the_buffers_it_replaces_unless_something_else_h
     np.testing.assert_array_equal(np.asarray(kept), old)
     np.testing.assert_array_equal(view.numpy(), model.weight.detach().numpy())
     assert not np.array_equal(view.numpy(), old)
+
+
+def test_a_grad_cleared_between_a_compiled_forward_and_its_backward():
+    # char_lstm's order: forward, optimizer.zero_grad() (set_to_none), backward. The forward
+    # was traced while w had a .grad; its backward re-traces it after the .grad is gone.
+    w = torch.ones(2, requires_grad=True)
+    f = torch.compile(lambda x: (w * x).sum())
+    for i in range(4):
+        out = f(torch.full((2,), float(i + 1)))
+        w.grad = None
+        out.backward()
+        np.testing.assert_array_equal(w.grad.numpy(), np.full(2, float(i + 1)))
+    assert _graphs() == 1
+
+
+def test_a_grad_cleared_before_a_call_is_a_guard_failure():
+    w = torch.ones(2, requires_grad=True)
+    f = torch.compile(lambda x: (w * x).sum())
+    for i in range(4):
+        if i == 3:
+            w.grad = None  # the program assumed a .grad: a new one is compiled
+        f(torch.full((2,), float(i + 1))).backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.full(2, 4.0))
+    assert _graphs() == 2
+
+
+def test_a_double_backward_after_the_build_calls_argument_got_a_grad():
+    # The WGAN-GP penalty through a compiled critic (examples/wgan_gp.py --compile=model): the
+    # entry is built by call 2, whose argument's .grad the backward then fills; the backward of
+    # call 3 re-traces the entry, which must not read that argument's later .grad.
+    def run(compile_it):
+        w = torch.ones(2, requires_grad=True)
+        f = torch.compile(lambda x: (w * x).sin().sum(), disable=not compile_it)
+        grads = []
+        for i in range(4):
+            x = torch.full((2,), float(i + 1), requires_grad=True)
+            out = f(x)
+            (g,) = torch.autograd.grad(out, x, create_graph=True)
+            (g.sum() + out).backward()  # also fills x.grad
+            grads.append([x.grad.tolist(), w.grad.tolist()])
+        return grads
+
+    np.testing.assert_allclose(run(True), run(False), rtol=1e-6)
+    assert _graphs() == 1 and counters["graph_break"] == {}
+
+
+def test_an_in_place_write_to_a_tensor_argument_runs_eagerly():
+    # The program returned no new value for its arguments: the write was silently lost (x
+    # stayed at its first compiled value). Until arguments are written back, it is a graph
+    # break: correct values, with a warning.
+    @torch.compile
+    def f(x):
+        x[0].add_(1)  # through a view, too
+        return x * 2
+
+    x = torch.zeros(2)
+    with pytest.warns(UserWarning, match="in-place write to a tensor argument"):
+        outs = [f(x).tolist() for _ in range(3)]
+    assert outs == [[2.0, 0.0], [4.0, 0.0], [6.0, 0.0]]
+    assert x.tolist() == [3.0, 0.0] and x._version == 3
+    assert counters["graph_break"] == {"an in-place write to a tensor argument": 1}

@@ -7,6 +7,7 @@ import contextlib
 import io
 import pathlib
 import runpy
+import sys
 
 import numpy as np
 import pytest
@@ -34,9 +35,16 @@ def run_ours(name: str) -> dict:
         return _alias.run([str(EXAMPLES / f"{name}.py")])["results"]
 
 
-def run_real(name: str, real_torch) -> dict:
-    with contextlib.redirect_stdout(io.StringIO()):
-        return runpy.run_path(str(EXAMPLES / f"{name}.py"), run_name="__main__")["results"]
+def run_real(name: str, real_torch, *args: str) -> dict:
+    """The example run by PyTorch itself, with `sys.argv` as `python example.py args...`."""
+    script = str(EXAMPLES / f"{name}.py")
+    old_argv = sys.argv[:]
+    sys.argv[:] = [script, *args]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return runpy.run_path(script, run_name="__main__")["results"]
+    finally:
+        sys.argv[:] = old_argv
 
 
 def _assert_nested_close(a, b, rtol, atol):

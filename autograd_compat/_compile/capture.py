@@ -68,6 +68,10 @@ class Memory:
         return (self.buffer.value is value) + sum(m._value is value for m in self.buffer.members)
 
 
+class GradGone(RuntimeError):
+    """A captured `.grad` was set to None since the trace (a guard failure, not an error)."""
+
+
 class GradMemory:
     """The `.grad` of a captured tensor as a memory: whatever gradient object the tensor holds
     when a call starts is read, and updated in place (as accumulation does)."""
@@ -81,8 +85,14 @@ class GradMemory:
     def tensor(self) -> Tensor:
         grad = self.owner._grad
         if grad is None:
-            raise RuntimeError("torch.compile: a captured .grad is gone")  # guarded against
+            raise GradGone("torch.compile: a captured .grad is gone")
         return grad
+
+    def hold(self, value) -> None:
+        """Give the owner a `.grad` of `value` if it has none: a backward re-traces the call
+        after `zero_grad()` may have set it to None (the caller restores it afterwards)."""
+        if self.owner._grad is None:
+            self.owner._grad = Tensor._wrap(value)
 
     def get(self):
         return Memory(self.tensor).get()

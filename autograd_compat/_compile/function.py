@@ -41,7 +41,7 @@ from .._state.random import default_generator
 from .._state.tensor import Tensor
 from .._tape.record import apply
 from . import config
-from .capture import Capture, GradMemory, Memory
+from .capture import Capture, GradGone, GradMemory, Memory
 
 _EAGER = object()  # an entry that runs the function eagerly (a graph break, or past the limit)
 _NUMBER_TYPES = (int, float)
@@ -146,6 +146,8 @@ def _positional_treedef(n: int):
 class _Arguments:
     """One call's arguments, split into tensors, runtime numbers and static leaves."""
 
+    flags: list | None = None  # per tensor (requires_grad, has a .grad), fixed by an entry
+
     def __init__(self, compiled: CompiledFunction, args: tuple, kwargs: dict) -> None:
         if not kwargs and all(type(x) is Tensor for x in args):  # the common call, flattened
             self.leaves, self.treedef = list(args), _positional_treedef(len(args))
@@ -190,16 +192,24 @@ class _Arguments:
         tensors = (self.leaves[i] for i in self.tensor_index)
         return [t._grad._value for t in tensors if t._grad is not None]
 
+    def freeze(self) -> None:
+        """Fix each tensor's `requires_grad` and `.grad` presence as the entry's guard saw
+        them: a re-trace for a backward must not read what the tensors became since."""
+        self.flags = [(t.requires_grad, t._grad is not None) for t in self.tensors()]
+
     def rebuild(self, tensor_values, number_values, grad_values=()) -> tuple:
         """(args, kwargs) with tracers in place of the tensors (with their `.grad`, for a
         backward inside) and runtime numbers; the rebuilt tensors are kept in `rebuilt`."""
         leaves = list(self.leaves)
         grads = iter(grad_values)
+        flags = self.flags
+        if flags is None:
+            flags = [(t.requires_grad, t._grad is not None) for t in self.tensors()]
         self.rebuilt = []
-        for i, value in zip(self.tensor_index, tensor_values):
+        for i, value, (requires_grad, has_grad) in zip(self.tensor_index, tensor_values, flags):
             tensor = Tensor._wrap(value)
-            tensor._requires_grad = self.leaves[i].requires_grad
-            if self.leaves[i]._grad is not None:
+            tensor._requires_grad = requires_grad
+            if has_grad:
                 tensor._grad = Tensor._wrap(next(grads))
             self.rebuilt.append(tensor)
             leaves[i] = tensor
@@ -247,13 +257,17 @@ class _Effects:
         self.read_after_deferred = capture.read_after_deferred
         self.uses_rng = default_generator._key is not capture.rng_key
 
-    def guard(self) -> tuple:
+    def guard(self) -> tuple | None:
         """What the entry assumed about the captured state, as a value to compare; empty
-        when nothing was captured."""
+        when nothing was captured, None where a captured .grad is gone."""
         if not (self.memories or self.grad_links or self.modules):
             return ()
+        try:
+            shapes = tuple([(v.shape, v.dtype) for v in [m.get() for m in self.memories]])
+        except GradGone:  # a .grad the entry reads was set to None: a new program
+            return None
         return (
-            tuple([(v.shape, v.dtype) for v in [m.get() for m in self.memories]]),
+            shapes,
             tuple([t._grad is not None for t, _ in self.grad_links]),
             tuple([m.training for m in self.modules]),
         )
@@ -264,6 +278,7 @@ class _Entry:
 
     def __init__(self, compiled: CompiledFunction, arguments: _Arguments, effects: _Effects):
         self.arguments = arguments
+        arguments.freeze()
         self.effects = effects
         self.guard = effects.guard()
         self.out_treedef = None
@@ -399,11 +414,14 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     tensor_values, values = values[:n_t], values[n_t:]
     number_values, values = values[:n_n], values[n_n:]
     roots, values = values[:n_m], values[n_m:]
-    n_a = sum(t._grad is not None for t in arguments.tensors())
+    n_a = sum(has_grad for _, has_grad in arguments.flags or ())
     arg_grads, values = values[:n_a], values[n_a:]
     runtime, values = values[: effects.n_runtime], values[effects.n_runtime :]
-    saved = [(m, m.get()) for m in effects.memories]
     saved_grads = [(t, t._grad) for t, _ in effects.grad_links]
+    for memory, root in zip(effects.memories, roots):
+        if isinstance(memory, GradMemory):
+            memory.hold(root)
+    saved = [(m, m.get()) for m in effects.memories]
     saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
     saved_key = default_generator._key
     capture = Capture(runtime_values=runtime)
@@ -543,6 +561,9 @@ class CompiledFunction:
             raise
         capture.restore()
         effects = found["effects"]
+        if any(t._version_counter[0] for t in arguments.rebuilt):  # not written back yet
+            self._break_warning("an in-place write to a tensor argument", "")
+            return _EAGER
         if effects.read_after_deferred:  # e.g. scheduler.step() before optimizer.step()
             self._break_warning("a Python-only update before a read of its result", "")
             return _EAGER
