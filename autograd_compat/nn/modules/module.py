@@ -928,3 +928,13 @@ def _copy_into(target: Tensor, source: Tensor) -> None:
         value = jnp.broadcast_to(value, target._value.shape)
     target._set_value(value)
     target._bump_version()
+
+
+def store_constants(module: Module, arguments: dict) -> None:
+    """Keep the constructor arguments that the class's `__constants__` names (PyTorch's list)
+    as attributes of the same names: PyTorch's `self.name = name` lines, written once.
+
+    `arguments` is the constructor's `locals()`, taken after any argument it normalizes.
+    """
+    for name in module.__constants__:
+        setattr(module, name, arguments[name])

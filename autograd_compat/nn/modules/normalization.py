@@ -8,12 +8,13 @@ from ..._pure import dtypes as _dtypes
 from .. import _arrays, init
 from .. import functional as F
 from ._weights import add_weight_and_bias, reset_affine
-from .module import Module
+from .module import Module, store_constants
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
 
 
 class _NormBase(Module):
+    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
     _version = 2
 
     def __init__(
@@ -29,11 +30,7 @@ class _NormBase(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
+        store_constants(self, locals())
         self._bias = bias
         shape = num_features if affine else None
         add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
@@ -142,6 +139,8 @@ class BatchNorm3d(_BatchNorm):
 class LayerNorm(Module):
     """Normalize over the trailing `normalized_shape` dims; weight 1 and bias 0 to start."""
 
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
     def __init__(
         self,
         normalized_shape,
@@ -154,9 +153,8 @@ class LayerNorm(Module):
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        normalized_shape = tuple(normalized_shape)
+        store_constants(self, locals())
         shape = self.normalized_shape if elementwise_affine else None
         add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
         self.reset_parameters()
@@ -179,6 +177,8 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     """Normalize over groups of channels; per-channel weight 1 and bias 0 to start."""
 
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+
     def __init__(
         self,
         num_groups: int,
@@ -193,10 +193,7 @@ class GroupNorm(Module):
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
-        self.num_groups = num_groups
-        self.num_channels = num_channels
-        self.eps = eps
-        self.affine = affine
+        store_constants(self, locals())
         shape = num_channels if affine else None
         add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
         self.reset_parameters()
