@@ -12,6 +12,7 @@ import functools
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
+from typing import Any
 
 from ..._pure import dtypes as _dtypes
 from ..._state import modes as _grad_mode
@@ -213,33 +214,30 @@ class Module:
             return self
         module = self
         for item in target.split("."):
-            if not hasattr(module, item):
-                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
-            module = getattr(module, item)
+            module = _attribute(module, item)
             if not isinstance(module, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return module
 
-    def get_parameter(self, target: str) -> Parameter:
-        """The parameter at dotted path `target`."""
+    def _attribute_at(self, target: str) -> tuple[Module, str, Any]:
+        """The module holding the attribute at dotted path `target`, its name there, its value."""
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
-        param = getattr(module, name)
+        return module, name, _attribute(module, name)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path `target`."""
+        _, name, param = self._attribute_at(target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path `target`."""
-        module_path, _, name = target.rpartition(".")
-        module = self.get_submodule(module_path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        module, name, buffer = self._attribute_at(target)
         if name not in module._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
-        return getattr(module, name)
+        return buffer
 
     def get_extra_state(self):
         raise RuntimeError(
@@ -909,6 +907,13 @@ class Module:
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         main_str += ")"
         return main_str
+
+
+def _attribute(module: Module, name: str):
+    """`getattr(module, name)`, or PyTorch's error naming the module that has no `name`."""
+    if not hasattr(module, name):
+        raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+    return getattr(module, name)
 
 
 def _type_name(value) -> str:
