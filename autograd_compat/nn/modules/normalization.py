@@ -7,10 +7,17 @@ import numbers
 from ..._pure import dtypes as _dtypes
 from .. import _arrays, init
 from .. import functional as F
-from ._weights import add_weight_and_bias, reset_affine
+from ._weights import add_affine, reset_affine
 from .module import Module, store_constants
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+
+
+class _AffineNorm(Module):
+    """A normalization layer whose only parameters are its elementwise weight and bias."""
+
+    def reset_parameters(self) -> None:
+        reset_affine(self)
 
 
 class _NormBase(Module):
@@ -32,8 +39,7 @@ class _NormBase(Module):
         super().__init__()
         store_constants(self, locals())
         self._bias = bias
-        shape = num_features if affine else None
-        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
+        add_affine(self, num_features, affine, bias, device, dtype)
         if self.track_running_stats:
             self.register_buffer("running_mean", _arrays.filled(num_features, 0, dtype, device))
             self.register_buffer("running_var", _arrays.filled(num_features, 1, dtype, device))
@@ -136,7 +142,7 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
-class LayerNorm(Module):
+class LayerNorm(_AffineNorm):
     """Normalize over the trailing `normalized_shape` dims; weight 1 and bias 0 to start."""
 
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
@@ -155,12 +161,8 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         normalized_shape = tuple(normalized_shape)
         store_constants(self, locals())
-        shape = self.normalized_shape if elementwise_affine else None
-        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
+        add_affine(self, normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -174,7 +176,7 @@ class LayerNorm(Module):
         )
 
 
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Normalize over groups of channels; per-channel weight 1 and bias 0 to start."""
 
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
@@ -194,12 +196,8 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
         store_constants(self, locals())
-        shape = num_channels if affine else None
-        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
+        add_affine(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
