@@ -43,14 +43,7 @@ from ._pure.dtypes import (
     uint8,
 )
 from ._ops.factories import *  # noqa: F403
-from ._state.modes import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
+from ._state.modes import *  # noqa: F403  (the grad-mode switches)
 from ._interop import to_jax
 from ._ops.comparison import *  # noqa: F403  (each op module lists its public names)
 from ._ops.convert import *  # noqa: F403

@@ -708,31 +708,17 @@ def _xlogy_jvp(primals, tangents):
     return _xlogy(x, y), tx * dx + ty * (x / y)
 
 
-@jax.custom_jvp
-def _copysign(a, b):
-    return jnp.copysign(a, b)
-
-
-@_copysign.defjvp
-def _copysign_jvp(primals, tangents):
-    """PyTorch's derivatives: result / a for `a` (0 where a == 0), none for the sign source."""
-    (a, b), (ta, _) = primals, tangents
-    y = _copysign(a, b)
+def _copysign_jvp(ta, y, a, b):
+    """PyTorch's derivative in `a`: result / a, 0 where a == 0 (none in the sign source)."""
     slope = jnp.where(a == 0, jnp.zeros((), y.dtype), y / jnp.where(a == 0, 1, a))
-    return y, jnp.broadcast_to(ta * slope, y.shape)
+    return jnp.broadcast_to(ta * slope, y.shape)
 
 
-@jax.custom_jvp
-def _hypot(a, b):
-    return jnp.hypot(a, b)
-
-
-@_hypot.defjvp
-def _hypot_jvp(primals, tangents):
-    """PyTorch's derivatives a / hypot and b / hypot (NaN at the origin)."""
-    (a, b), (ta, tb) = primals, tangents
-    y = _hypot(a, b)
-    return y, ta * (a / y) + tb * (b / y)
+_copysign = jax.custom_jvp(jnp.copysign)
+_copysign.defjvps(_copysign_jvp, None)
+# PyTorch's derivatives a / hypot and b / hypot (NaN at the origin).
+_hypot = jax.custom_jvp(jnp.hypot)
+_hypot.defjvps(lambda ta, y, a, b: ta * (a / y), lambda tb, y, a, b: tb * (b / y))
 
 
 def _logaddexp_like(fn, base):

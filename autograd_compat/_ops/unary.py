@@ -85,17 +85,20 @@ __all__ = [
 ]
 
 
-@jax.custom_jvp
-def _real_abs(x):
-    return jnp.abs(x)
+def _with_derivative(fn, derivative):
+    """`fn` of one array, differentiated as `derivative(x) * tangent`: PyTorch's formula where
+    JAX's differs."""
+    wrapped = jax.custom_jvp(fn)
+    wrapped.defjvps(lambda t, y, x: derivative(x) * t)
+    return wrapped
 
 
-@_real_abs.defjvp
-def _real_abs_jvp(primals, tangents):
+def _sign_slope(x):
     """PyTorch's abs derivative is sign(x): 0 at 0 (JAX's is 1 there) and at NaN."""
-    (x,), (x_dot,) = primals, tangents
-    sign = jnp.where(x > 0, 1, jnp.where(x < 0, -1, 0)).astype(x.dtype)
-    return jnp.abs(x), sign * x_dot
+    return jnp.where(x > 0, 1, jnp.where(x < 0, -1, 0)).astype(x.dtype)
+
+
+_real_abs = _with_derivative(jnp.abs, _sign_slope)
 
 
 def _abs(x):
@@ -301,30 +304,18 @@ erfc = _float_unary("erfc", "ErfcBackward0", _special.erfc)
 erfinv = _float_unary("erfinv", "ErfinvBackward0", _special.erfinv)
 
 
-@jax.custom_jvp
-def _digamma(x):
+def _digamma_value(x):
     """digamma with PyTorch's value at +-0: -+inf (JAX's gives NaN)."""
     return jnp.where(x == 0, jnp.copysign(jnp.inf, -x).astype(x.dtype), _special.digamma(x))
 
 
-@_digamma.defjvp
-def _digamma_jvp(primals, tangents):
+def _trigamma(x):
     """d digamma = trigamma, inf at 0 as in PyTorch."""
-    (x,), (t,) = primals, tangents
-    slope = jnp.where(x == 0, jnp.inf, _special.polygamma(1, x)).astype(x.dtype)
-    return _digamma(x), t * slope
+    return jnp.where(x == 0, jnp.inf, _special.polygamma(1, x)).astype(x.dtype)
 
 
-@jax.custom_jvp
-def _lgamma(x):
-    return _special.gammaln(x)
-
-
-@_lgamma.defjvp
-def _lgamma_jvp(primals, tangents):
-    """d lgamma = digamma, with PyTorch's value at 0."""
-    (x,), (t,) = primals, tangents
-    return _lgamma(x), t * _digamma(x)
+_digamma = _with_derivative(_digamma_value, _trigamma)
+_lgamma = _with_derivative(_special.gammaln, _digamma)  # d lgamma = digamma, PyTorch's at 0
 
 
 lgamma = _float_unary("lgamma", "LgammaBackward0", _lgamma)

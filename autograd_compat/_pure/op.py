@@ -131,6 +131,20 @@ def _zero_cotangent(out):
     return np.zeros(out.shape, jax.dtypes.float0)
 
 
+def _restricted(fn, static, primals, index):
+    """`fn` with its static arguments as a function of the inputs at `index` alone, the other
+    inputs fixed at `primals`: what jax.vjp and jax.jvp differentiate."""
+    kwargs = dict(static)
+
+    def restricted(*diff_values):
+        full = list(primals)
+        for i, v in zip(index, diff_values):
+            full[i] = v
+        return fn(*full, **kwargs)
+
+    return restricted
+
+
 def _vjp_pure(*args, fn, static, requires, saved_mask, placeholders, ct_mask):
     """(saved primals..., present cotangents...) -> one cotangent per input that requires grad.
 
@@ -148,14 +162,7 @@ def _vjp_pure(*args, fn, static, requires, saved_mask, placeholders, ct_mask):
             primals.append(jnp.zeros(shape, dtype))
     cts = [next(args) if present else None for present in ct_mask]
     diff_index = [i for i, r in enumerate(requires) if r]
-    kwargs = dict(static)
-
-    def restricted(*diff_values):
-        full = list(primals)
-        for i, v in zip(diff_index, diff_values):
-            full[i] = v
-        return fn(*full, **kwargs)
-
+    restricted = _restricted(fn, static, primals, diff_index)
     out, vjp_fn = jax.vjp(restricted, *(primals[i] for i in diff_index))
     if type(out) is tuple:
         ct = tuple(c if c is not None else _zero_cotangent(o) for c, o in zip(cts, out))
@@ -188,12 +195,5 @@ def constant(value, dtype) -> jax.Array:
 def jvp_pure(*args, fn, static, n, tangent_index):
     """(primals..., tangents of the inputs in tangent_index...) -> (outputs, output tangents)."""
     primals = args[:n]
-    kwargs = dict(static)
-
-    def restricted(*diff_values):
-        full = list(primals)
-        for i, v in zip(tangent_index, diff_values):
-            full[i] = v
-        return fn(*full, **kwargs)
-
+    restricted = _restricted(fn, static, primals, tangent_index)
     return jax.jvp(restricted, tuple(primals[i] for i in tangent_index), tuple(args[n:]))

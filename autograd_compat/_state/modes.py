@@ -18,6 +18,15 @@ import inspect
 import threading
 import weakref
 
+__all__ = [  # the grad-mode switches that both torch and torch.autograd export
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
+
 
 class _State(threading.local):
     """Per-thread flag; each new thread starts with grad mode on, as in PyTorch."""

@@ -11,14 +11,7 @@ import warnings
 
 from .._pure import errors as _errors
 from .._state import modes as grad_mode
-from .._state.modes import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
+from .._state.modes import *  # noqa: F403  (the grad-mode switches)
 from .._state.tensor import Tensor
 from .._tape.backward import Variable, backward, grad
 from . import anomaly_mode, forward_ad, function, functional, graph
@@ -33,13 +26,13 @@ from .function import Function, InplaceFunction, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = [
+    *grad_mode.__all__,
     "Function",
     "InplaceFunction",
     "Variable",
     "anomaly_mode",
     "backward",
     "detect_anomaly",
-    "enable_grad",
     "forward_ad",
     "function",
     "functional",
@@ -48,14 +41,9 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "graph",
-    "inference_mode",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
-    "is_grad_enabled",
-    "is_inference_mode_enabled",
-    "no_grad",
     "once_differentiable",
     "set_anomaly_enabled",
     "set_detect_anomaly",
-    "set_grad_enabled",
 ]

@@ -214,33 +214,42 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, fname: 
     return gain / math.sqrt(fan)
 
 
-def kaiming_uniform_(
-    tensor: Tensor,
-    a: float = 0,
-    mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu",
-    generator=None,
-) -> Tensor:
-    """He uniform: U(-bound, bound), bound = gain * sqrt(3 / fan)."""
-    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_uniform_")
-    if std is None:
-        return tensor
+def _kaiming(name: str, doc: str, fill):
+    """kaiming_uniform_ and kaiming_normal_, one signature (PyTorch's): the std from
+    `_kaiming_std`, then `fill(tensor, std, generator)` draws the values."""
+
+    def kaiming_(
+        tensor: Tensor,
+        a: float = 0,
+        mode: str = "fan_in",
+        nonlinearity: str = "leaky_relu",
+        generator=None,
+    ) -> Tensor:
+        std = _kaiming_std(tensor, a, mode, nonlinearity, name)
+        if std is None:
+            return tensor
+        return fill(tensor, std, generator)
+
+    kaiming_.__name__ = kaiming_.__qualname__ = name
+    kaiming_.__doc__ = doc
+    return kaiming_
+
+
+def _uniform_with_std(tensor: Tensor, std: float, generator) -> Tensor:
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(
-    tensor: Tensor,
-    a: float = 0,
-    mode: str = "fan_in",
-    nonlinearity: str = "leaky_relu",
-    generator=None,
-) -> Tensor:
-    """He normal: N(0, std^2), std = gain / sqrt(fan)."""
-    std = _kaiming_std(tensor, a, mode, nonlinearity, "kaiming_normal_")
-    if std is None:
-        return tensor
-    return normal_(tensor, 0.0, std, generator)
+kaiming_uniform_ = _kaiming(
+    "kaiming_uniform_",
+    "He uniform: U(-bound, bound), bound = gain * sqrt(3 / fan).",
+    _uniform_with_std,
+)
+kaiming_normal_ = _kaiming(
+    "kaiming_normal_",
+    "He normal: N(0, std^2), std = gain / sqrt(fan).",
+    lambda tensor, std, generator: normal_(tensor, 0.0, std, generator),
+)
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:

@@ -55,12 +55,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = type(self)._wrap(self._value)
-        result._requires_grad = self._requires_grad
-        if self._grad is not None:
-            result._grad = self._grad.__deepcopy__(memo)
-        memo[id(self)] = result
-        return result
+        return super().__deepcopy__(memo)
 
 
 class Buffer(Tensor):

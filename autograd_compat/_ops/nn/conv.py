@@ -214,21 +214,25 @@ def _conv_transpose(
     )
 
 
-def conv_transpose1d(
-    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
-):
-    """1-D transposed convolution; weight is (C_in, C_out / groups, k)."""
-    return _conv_transpose(
-        input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
-        "conv_transpose1d",
-    )  # fmt: skip
+def _conv_transpose_nd(nd: int, doc: str):
+    """`conv_transpose{nd}d`: PyTorch's signature, the same for every nd."""
+    fname = f"conv_transpose{nd}d"
+
+    def conv_transpose(
+        input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+    ):
+        return _conv_transpose(
+            input, weight, bias, stride, padding, output_padding, groups, dilation, nd, fname
+        )
+
+    conv_transpose.__name__ = conv_transpose.__qualname__ = fname
+    conv_transpose.__doc__ = doc
+    return conv_transpose
 
 
-def conv_transpose2d(
-    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
-):
-    """2-D transposed convolution ("deconvolution"); weight is (C_in, C_out / groups, kH, kW)."""
-    return _conv_transpose(
-        input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
-        "conv_transpose2d",
-    )  # fmt: skip
+conv_transpose1d = _conv_transpose_nd(
+    1, "1-D transposed convolution; weight is (C_in, C_out / groups, k)."
+)
+conv_transpose2d = _conv_transpose_nd(
+    2, '2-D transposed convolution ("deconvolution"); weight is (C_in, C_out / groups, kH, kW).'
+)

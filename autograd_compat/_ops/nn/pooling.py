@@ -232,34 +232,33 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
 
 
-def avg_pool2d(
-    input,
-    kernel_size,
-    stride=None,
-    padding=0,
-    ceil_mode=False,
-    count_include_pad=True,
-    divisor_override=None,
-):
-    """2-D average pooling, with PyTorch's divisor rules at the borders."""
-    return _avg_pool(
-        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2
-    )
+def _avg_pool_with_divisor(nd: int, doc: str):
+    """`avg_pool{nd}d` for nd = 2, 3: one signature (PyTorch's, with divisor_override)."""
+
+    def avg_pool(
+        input,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
+    ):
+        return _avg_pool(
+            input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd
+        )
+
+    avg_pool.__name__ = avg_pool.__qualname__ = f"avg_pool{nd}d"
+    avg_pool.__doc__ = doc
+    return avg_pool
 
 
-def avg_pool3d(
-    input,
-    kernel_size,
-    stride=None,
-    padding=0,
-    ceil_mode=False,
-    count_include_pad=True,
-    divisor_override=None,
-):
-    """3-D average pooling, with PyTorch's divisor rules at the borders."""
-    return _avg_pool(
-        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3
-    )
+avg_pool2d = _avg_pool_with_divisor(
+    2, "2-D average pooling, with PyTorch's divisor rules at the borders."
+)
+avg_pool3d = _avg_pool_with_divisor(
+    3, "3-D average pooling, with PyTorch's divisor rules at the borders."
+)
 
 
 _ADAPTIVE_AVG = register(

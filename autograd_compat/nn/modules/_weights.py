@@ -19,6 +19,13 @@ def add_weight_and_bias(module: Module, weight_shape, bias_shape, device, dtype)
             setattr(module, name, Parameter(_arrays.empty(shape, device=device, dtype=dtype)))
 
 
+def add_affine(module: Module, shape, affine: bool, bias: bool, device, dtype) -> None:
+    """A normalization layer's elementwise weight and bias of `shape`: none unless `affine`,
+    no bias unless `bias`."""
+    shape = shape if affine else None
+    add_weight_and_bias(module, shape, shape if bias else None, device, dtype)
+
+
 def reset_affine(module: Module) -> None:
     """A normalization layer's affine weight to 1 and bias to 0 (where present)."""
     if module.weight is not None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import _arrays
 from .. import functional as F
 from .. import init as _init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, store_constants
 
 __all__ = [
     "CELU",
@@ -37,156 +40,155 @@ __all__ = [
 ]
 
 
-class _Inplace(Module):
+class _Functional(Module):
+    """A module that applies one functional to its input, passing it the constructor
+    arguments that `__constants__` names (kept by `store_constants`) as keywords."""
+
+    __constants__: list[str] = []
+    _function: Callable[..., Any]
+
+    def forward(self, input):
+        options = {name: getattr(self, name) for name in self.__constants__}
+        return type(self)._function(input, **options)
+
+    def _inplace_repr(self, text: str) -> str:
+        """PyTorch's repr of a module with an `inplace` flag: `text`, then `inplace=True` if set."""
+        return ", ".join(part for part in (text, "inplace=True" if self.inplace else "") if part)
+
+
+class _Inplace(_Functional):
+    __constants__ = ["inplace"]
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
-        self.inplace = inplace
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+        return self._inplace_repr("")
 
 
 class ReLU(_Inplace):
     """max(0, x) elementwise."""
 
-    def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
+    _function = staticmethod(F.relu)
 
 
 class ReLU6(_Inplace):
     """min(max(0, x), 6) elementwise."""
 
-    def forward(self, input):
-        return F.relu6(input, inplace=self.inplace)
+    _function = staticmethod(F.relu6)
 
 
 class SiLU(_Inplace):
     """x * sigmoid(x) elementwise."""
 
-    def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
+    _function = staticmethod(F.silu)
 
 
 class Mish(_Inplace):
     """x * tanh(softplus(x)) elementwise."""
 
-    def forward(self, input):
-        return F.mish(input, inplace=self.inplace)
+    _function = staticmethod(F.mish)
 
 
 class SELU(_Inplace):
     """Scaled ELU with the self-normalizing constants."""
 
-    def forward(self, input):
-        return F.selu(input, inplace=self.inplace)
+    _function = staticmethod(F.selu)
 
 
 class Hardsigmoid(_Inplace):
-    def forward(self, input):
-        return F.hardsigmoid(input, inplace=self.inplace)
+    _function = staticmethod(F.hardsigmoid)
 
 
 class Hardswish(_Inplace):
-    def forward(self, input):
-        return F.hardswish(input, inplace=self.inplace)
+    _function = staticmethod(F.hardswish)
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Functional):
     """x for x > 0, else negative_slope * x."""
+
+    __constants__ = ["inplace", "negative_slope"]
+    _function = staticmethod(F.leaky_relu)
 
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
-        inplace_str = ", inplace=True" if self.inplace else ""
-        return f"negative_slope={self.negative_slope}{inplace_str}"
+        return self._inplace_repr(f"negative_slope={self.negative_slope}")
 
 
-class ELU(Module):
+class ELU(_Functional):
     """x for x > 0, else alpha * (exp(x) - 1)."""
+
+    __constants__ = ["alpha", "inplace"]
+    _function = staticmethod(F.elu)
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
-        inplace_str = ", inplace=True" if self.inplace else ""
-        return f"alpha={self.alpha}{inplace_str}"
+        return self._inplace_repr(f"alpha={self.alpha}")
 
 
 class CELU(ELU):
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
+    _function = staticmethod(F.celu)
 
 
-class GELU(Module):
+class GELU(_Functional):
     """x * Phi(x); `approximate='tanh'` for the tanh approximation."""
+
+    __constants__ = ["approximate"]
+    _function = staticmethod(F.gelu)
 
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
-        self.approximate = approximate
-
-    def forward(self, input):
-        return F.gelu(input, approximate=self.approximate)
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
 
 
-class Softplus(Module):
+class Softplus(_Functional):
     """log(1 + exp(beta x)) / beta; linear above `threshold`."""
+
+    __constants__ = ["beta", "threshold"]
+    _function = staticmethod(F.softplus)
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
-        self.beta = beta
-        self.threshold = threshold
-
-    def forward(self, input):
-        return F.softplus(input, self.beta, self.threshold)
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Hardtanh(Module):
+class Hardtanh(_Functional):
     """x clipped to [min_val, max_val]."""
+
+    __constants__ = ["min_val", "max_val", "inplace"]
+    _function = staticmethod(F.hardtanh)
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
         super().__init__()
-        self.min_val = min_val
-        self.max_val = max_val
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
-        inplace_str = ", inplace=True" if self.inplace else ""
-        return f"min_val={self.min_val}, max_val={self.max_val}{inplace_str}"
+        return self._inplace_repr(f"min_val={self.min_val}, max_val={self.max_val}")
 
 
-class Threshold(Module):
+class Threshold(_Functional):
+    __constants__ = ["threshold", "value", "inplace"]
+    _function = staticmethod(F.threshold)
+
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
-        self.threshold = threshold
-        self.value = value
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.threshold(input, self.threshold, self.value, self.inplace)
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
-        inplace_str = ", inplace=True" if self.inplace else ""
-        return f"threshold={self.threshold}, value={self.value}{inplace_str}"
+        return self._inplace_repr(f"threshold={self.threshold}, value={self.value}")
 
 
 class PReLU(Module):
@@ -208,49 +210,45 @@ class PReLU(Module):
         return f"num_parameters={self.num_parameters}"
 
 
-class Tanh(Module):
-    def forward(self, input):
-        return F.tanh(input)
+class Tanh(_Functional):
+    _function = staticmethod(F.tanh)
 
 
-class Sigmoid(Module):
-    def forward(self, input):
-        return F.sigmoid(input)
+class Sigmoid(_Functional):
+    _function = staticmethod(F.sigmoid)
 
 
-class LogSigmoid(Module):
-    def forward(self, input):
-        return F.logsigmoid(input)
+class LogSigmoid(_Functional):
+    _function = staticmethod(F.logsigmoid)
 
 
-class Softsign(Module):
-    def forward(self, input):
-        return F.softsign(input)
+class Softsign(_Functional):
+    _function = staticmethod(F.softsign)
 
 
-class Tanhshrink(Module):
-    def forward(self, input):
-        return F.tanhshrink(input)
+class Tanhshrink(_Functional):
+    _function = staticmethod(F.tanhshrink)
 
 
-class GLU(Module):
+class GLU(_Functional):
+    __constants__ = ["dim"]
+    _function = staticmethod(F.glu)
+
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.glu(input, self.dim)
+        store_constants(self, locals())
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
 class _SoftmaxBase(Module):
+    __constants__ = ["dim"]
     _fn = staticmethod(F.softmax)
 
     def __init__(self, dim=None) -> None:
         super().__init__()
-        self.dim = dim
+        store_constants(self, locals())
 
     def forward(self, input):
         return type(self)._fn(input, self.dim, _stacklevel=5)

@@ -199,7 +199,27 @@ def _indent(text: str) -> str:
     return text.replace("\n", "\n  ")
 
 
-class ModuleDict(Module):
+class _KeyedModule(Module):
+    """len, iteration, `in` and keys() of ModuleDict and ParameterDict, read from the dict
+    whose keys are the container's keys in order (`_ordered`)."""
+
+    def _ordered(self) -> dict:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._ordered())
+
+    def __iter__(self):
+        return iter(self._ordered())
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._ordered()
+
+    def keys(self):
+        return self._ordered().keys()
+
+
+class ModuleDict(_KeyedModule):
     """An ordered dict of modules, registered as children under their keys."""
 
     def __init__(self, modules=None) -> None:
@@ -216,14 +236,8 @@ class ModuleDict(Module):
     def __delitem__(self, key: str) -> None:
         del self._modules[key]
 
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._modules
+    def _ordered(self) -> dict:
+        return self._modules
 
     def clear(self) -> None:
         self._modules.clear()
@@ -232,9 +246,6 @@ class ModuleDict(Module):
         v = self[key]
         del self[key]
         return v
-
-    def keys(self):
-        return self._modules.keys()
 
     def items(self):
         return self._modules.items()
@@ -306,7 +317,7 @@ class ParameterList(Module):
         return "\n".join(lines)
 
 
-class ParameterDict(Module):
+class ParameterDict(_KeyedModule):
     """An ordered dict of parameters, registered under their keys."""
 
     def __init__(self, parameters=None) -> None:
@@ -328,17 +339,8 @@ class ParameterDict(Module):
         del self._keys[key]
         delattr(self, key)
 
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __iter__(self):
-        return iter(self._keys)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._keys
-
-    def keys(self):
-        return self._keys.keys()
+    def _ordered(self) -> dict:
+        return self._keys
 
     def items(self):
         return ((k, self[k]) for k in self._keys)

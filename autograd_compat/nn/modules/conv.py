@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import functional as F
 from ._weights import add_weight_and_bias, reset_kaiming
-from .module import Module
+from .module import Module, store_constants
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
@@ -21,6 +21,17 @@ def _tuple(value, n: int) -> tuple:
 
 
 class _ConvNd(Module):
+    __constants__ = [
+        "stride",
+        "padding",
+        "dilation",
+        "groups",
+        "padding_mode",
+        "output_padding",
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+    ]
     _nd = 2
 
     def __init__(
@@ -58,16 +69,8 @@ class _ConvNd(Module):
                 f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='"
                 f"{padding_mode}'"
             )
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.dilation = dilation
+        store_constants(self, locals())
         self.transposed = transposed
-        self.output_padding = output_padding
-        self.groups = groups
-        self.padding_mode = padding_mode
         if isinstance(self.padding, str):
             self._reversed_padding_repeated_twice = [0, 0] * len(kernel_size)
             if padding == "same":

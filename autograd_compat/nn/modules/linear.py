@@ -7,7 +7,7 @@ import math
 from .. import functional as F
 from .. import init
 from ._weights import add_weight_and_bias, reset_kaiming
-from .module import Module
+from .module import Module, store_constants
 
 __all__ = ["Bilinear", "Identity", "Linear"]
 
@@ -40,12 +40,13 @@ class Linear(Module):
         torch.Size([128, 30])
     """
 
+    __constants__ = ["in_features", "out_features"]
+
     def __init__(
         self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
     ) -> None:
         super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
+        store_constants(self, locals())
         bias_shape = out_features if bias else None
         add_weight_and_bias(self, (out_features, in_features), bias_shape, device, dtype)
         self.reset_parameters()
@@ -70,6 +71,8 @@ class Bilinear(Module):
         in1_features (int), in2_features (int), out_features (int), bias (bool).
     """
 
+    __constants__ = ["in1_features", "in2_features", "out_features"]
+
     def __init__(
         self,
         in1_features: int,
@@ -80,9 +83,7 @@ class Bilinear(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        self.in1_features = in1_features
-        self.in2_features = in2_features
-        self.out_features = out_features
+        store_constants(self, locals())
         shape = (out_features, in1_features, in2_features)
         add_weight_and_bias(self, shape, out_features if bias else None, device, dtype)
         self.reset_parameters()

@@ -12,6 +12,7 @@ import functools
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
+from typing import Any
 
 from ..._pure import dtypes as _dtypes
 from ..._state import modes as _grad_mode
@@ -131,21 +132,26 @@ class Module:
         )
 
     # ------------------------------------------------------------------ registration
+    def _check_new_name(self, kind: str, name, registry: str) -> None:
+        """PyTorch's checks on the name of a new buffer or parameter (`kind`), which goes into
+        the `registry` dict (`_buffers`, `_parameters`)."""
+        if registry not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
         """Add a buffer: state that is not a parameter (e.g. BatchNorm's running_mean).
 
         Persistent buffers are part of `state_dict()`.
         """
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
@@ -162,16 +168,7 @@ class Module:
 
     def register_parameter(self, name: str, param) -> None:
         """Add a parameter (or None) under `name`."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("parameter", name, "_parameters")
         if param is None:
             self._parameters[name] = None
             return
@@ -213,33 +210,30 @@ class Module:
             return self
         module = self
         for item in target.split("."):
-            if not hasattr(module, item):
-                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
-            module = getattr(module, item)
+            module = _attribute(module, item)
             if not isinstance(module, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return module
 
-    def get_parameter(self, target: str) -> Parameter:
-        """The parameter at dotted path `target`."""
+    def _attribute_at(self, target: str) -> tuple[Module, str, Any]:
+        """The module holding the attribute at dotted path `target`, its name there, its value."""
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
-        param = getattr(module, name)
+        return module, name, _attribute(module, name)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path `target`."""
+        _, name, param = self._attribute_at(target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path `target`."""
-        module_path, _, name = target.rpartition(".")
-        module = self.get_submodule(module_path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        module, name, buffer = self._attribute_at(target)
         if name not in module._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
-        return getattr(module, name)
+        return buffer
 
     def get_extra_state(self):
         raise RuntimeError(
@@ -911,6 +905,13 @@ class Module:
         return main_str
 
 
+def _attribute(module: Module, name: str):
+    """`getattr(module, name)`, or PyTorch's error naming the module that has no `name`."""
+    if not hasattr(module, name):
+        raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+    return getattr(module, name)
+
+
 def _type_name(value) -> str:
     if isinstance(value, Tensor):
         return value.type()
@@ -928,3 +929,13 @@ def _copy_into(target: Tensor, source: Tensor) -> None:
         value = jnp.broadcast_to(value, target._value.shape)
     target._set_value(value)
     target._bump_version()
+
+
+def store_constants(module: Module, arguments: dict) -> None:
+    """Keep the constructor arguments that the class's `__constants__` names (PyTorch's list)
+    as attributes of the same names: PyTorch's `self.name = name` lines, written once.
+
+    `arguments` is the constructor's `locals()`, taken after any argument it normalizes.
+    """
+    for name in module.__constants__:
+        setattr(module, name, arguments[name])

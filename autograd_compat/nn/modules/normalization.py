@@ -7,13 +7,21 @@ import numbers
 from ..._pure import dtypes as _dtypes
 from .. import _arrays, init
 from .. import functional as F
-from ._weights import add_weight_and_bias, reset_affine
-from .module import Module
+from ._weights import add_affine, reset_affine
+from .module import Module, store_constants
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
 
 
+class _AffineNorm(Module):
+    """A normalization layer whose only parameters are its elementwise weight and bias."""
+
+    def reset_parameters(self) -> None:
+        reset_affine(self)
+
+
 class _NormBase(Module):
+    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
     _version = 2
 
     def __init__(
@@ -29,14 +37,9 @@ class _NormBase(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
+        store_constants(self, locals())
         self._bias = bias
-        shape = num_features if affine else None
-        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
+        add_affine(self, num_features, affine, bias, device, dtype)
         if self.track_running_stats:
             self.register_buffer("running_mean", _arrays.filled(num_features, 0, dtype, device))
             self.register_buffer("running_var", _arrays.filled(num_features, 1, dtype, device))
@@ -139,8 +142,10 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
-class LayerNorm(Module):
+class LayerNorm(_AffineNorm):
     """Normalize over the trailing `normalized_shape` dims; weight 1 and bias 0 to start."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 
     def __init__(
         self,
@@ -154,15 +159,10 @@ class LayerNorm(Module):
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        shape = self.normalized_shape if elementwise_affine else None
-        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
+        normalized_shape = tuple(normalized_shape)
+        store_constants(self, locals())
+        add_affine(self, normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -176,8 +176,10 @@ class LayerNorm(Module):
         )
 
 
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Normalize over groups of channels; per-channel weight 1 and bias 0 to start."""
+
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
 
     def __init__(
         self,
@@ -193,16 +195,9 @@ class GroupNorm(Module):
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
-        self.num_groups = num_groups
-        self.num_channels = num_channels
-        self.eps = eps
-        self.affine = affine
-        shape = num_channels if affine else None
-        add_weight_and_bias(self, shape, shape if bias else None, device, dtype)
+        store_constants(self, locals())
+        add_affine(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import functional as F
-from .module import Module
+from .module import Module, store_constants
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -21,6 +21,8 @@ __all__ = [
 
 
 class _MaxPoolNd(Module):
+    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"]
+
     def __init__(
         self,
         kernel_size,
@@ -31,12 +33,8 @@ class _MaxPoolNd(Module):
         ceil_mode: bool = False,
     ) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
+        stride = stride if (stride is not None) else kernel_size
+        store_constants(self, locals())
 
     _pool: Callable[..., Any]
 
@@ -83,23 +81,15 @@ class MaxPool3d(_MaxPoolNd):
 
 
 class _AvgPoolNd(Module):
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
+
     def __init__(self, kernel_size, stride, padding, ceil_mode, count_include_pad) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        store_constants(self, locals())
 
     def _options(self) -> tuple:
         """The functional op's arguments after `input`."""
-        return (
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-        )
+        return tuple(getattr(self, name) for name in _AvgPoolNd.__constants__)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

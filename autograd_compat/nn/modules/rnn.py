@@ -16,7 +16,7 @@ from ..._state.tensor import Tensor
 from ..._tape.record import apply
 from .. import _arrays, init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, store_constants
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
 
@@ -35,6 +35,18 @@ def _reset_uniform(module: Module) -> None:
 class RNNBase(Module):
     """Shared parameters and forward of RNN, LSTM and GRU (PyTorch's parameter names)."""
 
+    __constants__ = [
+        "mode",
+        "input_size",
+        "hidden_size",
+        "num_layers",
+        "bias",
+        "batch_first",
+        "dropout",
+        "bidirectional",
+        "proj_size",
+    ]
+
     def __init__(
         self,
         mode: str,
@@ -50,15 +62,8 @@ class RNNBase(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        self.mode = mode
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.num_layers = num_layers
-        self.bias = bias
-        self.batch_first = batch_first
+        store_constants(self, locals())
         self.dropout = float(dropout)
-        self.bidirectional = bidirectional
-        self.proj_size = proj_size
         num_directions = 2 if bidirectional else 1
         if (
             not isinstance(dropout, (int, float))

@@ -8,7 +8,7 @@ from ..._state import modes as _grad_mode
 from .. import _arrays, init
 from .. import functional as F
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, store_constants
 
 __all__ = ["Embedding"]
 
@@ -25,6 +25,16 @@ class Embedding(Module):
         torch.Size([2, 2, 3])
     """
 
+    __constants__ = [
+        "num_embeddings",
+        "embedding_dim",
+        "padding_idx",
+        "max_norm",
+        "norm_type",
+        "scale_grad_by_freq",
+        "sparse",
+    ]
+
     def __init__(
         self,
         num_embeddings: int,
@@ -40,8 +50,6 @@ class Embedding(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
         if padding_idx is not None:
             if padding_idx > 0:
                 if padding_idx >= num_embeddings:
@@ -50,11 +58,7 @@ class Embedding(Module):
                 if padding_idx < -num_embeddings:
                     raise AssertionError("Padding_idx must be within num_embeddings")
                 padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self.sparse = sparse
+        store_constants(self, locals())
         if _weight is None:
             self.weight = Parameter(
                 _arrays.empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
