@@ -468,3 +468,57 @@ def test_an_in_place_write_to_a_tensor_argument_runs_eagerly():
     assert outs == [[2.0, 0.0], [4.0, 0.0], [6.0, 0.0]]
     assert x.tolist() == [3.0, 0.0] and x._version == 3
     assert counters["graph_break"] == {"an in-place write to a tensor argument": 1}
+
+
+def test_an_argument_that_brings_a_grad_along_stays_differentiable():
+    """A leaf argument with a `.grad` from an earlier backward: the compiled call is still one
+    node of the caller's graph (it was mistaken for a step running its own backward)."""
+    x = torch.ones(2, requires_grad=True)
+    cube = torch.compile(lambda t: t**3)
+    for _ in range(3):
+        out = cube(x)
+        assert out.requires_grad
+        out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [9.0, 9.0])
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+
+
+class _Cube(torch.autograd.Function):
+    """x ** 3 with a backward that is deliberately not its derivative (7 x^2), as a
+    straight-through estimator would be: a compiled call must run it, not jax.vjp."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 7 * x**2
+
+
+def test_a_custom_function_compiles_in_a_step_and_breaks_in_a_differentiable_call():
+    w = torch.ones(3, requires_grad=True)
+
+    def step(x):
+        w.grad = None
+        loss = _Cube.apply(w * x).sum()
+        loss.backward()
+        return loss
+
+    compiled = torch.compile(step)
+    for i in range(3):
+        x = torch.full((3,), float(i + 1))
+        loss = compiled(x)
+        grad = w.grad.numpy().copy()
+        assert loss.item() == step(x).item()
+        np.testing.assert_array_equal(grad, w.grad.numpy())  # 7 x^3 w^2: the custom backward
+    assert _graphs() == 1 and counters["graph_break"] == {}
+
+    cube = torch.compile(_Cube.apply)
+    x = torch.ones(2, requires_grad=True)
+    with pytest.warns(UserWarning, match="custom autograd.Function _Cube"):
+        for _ in range(2):
+            cube(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [14.0, 14.0])

@@ -142,6 +142,7 @@ class Capture:
         self.read_after_deferred = False  # a runtime input read after such an update
         self.runtime_values = runtime_values  # the tracers to hand out, when compiling
         self.rng_key = default_generator._key
+        self.custom_functions: list[str] = []  # custom autograd.Functions the trace applied
 
     # ---------------------------------------------------------------- watched events
     def visit(self, value, live: bool, tensor):
@@ -188,6 +189,11 @@ class Capture:
     def called(self, module) -> None:
         """A module's `__call__`: its `training` flag is part of what the trace assumed."""
         self.modules[id(module)] = module
+
+    def custom_function(self, name: str) -> None:
+        """A custom `autograd.Function` was applied: its Python backward runs in the trace
+        only where the traced call runs backward itself."""
+        self.custom_functions.append(name)
 
     def runtime(self, getter: Callable[[], object]):
         """A value library code reads from Python state each call (an optimizer's learning

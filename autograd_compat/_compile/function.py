@@ -206,11 +206,14 @@ class _Arguments:
         if flags is None:
             flags = [(t.requires_grad, t._grad is not None) for t in self.tensors()]
         self.rebuilt = []
+        self.initial_grads: list[tuple[Tensor | None, object]] = []  # (.grad, its value)
         for i, value, (requires_grad, has_grad) in zip(self.tensor_index, tensor_values, flags):
             tensor = Tensor._wrap(value)
             tensor._requires_grad = requires_grad
             if has_grad:
                 tensor._grad = Tensor._wrap(next(grads))
+            grad = tensor._grad
+            self.initial_grads.append((grad, None if grad is None else grad._value))
             self.rebuilt.append(tensor)
             leaves[i] = tensor
         for i, value in zip(self.number_index, number_values):
@@ -224,7 +227,7 @@ class _Effects:
     trace: which captured memories it wrote (and their version moves), which gradients it
     set, whether it drew random numbers, and its output structure."""
 
-    def __init__(self, capture: Capture, rebuilt: list[Tensor]) -> None:
+    def __init__(self, capture: Capture, rebuilt: list[Tensor], initial_grads: list) -> None:
         self.memories: list[Memory | GradMemory] = []
         self.written: list[bool] = []
         self.version_moves: list[list[tuple[Tensor | None, int]]] = []
@@ -248,14 +251,20 @@ class _Effects:
                 self.grad_links.append((t, old))
                 if t._grad is not old:
                     (self.grad_results if t._grad is not None else self.grad_cleared).append(t)
-        # tensor arguments whose .grad the function sets (a backward inside)
-        self.arg_grads = [k for k, t in enumerate(rebuilt) if t._grad is not None]
+        # tensor arguments whose .grad the function sets or accumulates into (a backward
+        # inside); a .grad an argument only brings along is no effect
+        self.arg_grads = [
+            k
+            for k, (t, (grad, value)) in enumerate(zip(rebuilt, initial_grads))
+            if t._grad is not None and (t._grad is not grad or t._grad._value is not value)
+        ]
         self.modules = list(capture.modules.values())
         self.n_runtime = len(capture.getters)
         self.getters = capture.getters
         self.deferred = capture.deferred
         self.read_after_deferred = capture.read_after_deferred
         self.uses_rng = default_generator._key is not capture.rng_key
+        self.custom_functions = capture.custom_functions
 
     def guard(self) -> tuple | None:
         """What the entry assumed about the captured state, as a value to compare; empty
@@ -539,7 +548,7 @@ class CompiledFunction:
             call_args, call_kwargs = arguments.rebuild(tensor_values, number_values, grad_values)
             with capture:
                 out = self.fn(*call_args, **call_kwargs)
-            effects = _Effects(capture, arguments.rebuilt)
+            effects = _Effects(capture, arguments.rebuilt, arguments.initial_grads)
             leaves = jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)
             return effects, [x._value for x in leaves if isinstance(x, Tensor)]
 
@@ -568,6 +577,12 @@ class CompiledFunction:
             self._break_warning("a Python-only update before a read of its result", "")
             return _EAGER
         ran_backward = effects.grad_results or effects.arg_grads
+        if effects.custom_functions and not ran_backward:
+            # the call would be one node differentiated by jax.vjp of its trace, which would
+            # not run the Function's own backward
+            name = effects.custom_functions[0]
+            self._break_warning(f"custom autograd.Function {name} in a differentiable call", "")
+            return _EAGER
         if ran_backward and any(t.grad_fn is not None for t in arguments.tensors()):
             self._break_warning("a backward inside, through an argument that has a grad_fn", "")
             return _EAGER

@@ -386,7 +386,12 @@ class Function(_SingleLevelFunction):
     def apply(cls, *args, **kwargs):
         """Run forward and, when a gradient is needed, record this Function's node."""
         if modes.traces:
-            raise _errors.TapeFallback(cls.__name__)
+            # An autograd.functional trace cannot run a Python backward; a torch.compile trace
+            # runs the tape on traced values, so it can where the call runs its own backward.
+            if len(modes.traces) > len(modes.captures):
+                raise _errors.TapeFallback(cls.__name__)
+            for capture in modes.captures:
+                capture.custom_function(cls.__name__)
         setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
         if setup_context:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
