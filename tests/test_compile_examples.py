@@ -100,14 +100,6 @@ TOLERANCE = {"polynomial_manual_grad": (5e-5, 1e-6)}
 # Deterministic examples: the eager 20-step run also equals PyTorch's (the others draw
 # PyTorch's random initialisation, which ours does not reproduce).
 EXACT = {"wgan_gp", "newton_hessian", "polynomial_manual_grad", "polynomial_autograd_function"}
-XFAIL = {
-    # A custom autograd.Function inside a compiled call is a graph break: Function.apply
-    # raises TapeFallback under any trace (autograd/function.py), so both ways run eagerly.
-    # Repro: torch.compile(lambda x: MyFunction.apply(x))(t) twice -> counters["graph_break"]
-    # == {"TapeFallback": 1}. Compiling it needs Function.apply to become a jax.custom_vjp of
-    # the Python forward and backward while a compiled function is traced.
-    "polynomial_autograd_function": "a custom autograd.Function breaks the graph",
-}
 
 
 def _run_ways(name: str) -> dict:
@@ -145,15 +137,7 @@ def _run_ways(name: str) -> dict:
     return runs
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=XFAIL[name]))
-        if name in XFAIL
-        else name
-        for name in COMPILED
-    ],
-)
+@pytest.mark.parametrize("name", COMPILED)
 def test_compiled_example_equals_eager(name, request):
     runs = _run_ways(name)
     eager = runs["eager"]["results"]

@@ -18,6 +18,7 @@ import inspect
 import itertools
 import warnings
 
+import jax
 import jax.numpy as jnp
 
 from .._ops.factories import zeros, zeros_like
@@ -385,19 +386,18 @@ class Function(_SingleLevelFunction):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward and, when a gradient is needed, record this Function's node."""
-        if modes.traces:
-            # An autograd.functional trace cannot run a Python backward; a torch.compile trace
-            # runs the tape on traced values, so it can where the call runs its own backward.
-            if len(modes.traces) > len(modes.captures):
-                raise _errors.TapeFallback(cls.__name__)
-            for capture in modes.captures:
-                capture.custom_function(cls.__name__)
+        if modes.traces and len(modes.traces) > len(modes.captures):
+            # an autograd.functional trace cannot run a Python backward
+            raise _errors.TapeFallback(cls.__name__)
         setup_context = cls.setup_context is not _SingleLevelFunction.setup_context
         if setup_context:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
-        return _apply(cls, setup_context, args, kwargs)
+        output = _apply(cls, setup_context, args, kwargs)
+        if modes.captures:  # a torch.compile trace: its own vjp must run this backward too
+            _through_custom_vjp(cls, setup_context, args, kwargs, output)
+        return output
 
     @staticmethod
     def from_jax(fn, name: str | None = None, *, saves: str = "all"):
@@ -492,6 +492,79 @@ def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):
     if tangents is not None:
         _forward_ad(cls, ctx, tangents, results)
     return tuple(results) if is_tuple else results[0]
+
+
+def _run_forward(cls, setup_context: bool, args: tuple, kwargs: dict):
+    """(ctx, outputs) of the user's forward, untracked."""
+    ctx = object.__new__(cls._backward_cls)
+    ctx._init_ctx()
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    with _suspend_forward_ad(), _grad_mode.no_grad():
+        if setup_context:
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, output)
+        else:
+            output = cls.forward(ctx, *args, **kwargs)
+    return ctx, output if isinstance(output, tuple) else (output,)
+
+
+def _through_custom_vjp(cls, setup_context: bool, args: tuple, kwargs: dict, output) -> None:
+    """Inside a torch.compile trace, give the outputs of a Function applied on the tape the
+    values of a `jax.custom_vjp` of its forward and backward: the traced call is one node
+    differentiated by `jax.vjp`, which then runs this backward, not JAX's derivative of the
+    forward. A Function that writes its inputs (mark_dirty) or returns non-float outputs
+    keeps the tape only, and the call that applies it breaks the graph where it is
+    differentiated (`Capture.custom_function`)."""
+    outputs = output if isinstance(output, tuple) else (output,)
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    input_ids = {id(args[i]) for i in positions}
+    if not all(
+        isinstance(o, Tensor) and o._value.dtype in _op.INEXACT and id(o) not in input_ids
+        for o in outputs
+    ):
+        for capture in modes.captures:
+            capture.custom_function(cls.__name__)
+        return
+    kept: dict = {}
+
+    def forward(*values):
+        call = list(args)
+        for i, value in zip(positions, values):
+            call[i] = Tensor._wrap(value)
+            call[i]._requires_grad = args[i].requires_grad
+        ctx, outs = _run_forward(cls, setup_context, tuple(call), kwargs)
+        saved = tuple(None if t is None else t._value for t in getattr(ctx, "to_save", ()))
+        return ctx, tuple(o._value for o in outs), saved
+
+    @jax.custom_vjp
+    def function(*values):
+        return forward(*values)[1]
+
+    def function_fwd(*values):
+        ctx, outs, saved = forward(*values)
+        kept["ctx"], kept["inputs"] = ctx, values
+        return outs, saved
+
+    def function_bwd(saved, cotangents):
+        ctx = kept["ctx"]
+        ctx._saved_entries = tuple(
+            None if v is None else (Tensor._wrap(v), None, [0], 0) for v in saved
+        )
+        with _grad_mode.no_grad():
+            grads = ctx._get_user_fn()(ctx, *(Tensor._wrap(c) for c in cotangents))
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        inputs = kept["inputs"]
+        return tuple(
+            jnp.zeros_like(value)
+            if grads[i] is None
+            else jnp.broadcast_to(grads[i]._value, value.shape).astype(value.dtype)
+            for i, value in zip(positions, inputs)
+        )
+
+    function.defvjp(function_fwd, function_bwd)
+    values = function(*(args[i]._value for i in positions))
+    for out, value in zip(outputs, values):
+        out._value = value
 
 
 def _wrap_outputs(ctx, args: tuple, outputs: tuple, differentiable: bool) -> list:
