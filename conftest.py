@@ -1,4 +1,5 @@
-"""The docstring examples' namespace: `pytest --doctest-modules` runs them (issue 11).
+"""The docstring examples' namespace: `pytest --doctest-modules` runs them (issue 11); and the
+persistent compilation cache switched off for the whole suite.
 
 Here at the repository root because pytest applies a conftest.py only to files at or below its
 folder: tests/conftest.py does not reach the doctests collected from autograd_compat/.
@@ -6,11 +7,17 @@ folder: tests/conftest.py does not reach the doctests collected from autograd_co
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import pytest
 
-import autograd_compat as torch
+# Before the package is imported: the suite (and the processes it starts, which inherit this)
+# must not write into the user's persistent compilation cache, and a run must not depend on
+# what an earlier one left there. tests/test_compile_cache.py points it at temporary folders.
+os.environ["AUTOGRAD_COMPAT_CACHE_DIR"] = "off"
+
+import autograd_compat as torch  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
