@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import warnings
 
+import chex
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -525,3 +528,30 @@ def test_a_custom_function_compiles_and_its_own_backward_runs():
     assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
     np.testing.assert_array_equal(x.grad.numpy(), [84.0, 84.0])  # 3 calls of 7 x^2
     assert _graphs() == 2 and counters["graph_break"] == {}
+
+
+class CompiledStepAgainstJax(chex.TestCase):
+    """A compiled step's loss and gradient are those of `jax.value_and_grad` of the same maths
+    written in JAX, jitted or not."""
+
+    @chex.variants(with_jit=True, without_jit=True)
+    def test_compiled_step_equals_jax_value_and_grad(self):
+        data = np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(3, 4)
+        w = torch.tensor(np.full((4, 2), 0.5, np.float32), requires_grad=True)
+
+        @torch.compile
+        def step(x):
+            w.grad = None
+            loss = ((x @ w).tanh() ** 2).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(2):  # eager warm-up, then the compiled program
+            loss = step(torch.tensor(data))
+        expected_loss, expected_grad = self.variant(
+            jax.value_and_grad(lambda w, x: (jnp.tanh(x @ w) ** 2).mean())
+        )(jnp.asarray(w.detach().numpy()), jnp.asarray(data))
+        assert _graphs() == 1
+        chex.assert_trees_all_close(
+            (loss.item(), w.grad.numpy()), (float(expected_loss), expected_grad), rtol=1e-6
+        )
