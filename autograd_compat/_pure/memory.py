@@ -14,10 +14,17 @@ allocations still surfaces when the value is read.
 from __future__ import annotations
 
 import os
+import re
 
 import jax
+from jax.core import Tracer
+
+from . import device as _device
 
 BLOCK_BYTES = 256 * 2**20  # outputs above this are waited for, so their failure is the op's
+# the hot path compares element counts (one attribute read): an output of more elements may
+# reach BLOCK_BYTES (complex128: 16 bytes each) and gets the exact check in `settle`
+BLOCK_ELEMENTS = BLOCK_BYTES // 16
 
 
 class OutOfMemoryError(RuntimeError):
@@ -98,3 +105,48 @@ def is_resource_exhausted(exception: BaseException) -> bool:
     """Whether `exception` is XLA's allocation failure (RESOURCE_EXHAUSTED / out of memory)."""
     text = str(exception)
     return "RESOURCE_EXHAUSTED" in text or "Out of memory" in text or "out of memory" in text
+
+
+_ALLOCATING = re.compile(r"allocating (\d+) bytes")
+
+
+def check_size(shape, itemsize: int, device=None) -> None:
+    """Before allocating `shape` x `itemsize` bytes on `device` (a PyTorch device or None: the
+    default) where the size is known up front (factories): refuse what exceeds the device's
+    memory, so nothing absurd is even attempted."""
+    nbytes = itemsize
+    for n in shape:
+        nbytes *= n
+    if nbytes > BLOCK_BYTES:
+        target = jax.devices()[0] if device is None else _device.to_jax(device)
+        if nbytes > device_bytes(target):
+            raise error(nbytes, target)
+
+
+def settle(value) -> None:
+    """Make a big just-dispatched result fail here, at its op, if it cannot be allocated: an
+    output of more than BLOCK_BYTES is refused at once when it exceeds its device's memory,
+    else waited for, and XLA's resource-exhausted error becomes PyTorch's OutOfMemoryError.
+    Call when `value.size > BLOCK_ELEMENTS` (tracers and small outputs pass)."""
+    if isinstance(value, Tracer):
+        return
+    nbytes = value.size * value.dtype.itemsize
+    if nbytes <= BLOCK_BYTES:
+        return
+    device = next(iter(value.devices()))
+    if nbytes > device_bytes(device):
+        raise error(nbytes, device)
+    try:
+        value.block_until_ready()
+    except jax.errors.JaxRuntimeError as failure:
+        if not is_resource_exhausted(failure):
+            raise
+        match = _ALLOCATING.search(str(failure))
+        raise error(int(match.group(1)) if match else nbytes, device) from None
+
+
+def settle_all(values) -> None:
+    """`settle` each array of `values` (None entries skipped) that may be big."""
+    for value in values:
+        if value is not None and value.size > BLOCK_ELEMENTS:
+            settle(value)

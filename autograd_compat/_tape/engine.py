@@ -30,6 +30,7 @@ import jax
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import memory as _memory
 from .._pure.op import constant, vjp_of
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -44,6 +45,7 @@ FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than t
 CACHE_SIZE = 1024  # structures remembered; past this the caches start over
 _seen: dict = {}
 _fused: dict = {}
+_fused_big: dict = {}  # fused function -> whether an output may exceed memory.BLOCK_ELEMENTS
 # `.grad` accumulation is a read-modify-write: backwards in several threads into one leaf must
 # not lose a term (PyTorch locks per AccumulateGrad). One lock; held for the add and store only.
 _accumulation = threading.RLock()
@@ -566,6 +568,15 @@ def _run_fused(fused, order: list, seeds: list, sinks: list) -> tuple:
     saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
     totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
+    big = _fused_big.get(fused)
+    if big is None:  # per structure (its shapes are fixed): may an output be big?
+        if len(_fused_big) > CACHE_SIZE:
+            _fused_big.clear()
+        arrays = [a for a in (*totals, *captured) if a is not None]
+        big = _fused_big[fused] = any(a.size > _memory.BLOCK_ELEMENTS for a in arrays)
+    if big:  # a gradient that does not fit fails here, before any `.grad` is stored
+        _memory.settle_all(totals)
+        _memory.settle_all(captured)
     entries = [_array_entry(leaf, t) for leaf, t in zip(leaves, totals) if t is not None]
     return [None if c is None else Tensor._wrap(c) for c in captured], entries
 
