@@ -10,6 +10,14 @@ Saved: tensors (and Parameters, with requires_grad), numpy arrays and scalars, N
 int, float, complex, str, bytes, list, tuple, dict/OrderedDict (any of these as keys,
 state-dict `_metadata` kept), torch.dtype, torch.device, torch.Size. A tensor saved twice is
 loaded once and shared, as with PyTorch. Gradients and graphs are not saved.
+
+Robustness: `save` to a path writes a temporary file in the same directory and renames it over
+the target, so a save that fails midway leaves the previous checkpoint whole. `load` of a
+stream reads the checkpoint that starts at the stream's position and leaves the stream at its
+end (several checkpoints saved into one stream load in turn). Before anything is inflated,
+each member's declared size must match the manifest's shape and dtype (and fit in memory), the
+.npy header must agree with the manifest, and members the manifest does not declare are
+refused; nesting deeper than the recursion limit is a RuntimeError like any invalid file.
 """
 
 from __future__ import annotations
@@ -19,6 +27,10 @@ import io
 import json
 import math
 import os
+import secrets
+import stat
+import struct
+import sys
 import zipfile
 from collections import OrderedDict
 
@@ -27,6 +39,7 @@ import numpy as np
 
 from ._pure import device as _device
 from ._pure import dtypes as _dtypes
+from ._pure import memory as _memory
 from ._pure.shapes import Size
 from ._state.tensor import Tensor
 
@@ -34,8 +47,22 @@ FORMAT = "autograd_compat.checkpoint"
 VERSION = 1
 MANIFEST = "manifest.json"
 
-_NUMPY_NATIVE = {"float16", "float32", "float64", "complex64", "complex128", "uint8", "int8",
-                 "int16", "int32", "int64", "bool"}  # fmt: skip
+_MAX_NPY_HEADER = 65536 + 12  # an .npy header (format 1.0: at most 65535 bytes, + magic)
+_MAX_MANIFEST_RATIO = 64  # a compressed manifest may inflate this much (and at least 64 MiB)
+
+
+def _stored_dtype(name) -> np.dtype:
+    """The numpy dtype of the .npy payload for the manifest's dtype `name`: bfloat16 is stored
+    as its uint16 bits; any other name must be a plain numeric or bool numpy dtype."""
+    if name == "bfloat16":
+        return np.dtype(np.uint16)
+    try:
+        stored = np.dtype(name) if isinstance(name, str) else None
+    except TypeError:
+        stored = None
+    if stored is None or stored.kind not in "biufc" or stored.fields or str(stored) != name:
+        raise ValueError(f"unsupported array dtype {name!r} in the manifest")
+    return stored
 
 
 class _Writer:
@@ -47,8 +74,15 @@ class _Writer:
         self.keep_alive: list = []
 
     def array(self, array: np.ndarray, dtype_name: str) -> int:
-        if dtype_name not in _NUMPY_NATIVE:
-            array = array.view(np.uint16) if array.dtype.itemsize == 2 else array
+        try:
+            _stored_dtype(dtype_name)  # refuse what load would refuse
+        except ValueError:
+            raise TypeError(
+                f"autograd_compat.save: arrays of dtype {dtype_name} are not saved (numeric and "
+                "bool dtypes are)"
+            ) from None
+        if dtype_name == "bfloat16":
+            array = array.view(np.uint16)
         self.arrays.append((array, dtype_name))
         return len(self.arrays) - 1
 
@@ -151,10 +185,33 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     }
     text = json.dumps(manifest, allow_nan=False)
     if _is_path(f):
-        with open(f, "wb") as handle:
-            _write_zip(handle, text, writer.arrays)
+        _write_file(os.fspath(f), text, writer.arrays)
     else:
         _write_zip(f, text, writer.arrays)
+
+
+def _write_file(path: str, manifest_text: str, arrays: list) -> None:
+    """Write the checkpoint to a temporary file beside `path`, then rename it over `path`
+    (`os.replace`, atomic): a save that fails midway (full disk, interrupt) leaves the
+    previous file whole. The new file gets the old one's permissions, else the umask's."""
+    target = os.path.realpath(path)  # replace the file a symlink points to, not the link
+    directory, base = os.path.split(target)
+    temporary = os.path.join(directory, f".{base}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            _write_zip(handle, manifest_text, arrays)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if os.path.exists(target):
+            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def _write_zip(handle, manifest_text: str, arrays: list) -> None:
@@ -179,17 +236,50 @@ class _Reader:
         if not isinstance(index, int) or not 0 <= index < len(self.specs):
             raise ValueError(f"array reference {index!r} is out of range")
         spec = self.specs[index]
-        with self.archive.open(spec["file"]) as member:
-            array = np.load(io.BytesIO(member.read()), allow_pickle=False)
-        name = spec["dtype"]
-        if name not in _NUMPY_NATIVE:
-            array = array.view(_dtypes.as_dtype(_dtypes._from_name(name)).jax)
-        elif str(array.dtype) != name:
-            raise ValueError(f"{spec['file']} holds {array.dtype}, the manifest says {name}")
-        if list(array.shape) != list(spec["shape"]):
+        name, shape = spec["dtype"], spec["shape"]
+        stored = _stored_dtype(name)
+        if not isinstance(shape, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
+        ):
+            raise ValueError(f"{spec['file']}: the manifest's shape {shape!r} is not a shape")
+        nbytes = math.prod(shape) * stored.itemsize
+        info = self.archive.getinfo(spec["file"])
+        # the member's declared size (what decompression may produce) must be the manifest's
+        # array plus an .npy header: nothing is inflated before this check
+        if not nbytes <= info.file_size <= nbytes + _MAX_NPY_HEADER:
             raise ValueError(
-                f"{spec['file']} has shape {list(array.shape)}, the manifest says {spec['shape']}"
+                f"{spec['file']} declares {info.file_size} bytes, but the manifest's "
+                f"{name} array of shape {shape} takes {nbytes} bytes"
             )
+        if nbytes > _memory.host_bytes():
+            raise ValueError(
+                f"{spec['file']}: the manifest's {name} array of shape {shape} takes {nbytes} "
+                f"bytes, more than this machine's memory ({_memory.host_bytes()} bytes)"
+            )
+        with self.archive.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            if version == (1, 0):
+                header = np.lib.format.read_array_header_1_0(member)
+            elif version == (2, 0):
+                header = np.lib.format.read_array_header_2_0(member)
+            else:
+                raise ValueError(f"{spec['file']}: unsupported .npy version {version}")
+            npy_shape, fortran_order, npy_dtype = header
+            if npy_dtype != stored:
+                raise ValueError(
+                    f"{spec['file']} holds {npy_dtype}, the manifest says {name} (stored as "
+                    f"{stored})"
+                )
+            if list(npy_shape) != list(shape):
+                raise ValueError(
+                    f"{spec['file']} has shape {list(npy_shape)}, the manifest says {shape}"
+                )
+            data = member.read(nbytes)
+            if len(data) != nbytes or member.read(1):  # the last read checks the CRC
+                raise ValueError(f"{spec['file']} does not hold {nbytes} bytes of data")
+        array = np.frombuffer(data, stored).reshape(shape, order="F" if fortran_order else "C")
+        if name == "bfloat16":
+            array = array.view(_dtypes.bfloat16.jax)
         return array
 
     def tensor(self, node: dict) -> Tensor:
@@ -255,6 +345,19 @@ class _Reader:
         raise ValueError(f"unexpected manifest entry with keys {sorted(node)}")
 
 
+def _read_manifest(archive: zipfile.ZipFile) -> bytes:
+    """The manifest's bytes, refused before inflating if it declares far more than it holds."""
+    info = archive.getinfo(MANIFEST)
+    limit = max(64 * 2**20, _MAX_MANIFEST_RATIO * info.compress_size)
+    if info.file_size > limit:
+        raise ValueError(
+            f"{MANIFEST} declares {info.file_size} bytes in {info.compress_size} compressed "
+            f"(at most {limit} are read)"
+        )
+    with archive.open(info) as member:
+        return member.read(info.file_size)
+
+
 def _describe(f) -> str:
     if _is_path(f):
         return f"'{os.fspath(f)}'"
@@ -293,7 +396,102 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             raise FileNotFoundError(f"[Errno 2] No such file or directory: '{os.fspath(f)}'")
         with open(f, "rb") as handle:
             return _load(handle, name, device)
-    return _load(f, name, device)
+    # a stream is read from where it stands (several checkpoints saved one after another into
+    # one stream load in turn) and left at the end of the checkpoint read
+    try:
+        start = f.tell()
+        length = _zip_length(f, start)
+    except (OSError, AttributeError, ValueError, struct.error):
+        return _load(f, name, device)
+    result = _load(_Window(f, start, length), name, device)
+    if length is not None:
+        f.seek(start + length)
+    return result
+
+
+_LOCAL, _CENTRAL = b"PK\x03\x04", b"PK\x01\x02"
+_END64, _LOCATOR64, _END = b"PK\x06\x06", b"PK\x06\x07", b"PK\x05\x06"
+
+
+def _zip_length(handle, start: int) -> int | None:
+    """The length of the zip archive that starts at `start` in `handle`, walked record by
+    record (headers only); None where the walk cannot tell (a member written with a data
+    descriptor): then the archive is taken to run to the end of the stream."""
+    position = start
+    while True:
+        handle.seek(position)
+        signature = handle.read(4)
+        if signature == _LOCAL:
+            header = handle.read(26)
+            flags, compressed, name_length, extra_length = struct.unpack("<2xH10xI4xHH", header)
+            if flags & 0x08:
+                return None
+            extra = handle.read(name_length + extra_length)[name_length:]
+            if compressed == 0xFFFFFFFF:  # zip64: the sizes are in the extra field
+                compressed = _zip64_compressed_size(header, extra)
+            position += 30 + name_length + extra_length + compressed
+        elif signature == _CENTRAL:
+            lengths = struct.unpack("<HHH", handle.read(42)[24:30])
+            position += 46 + sum(lengths)
+        elif signature == _END64:
+            (size,) = struct.unpack("<Q", handle.read(8))
+            position += 12 + size
+        elif signature == _LOCATOR64:
+            position += 20
+        elif signature == _END:
+            (comment_length,) = struct.unpack("<H", handle.read(18)[16:18])
+            return position + 22 + comment_length - start
+        else:
+            return None
+
+
+def _zip64_compressed_size(header: bytes, extra: bytes) -> int:
+    """A zip64 local header's compressed size, from its extra field (id 1)."""
+    uncompressed = struct.unpack("<14xI8x", header)[0]
+    offset = 0
+    while offset + 4 <= len(extra):
+        kind, size = struct.unpack("<HH", extra[offset : offset + 4])
+        if kind == 1:
+            values = extra[offset + 4 : offset + 4 + size]
+            skip = 8 if uncompressed == 0xFFFFFFFF else 0
+            return struct.unpack("<Q", values[skip : skip + 8])[0]
+        offset += 4 + size
+    raise ValueError("a zip64 member without its sizes")
+
+
+class _Window(io.RawIOBase):
+    """`length` bytes of `raw` from `start` (to its end when `length` is None), as a seekable
+    file of their own: what zipfile reads one checkpoint of a stream through."""
+
+    def __init__(self, raw, start: int, length: int | None) -> None:
+        super().__init__()
+        self.raw, self.start, self.position = raw, start, 0
+        if length is None:
+            length = raw.seek(0, os.SEEK_END) - start
+        self.length = length
+        self.name = getattr(raw, "name", None)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        base = {os.SEEK_SET: 0, os.SEEK_CUR: self.position, os.SEEK_END: self.length}[whence]
+        self.position = max(0, base + offset)
+        return self.position
+
+    def readinto(self, buffer) -> int:
+        size = max(0, min(len(buffer), self.length - self.position))
+        self.raw.seek(self.start + self.position)
+        data = self.raw.read(size)
+        buffer[: len(data)] = data
+        self.position += len(data)
+        return len(data)
 
 
 def _load(handle, name: str, device):
@@ -319,7 +517,7 @@ def _load(handle, name: str, device):
                 "archive)"
             )
         try:
-            manifest = json.loads(archive.read(MANIFEST).decode("utf-8"))
+            manifest = json.loads(_read_manifest(archive).decode("utf-8"))
             if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
                 raise ValueError("the manifest does not describe an autograd_compat checkpoint")
             if manifest.get("version") != VERSION:
@@ -328,7 +526,18 @@ def _load(handle, name: str, device):
             for spec in specs:
                 if spec["file"] not in names:
                     raise ValueError(f"{spec['file']} is missing from the archive")
+            undeclared = names - {MANIFEST} - {spec["file"] for spec in specs}
+            if undeclared:
+                raise ValueError(
+                    f"the archive holds {sorted(undeclared)[0]}, which the manifest does not "
+                    "declare"
+                )
             return _Reader(archive, specs, device).decode(manifest["root"])
+        except RecursionError:
+            raise RuntimeError(
+                f"autograd_compat.load: {name} is not a valid checkpoint (its objects are "
+                f"nested deeper than Python's recursion limit, {sys.getrecursionlimit()})"
+            ) from None
         except (
             zipfile.BadZipFile,
             json.JSONDecodeError,

@@ -12,9 +12,11 @@ import jax
 
 from ._pure import device as _device
 from ._pure import errors as _errors
+from ._pure.memory import OutOfMemoryError
 from ._state import random as _random
 
 __all__ = [
+    "OutOfMemoryError",
     "current_device",
     "device_count",
     "empty_cache",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import math
+import tracemalloc
 import zipfile
 from collections import OrderedDict
 
@@ -103,3 +105,124 @@ def test_real_pytorch_checkpoint_is_refused(tmp_path, real_torch):
     real_torch.save({"w": real_torch.ones(2)}, path)
     with pytest.raises(RuntimeError, match="written by PyTorch's torch.save"):
         torch.load(path)
+
+
+# ----------------------------------------------------------------------------- robustness
+def _crafted(path, root, arrays, members):
+    """A checkpoint written by hand: `arrays` are the manifest's specs, `members` maps a name
+    to its bytes."""
+    manifest = {"format": "autograd_compat.checkpoint", "version": 1, "root": root}
+    manifest["arrays"] = arrays
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def _npy(array) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def test_checkpoints_saved_into_one_stream_load_in_turn():
+    buffer = io.BytesIO()
+    torch.save({"step": 1, "w": torch.ones(2)}, buffer)
+    torch.save({"step": 2, "w": torch.zeros(3)}, buffer)
+    buffer.seek(0)
+    first = torch.load(buffer)
+    second = torch.load(buffer)
+    assert (first["step"], first["w"].tolist()) == (1, [1.0, 1.0])
+    assert (second["step"], second["w"].tolist()) == (2, [0.0, 0.0, 0.0])
+    assert buffer.tell() == len(buffer.getvalue())
+
+
+def test_a_member_larger_than_the_manifest_declares_is_refused_before_inflating(tmp_path):
+    path = tmp_path / "bomb.pt"
+    header = _npy(np.zeros(2, np.float32))[:-8]
+
+    def zeros(member):  # 128 MiB of zeros, deflated to about 128 KiB
+        member.write(header)
+        chunk = bytes(2**20)
+        for _ in range(128):
+            member.write(chunk)
+
+    root = {"tensor": 0, "requires_grad": False, "parameter": False}
+    spec = {"file": "arrays/0.npy", "dtype": "float32", "shape": [2]}
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        manifest = {"format": "autograd_compat.checkpoint", "version": 1, "root": root}
+        archive.writestr("manifest.json", json.dumps({**manifest, "arrays": [spec]}))
+        with archive.open("arrays/0.npy", "w", force_zip64=True) as member:
+            zeros(member)
+    assert path.stat().st_size < 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(RuntimeError, match="declares .* bytes, but the manifest's"):
+            torch.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20  # nothing was inflated
+    # an archive member the manifest does not declare is refused too
+    torch.save({"w": torch.ones(2)}, path)
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("arrays/extra.npy", _npy(np.ones(3)))
+    with pytest.raises(RuntimeError, match="which the manifest does not declare"):
+        torch.load(path)
+
+
+def test_a_payload_of_another_dtype_than_the_manifest_says_is_refused(tmp_path):
+    path = tmp_path / "mislabelled.pt"
+    root = {"tensor": 0, "requires_grad": False, "parameter": False}
+    spec = {"file": "arrays/0.npy", "dtype": "bfloat16", "shape": [8]}
+    # 16 bytes of float64: as bfloat16 bits they would be 8 values of garbage
+    members = {"arrays/0.npy": _npy(np.array([1.0, 2.0]))}
+    _crafted(path, root, [spec], members)
+    with pytest.raises(RuntimeError, match="holds float64, the manifest says bfloat16"):
+        torch.load(path)
+
+
+def test_deeply_nested_manifest_raises_a_runtime_error(tmp_path):
+    path = tmp_path / "deep.pt"
+    depth = 100_000
+    manifest = (
+        '{"format": "autograd_compat.checkpoint", "version": 1, "arrays": [], "root": '
+        + "[" * depth
+        + "]" * depth
+        + "}"
+    )
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("manifest.json", manifest)
+    with pytest.raises(RuntimeError, match="nested deeper than Python's recursion limit"):
+        torch.load(path)
+    nested: list = []
+    for _ in range(200):  # what save writes, load reads back
+        nested = [nested]
+    torch.save(nested, path)
+    assert torch.load(path) == nested
+
+
+def test_a_save_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt.pt"
+    torch.save({"w": torch.ones(2), "b": torch.zeros(1)}, path)
+    path.chmod(0o640)
+    before = path.read_bytes()
+    original = np.save
+    calls = []
+
+    def failing_save(file, array, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return original(file, array, *args, **kwargs)
+
+    monkeypatch.setattr(np, "save", failing_save)
+    with pytest.raises(OSError, match="No space left"):
+        torch.save({"w": torch.full((2,), 5.0), "b": torch.ones(1)}, path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert torch.load(path)["w"].tolist() == [1.0, 1.0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt.pt"]  # no temporary left
+    torch.save({"w": torch.full((2,), 5.0)}, path)  # a good save replaces it, same mode
+    assert torch.load(path)["w"].tolist() == [5.0, 5.0]
+    assert path.stat().st_mode & 0o777 == 0o640

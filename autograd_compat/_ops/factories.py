@@ -15,6 +15,7 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import memory as _memory
 from .._pure.shapes import Size, shape_args
 from .._state.tensor import Tensor
 
@@ -65,6 +66,8 @@ def _place(value, device) -> jax.Array:
 
 
 def _finish(value, requires_grad: bool) -> Tensor:
+    if value.size > _memory.BLOCK_ELEMENTS:  # a big result fails here (see _pure/memory)
+        _memory.settle(value)
     t = Tensor._wrap(value)
     if requires_grad:
         if not (t.dtype.is_floating_point or t.dtype.is_complex):
@@ -161,6 +164,7 @@ def _filled_array(shape: tuple, fill, dtype: _dtypes.dtype) -> jax.Array:
 
 
 def _filled(shape, fill, dtype, device, requires_grad) -> Tensor:
+    _memory.check_size(shape, dtype.itemsize, device)
     if isinstance(fill, (bool, int, float, complex, np.generic)):
         value = _filled_array(tuple(shape), fill, dtype)
     else:  # a traced fill value (inside jax.jit)

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._pure import dtypes as _dtypes
+from .._pure import memory as _memory
 from .._pure.op import constant, register
 from .._pure.shapes import Size, broadcast_shapes, shape_args
 from .._state import random as _random
@@ -37,13 +38,17 @@ _normal = jax.jit(jax.random.normal, static_argnums=(1, 2))
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1) from the global (or given) generator."""
-    value = _uniform(_random.key(generator), shape_args(size), _float_dtype(dtype).jax)
+    shape, dtype = shape_args(size), _float_dtype(dtype)
+    _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
+    value = _uniform(_random.key(generator), shape, dtype.jax)
     return _finish(_place(value, device), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples from the global (or given) generator."""
-    value = _normal(_random.key(generator), shape_args(size), _float_dtype(dtype).jax)
+    shape, dtype = shape_args(size), _float_dtype(dtype)
+    _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
+    value = _normal(_random.key(generator), shape, dtype.jax)
     return _finish(_place(value, device), requires_grad)
 
 
@@ -111,6 +116,7 @@ def randint(
     low, high = int(low), int(high)
     _check_from_to(low, high)
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
+    _memory.check_size(shape, 8, device)  # drawn as int64, before the generator advances
     return _finish(_place(_integers(generator, shape, low, high, dtype), device), requires_grad)
 
 
@@ -122,6 +128,7 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
+    _memory.check_size((n,), 8, device)  # drawn as int64, before the generator advances
     value = _permutation(_random.key(generator), n).astype(dtype.jax)
     return _finish(_place(value, device), requires_grad)
 

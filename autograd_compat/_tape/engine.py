@@ -4,10 +4,17 @@
 and accumulates into `.grad` only when asked (`autograd.backward`). Each node runs once,
 after every consumer of its outputs has contributed, in an order computed up front from an
 explicit heap (no recursion, so graphs of any depth work); among ready nodes the most recent
-runs first and leaf accumulation as soon as it is ready, as in PyTorch.
+runs first and a leaf's gradient is complete as soon as its accumulation is ready, as in
+PyTorch.
+
+`.grad` is updated all or nothing: the executors collect the leaves' gradients, and
+`_commit` stores them all (and frees the graph) once every node has run; the hooks PyTorch runs
+at accumulation time (post-accumulate-grad hooks, AccumulateGrad node hooks) run after it, in
+the leaves' order. An exception or an interrupt (KeyboardInterrupt) before the commit leaves
+every `.grad` and the graph as they were, so a retry accumulates once.
 
 Two executors share that schedule, the propagation loop, the per-node call (`_call_vjp`) and
-the accumulation (`_add`, `_store_grad`). The stepwise one calls each node's derived vjp op on
+the accumulation (`_entries`, `_commit`). The stepwise one calls each node's derived vjp op on
 Tensors (recording it under create_graph) and runs hooks. The fused one, for a graph whose
 structure was seen before and that has no hooks, traces the same calls on raw arrays into one
 jitted function per structure: one XLA call for the whole backward of a hot training step.
@@ -23,6 +30,7 @@ import jax
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import memory as _memory
 from .._pure.op import constant, vjp_of
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -37,6 +45,7 @@ FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than t
 CACHE_SIZE = 1024  # structures remembered; past this the caches start over
 _seen: dict = {}
 _fused: dict = {}
+_fused_big: dict = {}  # fused function -> whether an output may exceed memory.BLOCK_ELEMENTS
 # `.grad` accumulation is a read-modify-write: backwards in several threads into one leaf must
 # not lose a term (PyTorch locks per AccumulateGrad). One lock; held for the add and store only.
 _accumulation = threading.RLock()
@@ -252,22 +261,42 @@ def run_backward(
             _check_versions(node)
     plan = (_arities(order), routes, seeds, captures, sinks, len(target_edges))
     fused = _fused_for(order, plan, create_graph)
-    _tasks.stack.append((next(_task_ids), position))
+    # Grad mode and the task stack are set inside the `try` and restored in its `finally`
+    # inline: a context manager's __enter__/__exit__ are Python calls, where an interrupt
+    # (KeyboardInterrupt from a signal handler) can land before the flag is restored.
+    state = _grad_mode._state
+    previous = state.enabled
+    stack = _tasks.stack
+    depth = len(stack)
     try:
+        stack.append((next(_task_ids), position))
+        state.enabled = create_graph
         if fused is None:
-            captured = _run_stepwise(order, plan, create_graph)
+            captured, pending, after = _run_stepwise(order, plan, create_graph)
+            if accumulate and targets is not None:
+                pending.extend(_target_grads(targets, captured))
+            with _accumulation:
+                _commit(_entries(pending, create_graph), order, retain_graph)
+            _run_after_hooks(after)
         else:
-            captured = _run_fused(fused, order, seeds, sinks)
+            with _accumulation:  # existing grads are read, summed into and stored as one step
+                captured, entries = _run_fused(fused, order, seeds, sinks)
+                if accumulate and targets is not None:
+                    entries += _entries(_target_grads(targets, captured), False)
+                _commit(entries, order, retain_graph)
     finally:
-        _tasks.stack.pop()
-    if not retain_graph:
-        for node in order:
-            node.release()
-    if accumulate and targets is not None:
-        for tensor, grad in zip(targets, captured):
-            if tensor.grad_fn is not None and not tensor._retains_grad and grad is not None:
-                _accumulate_into(tensor, grad, create_graph)
+        state.enabled = previous
+        del stack[depth:]
     return captured
+
+
+def _target_grads(targets, captured) -> list:
+    """(tensor, gradient) for the non-leaf targets of `backward(inputs=...)` to accumulate."""
+    return [
+        (tensor, grad)
+        for tensor, grad in zip(targets, captured)
+        if tensor.grad_fn is not None and not tensor._retains_grad and grad is not None
+    ]
 
 
 # ----------------------------------------------------------------------------- node call
@@ -342,34 +371,83 @@ def _add(a, b):
     return a + b
 
 
-def _accumulate_into(tensor: Tensor, grad: Tensor, create_graph: bool) -> None:
-    """Sum `grad` into `tensor.grad` as PyTorch's AccumulateGrad: out of place, keeping the
-    graph, under create_graph; into the existing `.grad` object otherwise."""
-    with _accumulation:
+def _entries(pending: list, create_graph: bool) -> list:
+    """The `.grad` updates of one backward, computed without storing any: `pending` holds
+    (tensor, gradient) in accumulation order; returns (tensor, new `.grad` object, value to
+    write into it or None, its version after the write) per tensor, for `_commit`.
+
+    As PyTorch's AccumulateGrad: under create_graph the sum is out of place and keeps the graph
+    (grad mode is on here then); otherwise an existing `.grad` object is written in place.
+    Call under `_accumulation` and inside the backward's grad mode.
+    """
+    sums: dict = {}
+    for tensor, grad in pending:
+        key = id(tensor)
+        base = sums[key][1] if key in sums else tensor._grad
+        sums[key] = (tensor, _add(base, grad))
+    entries = []
+    for tensor, total in sums.values():
+        old = tensor._grad
         if create_graph:
-            tensor._grad = _add(tensor._grad, grad)
-            return
-        with _grad_mode.no_grad():
-            total = _add(tensor._grad, grad)
-        _store_grad(tensor, total._value)
+            entries.append((tensor, total, None, 0))
+        elif old is None:  # the gradient array may be shared, the `.grad` object must not be
+            entries.append((tensor, Tensor._wrap(total._value), None, 0))
+        else:
+            entries.append((tensor, old, total._value, old._version_counter[0] + 1))
+    return entries
 
 
-def _store_grad(tensor: Tensor, total) -> None:
-    """Make the array `total` the value of `tensor.grad`: in place when it exists (the same
-    object stays, even one with a grad_fn from an earlier create_graph backward), else a new
-    Tensor (the gradient array may be shared, the `.grad` object must not be)."""
-    if tensor._grad is None:
-        tensor._grad = Tensor._wrap(total)
-    else:
-        tensor._grad._set_value(total)
-        tensor._grad._bump_version()
+def _array_entry(tensor: Tensor, total) -> tuple:
+    """`_entries`' row for a finished sum (an array) from the fused executor."""
+    old = tensor._grad
+    if old is None:
+        return (tensor, Tensor._wrap(total), None, 0)
+    return (tensor, old, total, old._version_counter[0] + 1)
+
+
+def _store(entries: list, order: list, retain_graph: bool) -> None:
+    """Write every `.grad` update and free the graph; idempotent (safe to run twice)."""
+    for tensor, grad, value, version in entries:
+        tensor._grad = grad
+        if value is not None:  # in place: the same object stays, even one with a grad_fn
+            grad._set_value(value)
+            grad._version_counter[0] = version
+    if not retain_graph:
+        for node in order:
+            node.release()
+
+
+def _commit(entries: list, order: list, retain_graph: bool) -> None:
+    """The commit point of a backward: store all `.grad` updates and free the graph. An
+    exception inside (an interrupt from a signal handler) first finishes the (idempotent)
+    store, then propagates: `.grad` is never left half-accumulated, and a backward that
+    stored its gradients has freed its graph, so a retry cannot count them twice."""
+    try:
+        _store(entries, order, retain_graph)
+    except BaseException:
+        _store(entries, order, retain_graph)
+        raise
+
+
+def _run_after_hooks(after: list) -> None:
+    """The hooks PyTorch runs after a leaf's accumulation (post-accumulate-grad hooks, then
+    the AccumulateGrad node's hooks), in the order the leaves were accumulated."""
+    for node, leaf_cts, accumulated in after:
+        if accumulated:
+            run_post_accumulate_hooks(node.variable)
+        run_node_hooks(node, [], leaf_cts)
 
 
 # ----------------------------------------------------------------------------- stepwise
-def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> list:
-    """Run the backward node by node on Tensors, with hooks, recording under create_graph."""
+def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> tuple:
+    """Run the backward node by node on Tensors, with hooks, recording under create_graph (the
+    caller sets grad mode). Stores nothing: returns the captured gradients, the `.grad`
+    updates (tensor, gradient) in PyTorch's accumulation order, and the accumulation-time
+    hooks to run once they are stored (all or nothing, see `_commit`)."""
     arities, routes, seeds, captures, sinks, n_targets = plan
     sink_set = set(sinks)
+    pending: list = []
+    after: list = []
 
     def ready(index: int, cts: list) -> list:
         node = order[index]
@@ -378,13 +456,12 @@ def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> list:
             for output_nr, ref in node.retained.items():
                 tensor = ref()
                 if tensor is not None and cts[output_nr] is not None:
-                    _accumulate_into(tensor, cts[output_nr], create_graph)
+                    pending.append((tensor, cts[output_nr]))
         if index in sink_set and cts[0] is not None:
             leaf_cts = run_node_prehooks(node, cts)
             if leaf_cts[0] is not None:
-                _accumulate_into(node.variable, leaf_cts[0], create_graph)
-                run_post_accumulate_hooks(node.variable)
-            run_node_hooks(node, [], leaf_cts)
+                pending.append((node.variable, leaf_cts[0]))
+            after.append((node, leaf_cts, leaf_cts[0] is not None))
         return cts
 
     def call(index: int, cts: list) -> list:
@@ -397,8 +474,8 @@ def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> list:
         run_node_hooks(node, grads, cts)
         return grads
 
-    with _grad_mode.set_grad_enabled(create_graph):
-        return _propagate(arities, routes, seeds, captures, n_targets, ready, call)
+    captured = _propagate(arities, routes, seeds, captures, n_targets, ready, call)
+    return captured, pending, after
 
 
 # ----------------------------------------------------------------------------- fused
@@ -484,17 +561,24 @@ def _fused_backward(structure: tuple):
     return jax.jit(backward)
 
 
-def _run_fused(fused, order: list, seeds: list, sinks: list) -> list:
-    """Run the backward as one call of its fused function and store the leaf gradients."""
+def _run_fused(fused, order: list, seeds: list, sinks: list) -> tuple:
+    """Run the backward as one call of its fused function (call under `_accumulation`):
+    the captured gradients and the leaves' `.grad` updates, for `_commit`."""
     leaves = [order[i].variable for i in sinks]
     saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
-    with _accumulation:  # the existing grads are read, summed into and stored as one step
-        existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
-        totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
-        for leaf, total in zip(leaves, totals):
-            if total is not None:
-                _store_grad(leaf, total)
-    return [None if c is None else Tensor._wrap(c) for c in captured]
+    existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
+    totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
+    big = _fused_big.get(fused)
+    if big is None:  # per structure (its shapes are fixed): may an output be big?
+        if len(_fused_big) > CACHE_SIZE:
+            _fused_big.clear()
+        arrays = [a for a in (*totals, *captured) if a is not None]
+        big = _fused_big[fused] = any(a.size > _memory.BLOCK_ELEMENTS for a in arrays)
+    if big:  # a gradient that does not fit fails here, before any `.grad` is stored
+        _memory.settle_all(totals)
+        _memory.settle_all(captured)
+    entries = [_array_entry(leaf, t) for leaf, t in zip(leaves, totals) if t is not None]
+    return [None if c is None else Tensor._wrap(c) for c in captured], entries
 
 
 def release_graph(outputs) -> None:

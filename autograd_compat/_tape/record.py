@@ -15,6 +15,7 @@ import weakref
 
 import jax
 
+from .._pure import memory as _memory
 from .._pure.op import INEXACT, Op, jvp_pure
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -22,6 +23,7 @@ from .._state.node import Node, saved_ref
 from .._state.tensor import Tensor
 from . import hooks as _hooks
 
+_BLOCK_ELEMENTS = _memory.BLOCK_ELEMENTS
 _SAVE_ALL = {n: (True,) * n for n in range(8)}
 _SAVE_NONE = {n: (False,) * n for n in range(8)}
 
@@ -57,6 +59,10 @@ def apply(op: Op, *inputs, **static):
             requires.append(False)
     key = tuple(static.items())
     out = op.compiled(key)(*values)
+    if type(out) is tuple:
+        _memory.settle_all(out)
+    elif out.size > _BLOCK_ELEMENTS:  # a big output fails here, at its op (see _pure/memory)
+        _memory.settle(out)
     if True in requires and op.differentiable and _grad_mode._state.enabled:
         return _record(op, key, inputs, values, tuple(requires), out)
     if type(out) is tuple:
@@ -230,6 +236,7 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
         out, out_tangent = _jvp_call(op, key, values, tangents)
     else:
         out = op.compiled(key)(*values)
+    _memory.settle_all(out if type(out) is tuple else (out,))
     if True in requires and op.differentiable and grad_on:
         result = _record(op, key, inputs, values, tuple(requires), out)
         node = _node_of(result)

@@ -24,6 +24,7 @@ import numpy as np
 from jax import lax
 
 from .._pure import errors as _errors
+from .._pure import memory as _memory
 from .._pure.op import register
 from .._pure.shapes import normalize_dim
 from .._state import modes as _grad_mode
@@ -592,19 +593,28 @@ def write(t, value) -> None:
         root = COPY_SLICES.compiled((("rel", rel),))(buf.value, value, starts)
     else:
         root = value
-    buf.value = root
+    # every new value is computed (and a big one settled) before any is stored: a write that
+    # runs out of memory leaves the buffer and its members as they were
     members = buf.members
     if len(members) == 1:
-        t._value = value if not overlapping(rec.layout) else view_member(root, rec.spec)
+        new = value if not overlapping(rec.layout) else view_member(root, rec.spec)
+        _memory.settle_all((root, new))
+        buf.value = root
+        t._value = new
         return
+    values = []
     for member in members:
         spec = member._storage.spec
         if not spec:
-            member._value = root
+            values.append((member, root))
         elif member is t and not overlapping(rec.layout):
-            member._value = value
+            values.append((member, value))
         else:
-            member._value = view_member(root, spec)
+            values.append((member, view_member(root, spec)))
+    _memory.settle_all([root] + [v for _, v in values])
+    buf.value = root
+    for member, new in values:
+        member._value = new
 
 
 def node_name(t) -> str | None:

@@ -21,6 +21,7 @@ import jax
 import numpy as np
 
 from .._pure import dtypes as _dtypes
+from .._pure import memory as _memory
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -343,6 +344,11 @@ class Optimizer:
             modes.runtime_input(lambda: self._hyper(group)),
             flags=self._flags(group),
         )
+        # a big update that does not fit fails here, before any parameter or state is changed
+        if any(p._value.size > _memory.BLOCK_ELEMENTS for p in params):
+            _memory.settle_all(new_params)
+            for values in new_states:
+                _memory.settle_all(values)
         for p, value in zip(params, new_params):
             p._set_value(value)
             p._bump_version()
