@@ -52,6 +52,7 @@ from ._ops.index import *  # noqa: F403
 from ._ops.linalg import *  # noqa: F403
 from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
+from ._ops.sampling import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
 from ._state.random import (
