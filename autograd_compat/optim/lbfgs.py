@@ -138,7 +138,9 @@ class LBFGS(Optimizer):
         history_size (int): update history kept. Default: 100.
         line_search_fn (str, optional): "strong_wolfe" or None. Default: None.
 
-    `step(closure)` requires the closure (it re-evaluates the loss several times).
+    `step(closure)` requires the closure (it re-evaluates the loss several times). As in
+    PyTorch, the step reads the loss with `float()`, which warns when the closure returns a
+    loss that requires grad; returning `loss.detach()` avoids the warning.
 
     Example::
 
@@ -148,7 +150,7 @@ class LBFGS(Optimizer):
         ...     opt.zero_grad()
         ...     loss = ((x - 2.0) ** 2).sum()
         ...     loss.backward()
-        ...     return loss
+        ...     return loss.detach()
         >>> _ = opt.step(closure)
         >>> x.detach()
         tensor([2., 2.])
