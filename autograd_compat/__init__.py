@@ -65,6 +65,7 @@ from ._state.random import (
     set_rng_state,
 )
 from ._serialization import load, save
+from . import testing
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
 from ._ops.nn.activation import tensor_log_softmax as log_softmax
