@@ -66,6 +66,15 @@ from ._state.random import (
 )
 from ._serialization import load, save
 from . import testing
+from . import backends, distributed, jit, onnx
+from .backends import (
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
 from ._ops.nn.activation import tensor_log_softmax as log_softmax
