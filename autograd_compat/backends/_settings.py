@@ -12,7 +12,11 @@ import jax
 # products), so the setting reaches only JAX code that leaves the precision unset (user code
 # through `to_jax`, say); on CPU every level computes in float32.
 _JAX_PRECISION = {"highest": "highest", "high": "high", "medium": "default"}
-_settings = {"precision": "highest", "threads": os.cpu_count() or 1, "interop": os.cpu_count() or 1}
+_settings: dict = {
+    "precision": "highest",
+    "threads": os.cpu_count() or 1,
+    "interop": os.cpu_count() or 1,
+}
 
 
 def set_float32_matmul_precision(precision: str) -> None:

@@ -186,17 +186,13 @@ class LBFGS(Optimizer):
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        self._numel_cache = None
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
         self._params = self.param_groups[0]["params"]
-        self._numel_cache = None
 
     def _numel(self) -> int:
-        if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
-        return self._numel_cache
+        return sum(p.numel() for p in self._params)
 
     def _gather_flat_grad(self) -> Tensor:
         views = []
@@ -229,7 +225,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure):  # type: ignore[override]
+    def step(self, closure):
         """One L-BFGS step (up to `max_iter` iterations); returns the closure's first loss."""
         for hook in list(self._optimizer_step_pre_hooks.values()):
             if hook(self, (closure,), {}) is not None:

@@ -847,7 +847,7 @@ class CyclicLR(LRScheduler):
         optimizer: Optimizer,
         base_lr,
         max_lr,
-        step_size_up: int = 2000,
+        step_size_up: float = 2000,
         step_size_down=None,
         mode: str = "triangular",
         gamma: float = 1.0,
