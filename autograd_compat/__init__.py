@@ -53,6 +53,7 @@ from ._ops.index import *  # noqa: F403
 from ._ops.linalg import *  # noqa: F403
 from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
+from ._ops.sampling import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
 from ._state.random import (
@@ -66,6 +67,16 @@ from ._state.random import (
 )
 from ._serialization import load, save
 from ._pure.memory import OutOfMemoryError
+from . import testing
+from . import backends, distributed, jit, onnx
+from .backends import (
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
 from ._ops.nn.activation import tensor_log_softmax as log_softmax

@@ -6,6 +6,7 @@ import collections
 
 import numpy as np
 import pytest
+from torch_compare import check_error
 
 import autograd_compat as torch
 from autograd_compat.utils.data import (
@@ -136,3 +137,36 @@ def test_dataloader_argument_errors():
         DataLoader(ds, batch_sampler=BatchSampler(range(10), 2, False), batch_size=2)
     with pytest.raises(ValueError, match="batch_size should be a positive integer value"):
         DataLoader(ds, batch_size=0)
+
+
+def test_samplers_are_lazy_iterators():
+    """RandomSampler draws indices as they are taken (PyTorch: chunks of 32), so a huge
+    num_samples neither allocates nor takes time; BatchSampler and DataLoader stay lazy."""
+    import itertools
+
+    data = torch.utils.data.TensorDataset(torch.arange(10.0))
+    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=10**10)
+    assert len(sampler) == 10**10
+    taken = list(itertools.islice(iter(sampler), 70))
+    assert len(taken) == 70 and all(0 <= i < 10 for i in taken)
+    torch.manual_seed(1)
+    first = list(itertools.islice(iter(sampler), 40))
+    torch.manual_seed(1)
+    assert list(itertools.islice(iter(sampler), 40)) == first
+    short = torch.utils.data.RandomSampler(data, replacement=True, num_samples=45)
+    assert len(list(short)) == 45
+    batches = torch.utils.data.BatchSampler(sampler, batch_size=4, drop_last=False)
+    assert [len(b) for b in itertools.islice(iter(batches), 3)] == [4, 4, 4]
+    loader = torch.utils.data.DataLoader(data, batch_size=4, sampler=sampler)
+    assert len(loader) == 10**10 // 4
+    (xb,) = next(iter(loader))
+    assert xb.shape == (4,)
+
+
+def test_weighted_random_sampler(real_torch):
+    sampler = torch.utils.data.WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 2000)
+    counts = np.bincount(list(sampler), minlength=4)
+    assert counts[0] == counts[2] == 0 and 400 < counts[1] < 600
+    assert sorted(torch.utils.data.WeightedRandomSampler([1.0, 2.0, 3.0], 3, False)) == [0, 1, 2]
+    for args in (([1.0], 0), ([1.0], 2, 1), ([[1.0]], 1)):
+        check_error(lambda t, args=args: t.utils.data.WeightedRandomSampler(*args), real_torch)

@@ -26,6 +26,7 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import sampling as _sampling
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
 from .nn import activation
@@ -414,6 +415,7 @@ class TensorMethods:
     chunk = shape.chunk
     tensor_split = shape.tensor_split
     exponential_ = random.exponential_
+    multinomial = _sampling.multinomial
     # linalg, reduce, convert, shape, comparison, index, new_* factories
     addbmm = linalg.addbmm
     addmv = linalg.addmv

@@ -5,9 +5,10 @@ function, differentiated by jax.vjp). Parameter names, state_dict keys, default
 initializations, reprs and error messages are PyTorch's.
 """
 
-from . import functional, init, modules, parameter, utils
+from . import functional, init, modules, parallel, parameter, utils
 from .modules import *  # noqa: F403
 from .modules.module import Module, register_module_forward_hook, register_module_forward_pre_hook
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
 
 

@@ -1,4 +1,5 @@
-"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad and the lr schedulers.
+"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, RAdam, Adamax, ASGD, Rprop, LBFGS
+(SparseAdam refuses: no sparse gradients) and the lr schedulers.
 
 The update rules were checked against PyTorch's (torch/optim/*.py, the single-tensor paths
 PyTorch takes for CPU tensors) step by step, including the order of operations and where
@@ -17,11 +18,29 @@ what state_dict() must reproduce).
 from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adam_variants import Adamax, NAdam, RAdam
+from .asgd_rprop import ASGD, Rprop, SparseAdam
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = [
+    "ASGD",
+    "LBFGS",
+    "SGD",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "SparseAdam",
+    "lr_scheduler",
+]
 
 
 def __getattr__(name: str):

@@ -18,7 +18,11 @@ from .._state.tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
@@ -26,7 +30,9 @@ __all__ = [
     "MultiStepLR",
     "MultiplicativeLR",
     "OneCycleLR",
+    "PolynomialLR",
     "ReduceLROnPlateau",
+    "SequentialLR",
     "StepLR",
 ]
 
@@ -175,6 +181,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None) -> None:
+        """Set the lrs for the next epoch (or for `epoch`, by the closed form where there is
+        one); SequentialLR calls it at a milestone."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -686,6 +697,389 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = computed_momentum
         return lrs
+
+
+# ----------------------------------------------------------------------------- more schedulers
+def _defer_in_compile(step, *args) -> bool:
+    """Inside torch.compile, a scheduler step is Python state updated after the call."""
+    if modes.captures:
+        modes.captures[-1].defer(functools.partial(step, *args))
+        return True
+    return False
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the lr by `factor` for the first `total_iters` steps (a warmup)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._warn_get_lr()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _lrs(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list:
+        return [
+            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base_lr in self.base_lrs
+        ]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the lr by a polynomial of the given power over `total_iters` steps."""
+
+    def __init__(
+        self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1
+    ) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._warn_get_lr()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer, "lr")
+        decay_factor = (
+            (1.0 - self.last_epoch / self.total_iters)
+            / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list:
+        return [
+            base_lr
+            * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base_lr in self.base_lrs
+        ]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing with warm restarts (SGDR): the period starts at T_0 and is multiplied
+    by T_mult after each restart."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(
+                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
+            )
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._warn_get_lr()
+        return [
+            self.eta_min
+            + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for base_lr in self.base_lrs
+        ]
+
+    def step(self, epoch=None) -> None:
+        """Step once, or to the (possibly fractional) `epoch`, as PyTorch's."""
+        if _defer_in_compile(self.step, epoch):
+            return
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** (n)
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            _set(group, "lr", lr)
+        self._last_lr = _lrs(self.optimizer, "lr")
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates between base_lr and max_lr (modes triangular, triangular2,
+    exp_range, or a custom scale_fn), cycling momentum (or Adam's beta1) inversely."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr,
+        max_lr,
+        step_size_up: float = 2000,
+        step_size_down=None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn=None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum=0.8,
+        max_momentum=0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set(group, "lr", lr)
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups
+                ):
+                    if self.use_beta1:
+                        group["betas"] = (m_momentum, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_momentum
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self) -> None:
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = functools.partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x) -> float:
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x: float) -> float:
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x: float) -> float:
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma: float, x: float) -> float:
+        return gamma**x
+
+    def get_lr(self) -> list:
+        self._warn_get_lr()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [
+            base_lr + (max_lr - base_lr) * scale_factor * self.scale_fn(at)
+            for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)
+        ]
+        if self.cycle_momentum:
+            momentums = [
+                max_momentum - (max_momentum - base_momentum) * scale_factor * self.scale_fn(at)
+                for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums)
+            ]
+            for group, momentum in zip(self.optimizer.param_groups, momentums):
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self) -> dict:
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+def _check_schedulers(owner: str, optimizer, schedulers) -> None:
+    for index, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{owner} at index {index} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires "
+                "additional kwargs to be specified when calling `step`, but got one at index "
+                f"{index} in the given schedulers sequence."
+            )
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{owner} expects all schedulers to belong to the same optimizer, but got "
+                f"scheduler {scheduler.__class__.__name__} at index {index} has "
+                f"{scheduler.optimizer}, which is different from {optimizer.__class__.__name__}."
+            )
+
+
+class _Composite(LRScheduler):
+    """The state dict of a scheduler of schedulers: its own fields and theirs."""
+
+    _schedulers: list
+
+    def state_dict(self) -> dict:
+        state = {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "_schedulers")
+        }
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for scheduler, state in zip(self._schedulers, schedulers):
+            scheduler.load_state_dict(state)
+
+
+class SequentialLR(_Composite):
+    """Run `schedulers` one after the other, switching at the `milestones` (epochs)."""
+
+    def __init__(self, optimizer: Optimizer, schedulers, milestones, last_epoch: int = -1):
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+        _check_schedulers(name, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                f"than the number of milestone points, but got number of schedulers "
+                f"{len(schedulers)} and the number of milestones to be equal to {len(milestones)}"
+            )
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in self.optimizer.param_groups:
+            _set(group, "lr", group["initial_lr"])
+        self.recursive_undo()
+        idx = bisect_right(self._milestones, 0)
+        self._schedulers[idx]._initial_step()
+        self._last_lr = schedulers[idx].get_last_lr()
+
+    def recursive_undo(self, sched=None) -> None:
+        """Undo the initial step of every (nested) scheduler."""
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self) -> None:  # type: ignore[override]  # PyTorch's signature
+        if _defer_in_compile(self.step):
+            return
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Composite):
+    """Step every scheduler in `schedulers` at each step (their effects compose)."""
+
+    def __init__(self, schedulers, optimizer: Optimizer | None = None) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{name} expects at least one scheduler to be chained, but got no scheduler."
+            )
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers(name, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _lrs(self._schedulers[-1].optimizer, "lr")
+
+    def step(self) -> None:  # type: ignore[override]  # PyTorch's signature
+        if _defer_in_compile(self.step):
+            return
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer, "lr")
 
 
 def __getattr__(name: str):

@@ -15,6 +15,7 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
     "default_collate",
     "default_convert",
     "get_worker_info",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from ..._ops.factories import as_tensor
+from ..._ops.sampling import multinomial
+from ..._pure import dtypes as _dtypes
 from ...nn import _arrays
 
 __all__ = [
@@ -10,7 +13,12 @@ __all__ = [
     "Sampler",
     "SequentialSampler",
     "SubsetRandomSampler",
+    "WeightedRandomSampler",
 ]
+
+# RandomSampler with replacement draws this many indices at a time, as PyTorch does: the
+# sampler is a lazy iterator, so num_samples=10**10 costs nothing until it is iterated.
+_CHUNK = 32
 
 
 def _permutation(n: int, generator=None) -> list:
@@ -74,7 +82,10 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         if self.replacement:
-            yield from _arrays.rng(self.generator).integers(0, n, self.num_samples).tolist()
+            rng = _arrays.rng(self.generator)
+            for _ in range(self.num_samples // _CHUNK):
+                yield from rng.integers(0, n, _CHUNK).tolist()
+            yield from rng.integers(0, n, self.num_samples % _CHUNK).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from _permutation(n, self.generator)
@@ -98,6 +109,40 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """`num_samples` indices of `range(len(weights))` drawn with probabilities proportional to
+    `weights` (with replacement by default), through `torch.multinomial`."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        weights_tensor = as_tensor(weights, dtype=_dtypes.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(
+                "weights should be a 1d sequence but given "
+                f"weights have shape {tuple(weights_tensor.shape)}"
+            )
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        drawn = multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
+        yield from iter(drawn.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

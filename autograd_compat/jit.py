@@ -1,0 +1,69 @@
+"""torch.jit: `script` and `trace` return what they are given, which runs eagerly (no
+TorchScript compilation: each op is already a jitted XLA computation, and `torch.compile`
+compiles whole functions). `save`/`load` of TorchScript archives are not supported."""
+
+from __future__ import annotations
+
+__all__ = [
+    "annotate",
+    "export",
+    "ignore",
+    "is_scripting",
+    "is_tracing",
+    "load",
+    "save",
+    "script",
+    "trace",
+    "unused",
+]
+
+
+def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
+    """Return `obj` (a function or Module) unchanged: it runs as Python, not TorchScript."""
+    return obj
+
+
+def trace(func, example_inputs=None, *args, **kwargs):
+    """Return `func` unchanged (no graph is recorded; calls run the Python code each time)."""
+    return func
+
+
+def ignore(drop=False, **kwargs):
+    """The decorator TorchScript uses to leave a function in Python: a no-op here."""
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def unused(fn):
+    return fn
+
+
+def export(fn):
+    return fn
+
+
+def annotate(the_type, the_value):
+    return the_value
+
+
+def is_scripting() -> bool:
+    return False
+
+
+def is_tracing() -> bool:
+    return False
+
+
+def save(m, f, _extra_files=None) -> None:
+    raise NotImplementedError(
+        "torch.jit.save is not supported by autograd_compat (there is no TorchScript): save "
+        "the weights with torch.save(model.state_dict(), f)"
+    )
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
+    raise NotImplementedError(
+        "torch.jit.load is not supported by autograd_compat (TorchScript archives cannot be "
+        "read): rebuild the model in Python and load a state_dict saved with torch.save"
+    )
