@@ -24,7 +24,7 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import register
-from .._pure.shapes import infer_shape, normalize_dim, shape_args
+from .._pure.shapes import infer_shape, normalize_dim, shape_args, unique_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
@@ -717,24 +717,13 @@ def tensor_split(input, indices_or_sections, dim: int = 0):
 
 
 # ----------------------------------------------------------------------------- flip / roll
-def _unique_dims(dims, ndim: int) -> tuple:
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = []
-    for dim in dims:
-        d = normalize_dim(dim, ndim)
-        if d in out:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        out.append(d)
-    return tuple(out)
-
-
 _FLIP = register("flip", lambda x, *, dims: jnp.flip(x, dims), node="FlipBackward0", saves="none")
 
 
 def flip(input, dims):
     """Reverse the order of elements along `dims` (an int or a tuple)."""
     tensor_arg(input, "flip")
-    return apply(_FLIP, input, dims=_unique_dims(dims, input.ndim) if input.ndim else ())
+    return apply(_FLIP, input, dims=unique_dims(dims, input.ndim) if input.ndim else ())
 
 
 def _roll(x, *, shifts, dims):
@@ -770,10 +759,10 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1):
     """Merge dims start_dim..end_dim into one (a 0-d tensor becomes 1-D): a view where
     `reshape` gives one."""
     tensor_arg(input, "flatten")
-    if input.ndim == 0:
-        return reshape(input, 1)
     start = normalize_dim(start_dim, input.ndim)
     end = normalize_dim(end_dim, input.ndim)
+    if input.ndim == 0:
+        return reshape(input, 1)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:

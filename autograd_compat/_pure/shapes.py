@@ -29,15 +29,23 @@ def normalize_dim(dim: int, ndim: int) -> int:
     return dim % extent
 
 
+def unique_dims(dims, ndim: int) -> tuple[int, ...]:
+    """`dims` (an int or a sequence) as indices in the given order; PyTorch's errors for an
+    out-of-range or a repeated dim. The one check behind every op taking a list of dims."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out: list[int] = []
+    for dim in dims:
+        d = normalize_dim(dim, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(out)
+
+
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
-    """`dim` as a sorted tuple of indices (None stays None: reduce over all dims)."""
-    if dim is None:
-        return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    out = tuple(sorted({normalize_dim(d, ndim) for d in dims}))
-    if len(out) != len(dims):
-        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
-    return out
+    """`dim` (None, an int or a sequence) as a sorted tuple of indices (None stays None:
+    reduce over all dims); PyTorch's errors as `unique_dims`."""
+    return None if dim is None else tuple(sorted(unique_dims(dim, ndim)))
 
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import register as _register_op
+from ..._pure.shapes import normalize_dim
 from ..._tape.args import floating, scalar_type_name
 from ..._tape.record import apply
 from ._common import _HALF, _inplace_result, _tensor, register
@@ -258,7 +259,9 @@ _GLU = register("glu", _glu_fn, node="GluBackward0")
 def glu(input, dim: int = -1):
     """a * sigmoid(b), where a and b are the halves of input along `dim`."""
     _tensor(input, "glu")
-    dim = dim % input.ndim
+    if not input.ndim:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = normalize_dim(dim, input.ndim)
     if input.shape[dim] % 2:
         raise RuntimeError(
             f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}"
@@ -333,13 +336,8 @@ def _softmax_like(op, name, input, dim, dtype):
     _tensor(input, name)
     if dim is None:
         dim = _softmax_dim(name, input.ndim)
-    if input.ndim:
-        dim = dim % input.ndim
-    elif dim not in (0, -1):
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})"
-        )
-    else:
+    dim = normalize_dim(dim, input.ndim)
+    if not input.ndim:
         dim = None
     if dtype is not None:
         out_dtype = _dtypes.as_dtype(dtype)
@@ -367,10 +365,15 @@ def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
     return _softmax_like(_SOFTMIN, "softmin", input, dim, dtype)
 
 
-def _required_dim(op, name: str):
-    """`torch.softmax(input, dim, dtype=None)` and `Tensor.softmax`: `dim` is required there."""
+def _required_dim(op, name: str, position: int):
+    """`torch.softmax(input, dim, dtype=None)` and `Tensor.softmax`: `dim` is required there
+    (`position`: where PyTorch's argument parser counts it, for its TypeError on None)."""
 
     def softmax_like(input, dim, dtype=None):
+        if dim is None:
+            raise TypeError(
+                f"{name}(): argument 'dim' (position {position}) must be int, not NoneType"
+            )
         return _softmax_like(op, name, input, dim, dtype)
 
     softmax_like.__name__ = softmax_like.__qualname__ = name
@@ -378,5 +381,8 @@ def _required_dim(op, name: str):
     return softmax_like
 
 
-tensor_softmax = _required_dim(_SOFTMAX, "softmax")
-tensor_log_softmax = _required_dim(_LOG_SOFTMAX, "log_softmax")
+tensor_softmax = _required_dim(_SOFTMAX, "softmax", 2)
+tensor_log_softmax = _required_dim(_LOG_SOFTMAX, "log_softmax", 2)
+# The Tensor methods (not exported: methods.py binds them), where `dim` is argument 1.
+softmax_method = _required_dim(_SOFTMAX, "softmax", 1)
+log_softmax_method = _required_dim(_LOG_SOFTMAX, "log_softmax", 1)
