@@ -10,6 +10,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import register as _register_op
@@ -54,11 +55,13 @@ def _leaky_relu_fn(x, *, negative_slope):
 
 def _elu_fn(x, *, alpha, scale, input_scale):
     # where, not minimum: at x == 0 the derivative is PyTorch's alpha * scale, not half of it.
-    negative_part = jnp.where(x > 0, jnp.zeros((), x.dtype), x)
+    # PyTorch tests x <= 0, so a NaN takes the linear branch: gradient `scale`, not NaN.
+    negative_side = x <= 0
+    negative_part = jnp.where(negative_side, x, jnp.zeros((), x.dtype))
     negative = jnp.asarray(alpha * scale, x.dtype) * jnp.expm1(
         negative_part * jnp.asarray(input_scale, x.dtype)
     )
-    return jnp.where(x > 0, x * jnp.asarray(scale, x.dtype), negative)
+    return jnp.where(negative_side, negative, x * jnp.asarray(scale, x.dtype))
 
 
 def _gelu_fn(x, *, approximate):
@@ -83,7 +86,8 @@ def _hardtanh_fn(x, *, min_val, max_val):
 
 
 def _threshold_fn(x, *, threshold, value):
-    return jnp.where(x > threshold, x, jnp.asarray(value, x.dtype))
+    # PyTorch tests x <= threshold: a NaN passes through, with gradient 1.
+    return jnp.where(x <= threshold, jnp.asarray(value, x.dtype), x)
 
 
 def _mish_fn(x):
@@ -91,11 +95,20 @@ def _mish_fn(x):
 
 
 def _hardsigmoid_fn(x):
-    return jnp.where(x <= -3, 0.0, jnp.where(x >= 3, 1.0, x / 6 + 0.5)).astype(x.dtype)
+    # PyTorch's gradient is 1/6 only strictly inside (-3, 3): 0 at a NaN, whose value stays NaN.
+    inside = (x > -3) & (x < 3)
+    outside = jnp.where(x <= -3, 0.0, jnp.where(x >= 3, 1.0, lax.stop_gradient(x)))
+    return jnp.where(inside, x / 6 + 0.5, outside).astype(x.dtype)
 
 
 def _hardswish_fn(x):
-    return jnp.where(x < -3, 0.0, jnp.where(x <= 3, x * (x + 3) / 6, x)).astype(x.dtype)
+    # x * clamp(x + 3, 0, 6) / 6 as PyTorch: NaN at -inf (-inf * 0) with gradient 0, gradient 1
+    # at +inf and at NaN (its backward tests x <= -3, then x < 3). Double where: the quadratic
+    # branch sees only the middle, so its derivative is never inf * 0.
+    low, high = x <= -3, ~(x < 3)
+    middle = jnp.where(low | high, jnp.zeros((), x.dtype), x)
+    out = jnp.where(low, x * 0, jnp.where(high, x, middle * (middle + 3) / 6))
+    return out.astype(x.dtype)
 
 
 _LEAKY_RELU = register("leaky_relu", _leaky_relu_fn, node="LeakyReluBackward0")
