@@ -5,13 +5,19 @@
   IndexError ("Dimension out of range ..."), and so must autograd_compat (it used to compute
   along dim % ndim in softmax, log_softmax, softmin, normalize, glu, cosine_similarity).
 - The other dim-like arguments (dims, dim0/dim1, start_dim/end_dim, nn modules) by a table.
+- Bad sizes and values for the factories and the shape ops (issue 13.7): a float, str or bool
+  size, a negative size, a value that overflows the dtype, an infinite or empty arange; the
+  same exception type as PyTorch, and the same text where PyTorch's is stable (its
+  "received an invalid combination of arguments" listings are compared by type only).
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import warnings
 
+import numpy as np
 import pytest
 from torch_compare import catch, compare
 
@@ -210,4 +216,187 @@ def test_dim_like_arguments_match_pytorch(code, real_torch):
             return eval(code, {"lib": lib, "x": x, "v": v, "s": s})
 
     differences = compare(catch(lambda: run(real_torch)), catch(lambda: run(ac)))
+    assert not differences, "\n".join(differences)
+
+
+# Each case is evaluated with `lib` (either library), `math` and `np` in scope. A case in
+# _TYPE_ONLY compares only the exception type (PyTorch's text lists its overloads).
+_BAD_SIZES = [
+    # sizes that are not ints
+    "lib.zeros(2.5)",
+    "lib.zeros(2, 2.5)",
+    "lib.zeros(2.5, 2)",
+    "lib.zeros((2.5, 2))",
+    "lib.zeros([2, 2.5])",
+    "lib.zeros((2, 'a'))",
+    "lib.zeros(None)",
+    "lib.ones('3')",
+    "lib.zeros(True)",
+    "lib.ones(True, 2)",
+    "lib.ones(2, True)",
+    "lib.zeros(np.int32(2))",
+    "lib.zeros(np.float64(2))",
+    "lib.zeros(lib.tensor(2))",
+    "lib.zeros(lib.tensor(2.0))",
+    "lib.zeros(2, lib.tensor(2.0))",
+    "lib.empty(2.0)",
+    "lib.full((2.5,), 1.0)",
+    "lib.full(3, 1.0)",
+    "lib.full((2,), 'a')",
+    "lib.rand(2.5)",
+    "lib.randn(2.5)",
+    "lib.randn((2, 2.5))",
+    "lib.randint(10, (2.5,))",
+    "lib.randperm(2.5)",
+    "lib.randperm(np.int64(3)).sort().values",
+    "lib.eye(2.5)",
+    "lib.eye(2, 2.5)",
+    "lib.linspace(0, 1, 2.5)",
+    "lib.zeros(3).new_zeros(2.5)",
+    "lib.zeros(3).new_zeros(2.5, 2)",
+    "lib.zeros(3).new_ones((2, 2.5))",
+    "lib.zeros(3).new_full((2.5,), 1.0)",
+    "lib.zeros(3).new_full(3, 1.0)",
+    "lib.zeros(6).reshape(2.5, 2)",
+    "lib.zeros(6).reshape('2', 3)",
+    "lib.zeros(2).reshape((2.5,))",
+    "lib.zeros(2).reshape(1, 2.5)",
+    "lib.zeros(2).reshape(2.0)",
+    "lib.zeros(6).view(2.0, 3)",
+    "lib.zeros(2).view((1, 2.5))",
+    "lib.zeros(3).expand(2.5, 3)",
+    "lib.zeros(2).expand((2.5,))",
+    "lib.zeros(3).repeat(2.5)",
+    "lib.zeros(2).repeat(1, 2.5)",
+    "lib.zeros(2).tile((2.5,))",
+    "lib.zeros(3).tile(2.5)",
+    "lib.zeros(3).roll(2.5)",
+    "lib.zeros(2).broadcast_to((2.5,))",
+    "lib.arange('a')",
+    "lib.arange(0, 'a')",
+    # negative sizes
+    "lib.zeros(-1)",
+    "lib.zeros(2, -1)",
+    "lib.ones(-1)",
+    "lib.ones(-2, -1)",
+    "lib.empty(-1)",
+    "lib.empty(2, 3, -1)",
+    "lib.full((-1,), 1.0)",
+    "lib.rand(-1)",
+    "lib.randn(2, -1)",
+    "lib.randint(0, 10, (-1,))",
+    "lib.randperm(-1)",
+    "lib.normal(0.0, 1.0, (-1,))",
+    "lib.linspace(0, 1, -1)",
+    "lib.logspace(0, 1, -1)",
+    "lib.eye(-1)",
+    "lib.eye(2, -1)",
+    "lib.zeros(3).new_zeros(-1)",
+    "lib.zeros(3).new_ones((2, -1))",
+    "lib.zeros(3).new_empty(-1)",
+    "lib.zeros(3).new_full((-1,), 1.0)",
+    "lib.zeros(3).repeat(-1)",
+    "lib.zeros(2, 3).repeat(1, -1)",
+    "lib.zeros(3).tile(-1)",
+    "lib.zeros(6).reshape(2, -2)",
+    "lib.zeros(6).reshape(-1, -1)",
+    "lib.zeros(6).view(2, -3)",
+    "lib.zeros(6).view(4, -1)",
+    "lib.zeros(0).reshape(-1, 0)",
+    "lib.zeros(3).expand(2, -2)",
+    "lib.zeros(2, 3).unflatten(1, (2, 2))",
+    # ranges
+    "lib.arange(0, math.inf)",
+    "lib.arange(0.5, math.inf)",
+    "lib.arange(-math.inf, 0)",
+    "lib.arange(0, math.nan)",
+    "lib.arange(1, 2, math.nan)",
+    "lib.arange(1, 2, math.inf)",
+    "lib.arange(0, 10, 0)",
+    "lib.arange(0, 10, -1)",
+    "lib.arange(10, 0)",
+    "lib.arange(0.0, 3, -0.5)",
+    "lib.arange(0, 0, -1)",
+    "lib.arange(0, 3, 0.5, dtype=lib.int64)",
+    "lib.arange(2.5, dtype=lib.int64)",
+    "lib.randint(5, 5, (2,))",
+    "lib.randint(0, 300, (2,), dtype=lib.uint8)",
+    "lib.randint(-1, 3, (2,), dtype=lib.uint8)",
+    "lib.randint(0, 2**40, (2,), dtype=lib.int32)",
+    "lib.randint(0, 3, (2,), dtype=lib.bool)",
+    # values that overflow the dtype
+    "lib.tensor([300], dtype=lib.uint8)",
+    "lib.tensor([-1], dtype=lib.uint8)",
+    "lib.tensor(300, dtype=lib.uint8)",
+    "lib.tensor([300.0], dtype=lib.uint8)",
+    "lib.tensor([2**40], dtype=lib.int32)",
+    "lib.tensor([2**31], dtype=lib.int32)",
+    "lib.tensor([2**15], dtype=lib.int16)",
+    "lib.tensor([200], dtype=lib.int8)",
+    "lib.tensor([math.nan], dtype=lib.int64)",
+    "lib.tensor([math.inf], dtype=lib.int32)",
+    "lib.tensor([1.5], dtype=lib.int64)",
+    "lib.tensor([1e300], dtype=lib.float32)",
+    "lib.tensor([2**63])",
+    "lib.tensor(2**63)",
+    "lib.tensor([2**64])",
+    "lib.tensor([-(2**63) - 1])",
+    "lib.tensor([2**63 - 1])",
+    "lib.tensor([[1, 2], [3]])",
+    "lib.tensor([[1, 2], [3, 4, 5]])",
+    "lib.tensor('a')",
+    "lib.tensor(['a'])",
+    "lib.tensor([1, 'a'])",
+    "lib.zeros(3).new_tensor([300], dtype=lib.uint8)",
+    "lib.full((2,), 300, dtype=lib.uint8)",
+    "lib.full((2,), -1, dtype=lib.uint8)",
+    "lib.full((2,), 2**40, dtype=lib.int32)",
+    "lib.full((2,), math.inf, dtype=lib.int64)",
+    "lib.full((2,), 1e39)",
+    "lib.full_like(lib.zeros(3, dtype=lib.uint8), 300)",
+    "lib.zeros(2, dtype=lib.int32).fill_(2**40)",
+    "lib.zeros(2, dtype=lib.uint8).fill_(300)",
+    "lib.zeros(2, dtype=lib.uint8).fill_(-1)",
+    "lib.zeros(2, dtype=lib.int8).fill_(-129)",
+    "lib.zeros(2, dtype=lib.int64).fill_(math.nan)",
+    "lib.zeros(2, dtype=lib.float32).fill_(1e39)",
+    "lib.zeros(2, dtype=lib.float32).fill_(math.inf)",
+    "lib.zeros(3, dtype=lib.uint8).masked_fill(lib.ones(3, dtype=lib.bool), 300)",
+    "lib.zeros(3, dtype=lib.uint8).masked_fill(lib.ones(3, dtype=lib.bool), -1)",
+    "lib.zeros(3, dtype=lib.uint8).index_fill(0, lib.tensor([0]), 300)",
+    "lib.zeros(3, dtype=lib.int64).index_fill(0, lib.tensor([0]), math.nan)",
+    "lib.zeros(3, dtype=lib.uint8).scatter(0, lib.tensor([0]), 300)",
+    "lib.linspace(0, 300, 3, dtype=lib.uint8)",
+]
+_TYPE_ONLY = {
+    "lib.eye(2, 2.5)",
+    "lib.linspace(0, 1, 2.5)",
+    "lib.zeros(6).view(2.0, 3)",
+    "lib.arange(0, 'a')",
+    "lib.zeros(3).new_zeros(2.5, 2)",
+}
+
+
+def _setitem(t, index, value):
+    t[index] = value
+    return t
+
+
+_BAD_SIZES += [
+    "setitem(lib.zeros(2, dtype=lib.uint8), 0, 300)",
+    "setitem(lib.zeros(2, dtype=lib.uint8), 0, -1)",
+    "setitem(lib.zeros(2, dtype=lib.int32), 0, 2**40)",
+]
+
+
+@pytest.mark.parametrize("code", _BAD_SIZES)
+def test_bad_sizes_and_values_match_pytorch(code, real_torch):
+    def run(lib):
+        scope = {"lib": lib, "math": math, "np": np, "setitem": _setitem}
+        return eval(code, scope)
+
+    message = code not in _TYPE_ONLY
+    expected = catch(lambda: run(real_torch), message=message)
+    actual = catch(lambda: run(ac), message=message)
+    differences = compare(expected, actual)
     assert not differences, "\n".join(differences)
