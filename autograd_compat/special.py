@@ -35,11 +35,17 @@ psi = digamma
 
 def softmax(input, dim, *, dtype=None):
     """exp(x) / sum(exp(x)) along `dim` (`dtype`: cast the input first)."""
+    if dim is None:
+        raise TypeError("special_softmax(): argument 'dim' (position 2) must be int, not NoneType")
     return _F.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
     """log(softmax(x)) along `dim`, computed stably (`dtype`: cast the input first)."""
+    if dim is None:
+        raise TypeError(
+            "special_log_softmax(): argument 'dim' (position 2) must be int, not NoneType"
+        )
     return _F.log_softmax(input, dim, dtype=dtype)
 
 

@@ -354,6 +354,7 @@ def fill_(self: Tensor, value) -> Tensor:
         if value._requires_grad and _grad_mode.is_grad_enabled():
             return commit_inplace(self, apply(_FILL_TENSOR, self, value))
         value = value.item()
+    value = _dtypes.fit_scalar(value, self.dtype)
     if (self._requires_grad and _grad_mode.is_grad_enabled()) or self._fw_grad is not None:
         fill = constant(value, self._value.dtype)
         return commit_inplace(self, apply(_FILL_SCALAR, self, fill))

@@ -16,7 +16,7 @@ from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import memory as _memory
-from .._pure.shapes import Size, shape_args
+from .._pure.shapes import Size, new_shape, type_name
 from .._state.tensor import Tensor
 
 __all__ = [
@@ -85,12 +85,69 @@ def _infer_array(data, dtype=None) -> np.ndarray | jax.Array:
     elif isinstance(data, (jax.Array, np.ndarray, np.generic)):
         array = data
     else:
-        array = np.asarray(data)
-        if array.dtype == object:
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        array = _python_array(data)
         if dtype is None:
             return _python_default_dtype(array)
+        target = _dtypes.as_dtype(dtype)
+        _dtypes.check_array_fits(array, target)
+        with np.errstate(over="ignore"):  # a float beyond float32 becomes inf, as in PyTorch
+            return array.astype(target.jax)
     return array if dtype is None else array.astype(_dtypes.as_dtype(dtype).jax)
+
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _python_array(data) -> np.ndarray:
+    """Python data (numbers, nested lists) as numpy, with PyTorch's errors for what it refuses:
+    an int beyond int64, a str, a ragged list."""
+    try:
+        array = np.asarray(data)
+    except ValueError:
+        raise ValueError(_ragged_message(data)) from None
+    kind = array.dtype.kind
+    if kind == "O":
+        flat = array.ravel()
+        if any(type(v) is int for v in flat):  # beyond int64 either way
+            raise ValueError("Overflow when unpacking long long")
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if kind == "u" and array.dtype.itemsize == 8 and array.size and array.max() > _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    if kind in "US":
+        leaves = [data]
+        while leaves and isinstance(leaves[0], (list, tuple)):
+            leaves = [v for seq in leaves for v in seq]
+        if array.ndim and all(isinstance(v, str) for v in leaves):
+            raise ValueError("too many dimensions 'str'")
+        raise TypeError("new(): invalid data type 'str'")
+    return array
+
+
+def _ragged_message(data) -> str:
+    """PyTorch's text for nested lists of uneven lengths: the first sequence whose length
+    differs from the shape read off the first elements."""
+    sizes = []
+    probe = data
+    while isinstance(probe, (list, tuple)):
+        sizes.append(len(probe))
+        probe = probe[0] if probe else None
+
+    def walk(seq, dim):
+        for item in seq:
+            if dim + 1 < len(sizes):
+                if not isinstance(item, (list, tuple)):
+                    return f"expected sequence of length {sizes[dim + 1]} at dim {dim + 1} (got 1)"
+                if len(item) != sizes[dim + 1]:
+                    return (
+                        f"expected sequence of length {sizes[dim + 1]} at dim {dim + 1} "
+                        f"(got {len(item)})"
+                    )
+                found = walk(item, dim + 1)
+                if found:
+                    return found
+        return None
+
+    return walk(data, 0) or "setting an array element with a sequence"
 
 
 def _python_default_dtype(array: np.ndarray) -> np.ndarray:
@@ -180,14 +237,14 @@ def zeros(
     *size, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
 ) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
-    return _filled(shape_args(size), 0, _float_dtype(dtype), device, requires_grad)
+    return _filled(new_shape(size, "zeros"), 0, _float_dtype(dtype), device, requires_grad)
 
 
 def ones(
     *size, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
 ) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
-    return _filled(shape_args(size), 1, _float_dtype(dtype), device, requires_grad)
+    return _filled(new_shape(size, "ones"), 1, _float_dtype(dtype), device, requires_grad)
 
 
 def empty(
@@ -201,16 +258,27 @@ def empty(
     pin_memory: bool = False,
 ) -> Tensor:
     """An 'uninitialized' tensor: JAX has no such thing, so it holds zeros."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _filled(new_shape(size, "empty"), 0, _float_dtype(dtype), device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with `fill_value`; the dtype follows the value as in PyTorch."""
-    if dtype is None:
-        if isinstance(fill_value, Tensor):
+    return _full("full", size, fill_value, dtype, device, requires_grad)
+
+
+def _full(fn: str, size, fill_value, dtype, device, requires_grad) -> Tensor:
+    shape = new_shape((size,), fn, sequence=True)
+    if isinstance(fill_value, Tensor):
+        if dtype is None:
             fill_value = fill_value.item()
-        dtype = _dtypes.scalar_dtype(fill_value)
-    return _filled(shape_args((size,)), fill_value, _dtypes.as_dtype(dtype), device, requires_grad)
+    elif not isinstance(fill_value, (int, float, complex, np.generic, jax.Array)):
+        raise TypeError(
+            f"{fn}(): argument 'fill_value' (position 2) must be Number, not "
+            f"{type_name(fill_value)}"
+        )
+    dtype = _dtypes.scalar_dtype(fill_value) if dtype is None else _dtypes.as_dtype(dtype)
+    fill_value = _dtypes.fit_scalar(fill_value, dtype)
+    return _filled(shape, fill_value, dtype, device, requires_grad)
 
 
 def _like(input: Tensor, dtype):
@@ -241,22 +309,30 @@ def full_like(
     input, fill_value, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
 ) -> Tensor:
     shape, dtype = _like(input, dtype)
-    return _filled(shape, fill_value, dtype, device, requires_grad)
+    return _filled(shape, _dtypes.fit_scalar(fill_value, dtype), dtype, device, requires_grad)
 
 
 def arange(
     start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
     """Values from `start` to `end` (exclusive) by `step`; int64 unless a bound is a float."""
+    named = (("end", start),) if end is None else (("start", start), ("end", end), ("step", step))
+    for position, (name, value) in enumerate(named, 1):
+        if not isinstance(value, (int, float, np.number, Tensor)):
+            raise TypeError(
+                f"arange(): argument '{name}' (position {position}) must be Number, not "
+                f"{type_name(value)}"
+            )
     if end is None:
         start, end = 0, start
     bounds = [b.item() if isinstance(b, Tensor) else b for b in (start, end, step)]
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
     if dtype is None:
         is_float = any(isinstance(b, float) for b in bounds)
         dtype = _dtypes.get_default_dtype() if is_float else _dtypes.int64
     dtype = _dtypes.as_dtype(dtype)
+    _check_range(bounds[0], bounds[1], bounds[2], dtype)
+    if not (dtype.is_floating_point or dtype.is_complex):  # the bounds are cast first
+        bounds = [int(b) for b in bounds]
     start, end, step = bounds
     count = max(0, int(np.ceil((end - start) / step)))
     value = (start + np.arange(count, dtype=np.float64) * step).astype(dtype.jax)
@@ -267,11 +343,48 @@ def arange(
     return _finish(_place(_device_array(value), device), requires_grad)
 
 
+def _scalar_text(value) -> str:
+    """A number as PyTorch's C++ prints it in an error (`0`, `0.5`, `inf`)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _check_range(start, end, step, dtype: _dtypes.dtype) -> None:
+    """PyTorch's arange checks: a nonzero step, finite bounds, a step going towards `end`."""
+    if not (dtype.is_floating_point or dtype.is_complex) and isinstance(step, float):
+        if int(step) == 0 and step == step:  # cast to the integer dtype first, as PyTorch
+            raise ValueError("step must be nonzero")
+    if not (step > 0 or step < 0):  # zero or NaN
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_scalar_text(start)} -> {_scalar_text(end)}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
+def _steps(steps) -> int:
+    """linspace/logspace's `steps`: an int, not negative."""
+    if type(steps) is not int and (isinstance(steps, bool) or not hasattr(steps, "__index__")):
+        raise TypeError(
+            f"linspace() received an invalid combination of arguments - got a "
+            f"{type_name(steps)} for 'steps', but expected one of:\n"
+            " * (Number start, Number end, int steps, *, Tensor out = None, torch.dtype dtype"
+            " = None, torch.layout layout = None, torch.device device = None, bool pin_memory"
+            " = False, bool requires_grad = False)\n"
+        )
+    steps = steps.__index__()
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return steps
+
+
 def linspace(
     start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
     """`steps` evenly spaced values from `start` to `end` inclusive."""
+    steps = _steps(steps)
     dtype = _float_dtype(dtype)
+    for bound in (start, end):
+        _dtypes.check_scalar_fits(bound, dtype)
     value = jnp.linspace(start, end, int(steps), dtype=dtype.jax)
     return _finish(_place(value, device), requires_grad)
 
@@ -280,6 +393,21 @@ def eye(
     n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
     """The identity matrix (n x m)."""
+    if type(n) is not int and (isinstance(n, bool) or not hasattr(n, "__index__")):
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type_name(n)}")
+    if m is not None and type(m) is not int and not hasattr(m, "__index__"):
+        raise TypeError(
+            f"eye() received an invalid combination of arguments - got (int, {type_name(m)}), "
+            "but expected one of:\n * (int n, *, Tensor out = None, ...)\n"
+            " * (int n, int m, *, Tensor out = None, ...)\n"
+        )
+    n = n.__index__()
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None:
+        m = m.__index__()
+        if m < 0:
+            raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     value = jnp.eye(n, m, dtype=_float_dtype(dtype).jax)
     return _finish(_place(value, device), requires_grad)
 
@@ -337,9 +465,7 @@ def logspace(
 ) -> Tensor:
     """`steps` values from base**start to base**end, evenly spaced in the exponent."""
     dtype = _float_dtype(dtype)
-    steps = int(steps)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
+    steps = _steps(steps)
     exponents = np.linspace(float(start), float(end), steps, dtype=np.float64)
     values = np.power(float(base), exponents)
     if not (dtype.is_floating_point or dtype.is_complex):
@@ -381,21 +507,21 @@ def new_zeros(
     self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     """Zeros of `size`, with self's dtype unless `dtype` is given."""
-    return zeros(*size, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
+    return _filled(new_shape(size, "new_zeros"), 0, _new_dtype(self, dtype), None, requires_grad)
 
 
 def new_ones(
     self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     """Ones of `size`, with self's dtype unless `dtype` is given."""
-    return ones(*size, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
+    return _filled(new_shape(size, "new_ones"), 1, _new_dtype(self, dtype), None, requires_grad)
 
 
 def new_empty(
     self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     """An 'uninitialized' tensor of `size` (zeros), with self's dtype unless `dtype` is given."""
-    return new_zeros(self, *size, dtype=dtype, requires_grad=requires_grad)
+    return _filled(new_shape(size, "new_empty"), 0, _new_dtype(self, dtype), None, requires_grad)
 
 
 def new_full(
@@ -410,7 +536,7 @@ def new_full(
     pin_memory=False,
 ):
     """`fill_value` everywhere, with self's dtype unless `dtype` is given."""
-    return full(size, fill_value, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
+    return _full("new_full", size, fill_value, _new_dtype(self, dtype), None, requires_grad)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):

@@ -383,7 +383,8 @@ def _value_tensor(self: Tensor, value) -> Tensor | jax.Array:
                 f"value cannot be converted to type {_dtypes.LEGACY_TYPE_NAMES[self.dtype]} "
                 "without overflow"
             )
-        return constant(value.item() if isinstance(value, np.generic) else value, self.dtype.jax)
+        value = value.item() if isinstance(value, np.generic) else value
+        return constant(_dtypes.fit_scalar(value, self.dtype), self.dtype.jax)
     kind = type(value)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
     raise TypeError(f"can't assign a {name} to a torch.{_dtypes.LEGACY_TYPE_NAMES[self.dtype]}")
@@ -653,7 +654,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
         op = _SCATTER if reduce is None else _SCATTER_REDUCE
     else:
         d = _gather_checks("scatter", input, dim, index)
-        src = constant(src, input.dtype.jax)
+        src = constant(_dtypes.fit_scalar(src, input.dtype), input.dtype.jax)
         op = _SCATTER_VALUE if reduce is None else _SCATTER_REDUCE
     return apply(op, input, index, src, dim=d, mode=reduce or "set")
 
@@ -803,6 +804,7 @@ def index_fill(input, dim: int, index, value):
                 f"{value.ndim} dimension(s)."
             )
         return apply(_INDEX_FILL_TENSOR, input, index, value, dim=d)
+    value = _dtypes.fit_scalar(value, input.dtype)
     if _is_integral(input.dtype):
         value = int(value)
     return apply(_INDEX_FILL, input, index, constant(value, input.dtype.jax), dim=d)
@@ -931,6 +933,7 @@ def masked_fill(input, mask, value):
             raise RuntimeError(
                 f"value cannot be converted to type {_ctype(input.dtype)} without overflow"
             )
+        value = _dtypes.fit_scalar(value, input.dtype)
         value = int(value) if input.dtype is not _dtypes.bool else bool(value)
     return apply(_MASKED_FILL, input, mask, constant(value, input.dtype.jax))
 

@@ -225,8 +225,8 @@ class TensorMethods:
     mean = reduce.mean
     norm = reduce.norm
     # softmax
-    softmax = activation.tensor_softmax
-    log_softmax = activation.tensor_log_softmax
+    softmax = activation.softmax_method
+    log_softmax = activation.log_softmax_method
     # random fills and casts
     normal_ = random.normal_
     uniform_ = random.uniform_

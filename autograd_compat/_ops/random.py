@@ -12,7 +12,7 @@ import numpy as np
 from .._pure import dtypes as _dtypes
 from .._pure import memory as _memory
 from .._pure.op import constant, register
-from .._pure.shapes import Size, broadcast_shapes, shape_args
+from .._pure.shapes import Size, broadcast_shapes, new_shape, type_name
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name
@@ -38,7 +38,7 @@ _normal = jax.jit(jax.random.normal, static_argnums=(1, 2))
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1) from the global (or given) generator."""
-    shape, dtype = shape_args(size), _float_dtype(dtype)
+    shape, dtype = new_shape(size, "rand"), _float_dtype(dtype)
     _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
     value = _uniform(_random.key(generator), shape, dtype.jax)
     return _finish(_place(value, device), requires_grad)
@@ -46,7 +46,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = F
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples from the global (or given) generator."""
-    shape, dtype = shape_args(size), _float_dtype(dtype)
+    shape, dtype = new_shape(size, "randn"), _float_dtype(dtype)
     _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
     value = _normal(_random.key(generator), shape, dtype.jax)
     return _finish(_place(value, device), requires_grad)
@@ -57,20 +57,9 @@ _randint = jax.jit(jax.random.randint, static_argnums=(1, 4))
 _permutation = jax.jit(jax.random.permutation, static_argnums=(1,))
 
 
-def _check_size(fname: str, size) -> tuple:
-    if isinstance(size, int):
-        size = (size,)
-    if not isinstance(size, (tuple, list, Size)):
-        raise TypeError(
-            f"{fname}(): argument 'size' must be tuple of ints, not {type(size).__name__}"
-        )
-    for i, s in enumerate(size):
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(
-                f"{fname}(): argument 'size' (position 2) must be tuple of ints, but found "
-                f"element of type {type(s).__name__} at pos {i}"
-            )
-    return tuple(int(s) for s in size)
+def _check_size(fname: str, size, position: int) -> tuple:
+    """`size` of randint/normal: a tuple (or list) of non-negative ints, PyTorch's errors."""
+    return new_shape((size,), fname, position=position, sequence=True)
 
 
 def _check_from_to(low: int, high: int) -> None:
@@ -112,21 +101,49 @@ def randint(
         low = 0
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
-    shape = _check_size("randint", size)
+    shape = _check_size("randint", size, 2)
     low, high = int(low), int(high)
     _check_from_to(low, high)
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
+    _check_bounds(low, high, dtype)
     _memory.check_size(shape, 8, device)  # drawn as int64, before the generator advances
     return _finish(_place(_integers(generator, shape, low, high, dtype), device), requires_grad)
+
+
+# The C type names of PyTorch's random_from_to bounds check.
+_BOUND_NAMES = {
+    _dtypes.uint8: "unsigned char",
+    _dtypes.int8: "signed char",
+    _dtypes.int16: "short int",
+    _dtypes.int32: "int",
+    _dtypes.bool: "bool",
+}
+
+
+def _check_bounds(low: int, high: int, dtype: _dtypes.dtype) -> None:
+    """PyTorch's error when [low, high) does not fit a narrow integral dtype."""
+    name = _BOUND_NAMES.get(dtype)
+    if name is None:
+        return
+    info = np.iinfo(dtype.jax) if dtype is not _dtypes.bool else np.iinfo(np.uint8)
+    top = 1 if dtype is _dtypes.bool else info.max
+    if not info.min <= low <= top:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not info.min <= high - 1 <= top:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 def randperm(
     n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
     """A random permutation of 0..n-1 (int64 unless `dtype` is given)."""
-    n = int(n)
-    if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+    if type(n) is not int:
+        if isinstance(n, bool) or not hasattr(n, "__index__"):
+            raise TypeError(
+                f"randperm(): argument 'n' (position 1) must be int, not {type_name(n)}"
+            )
+        n = n.__index__()
+    new_shape((n,), "randperm")
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
     _memory.check_size((n,), 8, device)  # drawn as int64, before the generator advances
     value = _permutation(_random.key(generator), n).astype(dtype.jax)
@@ -237,7 +254,7 @@ def normal(
             raise _normal_signature_error(mean, std)
         _check_std_scalar(std)
         d = _float_dtype(dtype)
-        noise = _normal(_random.key(generator), _check_size("normal", size), d.jax)
+        noise = _normal(_random.key(generator), _check_size("normal", size, 3), d.jax)
         value = (noise * jnp.asarray(std, d.jax) + jnp.asarray(mean, d.jax)).astype(d.jax)
         return _finish(_place(value, device), requires_grad)
     if size is not None:

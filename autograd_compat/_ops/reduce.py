@@ -25,14 +25,14 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register
-from .._pure.shapes import normalize_dim
+from .._pure.shapes import normalize_dim, normalize_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .comparison import logical_xor, maximum, minimum
 from .elementwise import _HALF, sub
-from .shape import _unique_dims, cat, narrow, reshape
+from .shape import cat, narrow, reshape
 from .unary import _abs
 
 __all__ = [
@@ -82,12 +82,6 @@ def _sum(x, *, dims, keepdim, dtype):
 def _mean(x, *, dims, keepdim, dtype):
     total = jnp.mean(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim)
     return total.astype(dtype)
-
-
-def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
-    """`dim` (None, an int or a sequence) as a sorted tuple of indices; PyTorch's errors for
-    an out-of-range or a repeated dim."""
-    return None if dim is None else tuple(sorted(_unique_dims(dim, ndim)))
 
 
 _SUM_ALL = register("sum", _sum, node="SumBackward0", saves="none")

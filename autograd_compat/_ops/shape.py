@@ -24,7 +24,7 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import register
-from .._pure.shapes import infer_shape, normalize_dim, shape_args
+from .._pure.shapes import infer_shape, normalize_dim, shape_args, unique_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
@@ -162,8 +162,8 @@ def _inplace_view(self: Tensor, op, ops: tuple) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- reshaping
-def _view_shape(input: Tensor, shape: tuple) -> tuple:
-    return infer_shape(shape_args(shape), input.numel())
+def _view_shape(input: Tensor, shape: tuple, fn: str, name: str) -> tuple:
+    return infer_shape(shape_args(shape, fn, name), input.numel())
 
 
 def reshape(input, *shape):
@@ -177,7 +177,7 @@ def reshape(input, *shape):
                 [3, 4, 5]])
     """
     tensor_arg(input, "reshape")
-    shape = _view_shape(input, shape)
+    shape = _view_shape(input, shape, "reshape", "shape")
     ops = (("view", shape),)
     if input._storage is None:
         return _view(_VIEW, input, ops, (shape, contiguous_strides(shape), 0))
@@ -195,7 +195,7 @@ def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type, np.dtype)):
         raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
     tensor_arg(input, "view")
-    shape = _view_shape(input, shape)
+    shape = _view_shape(input, shape, "view", "size")
     if input._storage is None:
         layout = (shape, contiguous_strides(shape), 0)
     else:
@@ -389,7 +389,7 @@ def expand(input, *sizes):
     expanded elements share memory, so in-place changes other than fills are refused."""
     if len(sizes) > 1 and any(isinstance(s, (tuple, list)) for s in sizes):
         raise TypeError(f"expand() takes 1 positional argument but {len(sizes)} were given")
-    sizes = shape_args(sizes)
+    sizes = shape_args(sizes, "expand")
     shape, strides, offset = layout_of(input)
     type_name = _dtypes.LEGACY_TYPE_NAMES[input.dtype]
     sizes, new_strides = expand_geometry(shape, strides, sizes, type_name)
@@ -717,24 +717,13 @@ def tensor_split(input, indices_or_sections, dim: int = 0):
 
 
 # ----------------------------------------------------------------------------- flip / roll
-def _unique_dims(dims, ndim: int) -> tuple:
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = []
-    for dim in dims:
-        d = normalize_dim(dim, ndim)
-        if d in out:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        out.append(d)
-    return tuple(out)
-
-
 _FLIP = register("flip", lambda x, *, dims: jnp.flip(x, dims), node="FlipBackward0", saves="none")
 
 
 def flip(input, dims):
     """Reverse the order of elements along `dims` (an int or a tuple)."""
     tensor_arg(input, "flip")
-    return apply(_FLIP, input, dims=_unique_dims(dims, input.ndim) if input.ndim else ())
+    return apply(_FLIP, input, dims=unique_dims(dims, input.ndim) if input.ndim else ())
 
 
 def _roll(x, *, shifts, dims):
@@ -749,7 +738,7 @@ _ROLL = register("roll", _roll, node="RollBackward0", saves="none")
 def roll(input, shifts, dims=None):
     """Rotate elements along `dims` by `shifts` (with no dims, over the flattened tensor)."""
     tensor_arg(input, "roll")
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    shifts = shape_args((shifts,), "roll", "shifts")
     if not shifts:
         raise RuntimeError("`shifts` required")
     if dims is None:
@@ -770,10 +759,10 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1):
     """Merge dims start_dim..end_dim into one (a 0-d tensor becomes 1-D): a view where
     `reshape` gives one."""
     tensor_arg(input, "flatten")
-    if input.ndim == 0:
-        return reshape(input, 1)
     start = normalize_dim(start_dim, input.ndim)
     end = normalize_dim(end_dim, input.ndim)
+    if input.ndim == 0:
+        return reshape(input, 1)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -816,23 +805,24 @@ _REPEAT = register("repeat", _repeat, node="RepeatBackward0", saves="none")
 
 def repeat(input, *sizes):
     """Tile the tensor `sizes[i]` times along each dim (extra leading sizes add dims)."""
-    sizes = shape_args(sizes)
+    sizes = shape_args(sizes, "repeat", "repeats")
     if len(sizes) < input.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
             "of tensor"
         )
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(
-            f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}"
-        )
+    if any(s < 0 for s in sizes):  # PyTorch reports the result's shape
+        padded = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
+        target = [n * r for n, r in zip(padded, sizes)]
+        first = next(n for n in target if n < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {first}: {target}")
     return apply(_REPEAT, input, repeats=sizes)
 
 
 def tile(input, dims):
     """Like `repeat`, but `dims` shorter than the tensor's rank is padded with ones in front."""
     tensor_arg(input, "tile")
-    dims = (dims,) if isinstance(dims, int) else tuple(int(d) for d in dims)
+    dims = shape_args((dims,), "tile", "dims")
     dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
 
@@ -878,7 +868,7 @@ swapdims = swapaxes
 def broadcast_to(input, size):
     """`input.expand(size)`: a broadcast view."""
     tensor_arg(input, "broadcast_to")
-    return expand(input, shape_args((size,)))
+    return expand(input, shape_args((size,), "broadcast_to"))
 
 
 def ravel(input):

@@ -169,7 +169,14 @@ tanh = _unary("tanh", _output_derivative(jnp.tanh, lambda y: 1 - y * y), saves="
 sigmoid = _unary(
     "sigmoid", _output_derivative(jax.nn.sigmoid, lambda y: y * (1 - y)), saves="output"
 )
-relu = _unary("relu", jax.nn.relu, promote_to_float=False, saves="output")
+
+
+def _relu(x):
+    """PyTorch's relu: x <= 0 gives 0, so a NaN stays NaN with gradient 1 (jax.nn.relu: 0)."""
+    return jnp.where(x <= 0, jnp.zeros((), x.dtype), x)
+
+
+relu = _unary("relu", _relu, promote_to_float=False, saves="output")
 
 
 # ----------------------------------------------------------------------------- unary math

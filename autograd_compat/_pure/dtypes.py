@@ -236,3 +236,64 @@ class iinfo:
         self.max = builtins.int(info.max)
         self.min = builtins.int(info.min)
         self.dtype = str(info.dtype)
+
+
+# ----------------------------------------------------------------------------- overflow checks
+# c10::overflows: the range a Python number must fall in to become an element of an integral
+# dtype (an unsigned type also takes negatives down to -max, which wrap), and the C++ names
+# PyTorch's fill_/full print. tensor(data, dtype=...) prints the dtype's own name instead.
+_RANGES = {
+    d: (-np.iinfo(d.jax).max if d is uint8 else np.iinfo(d.jax).min, np.iinfo(d.jax).max)
+    for d in (uint8, int8, int16, int32, int64)
+}
+_FINITE_MAX = {float32: builtins.float(np.finfo(np.float32).max), complex64: 3.4028234663852886e38}
+CPP_NAMES = {
+    uint8: "uint8_t",
+    int8: "int8_t",
+    int16: "int16_t",
+    int32: "int",
+    int64: "int64_t",
+    float32: "float",
+    complex64: "c10::complex<float>",
+}
+
+
+def _overflow(d: dtype, cpp: builtins.bool) -> RuntimeError:
+    name = CPP_NAMES[d] if cpp else d.name
+    return RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def check_scalar_fits(value, d: dtype) -> None:
+    """PyTorch's RuntimeError when a Python number cannot be converted to `d` (fill_, full):
+    an integer out of range, or NaN/inf for an integral dtype; a finite float beyond float32's
+    range for float32/complex64 (float16/bfloat16 and float64 take anything: inf)."""
+    bounds = _RANGES.get(d)
+    kind = type(value)
+    if bounds is not None:
+        if kind is builtins.int or kind is builtins.float:
+            if not bounds[0] <= value <= bounds[1]:  # NaN fails both comparisons
+                raise _overflow(d, True)
+    elif d in _FINITE_MAX and kind is builtins.float:
+        if abs(value) > _FINITE_MAX[d] and value != np.inf and value != -np.inf:
+            raise _overflow(d, True)
+
+
+def fit_scalar(value, d: dtype):
+    """`value` for a fill of dtype `d`: PyTorch's overflow error (`check_scalar_fits`), and a
+    negative int for an unsigned dtype wrapped as PyTorch does (-1 -> 255 for uint8)."""
+    check_scalar_fits(value, d)
+    if d is uint8 and type(value) is builtins.int and value < 0:
+        return value + 256
+    return value
+
+
+def check_array_fits(array: np.ndarray, d: dtype) -> None:
+    """`tensor(data, dtype=d)` for Python data (as numpy): PyTorch's RuntimeError when an
+    element does not fit an integral `d` (out of range, NaN or inf)."""
+    bounds = _RANGES.get(d)
+    if bounds is None or array.size == 0 or array.dtype.kind not in "iuf":
+        return
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise _overflow(d, False)
+    if array.min() < bounds[0] or array.max() > bounds[1]:
+        raise _overflow(d, False)

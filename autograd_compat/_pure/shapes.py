@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 
 from . import errors as _errors
 
@@ -29,15 +30,23 @@ def normalize_dim(dim: int, ndim: int) -> int:
     return dim % extent
 
 
+def unique_dims(dims, ndim: int) -> tuple[int, ...]:
+    """`dims` (an int or a sequence) as indices in the given order; PyTorch's errors for an
+    out-of-range or a repeated dim. The one check behind every op taking a list of dims."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out: list[int] = []
+    for dim in dims:
+        d = normalize_dim(dim, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(out)
+
+
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
-    """`dim` as a sorted tuple of indices (None stays None: reduce over all dims)."""
-    if dim is None:
-        return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    out = tuple(sorted({normalize_dim(d, ndim) for d in dims}))
-    if len(out) != len(dims):
-        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
-    return out
+    """`dim` (None, an int or a sequence) as a sorted tuple of indices (None stays None:
+    reduce over all dims); PyTorch's errors as `unique_dims`."""
+    return None if dim is None else tuple(sorted(unique_dims(dim, ndim)))
 
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
@@ -57,14 +66,21 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
 
 def infer_shape(shape: tuple, numel: int) -> tuple:
     """Resolve one -1 in a requested view/reshape shape; PyTorch's error when it cannot fit."""
-    shape = tuple(int(s) for s in shape)
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = math.prod(s for s in shape if s != -1)
-    if any(s < -1 for s in shape):
-        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    for index, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(
+                f"invalid shape dimension {s} at index {index} of shape {list(shape)}"
+            )
     if unknown:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(_errors.INVALID_VIEW_SHAPE.format(shape=list(shape), numel=numel))
         shape = shape[: unknown[0]] + (numel // known,) + shape[unknown[0] + 1 :]
@@ -73,8 +89,81 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-def shape_args(args: tuple) -> tuple:
-    """Accept `f(2, 3)`, `f((2, 3))` and `f([2, 3])` (and torch.Size) as the same shape."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = tuple(args[0])
-    return tuple(int(a) for a in args)
+def type_name(value) -> str:
+    """The name PyTorch's argument parser prints for a value's type (`float`, `Tensor`,
+    `numpy.float64`)."""
+    t = type(value)
+    module = t.__module__.partition(".")[0]
+    return t.__name__ if module in ("builtins", "autograd_compat") else f"{module}.{t.__name__}"
+
+
+def _size_error(fn: str, name: str, position: int, args: tuple, index: int, bad) -> TypeError:
+    """PyTorch's TypeError for a size element `bad` at `index` that is not an int."""
+    kind = type_name(bad)
+    if len(args) > 1 and index == 0:  # f(2.5, 2): the parser took 2.5 as the whole size
+        return TypeError(f"{fn}() takes {position} positional argument but {len(args)} were given")
+    if index == 0:
+        return TypeError(
+            f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, but found "
+            f"element of type {kind} at pos 0"
+        )
+    return TypeError(
+        f"{fn}(): argument '{name}' failed to unpack the object at pos {index + 1} with error "
+        f'"type must be tuple of ints,but got {kind}"'
+    )
+
+
+def shape_args(
+    args: tuple, fn: str, name: str = "size", position: int = 1, sequence: bool = False
+) -> tuple:
+    """A size given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])` (or a torch.Size) as a tuple of
+    ints, with PyTorch's TypeErrors for anything else: a float, a str, a bool in first place
+    (`zeros(True)`), an element that is neither an int nor an integer scalar (a numpy
+    integer or a one-element integer tensor pass, as `__index__` allows). `sequence`: a
+    single int is refused too (`full(3, 1.0)`). `fn`/`name`/`position` name the argument in
+    the error, as PyTorch does."""
+    sizes = args
+    if len(args) == 1:
+        first = args[0]
+        if isinstance(first, (tuple, list)):
+            sizes = tuple(first)
+        elif sequence or type(first) is not int:
+            not_a_size = TypeError(
+                f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, "
+                f"not {type_name(first)}"
+            )
+            if sequence or isinstance(first, bool):
+                raise not_a_size
+            try:
+                return (operator.index(first),)
+            except TypeError:
+                raise not_a_size from None
+    for s in sizes:  # the common case: plain ints, nothing more to do
+        if type(s) is not int:
+            break
+    else:
+        return sizes
+    out = []
+    for index, s in enumerate(sizes):
+        if index == 0 and isinstance(s, bool):
+            raise _size_error(fn, name, position, args, index, s)
+        try:
+            out.append(operator.index(s))
+        except TypeError:
+            raise _size_error(fn, name, position, args, index, s) from None
+    return tuple(out)
+
+
+def new_shape(
+    args: tuple, fn: str, name: str = "size", position: int = 1, sequence: bool = False
+) -> tuple:
+    """`shape_args` for the size of a new tensor: no negative size (PyTorch's RuntimeError)."""
+    shape = shape_args(args, fn, name, position, sequence)
+    for s in shape:
+        if s < 0:
+            if fn == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
+    return shape

@@ -10,9 +10,11 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import register as _register_op
+from ..._pure.shapes import normalize_dim
 from ..._tape.args import floating, scalar_type_name
 from ..._tape.record import apply
 from ._common import _HALF, _inplace_result, _tensor, register
@@ -53,11 +55,13 @@ def _leaky_relu_fn(x, *, negative_slope):
 
 def _elu_fn(x, *, alpha, scale, input_scale):
     # where, not minimum: at x == 0 the derivative is PyTorch's alpha * scale, not half of it.
-    negative_part = jnp.where(x > 0, jnp.zeros((), x.dtype), x)
+    # PyTorch tests x <= 0, so a NaN takes the linear branch: gradient `scale`, not NaN.
+    negative_side = x <= 0
+    negative_part = jnp.where(negative_side, x, jnp.zeros((), x.dtype))
     negative = jnp.asarray(alpha * scale, x.dtype) * jnp.expm1(
         negative_part * jnp.asarray(input_scale, x.dtype)
     )
-    return jnp.where(x > 0, x * jnp.asarray(scale, x.dtype), negative)
+    return jnp.where(negative_side, negative, x * jnp.asarray(scale, x.dtype))
 
 
 def _gelu_fn(x, *, approximate):
@@ -82,7 +86,8 @@ def _hardtanh_fn(x, *, min_val, max_val):
 
 
 def _threshold_fn(x, *, threshold, value):
-    return jnp.where(x > threshold, x, jnp.asarray(value, x.dtype))
+    # PyTorch tests x <= threshold: a NaN passes through, with gradient 1.
+    return jnp.where(x <= threshold, jnp.asarray(value, x.dtype), x)
 
 
 def _mish_fn(x):
@@ -90,11 +95,20 @@ def _mish_fn(x):
 
 
 def _hardsigmoid_fn(x):
-    return jnp.where(x <= -3, 0.0, jnp.where(x >= 3, 1.0, x / 6 + 0.5)).astype(x.dtype)
+    # PyTorch's gradient is 1/6 only strictly inside (-3, 3): 0 at a NaN, whose value stays NaN.
+    inside = (x > -3) & (x < 3)
+    outside = jnp.where(x <= -3, 0.0, jnp.where(x >= 3, 1.0, lax.stop_gradient(x)))
+    return jnp.where(inside, x / 6 + 0.5, outside).astype(x.dtype)
 
 
 def _hardswish_fn(x):
-    return jnp.where(x < -3, 0.0, jnp.where(x <= 3, x * (x + 3) / 6, x)).astype(x.dtype)
+    # x * clamp(x + 3, 0, 6) / 6 as PyTorch: NaN at -inf (-inf * 0) with gradient 0, gradient 1
+    # at +inf and at NaN (its backward tests x <= -3, then x < 3). Double where: the quadratic
+    # branch sees only the middle, so its derivative is never inf * 0.
+    low, high = x <= -3, ~(x < 3)
+    middle = jnp.where(low | high, jnp.zeros((), x.dtype), x)
+    out = jnp.where(low, x * 0, jnp.where(high, x, middle * (middle + 3) / 6))
+    return out.astype(x.dtype)
 
 
 _LEAKY_RELU = register("leaky_relu", _leaky_relu_fn, node="LeakyReluBackward0")
@@ -258,7 +272,9 @@ _GLU = register("glu", _glu_fn, node="GluBackward0")
 def glu(input, dim: int = -1):
     """a * sigmoid(b), where a and b are the halves of input along `dim`."""
     _tensor(input, "glu")
-    dim = dim % input.ndim
+    if not input.ndim:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = normalize_dim(dim, input.ndim)
     if input.shape[dim] % 2:
         raise RuntimeError(
             f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}"
@@ -333,13 +349,8 @@ def _softmax_like(op, name, input, dim, dtype):
     _tensor(input, name)
     if dim is None:
         dim = _softmax_dim(name, input.ndim)
-    if input.ndim:
-        dim = dim % input.ndim
-    elif dim not in (0, -1):
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})"
-        )
-    else:
+    dim = normalize_dim(dim, input.ndim)
+    if not input.ndim:
         dim = None
     if dtype is not None:
         out_dtype = _dtypes.as_dtype(dtype)
@@ -367,10 +378,15 @@ def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
     return _softmax_like(_SOFTMIN, "softmin", input, dim, dtype)
 
 
-def _required_dim(op, name: str):
-    """`torch.softmax(input, dim, dtype=None)` and `Tensor.softmax`: `dim` is required there."""
+def _required_dim(op, name: str, position: int):
+    """`torch.softmax(input, dim, dtype=None)` and `Tensor.softmax`: `dim` is required there
+    (`position`: where PyTorch's argument parser counts it, for its TypeError on None)."""
 
     def softmax_like(input, dim, dtype=None):
+        if dim is None:
+            raise TypeError(
+                f"{name}(): argument 'dim' (position {position}) must be int, not NoneType"
+            )
         return _softmax_like(op, name, input, dim, dtype)
 
     softmax_like.__name__ = softmax_like.__qualname__ = name
@@ -378,5 +394,8 @@ def _required_dim(op, name: str):
     return softmax_like
 
 
-tensor_softmax = _required_dim(_SOFTMAX, "softmax")
-tensor_log_softmax = _required_dim(_LOG_SOFTMAX, "log_softmax")
+tensor_softmax = _required_dim(_SOFTMAX, "softmax", 2)
+tensor_log_softmax = _required_dim(_LOG_SOFTMAX, "log_softmax", 2)
+# The Tensor methods (not exported: methods.py binds them), where `dim` is argument 1.
+softmax_method = _required_dim(_SOFTMAX, "softmax", 1)
+log_softmax_method = _required_dim(_LOG_SOFTMAX, "log_softmax", 1)

@@ -6,6 +6,7 @@ import math
 
 import jax.numpy as jnp
 
+from ..._pure.shapes import normalize_dim, unique_dims
 from ..._tape.args import floating
 from ..._tape.record import apply
 from ._common import _same_dtype, _tensor, register
@@ -36,8 +37,9 @@ _NORMALIZE = register("normalize", _normalize_fn, node="DivBackward0")
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
     """`input / max(||input||_p, eps)` along `dim`."""
     _tensor(input, "normalize")
-    dim = dim % max(input.ndim, 1)
-    return apply(_NORMALIZE, floating(input), p=float(p), dim=dim, eps=float(eps))
+    dims = unique_dims(dim, input.ndim)  # checked on a 0-d input too: [-1, 0]
+    axis = () if not input.ndim else dims[0] if len(dims) == 1 else dims
+    return apply(_NORMALIZE, floating(input), p=float(p), dim=axis, eps=float(eps))
 
 
 def _cosine_fn(x1, x2, *, dim, eps):
@@ -57,7 +59,8 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     _tensor(x2, "cosine_similarity", "x2", 2)
     x1, x2 = _same_dtype(x1, x2)
     ndim = max(x1.ndim, x2.ndim)
-    return apply(_COSINE, x1, x2, dim=dim % ndim, eps=float(eps))
+    dim = normalize_dim(dim, ndim)
+    return apply(_COSINE, x1, x2, dim=dim if ndim else None, eps=float(eps))
 
 
 def _pairwise_fn(x1, x2, *, p, eps, keepdim):

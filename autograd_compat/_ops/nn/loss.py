@@ -7,6 +7,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ..._pure import dtypes as _dtypes
 from ..._state.tensor import Tensor
@@ -79,17 +80,28 @@ def _mse_fn(x, t, *, reduction):
 
 
 def _l1_fn(x, t, *, reduction):
-    return _reduce(jnp.abs(x - t), reduction)
+    # PyTorch's gradient is sign(x - t): 0 at a NaN (jnp.abs gives -1 there).
+    d = x - t
+    return _reduce(jnp.where(jnp.isnan(d), lax.stop_gradient(d), jnp.abs(d)), reduction)
+
+
+def _quadratic_part(d, bound):
+    """`d` where |d| < bound (or NaN, whose gradient PyTorch's formula makes NaN), else 0: the
+    double where that keeps an infinite `d` out of the quadratic branch's derivative (inf * 0),
+    so the loss's gradient at +-inf is PyTorch's +-1 (times delta for huber)."""
+    return jnp.where((jnp.abs(d) < bound) | jnp.isnan(d), d, jnp.zeros((), d.dtype))
 
 
 def _smooth_l1_fn(x, t, *, reduction, beta):
-    d = jnp.abs(x - t)
-    return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+    d = x - t
+    a, q = jnp.abs(d), _quadratic_part(d, beta)
+    return _reduce(jnp.where(a < beta, 0.5 * q * q / beta, a - 0.5 * beta), reduction)
 
 
 def _huber_fn(x, t, *, reduction, delta):
-    d = jnp.abs(x - t)
-    return _reduce(jnp.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+    d = x - t
+    a, q = jnp.abs(d), _quadratic_part(d, delta)
+    return _reduce(jnp.where(a < delta, 0.5 * q * q, delta * (a - 0.5 * delta)), reduction)
 
 
 _MSE = register("mse_loss", _mse_fn, node="MseLossBackward0")

@@ -16,18 +16,7 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input):
-        ndim = input.ndim
-        if ndim == 0:
-            return input.reshape(1)
-        start = self.start_dim % ndim
-        end = self.end_dim % ndim
-        if start > end:
-            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-        shape = tuple(input.shape)
-        size = 1
-        for s in shape[start : end + 1]:
-            size *= s
-        return input.reshape(shape[:start] + (size,) + shape[end + 1 :])
+        return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -42,9 +31,7 @@ class Unflatten(Module):
         self.unflattened_size = tuple(unflattened_size)
 
     def forward(self, input):
-        shape = tuple(input.shape)
-        dim = self.dim % len(shape)
-        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1 :])
+        return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
