@@ -36,7 +36,7 @@ def lru_put(cache: OrderedDict, key, value, size: int) -> None:
     """Insert `key` into the LRU `cache` (an OrderedDict, most recent last), keeping `size`
     entries at most: the least recently used goes first. Hits call `cache.move_to_end(key)`."""
     cache[key] = value
-    if len(cache) > size:
+    while len(cache) > size:
         cache.popitem(last=False)
 
 
@@ -55,7 +55,8 @@ def scalar_input(value) -> np.ndarray:
     if isinstance(value, complex):
         return np.asarray(value, np.complex128)
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return np.asarray(value, np.int64)
+        if -(2**63) <= value < 2**63:
+            return np.asarray(value, np.int64)
     return np.asarray(value, np.float64)
 
 
@@ -67,15 +68,16 @@ class Op:
     needs, as PyTorch decides what a node saves:
     "all"; "none" for linear ops (add, sum, reshape, indexing), whose vjp reads only shapes;
     "others" for multilinear ops (mul, matmul), whose vjp for one input reads only the others;
-    "positions" for view ops, linear but placed by their last input, a host array of int64
-    positions (see `_tape.views.shaped`), which is all they save;
+    "positions" for ops linear in every input but the last, a host array they save and never
+    free: view ops placed by int64 positions (see `_tape.views.shaped`), add/sub's alpha;
     "output" for ops PyTorch differentiates from their result (exp, tanh, sigmoid, sqrt, relu,
     softmax): the vjp still reads the inputs (immutable snapshots), but the version check
     watches the result, so an in-place change of the result fails backward and an in-place
     change of the input does not, as in PyTorch.
     What is not saved is not freed, so a second backward through it works, as in PyTorch.
     `shown_inputs`: the input positions `next_functions` lists (None: all); index, mask and
-    constant inputs are no inputs of PyTorch's node.
+    constant inputs (runtime scalars, see `scalar_input`) are no inputs of PyTorch's node.
+    Positions past an application's inputs are skipped (optional trailing weight and bias).
     """
 
     __slots__ = (
