@@ -12,6 +12,7 @@ custom Function's, so no fused backward is built around it.
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -57,6 +58,7 @@ class WideNode(Node):
 
     __slots__ = ("pieces",)
     custom = True  # the engine calls `_call_backward` and never fuses it
+    pieces: tuple  # (starts, sizes, dtypes, dim, squeeze) of the inputs' gradients
 
     def _call_backward(self, cts: list, create_graph: bool) -> list:
         """One gradient per edge: slices of the output gradient, `CHUNK` per compiled call."""
@@ -97,7 +99,7 @@ def _wide_node(op: Op, edges: tuple, out) -> WideNode:
     return cls(op, (), edges, (), (False,) * n, (), (), ((out.shape, out.dtype),))
 
 
-def _combine(values: list, chunk_op: Op, dim: int, dtype) -> object:
+def _combine(values: list, chunk_op: Op, dim: int, dtype) -> jax.Array:
     """The chunked forward: `chunk_op` over chunks of `CHUNK` values, then cats of the chunk
     results (in chunks again) until one array is left."""
     op = chunk_op
