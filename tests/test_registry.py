@@ -31,7 +31,7 @@ def test_every_op_has_one_unique_id_and_a_pytorch_node_name():
     for op_id, op in ops.items():
         assert op.id == op_id
         assert _NODE_NAME.search(op.name), (op_id, op.name)
-        assert op.saves in ("all", "none", "others", "output"), op_id
+        assert op.saves in ("all", "none", "others", "output", "positions"), op_id
         assert op.shown_inputs is None or isinstance(op.shown_inputs, tuple), op_id
 
 
