@@ -20,10 +20,11 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
-from .._pure.op import constant, register
+from .._pure.op import constant, register, scalar_input
 from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
@@ -105,11 +106,19 @@ def _pow_jvp(primals, tangents):
     return out, d_base * base_dot + d_exponent * exponent_dot
 
 
-def _pow_scalar(x, *, exponent, dtype):
+def _pow_scalar(x, exponent, *, special, dtype):
+    """`x ** exponent`: a small integer or +-0.5 exponent is `special` (static: multiplications,
+    as PyTorch special-cases them), any other a runtime input, so a new exponent never compiles."""
     x = x.astype(dtype)
-    if float(exponent).is_integer() and builtins.abs(exponent) < 2**31:
-        return lax.integer_pow(x, int(exponent))
-    return _pow(x, jnp.asarray(exponent, dtype))
+    if special is not None:
+        if float(special).is_integer():
+            return lax.integer_pow(x, int(special))
+        return _pow(x, jnp.asarray(special, dtype))
+    return _pow(x, exponent.astype(dtype))
+
+
+# Exponents kept static (compiled once each): the small integers and +-0.5.
+_POW_SPECIAL = frozenset([*range(-8, 9), 0.5, -0.5])
 
 
 _ADD = register("add", _promoted(jnp.add), node="AddBackward0", saves="none")
@@ -118,16 +127,22 @@ _SUB = register("sub", _promoted(jnp.subtract), node="SubBackward0", saves="none
 
 # `add`/`sub` with alpha, when recorded: one node as in PyTorch (see _with_alpha).
 def _scaled(fn):
-    """`fn(a, alpha * b)` in the promoted dtype, alpha a static argument."""
+    """`fn(a, alpha * b)` in the promoted dtype, alpha a runtime input (a new alpha never
+    compiles), cast to that dtype first as PyTorch casts it. Linear in a and b: the op saves
+    only alpha, its last input (saves="positions")."""
 
-    def scaled(a, b, *, dtype, alpha):
-        return fn(a.astype(dtype), alpha * b.astype(dtype))
+    def scaled(a, b, alpha, *, dtype):
+        return fn(a.astype(dtype), alpha.astype(dtype) * b.astype(dtype))
 
     return scaled
 
 
-_ADD_SCALED = register("add.alpha", _scaled(jnp.add), node="AddBackward0", saves="none")
-_SUB_SCALED = register("sub.alpha", _scaled(jnp.subtract), node="SubBackward0", saves="none")
+_ADD_SCALED = register(
+    "add.alpha", _scaled(jnp.add), node="AddBackward0", saves="positions", shown_inputs=(0, 1)
+)
+_SUB_SCALED = register(
+    "sub.alpha", _scaled(jnp.subtract), node="SubBackward0", saves="positions", shown_inputs=(0, 1)
+)
 _RSUB_TENSOR = register("rsub", _promoted(lambda a, b: b - a), node="RsubBackward0", saves="none")
 _RSUB = register(
     "rsub.scalar",
@@ -139,7 +154,7 @@ _RSUB = register(
 _MUL = register("mul", _promoted(jnp.multiply), node="MulBackward0", saves="others")
 _DIV = register("div", _promoted(jnp.divide), node="DivBackward0")
 _POW_TENSOR = register("pow", _promoted(_pow), node="PowBackward1")
-_POW_SCALAR = register("pow.scalar_exponent", _pow_scalar, node="PowBackward0")
+_POW_SCALAR = register("pow.scalar_exponent", _pow_scalar, node="PowBackward0", shown_inputs=(0,))
 _RPOW = register(
     "pow.scalar_base",
     _promoted(lambda exponent, base: _pow(base, exponent)),
@@ -174,7 +189,9 @@ def _with_alpha(op, scaled_op, input, other, alpha, fname: str):
     tensor_arg(input, fname)
     if alpha != 1:
         if isinstance(other, Tensor) and _recorded(input, other):
-            return _binary(scaled_op, input, other, fname, alpha=alpha)
+            dtype = _dtypes.binary_result_type(input, other)
+            x, y = operands(input, other, dtype)
+            return apply(scaled_op, x, y, scalar_input(alpha), dtype=dtype.jax)
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return _binary(op, input, other, fname)
 
@@ -266,7 +283,18 @@ def pow(input, exponent):
         and exponent < 0
     ):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return apply(_POW_SCALAR, input, exponent=exponent, dtype=dtype.jax)
+    special = exponent if _is_special_exponent(exponent) else None
+    value = _NO_EXPONENT if special is not None else scalar_input(exponent)
+    return apply(_POW_SCALAR, input, value, special=special, dtype=dtype.jax)
+
+
+_NO_EXPONENT = np.zeros((), np.float64)  # the unused exponent input of a special exponent
+
+
+def _is_special_exponent(exponent) -> bool:
+    if isinstance(exponent, complex):
+        return False
+    return exponent in _POW_SPECIAL and not isinstance(exponent, bool)
 
 
 _HALF = frozenset({jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)})

@@ -7,6 +7,7 @@ FloatTensor-style constructors. Sampling ops live in random.py.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +17,7 @@ from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import memory as _memory
+from .._pure.op import lru_get, lru_put
 from .._pure.shapes import Size, new_shape, type_name
 from .._state.tensor import Tensor
 
@@ -205,18 +207,16 @@ def from_jax(array, requires_grad: bool = False) -> Tensor:
 # this many elements each.
 _SHARED_FILLS = 256
 _SHARED_FILL_ELEMENTS = 4096
-_shared_fills: dict = {}
+_shared_fills: OrderedDict = OrderedDict()  # an LRU
 
 
 def _filled_array(shape: tuple, fill, dtype: _dtypes.dtype) -> jax.Array:
     key = (shape, fill, type(fill), dtype)
-    value = _shared_fills.get(key)
+    value = lru_get(_shared_fills, key)
     if value is None:
         value = _device_array(np.full(shape, fill, dtype.jax))
         if math.prod(shape) <= _SHARED_FILL_ELEMENTS:
-            if len(_shared_fills) >= _SHARED_FILLS:
-                _shared_fills.pop(next(iter(_shared_fills)))  # the oldest goes first
-            _shared_fills[key] = value
+            lru_put(_shared_fills, key, value, _SHARED_FILLS)
     return value
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
-from .._pure.op import constant, register
+from .._pure.op import constant, register, scalar_input
 from .._pure.shapes import normalize_dim, normalize_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -131,17 +131,21 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
 
 
-def _vector_norm(x, *, ord, dims, keepdim, dtype):
+def _vector_norm(x, p, *, ord, dims, keepdim, dtype):
     """The p-norm with PyTorch's gradient at zero: 0 (a subgradient), never NaN.
 
     The usual trick: the sum is replaced by 1 where it is 0 before the root, and the result
     by 0 there, so neither branch produces 0/0 in the derivative (of any order).
+    `ord` is static for 0, 1, 2 and +-inf; any other order is the runtime float64 input `p`
+    (so a new order never compiles) and `ord` says which branch: "p>1", "0<p<1" or "p<0".
     """
     if jnp.dtype(dtype) in _HALF:  # computed in float32 and rounded once, as PyTorch
         out = _vector_norm(
-            x.astype(jnp.float32), ord=ord, dims=dims, keepdim=keepdim, dtype=jnp.float32
+            x.astype(jnp.float32), p, ord=ord, dims=dims, keepdim=keepdim, dtype=jnp.float32
         )
         return out.astype(dtype)
+    if isinstance(ord, str):
+        return _general_norm(_abs(x).astype(dtype), p, ord, dims, keepdim)
     x = _abs(x).astype(dtype)
     if ord == math.inf:
         return jnp.max(x, axis=dims, keepdims=keepdim)
@@ -163,7 +167,37 @@ def _vector_norm(x, *, ord, dims, keepdim, dtype):
     return jnp.where(is_zero, 0.0, root)
 
 
-_NORM = register("linalg.vector_norm", _vector_norm, node="LinalgVectorNormBackward0")
+def _general_norm(x, p, kind: str, dims, keepdim):
+    """`_vector_norm`'s last branches for a runtime order `p` (float64), cast as a Python
+    float would be: p to x's dtype, 1 / p computed in float64 then cast."""
+    order = p.astype(x.dtype)
+    if kind == "p>1":
+        terms = x**order
+    else:
+        nonzero = x != 0
+        terms = jnp.where(
+            nonzero, jnp.where(nonzero, x, 1.0) ** order, 0.0 if kind == "0<p<1" else jnp.inf
+        )
+    powered = jnp.sum(terms, axis=dims, keepdims=keepdim)
+    is_zero = powered == 0
+    safe = jnp.where(is_zero, 1.0, powered)
+    root = safe ** (1.0 / p).astype(x.dtype)
+    return jnp.where(is_zero, 0.0, root)
+
+
+_NORM = register(
+    "linalg.vector_norm", _vector_norm, node="LinalgVectorNormBackward0", shown_inputs=(0,)
+)
+_NORM_SPECIAL = frozenset([0.0, 1.0, 2.0, math.inf, -math.inf])
+_NO_ORDER = np.zeros((), np.float64)  # the unused order input of a static order
+
+
+def _apply_norm(x, ord: float, **static):
+    """The norm op with `ord` static when special, else a runtime input (see _vector_norm)."""
+    if ord in _NORM_SPECIAL or math.isnan(ord):
+        return apply(_NORM, x, _NO_ORDER, ord=ord, **static)
+    kind = "p>1" if ord > 1 else "0<p<1" if ord > 0 else "p<0"
+    return apply(_NORM, x, scalar_input(ord), ord=kind, **static)
 
 
 def _norm_dtype(fname: str, input, dtype) -> _dtypes.dtype:
@@ -213,7 +247,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
                 f"linalg.vector_norm cannot compute the {name} norm on an empty tensor because "
                 "the operation does not have an identity"
             )
-    return apply(_NORM, x, ord=ord, dims=dims, keepdim=bool(keepdim), dtype=out_dtype.to_real().jax)
+    return _apply_norm(x, ord, dims=dims, keepdim=bool(keepdim), dtype=out_dtype.to_real().jax)
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
@@ -266,9 +300,7 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
             f"Got {scalar_type_name(input.dtype)}"
         )
     dims = normalize_dims(dim, input.ndim)
-    return apply(
-        _NORM, input, ord=float(p), dims=dims, keepdim=keepdim, dtype=out_dtype.to_real().jax
-    )
+    return _apply_norm(input, float(p), dims=dims, keepdim=keepdim, dtype=out_dtype.to_real().jax)
 
 
 # ----------------------------------------------------------------------------- return types

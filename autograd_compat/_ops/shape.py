@@ -27,6 +27,7 @@ from .._pure.op import register
 from .._pure.shapes import infer_shape, normalize_dim, shape_args, unique_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
+from .._tape import wide as _wide
 from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .._tape.views import (
@@ -570,6 +571,8 @@ def cat(tensors, dim: int = 0, *, out=None):
                     f"{first.shape[axis]} but got size {t.shape[axis]} for tensor number {i} "
                     "in the list."
                 )
+    if _wide.is_wide(len(tensors)) and all(keep):
+        return _wide.wide(_CAT, tensors, dim=d, dtype=dtype.jax, stack=False)
     return apply(_CAT, *tensors, dim=d, dtype=dtype.jax, keep=keep)
 
 
@@ -599,6 +602,8 @@ def stack(tensors, dim: int = 0, *, out=None):
     dtype = first.dtype
     for t in tensors[1:]:
         dtype = _dtypes.promote_types(dtype, t.dtype)
+    if _wide.is_wide(len(tensors)):
+        return _wide.wide(_STACK, tensors, dim=d, dtype=dtype.jax, stack=True)
     return apply(_STACK, *tensors, dim=d, dtype=dtype.jax)
 
 

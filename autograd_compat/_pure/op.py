@@ -12,6 +12,7 @@ Nothing here knows about Tensor; `_tape/record.py` applies ops to tensors.
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +24,42 @@ INEXACT = frozenset(
 )
 
 
+# Cache bounds. Every cache keyed by something user code can vary is an LRU of this many
+# entries, so a long-running process stays flat (issue 13.4). Scalars a user varies (an
+# exponent, a slope, eps, a dropout p) are runtime inputs (`scalar_input`), not static keys.
+COMPILED_PER_OP = 64  # jitted forwards per op (and per derived vjp op): one per static key
+JVP_PER_OP = 32  # jitted forward-mode functions per op
+CONSTANTS = 1024  # cached 0-d arrays of `constant`
+
+
+def lru_put(cache: OrderedDict, key, value, size: int) -> None:
+    """Insert `key` into the LRU `cache` (an OrderedDict, most recent last), keeping `size`
+    entries at most: the least recently used goes first. Hits call `cache.move_to_end(key)`."""
+    cache[key] = value
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
+def lru_get(cache: OrderedDict, key):
+    """`cache[key]` (marked most recently used), or None."""
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+    return value
+
+
+def scalar_input(value) -> np.ndarray:
+    """A Python scalar as a runtime op input: a 0-d host array (int64 for an int, float64 for
+    a float, complex128 for a complex), so a new value never compiles; the op's function casts
+    it (`s.astype(x.dtype)`), which rounds as PyTorch's scalar conversion does. Costs ~1 us."""
+    if isinstance(value, complex):
+        return np.asarray(value, np.complex128)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if -(2**63) <= value < 2**63:
+            return np.asarray(value, np.int64)
+    return np.asarray(value, np.float64)
+
+
 class Op:
     """An op: its id, its PyTorch backward name, pure function and what its vjp reads.
 
@@ -31,15 +68,16 @@ class Op:
     needs, as PyTorch decides what a node saves:
     "all"; "none" for linear ops (add, sum, reshape, indexing), whose vjp reads only shapes;
     "others" for multilinear ops (mul, matmul), whose vjp for one input reads only the others;
-    "positions" for view ops, linear but placed by their last input, a host array of int64
-    positions (see `_tape.views.shaped`), which is all they save;
+    "positions" for ops linear in every input but the last, a host array they save and never
+    free: view ops placed by int64 positions (see `_tape.views.shaped`), add/sub's alpha;
     "output" for ops PyTorch differentiates from their result (exp, tanh, sigmoid, sqrt, relu,
     softmax): the vjp still reads the inputs (immutable snapshots), but the version check
     watches the result, so an in-place change of the result fails backward and an in-place
     change of the input does not, as in PyTorch.
     What is not saved is not freed, so a second backward through it works, as in PyTorch.
     `shown_inputs`: the input positions `next_functions` lists (None: all); index, mask and
-    constant inputs are no inputs of PyTorch's node.
+    constant inputs (runtime scalars, see `scalar_input`) are no inputs of PyTorch's node.
+    Positions past an application's inputs are skipped (optional trailing weight and bias).
     """
 
     __slots__ = (
@@ -73,16 +111,20 @@ class Op:
         # How PyTorch's version error names a saved result: "output 0 of Exp".
         self._result_label = name.removesuffix("Backward0")
         self.differentiable = differentiable
-        self._compiled: dict = {}
+        self._compiled: OrderedDict = OrderedDict()
         self._vjp_op: Op | None = None
-        self._jvp: dict = {}
+        self._jvp: OrderedDict = OrderedDict()
 
     def compiled(self, static: tuple):
-        """The jitted forward for these static arguments, compiled once per (op, static)."""
-        fn = self._compiled.get(static)
+        """The jitted forward for these static arguments, compiled once per (op, static);
+        the `COMPILED_PER_OP` most recently used are kept."""
+        cache = self._compiled
+        fn = cache.get(static)
         if fn is None:
             fn = jax.jit(functools.partial(self.fn, **dict(static)))
-            self._compiled[static] = fn
+            lru_put(cache, static, fn, COMPILED_PER_OP)
+        else:
+            cache.move_to_end(static)
         return fn
 
     def __repr__(self) -> str:
@@ -178,17 +220,17 @@ def vjp_of(op: Op) -> Op:
     return op._vjp_op
 
 
-_constants: dict = {}
+_constants: OrderedDict = OrderedDict()
 
 
 def constant(value, dtype) -> jax.Array:
-    """A 0-d array for a Python scalar, cached: creating one eagerly costs ~100 us, a hit ~0.1."""
+    """A 0-d array for a Python scalar, cached (LRU of `CONSTANTS`): creating one eagerly costs
+    ~100 us, a hit ~0.1."""
     key = (value, type(value), dtype)
-    array = _constants.get(key)
+    array = lru_get(_constants, key)
     if array is None:
-        if len(_constants) > 4096:
-            _constants.clear()
-        array = _constants[key] = jnp.asarray(value, dtype)
+        array = jnp.asarray(value, dtype)
+        lru_put(_constants, key, array, CONSTANTS)
     return array
 
 

@@ -166,7 +166,7 @@ class Node(_NodeMethods):
             return (_pair(edges[0]),) + edges[1][0].next_functions[1:]
         op = self.op  # None for a custom Function's node: it lists all its inputs
         if op is not None and op.shown_inputs is not None:
-            edges = [edges[i] for i in op.shown_inputs]
+            edges = [edges[i] for i in op.shown_inputs if i < len(edges)]
         return tuple(_pair(edge) for edge in edges)
 
     def release(self) -> None:

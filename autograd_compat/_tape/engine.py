@@ -25,13 +25,14 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
+from collections import OrderedDict
 
 import jax
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import memory as _memory
-from .._pure.op import constant, vjp_of
+from .._pure.op import constant, lru_get, lru_put, vjp_of
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import AccumulateGrad, SavedRef
@@ -42,9 +43,11 @@ from .hooks import run_node_hooks, run_node_prehooks, run_post_accumulate_hooks,
 
 FUSE_AFTER = 2  # a graph structure is fused the second time it is seen
 FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than they save
-CACHE_SIZE = 1024  # structures remembered; past this the caches start over
-_seen: dict = {}
-_fused: dict = {}
+FUSE_MAX_EDGES = 1024  # nor graphs whose nodes have more inputs in all (a wide cat, stack)
+SEEN_SIZE = 1024  # structures counted towards FUSE_AFTER (an LRU)
+FUSED_SIZE = 128  # fused backwards kept (an LRU of compiled functions)
+_seen: OrderedDict = OrderedDict()
+_fused: OrderedDict = OrderedDict()
 _fused_big: dict = {}  # fused function -> whether an output may exceed memory.BLOCK_ELEMENTS
 # `.grad` accumulation is a read-modify-write: backwards in several threads into one leaf must
 # not lose a term (PyTorch locks per AccumulateGrad). One lock; held for the add and store only.
@@ -493,10 +496,12 @@ def _fusable(order: list, create_graph: bool) -> bool:
     custom Function nodes (user Python), anomaly mode or an autograd.functional trace."""
     if create_graph or len(order) > FUSE_MAX_NODES or modes.anomaly or modes.traces:
         return False
+    edges = 0
     for node in order:
         if node.custom or _has_hooks(node):
             return False
-    return True
+        edges += len(node.edges)
+    return edges <= FUSE_MAX_EDGES
 
 
 def _fused_for(order: list, plan: tuple, create_graph: bool):
@@ -519,17 +524,14 @@ def _fused_for(order: list, plan: tuple, create_graph: bool):
         tuple(sinks),
         existing,
     )
-    fused = _fused.get(structure)
+    fused = lru_get(_fused, structure)
     if fused is None:
         count = _seen.get(structure, 0) + 1
         if count < FUSE_AFTER:
-            if len(_seen) > CACHE_SIZE:
-                _seen.clear()
-            _seen[structure] = count
+            lru_put(_seen, structure, count, SEEN_SIZE)
             return None
-        if len(_fused) > CACHE_SIZE:
-            _fused.clear()
-        fused = _fused[structure] = _fused_backward(structure)
+        fused = _fused_backward(structure)
+        lru_put(_fused, structure, fused, FUSED_SIZE)
         _seen.pop(structure, None)
     return fused
 
@@ -570,7 +572,7 @@ def _run_fused(fused, order: list, seeds: list, sinks: list) -> tuple:
     totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
     big = _fused_big.get(fused)
     if big is None:  # per structure (its shapes are fixed): may an output be big?
-        if len(_fused_big) > CACHE_SIZE:
+        if len(_fused_big) > FUSED_SIZE:  # bounded like the fused functions it describes
             _fused_big.clear()
         arrays = [a for a in (*totals, *captured) if a is not None]
         big = _fused_big[fused] = any(a.size > _memory.BLOCK_ELEMENTS for a in arrays)

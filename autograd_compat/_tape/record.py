@@ -16,7 +16,7 @@ import weakref
 import jax
 
 from .._pure import memory as _memory
-from .._pure.op import INEXACT, Op, jvp_pure
+from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import Node, saved_ref
@@ -148,12 +148,12 @@ def _jvp_call(op: Op, key: tuple, values: list, tangents: dict):
     """Forward and output tangents of one op application (jitted, cached per op/static/mask)."""
     index = tuple(tangents)
     cache_key = (key, index, len(values))
-    fn = op._jvp.get(cache_key)
+    fn = lru_get(op._jvp, cache_key)
     if fn is None:
         fn = jax.jit(
             functools.partial(jvp_pure, fn=op.fn, static=key, n=len(values), tangent_index=index)
         )
-        op._jvp[cache_key] = fn
+        lru_put(op._jvp, cache_key, fn, JVP_PER_OP)
     tans = []
     for i, t in tangents.items():
         value = t._value

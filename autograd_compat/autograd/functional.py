@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 import jax
@@ -39,7 +40,7 @@ from .._ops import factories as _factories
 from .._ops.shape import stack
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
-from .._pure.op import Op
+from .._pure.op import Op, lru_get, lru_put
 from .._pure.shapes import Size
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -53,8 +54,8 @@ if TYPE_CHECKING:
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
-_CACHE_SIZE = 256
-_ops_cache: dict = {}
+_CACHE_SIZE = 256  # traced ops remembered (an LRU)
+_ops_cache: OrderedDict = OrderedDict()
 
 
 class _Local(threading.local):
@@ -472,10 +473,8 @@ def _try_trace(func, inputs: tuple, fn_name: str):
 def _functional_op(kind: str, traced: _Traced, n_inputs: int, builder) -> Op:
     """The op computing `kind` for this jaxpr, made once per (kind, jaxpr) and cached."""
     key = (kind, n_inputs, len(traced.consts), str(traced.jaxpr))
-    op = _ops_cache.get(key)
+    op = lru_get(_ops_cache, key)
     if op is None:
-        if len(_ops_cache) >= _CACHE_SIZE:
-            _ops_cache.clear()
         jaxpr = traced.jaxpr
         n_consts = len(traced.consts)
 
@@ -490,7 +489,8 @@ def _functional_op(kind: str, traced: _Traced, n_inputs: int, builder) -> Op:
             return tuple(builder(f, xs, rest))
 
         name = kind.split("-")[0].capitalize()
-        op = _ops_cache[key] = Op(f"{name}Backward", fn)
+        op = Op(f"{name}Backward", fn)
+        lru_put(_ops_cache, key, op, _CACHE_SIZE)
     return op
 
 

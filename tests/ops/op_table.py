@@ -155,6 +155,12 @@ def _bcast_function(torch):
     return Bcast
 
 
+def _wide_grad(torch, x):
+    """The gradient of a wide stack, taken with create_graph: its pieces are recorded."""
+    y = torch.stack([x * 1.5 for _ in range(70)])
+    return torch.autograd.grad((y**2).sum(), x, create_graph=True)[0]
+
+
 def _regenerated_view(torch, x):
     """A view read after an in-place change of its base: its grad_fn is regenerated (as
     strided) from the base's new history."""
@@ -204,6 +210,10 @@ ROWS: list[OpCase] = [
     OpCase("autograd.forward_ad.alias", _fw_primal, inputs=(S, S), torch=False),
     OpCase("_internal.copy_slices", lambda torch, x, v: setitem(x, 0, v), inputs=(S, V)),
     OpCase("_internal.as_strided", _regenerated_view, names=False),
+    # cat/stack of more than 64 tensors: chunked (see _tape/wide.py), one PyTorch node.
+    OpCase("_internal.wide_cat", lambda torch, x: torch.cat([x] * 70, 1)),
+    OpCase("_internal.wide_stack", lambda torch, x: torch.stack([x] * 70, 1)),
+    OpCase("_internal.wide_pieces", _wide_grad, names=False),
     OpCase(
         "_internal.assign",
         lambda torch, x, v: setitem(x, 0, v),

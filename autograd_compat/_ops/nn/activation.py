@@ -14,6 +14,7 @@ from jax import lax
 
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import register as _register_op
+from ..._pure.op import scalar_input
 from ..._pure.shapes import normalize_dim
 from ..._tape.args import floating, scalar_type_name
 from ..._tape.record import apply
@@ -49,19 +50,20 @@ __all__ = [
 ]
 
 
-def _leaky_relu_fn(x, *, negative_slope):
-    return jnp.where(x > 0, x, x * jnp.asarray(negative_slope, x.dtype))
+# Scalar arguments (slopes, alpha, beta, bounds) are runtime inputs (`scalar_input`, float64,
+# cast to x's dtype inside), so a new value never compiles; `shown_inputs=(0,)` keeps them out
+# of next_functions.
+def _leaky_relu_fn(x, negative_slope):
+    return jnp.where(x > 0, x, x * negative_slope.astype(x.dtype))
 
 
-def _elu_fn(x, *, alpha, scale, input_scale):
+def _elu_fn(x, alpha_scale, scale, input_scale):
     # where, not minimum: at x == 0 the derivative is PyTorch's alpha * scale, not half of it.
     # PyTorch tests x <= 0, so a NaN takes the linear branch: gradient `scale`, not NaN.
     negative_side = x <= 0
     negative_part = jnp.where(negative_side, x, jnp.zeros((), x.dtype))
-    negative = jnp.asarray(alpha * scale, x.dtype) * jnp.expm1(
-        negative_part * jnp.asarray(input_scale, x.dtype)
-    )
-    return jnp.where(negative_side, negative, x * jnp.asarray(scale, x.dtype))
+    negative = alpha_scale.astype(x.dtype) * jnp.expm1(negative_part * input_scale.astype(x.dtype))
+    return jnp.where(negative_side, negative, x * scale.astype(x.dtype))
 
 
 def _gelu_fn(x, *, approximate):
@@ -72,22 +74,23 @@ def _silu_fn(x):
     return x * jax.nn.sigmoid(x)
 
 
-def _softplus_fn(x, *, beta, threshold):
-    scaled = x * jnp.asarray(beta, x.dtype)
-    linear_region = scaled > threshold
+def _softplus_fn(x, beta, threshold):
+    beta = beta.astype(x.dtype)
+    scaled = x * beta
+    linear_region = scaled > threshold.astype(x.dtype)
     safe = jnp.where(linear_region, jnp.zeros((), x.dtype), scaled)
-    return jnp.where(linear_region, x, jnp.log1p(jnp.exp(safe)) / jnp.asarray(beta, x.dtype))
+    return jnp.where(linear_region, x, jnp.log1p(jnp.exp(safe)) / beta)
 
 
-def _hardtanh_fn(x, *, min_val, max_val):
-    lo = jnp.asarray(min_val, x.dtype)
-    hi = jnp.asarray(max_val, x.dtype)
+def _hardtanh_fn(x, min_val, max_val):
+    lo = min_val.astype(x.dtype)
+    hi = max_val.astype(x.dtype)
     return jnp.where(x <= lo, lo, jnp.where(x >= hi, hi, x))
 
 
-def _threshold_fn(x, *, threshold, value):
+def _threshold_fn(x, threshold, value):
     # PyTorch tests x <= threshold: a NaN passes through, with gradient 1.
-    return jnp.where(x <= threshold, jnp.asarray(value, x.dtype), x)
+    return jnp.where(x <= threshold.astype(x.dtype), value.astype(x.dtype), x)
 
 
 def _mish_fn(x):
@@ -111,13 +114,14 @@ def _hardswish_fn(x):
     return out.astype(x.dtype)
 
 
-_LEAKY_RELU = register("leaky_relu", _leaky_relu_fn, node="LeakyReluBackward0")
-_ELU = register("elu", _elu_fn, node="EluBackward0")
+_SCALARS = dict(shown_inputs=(0,))
+_LEAKY_RELU = register("leaky_relu", _leaky_relu_fn, node="LeakyReluBackward0", **_SCALARS)
+_ELU = register("elu", _elu_fn, node="EluBackward0", **_SCALARS)
 _GELU = register("gelu", _gelu_fn, node="GeluBackward0")
 _SILU = register("silu", _silu_fn, node="SiluBackward0")
-_SOFTPLUS = register("softplus", _softplus_fn, node="SoftplusBackward0")
-_HARDTANH = register("hardtanh", _hardtanh_fn, node="HardtanhBackward0")
-_THRESHOLD = register("threshold", _threshold_fn, node="ThresholdBackward0")
+_SOFTPLUS = register("softplus", _softplus_fn, node="SoftplusBackward0", **_SCALARS)
+_HARDTANH = register("hardtanh", _hardtanh_fn, node="HardtanhBackward0", **_SCALARS)
+_THRESHOLD = register("threshold", _threshold_fn, node="ThresholdBackward0", **_SCALARS)
 _MISH = register("mish", _mish_fn, node="MishBackward0")
 _HARDSIGMOID = register("hardsigmoid", _hardsigmoid_fn, node="HardsigmoidBackward0")
 _HARDSWISH = register("hardswish", _hardswish_fn, node="HardswishBackward0")
@@ -126,10 +130,16 @@ _SOFTSIGN = register("softsign", lambda x: x / (1 + jnp.abs(x)), node="DivBackwa
 _TANHSHRINK = register("tanhshrink", lambda x: x - jnp.tanh(x), node="SubBackward0")
 
 
-def _run(op, input, fname: str, inplace: bool = False, promote: bool = True, **static):
+def _run(op, input, fname: str, inplace: bool = False, promote: bool = True, scalars=(), **static):
+    """Apply `op` to `input` and the runtime scalar inputs `scalars` (Python numbers)."""
     _tensor(input, fname)
     x = floating(input) if promote else input
-    return _inplace_result(input, apply(op, x, **static), inplace)
+    values = [scalar_input(float(v)) for v in scalars]
+    return _inplace_result(input, apply(op, x, *values, **static), inplace)
+
+
+def _elu(input, fname: str, inplace: bool, alpha: float, scale: float, input_scale: float):
+    return _run(_ELU, input, fname, inplace, scalars=(alpha * scale, scale, input_scale))
 
 
 def relu(input, inplace: bool = False):
@@ -145,32 +155,29 @@ def relu6(input, inplace: bool = False):
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """x for x > 0, else negative_slope * x."""
-    return _run(_LEAKY_RELU, input, "leaky_relu", inplace, negative_slope=float(negative_slope))
+    return _run(_LEAKY_RELU, input, "leaky_relu", inplace, scalars=(negative_slope,))
 
 
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """x for x > 0, else alpha * (exp(x) - 1)."""
-    return _run(_ELU, input, "elu", inplace, alpha=float(alpha), scale=1.0, input_scale=1.0)
+    return _elu(input, "elu", inplace, float(alpha), 1.0, 1.0)
 
 
 def selu(input, inplace: bool = False):
     """scale * elu(x, alpha) with the self-normalizing constants."""
-    return _run(
-        _ELU,
+    return _elu(
         input,
         "selu",
         inplace,
-        alpha=1.6732632423543772848170429916717,
-        scale=1.0507009873554804934193349852946,
-        input_scale=1.0,
+        1.6732632423543772848170429916717,
+        1.0507009873554804934193349852946,
+        1.0,
     )
 
 
 def celu(input, alpha: float = 1.0, inplace: bool = False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    return _run(
-        _ELU, input, "celu", inplace, alpha=float(alpha), scale=1.0, input_scale=1.0 / alpha
-    )
+    return _elu(input, "celu", inplace, float(alpha), 1.0, 1.0 / alpha)
 
 
 def gelu(input, approximate: str = "none"):
@@ -192,21 +199,17 @@ def mish(input, inplace: bool = False):
 
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
-    return _run(_SOFTPLUS, input, "softplus", beta=float(beta), threshold=float(threshold))
+    return _run(_SOFTPLUS, input, "softplus", scalars=(beta, threshold))
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
     """x clipped to [min_val, max_val]; zero gradient at and beyond the bounds."""
-    return _run(
-        _HARDTANH, input, "hardtanh", inplace, min_val=float(min_val), max_val=float(max_val)
-    )
+    return _run(_HARDTANH, input, "hardtanh", inplace, scalars=(min_val, max_val))
 
 
 def threshold(input, threshold: float, value: float, inplace: bool = False):
     """x where x > threshold, else value."""
-    return _run(
-        _THRESHOLD, input, "threshold", inplace, threshold=float(threshold), value=float(value)
-    )
+    return _run(_THRESHOLD, input, "threshold", inplace, scalars=(threshold, value))
 
 
 def hardsigmoid(input, inplace: bool = False):

@@ -31,7 +31,7 @@ def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropou
             scores = scores + mask.astype(scores.dtype)
     weights = jax.nn.softmax(scores, axis=-1)
     if key is not None:
-        weights = _dropout_fn(weights, key, p=dropout_p)
+        weights = _dropout_fn(weights, key, dropout_p)
     return jnp.matmul(weights, v, precision=_HIGHEST)
 
 
@@ -145,7 +145,7 @@ def _mha_fn(
     q = q * jnp.asarray(math.sqrt(1.0 / head), q.dtype)
     scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2), precision=_HIGHEST) + bias
     weights = jax.nn.softmax(scores, axis=-1)
-    attended = weights if rng is None else _dropout_fn(weights, rng, p=dropout_p)
+    attended = weights if rng is None else _dropout_fn(weights, rng, dropout_p)
     out = jnp.matmul(attended, v, precision=_HIGHEST)  # (N, H, L, head)
     out = out.transpose(2, 0, 1, 3).reshape(length, batch, embed)
     out = project(out, out_w, out_b)

@@ -5,28 +5,38 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from ..._pure.op import scalar_input
 from ..._tape.record import apply
 from ._common import _inplace_result, _key_array, _tensor, register
 
 __all__ = ["dropout", "dropout1d", "dropout2d"]
 
 
-def _dropout_fn(x, key, *, p):
-    keep = jax.random.bernoulli(jax.random.wrap_key_data(key), 1.0 - p, x.shape)
-    scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
-    return jnp.where(keep, x * jnp.asarray(scale, x.dtype), jnp.zeros((), x.dtype))
+def _scale(p, dtype):
+    """1 / (1 - p), 0 for p = 1, computed in float64 and rounded to `dtype` once."""
+    p = jnp.asarray(p, jnp.float64)
+    dropped = p >= 1.0
+    return jnp.where(dropped, 0.0, 1.0 / (1.0 - jnp.where(dropped, 0.0, p))).astype(dtype)
 
 
-def _channel_dropout_fn(x, key, *, p, batched):
+def _dropout_fn(x, key, p):
+    """`p` a runtime float64 input (a Python float inside attention's op)."""
+    keep = jax.random.bernoulli(jax.random.wrap_key_data(key), 1.0 - jnp.asarray(p), x.shape)
+    return jnp.where(keep, x * _scale(p, x.dtype), jnp.zeros((), x.dtype))
+
+
+def _channel_dropout_fn(x, key, p, *, batched):
     shape = x.shape[:2] if batched else x.shape[:1]
     keep = jax.random.bernoulli(jax.random.wrap_key_data(key), 1.0 - p, shape)
     keep = keep.reshape(shape + (1,) * (x.ndim - len(shape)))
-    scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
-    return jnp.where(keep, x * jnp.asarray(scale, x.dtype), jnp.zeros((), x.dtype))
+    return jnp.where(keep, x * _scale(p, x.dtype), jnp.zeros((), x.dtype))
 
 
-_DROPOUT = register("dropout", _dropout_fn, node="NativeDropoutBackward0")
-_CHANNEL_DROPOUT = register("dropout.channel", _channel_dropout_fn, node="MulBackward0")
+# p is a runtime input (a new p never compiles); only the input is the node's input.
+_DROPOUT = register("dropout", _dropout_fn, node="NativeDropoutBackward0", shown_inputs=(0,))
+_CHANNEL_DROPOUT = register(
+    "dropout.channel", _channel_dropout_fn, node="MulBackward0", shown_inputs=(0,)
+)
 
 
 def _check_p(p: float) -> None:
@@ -43,7 +53,7 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     _check_p(p)
     if not training or p == 0.0:
         return input
-    result = apply(_DROPOUT, input, _key_array(), p=float(p))
+    result = apply(_DROPOUT, input, _key_array(), scalar_input(float(p)))
     return _inplace_result(input, result, inplace)
 
 
@@ -57,7 +67,13 @@ def _feature_dropout(input, p, training, inplace, nd, fname):
         )
     if not training or p == 0.0:
         return input
-    result = apply(_CHANNEL_DROPOUT, input, _key_array(), p=float(p), batched=input.ndim == nd + 2)
+    result = apply(
+        _CHANNEL_DROPOUT,
+        input,
+        _key_array(),
+        scalar_input(float(p)),
+        batched=input.ndim == nd + 2,
+    )
     return _inplace_result(input, result, inplace)
 
 

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._pure.op import scalar_input
 from ..._state.tensor import Tensor
 from ..._tape.record import apply
 from ._common import _tensor, register
@@ -28,26 +29,32 @@ def _scale_shift(y, affine, shape, has_weight, has_bias):
     return y
 
 
-def _bn_train_fn(x, *affine, eps, has_weight, has_bias):
+def _bn_train_fn(x, eps, *affine, has_weight, has_bias):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
     mean = jnp.mean(x, axis=axes)
     var = jnp.mean(jnp.square(x - mean.reshape(shape)), axis=axes)
-    y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
+    y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps.astype(var.dtype)).reshape(shape)
     y = _scale_shift(y, affine, shape, has_weight, has_bias)
     count = x.size // x.shape[1]
     return y, mean, var * (count / max(count - 1, 1))
 
 
-def _bn_eval_fn(x, mean, var, *affine, eps, has_weight, has_bias):
+def _bn_eval_fn(x, mean, var, eps, *affine, has_weight, has_bias):
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
+    y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps.astype(var.dtype)).reshape(shape)
     y = _scale_shift(y, affine, shape, has_weight, has_bias)
     return y
 
 
-_BN_TRAIN = register("batch_norm", _bn_train_fn, node="NativeBatchNormBackward0")
-_BN_EVAL = register("batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0")
+# eps is a runtime input (a new eps never compiles), placed before the optional weight and
+# bias; shown_inputs keeps it out of next_functions.
+_BN_TRAIN = register(
+    "batch_norm", _bn_train_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 2, 3)
+)
+_BN_EVAL = register(
+    "batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 1, 2, 4, 5)
+)
 
 
 @jax.jit
@@ -93,26 +100,29 @@ def batch_norm(
                 else f"{name} should contain {channels} elements not {t.numel()}"
             )
     affine = [t for t in (weight, bias) if t is not None]
-    flags = dict(eps=float(eps), has_weight=weight is not None, has_bias=bias is not None)
+    flags = dict(has_weight=weight is not None, has_bias=bias is not None)
+    eps_input = scalar_input(float(eps))
     if training or running_mean is None or running_var is None:
-        y, mean, var = apply(_BN_TRAIN, input, *affine, **flags)
+        y, mean, var = apply(_BN_TRAIN, input, eps_input, *affine, **flags)
         if training and running_mean is not None and running_var is not None:
             _update_running(running_mean, mean._value, momentum)
             _update_running(running_var, var._value, momentum)
         return y
-    return apply(_BN_EVAL, input, running_mean, running_var, *affine, **flags)
+    return apply(_BN_EVAL, input, running_mean, running_var, eps_input, *affine, **flags)
 
 
-def _layer_norm_fn(x, *affine, dims, eps, has_weight, has_bias):
+def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
     axes = tuple(range(x.ndim - dims, x.ndim))
     mean = jnp.mean(x, axis=axes, keepdims=True)
     var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
-    y = (x - mean) * lax.rsqrt(var + eps)
+    y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
     y = _scale_shift(y, affine, None, has_weight, has_bias)
     return y
 
 
-_LAYER_NORM = register("layer_norm", _layer_norm_fn, node="NativeLayerNormBackward0")
+_LAYER_NORM = register(
+    "layer_norm", _layer_norm_fn, node="NativeLayerNormBackward0", shown_inputs=(0, 2, 3)
+)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
@@ -132,26 +142,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     return apply(
         _LAYER_NORM,
         input,
+        scalar_input(float(eps)),
         *affine,
         dims=n,
-        eps=float(eps),
         has_weight=weight is not None,
         has_bias=bias is not None,
     )
 
 
-def _group_norm_fn(x, *affine, groups, eps, has_weight, has_bias):
+def _group_norm_fn(x, eps, *affine, groups, has_weight, has_bias):
     n, c = x.shape[0], x.shape[1]
     grouped = x.reshape(n, groups, -1)
     mean = jnp.mean(grouped, axis=-1, keepdims=True)
     var = jnp.mean(jnp.square(grouped - mean), axis=-1, keepdims=True)
-    y = ((grouped - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
+    y = ((grouped - mean) * lax.rsqrt(var + eps.astype(var.dtype))).reshape(x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
     y = _scale_shift(y, affine, shape, has_weight, has_bias)
     return y
 
 
-_GROUP_NORM = register("group_norm", _group_norm_fn, node="NativeGroupNormBackward0")
+_GROUP_NORM = register(
+    "group_norm", _group_norm_fn, node="NativeGroupNormBackward0", shown_inputs=(0, 2, 3)
+)
 
 
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
@@ -166,9 +178,9 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
     return apply(
         _GROUP_NORM,
         input,
+        scalar_input(float(eps)),
         *affine,
         groups=int(num_groups),
-        eps=float(eps),
         has_weight=weight is not None,
         has_bias=bias is not None,
     )
