@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from test_gradcheck import _wrong_square
 
 import autograd_compat as torch
 import autograd_compat.nn as nn
@@ -486,19 +487,9 @@ def test_an_argument_that_brings_a_grad_along_stays_differentiable():
     assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
 
 
-class _Cube(torch.autograd.Function):
-    """x ** 3 with a backward that is deliberately not its derivative (7 x^2), as a
-    straight-through estimator would be: a compiled call must run it, not jax.vjp."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x**3
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * 7 * x**2
+# x**2 whose backward is deliberately not its derivative (3x), as a straight-through estimator
+# would be: a compiled call must run it, not jax.vjp of the forward
+_WrongSquare = _wrong_square(torch)
 
 
 def test_a_custom_function_compiles_and_its_own_backward_runs():
@@ -506,7 +497,7 @@ def test_a_custom_function_compiles_and_its_own_backward_runs():
 
     def step(x):
         w.grad = None
-        loss = _Cube.apply(w * x).sum()
+        loss = _WrongSquare.apply(w * x).sum()
         loss.backward()
         return loss
 
@@ -516,17 +507,17 @@ def test_a_custom_function_compiles_and_its_own_backward_runs():
         loss = compiled(x)
         grad = w.grad.numpy().copy()
         assert loss.item() == step(x).item()
-        np.testing.assert_array_equal(grad, w.grad.numpy())  # 7 x^3 w^2: the custom backward
+        np.testing.assert_array_equal(grad, w.grad.numpy())  # 3 w x^2: the custom backward
     assert _graphs() == 1 and counters["graph_break"] == {}
 
     # a differentiable call: one node, differentiated by jax.vjp of a custom_vjp
-    cube = torch.compile(_Cube.apply)
+    cube = torch.compile(_WrongSquare.apply)
     x = torch.full((2,), 2.0, requires_grad=True)
     for _ in range(3):
         out = cube(x)
         out.sum().backward()
     assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
-    np.testing.assert_array_equal(x.grad.numpy(), [84.0, 84.0])  # 3 calls of 7 x^2
+    np.testing.assert_array_equal(x.grad.numpy(), [18.0, 18.0])  # 3 calls of 3 x
     assert _graphs() == 2 and counters["graph_break"] == {}
 
 

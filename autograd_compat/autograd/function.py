@@ -473,12 +473,7 @@ def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):
     if modes.fw_level is not None and not _grad_mode._state.inference:
         if any(t._fw_grad is not None for t in tensor_inputs):
             tangents = _input_tangents(args)
-    with _suspend_forward_ad(), _grad_mode.no_grad():
-        if setup_context:
-            output = cls.forward(*args, **kwargs)
-            cls.setup_context(ctx, args, output)
-        else:
-            output = cls.forward(ctx, *args, **kwargs)
+    output = _call_forward(cls, ctx, setup_context, args, kwargs)
     is_tuple = isinstance(output, tuple)
     outputs = output if is_tuple else (output,)
     results = _wrap_outputs(ctx, args, outputs, differentiable)
@@ -494,17 +489,22 @@ def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):
     return tuple(results) if is_tuple else results[0]
 
 
-def _run_forward(cls, setup_context: bool, args: tuple, kwargs: dict):
-    """(ctx, outputs) of the user's forward, untracked."""
-    ctx = object.__new__(cls._backward_cls)
-    ctx._init_ctx()
-    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+def _call_forward(cls, ctx, setup_context: bool, args: tuple, kwargs: dict):
+    """The user's forward (and setup_context), untracked."""
     with _suspend_forward_ad(), _grad_mode.no_grad():
         if setup_context:
             output = cls.forward(*args, **kwargs)
             cls.setup_context(ctx, args, output)
-        else:
-            output = cls.forward(ctx, *args, **kwargs)
+            return output
+        return cls.forward(ctx, *args, **kwargs)
+
+
+def _run_forward(cls, setup_context: bool, args: tuple, kwargs: dict):
+    """(a new ctx, the outputs) of the user's forward, untracked."""
+    ctx = object.__new__(cls._backward_cls)
+    ctx._init_ctx()
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    output = _call_forward(cls, ctx, setup_context, args, kwargs)
     return ctx, output if isinstance(output, tuple) else (output,)
 
 
