@@ -546,3 +546,31 @@ class CompiledStepAgainstJax(chex.TestCase):
         chex.assert_trees_all_close(
             (loss.item(), w.grad.numpy()), (float(expected_loss), expected_grad), rtol=1e-6
         )
+
+
+def test_constants_made_while_tracing_are_arrays_not_tracers():
+    """A Python number first met inside a compiled trace is cached as a concrete array: a
+    cached tracer made every later program that used the number expect inputs no call gave
+    ("Execution supplied 6 arguments but compiled program expected 8")."""
+    from autograd_compat._pure import op as _op
+
+    @torch.compile(dynamic=False)
+    def scaled(x, weight):
+        return x * weight
+
+    for i in range(3):
+        scaled(torch.ones(1), float(i) + 0.25).item()
+    assert all(
+        isinstance(v, jax.Array) and not isinstance(v, jax.core.Tracer)
+        for v in _op._constants.values()
+    )
+    w = torch.ones(1)
+
+    @torch.compile
+    def step(x):
+        w.mul_(2.25)  # meets the constant the trace above cached
+        return (x * 2.25).sum()
+
+    for _ in range(3):
+        assert step(torch.ones(2)).item() == 4.5
+    assert w.item() == 2.25**3

@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .device import host_to_device
+
 INEXACT = frozenset(
     np.dtype(d)
     for d in (jnp.float16, jnp.bfloat16, jnp.float32, jnp.float64, jnp.complex64, jnp.complex128)
@@ -225,11 +227,13 @@ _constants: OrderedDict = OrderedDict()
 
 def constant(value, dtype) -> jax.Array:
     """A 0-d array for a Python scalar, cached (LRU of `CONSTANTS`): creating one eagerly costs
-    ~100 us, a hit ~0.1."""
+    ~100 us, a hit ~0.1. Made by a host transfer, never by a JAX op: called inside a trace
+    (torch.compile's), `jnp.asarray` would cache a tracer, which a later program would take
+    for a constant of its own."""
     key = (value, type(value), dtype)
     array = lru_get(_constants, key)
     if array is None:
-        array = jnp.asarray(value, dtype)
+        array = host_to_device(np.asarray(value, dtype))
         lru_put(_constants, key, array, CONSTANTS)
     return array
 
