@@ -32,6 +32,7 @@ from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .._tape.views import (
+    NO_STARTS,
     OVERLAP,
     assert_no_partial_overlap,
     contiguous_strides,
@@ -313,8 +314,6 @@ def _index_put(x, value, *arrays, dims, shape):
     return x.at[index].set(value, unique_indices=True)  # duplicates: each gets the gradient
 
 
-_NO_STARTS = np.zeros(0, np.int64)  # the positions of no view op
-
 # saves="others": the vjp needs the index arrays and view positions (never the indexed tensor)
 _INDEX = register("index", _index, node="IndexBackward0", shown_inputs=(0,), saves="others")
 _INDEX_PUT = register(
@@ -361,7 +360,7 @@ def getitem(self, index):
         ) from None
     if ops and self._requires_grad and _grad_mode._state.enabled:
         # PyTorch's graph: IndexBackward0 of the basic part's view nodes
-        return apply(_INDEX, _basic_view(self, ops), _NO_STARTS, *arrays, ops=(), dims=dims)
+        return apply(_INDEX, _basic_view(self, ops), NO_STARTS, *arrays, ops=(), dims=dims)
     static, starts = shaped(ops)
     return apply(_INDEX, self, starts, *arrays, ops=static, dims=dims)
 

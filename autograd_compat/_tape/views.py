@@ -142,6 +142,7 @@ def record_of(t) -> Alias:
 
 # ----------------------------------------------------------------------------- pure functions
 _PLACED = ("select", "slice")  # the view ops whose position is a runtime input
+NO_STARTS = np.zeros(0, np.int64)  # the positions of view ops that have none (one shared array)
 
 
 def shaped(ops: tuple) -> tuple[tuple, np.ndarray]:
@@ -162,7 +163,7 @@ def shaped(ops: tuple) -> tuple[tuple, np.ndarray]:
             starts.append(start)
         else:
             static.append(op)
-    return tuple(static), np.array(starts, np.int64)
+    return tuple(static), np.array(starts, np.int64) if starts else NO_STARTS
 
 
 def _span(length: int, step: int) -> int:
