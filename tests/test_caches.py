@@ -52,6 +52,8 @@ VARYING = {
     "norm_p": lambda x, v: x.norm(p=0.5 + v),
     "lerp": lambda x, v: torch.lerp(x, x * 2, v),
     "addcmul": lambda x, v: torch.addcmul(x, x, x, value=v),
+    "smooth_l1_loss": lambda x, v: F.smooth_l1_loss(x, x * 2, beta=0.5 + v),
+    "huber_loss": lambda x, v: F.huber_loss(x, x * 2, delta=0.5 + v),
 }
 
 

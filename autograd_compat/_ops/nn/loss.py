@@ -10,6 +10,7 @@ import numpy as np
 from jax import lax
 
 from ..._pure import dtypes as _dtypes
+from ..._pure.op import scalar_input
 from ..._state.tensor import Tensor
 from ..._tape.args import floating, scalar_type_name
 from ..._tape.record import apply
@@ -92,31 +93,35 @@ def _quadratic_part(d, bound):
     return jnp.where((jnp.abs(d) < bound) | jnp.isnan(d), d, jnp.zeros((), d.dtype))
 
 
-def _smooth_l1_fn(x, t, *, reduction, beta):
-    d = x - t
+def _smooth_l1_fn(x, t, beta, *, reduction):
+    d, beta = x - t, beta.astype(x.dtype)
     a, q = jnp.abs(d), _quadratic_part(d, beta)
     return _reduce(jnp.where(a < beta, 0.5 * q * q / beta, a - 0.5 * beta), reduction)
 
 
-def _huber_fn(x, t, *, reduction, delta):
-    d = x - t
+def _huber_fn(x, t, delta, *, reduction):
+    d, delta = x - t, delta.astype(x.dtype)
     a, q = jnp.abs(d), _quadratic_part(d, delta)
     return _reduce(jnp.where(a < delta, 0.5 * q * q, delta * (a - 0.5 * delta)), reduction)
 
 
 _MSE = register("mse_loss", _mse_fn, node="MseLossBackward0")
 _L1 = register("l1_loss", _l1_fn, node="MeanBackward0")
-_SMOOTH_L1 = register("smooth_l1_loss", _smooth_l1_fn, node="SmoothL1LossBackward0")
-_HUBER = register("huber_loss", _huber_fn, node="HuberLossBackward0")
+# beta and delta are runtime inputs (`scalar_input`): a new value never compiles.
+_SMOOTH_L1 = register(
+    "smooth_l1_loss", _smooth_l1_fn, node="SmoothL1LossBackward0", shown_inputs=(0, 1)
+)
+_HUBER = register("huber_loss", _huber_fn, node="HuberLossBackward0", shown_inputs=(0, 1))
 
 
-def _regression(op, fname, input, target, reduction, **static):
+def _regression(op, fname, input, target, reduction, *scalars: float):
+    """`op` of input and target (and the runtime `scalars`), after PyTorch's checks."""
     _tensor(input, fname)
     _tensor(target, fname, "target", 2)
     _size_warning(target, input)
     _check_reduction(reduction)
     x, t = _same_dtype(input, target)
-    return apply(op, x, t, reduction=reduction, **static)
+    return apply(op, x, t, *map(scalar_input, scalars), reduction=reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
@@ -142,14 +147,14 @@ def smooth_l1_loss(
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
         return _regression(_L1, "smooth_l1_loss", input, target, reduction)
-    return _regression(_SMOOTH_L1, "smooth_l1_loss", input, target, reduction, beta=float(beta))
+    return _regression(_SMOOTH_L1, "smooth_l1_loss", input, target, reduction, float(beta))
 
 
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
     """Squared error below `delta`, delta-scaled absolute error above it."""
     if weight is not None:
         raise NotImplementedError("huber_loss(weight=) is not yet supported by autograd_compat")
-    return _regression(_HUBER, "huber_loss", input, target, reduction, delta=float(delta))
+    return _regression(_HUBER, "huber_loss", input, target, reduction, float(delta))
 
 
 def _check_class_target(target: Tensor) -> None:
