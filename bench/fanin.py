@@ -12,9 +12,8 @@ Run: `python bench/fanin.py [--n 10000]`.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
+
+from subprocess_row import run_row
 
 _ROW = r"""
 import json, resource, sys, time
@@ -41,20 +40,6 @@ print(json.dumps({"forward": forward, "total": total, "peak_mb": peak}))
 """
 
 
-def _run(lib: str, kind: str, n: int, timeout: float) -> dict | None:
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _ROW, lib, kind, str(n)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=True,
-        )
-    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
-        return None
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10000)
@@ -65,7 +50,7 @@ def main() -> None:
     for kind in ("stack", "cat", "sum"):
         cells = []
         for lib in ("autograd_compat", "torch"):
-            r = _run(lib, kind, args.n, args.timeout)
+            r = run_row(_ROW, [lib, kind, str(args.n)], args.timeout)
             cells += ["failed", ""] if r is None else [f"{r['total']:.2f}", f"{r['peak_mb']:.0f}"]
         print(f"{kind:8s} {cells[0]:>8s} {cells[1]:>8s} {cells[2]:>8s} {cells[3]:>9s}", flush=True)
 

@@ -33,6 +33,7 @@ from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import memory as _memory
 from .._pure.op import constant, lru_get, lru_put, vjp_of
+from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import AccumulateGrad, SavedRef
@@ -390,18 +391,17 @@ def _entries(pending: list, create_graph: bool) -> list:
         sums[key] = (tensor, _add(base, grad))
     entries = []
     for tensor, total in sums.values():
-        old = tensor._grad
         if create_graph:
             entries.append((tensor, total, None, 0))
-        elif old is None:  # the gradient array may be shared, the `.grad` object must not be
-            entries.append((tensor, Tensor._wrap(total._value), None, 0))
         else:
-            entries.append((tensor, old, total._value, old._version_counter[0] + 1))
+            entries.append(_array_entry(tensor, total._value))
     return entries
 
 
 def _array_entry(tensor: Tensor, total) -> tuple:
-    """`_entries`' row for a finished sum (an array) from the fused executor."""
+    """`_entries`' row for a finished sum (an array), kept on the leaf's mesh if it has one.
+    A new `.grad` object even where the gradient array is shared with another tensor."""
+    total = keep_sharding(total, tensor._value)
     old = tensor._grad
     if old is None:
         return (tensor, Tensor._wrap(total), None, 0)

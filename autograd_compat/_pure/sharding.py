@@ -1,0 +1,65 @@
+"""Tensors spread over several devices with JAX's SPMD sharding: placing an array on a mesh,
+and keeping a gradient on the sharding of its leaf.
+
+Nothing here communicates by hand: an op applied to sharded arrays is one jitted program that
+XLA partitions (GSPMD), inserting the all-reduce or all-gather it needs. Arrays made without a
+device (factories, host data) are uncommitted, so jit moves them onto the mesh of the others.
+"""
+
+from __future__ import annotations
+
+import jax
+from jax.core import Tracer
+from jax.sharding import NamedSharding, PartitionSpec
+
+# Set once anything is put on a mesh: until then `keep_sharding` is one list read.
+_USED = [False]
+
+
+def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
+    """`value` laid out by `sharding`, after checking that each sharded dimension divides
+    evenly over its mesh axes (XLA's layouts are even), with an error naming the dimension."""
+    spec = tuple(sharding.spec) + (None,) * (value.ndim - len(sharding.spec))
+    if len(spec) > value.ndim:
+        raise ValueError(
+            f"PartitionSpec {sharding.spec} has {len(sharding.spec)} entries for a tensor with "
+            f"{value.ndim} dimensions (shape {list(value.shape)})"
+        )
+    for dim, axes in enumerate(spec):
+        if axes is None:
+            continue
+        names = (axes,) if isinstance(axes, str) else tuple(axes)
+        parts = 1
+        for name in names:
+            parts *= sharding.mesh.shape[name]
+        if value.shape[dim] % parts:
+            raise ValueError(
+                f"dimension {dim} of size {value.shape[dim]} (shape {list(value.shape)}) cannot "
+                f"be split evenly over mesh axes {names} of {parts} devices"
+            )
+    _USED[0] = True
+    return jax.device_put(value, sharding)
+
+
+def replicated(mesh: jax.sharding.Mesh) -> NamedSharding:
+    """The sharding that keeps a whole copy on every device of `mesh`."""
+    return NamedSharding(mesh, PartitionSpec())
+
+
+def along(mesh: jax.sharding.Mesh, dim: int, ndim: int) -> NamedSharding:
+    """The sharding that splits dimension `dim` of an `ndim`-dimensional array over all the
+    axes of `mesh` (a data-parallel batch)."""
+    spec: list = [None] * ndim
+    spec[dim] = mesh.axis_names if len(mesh.axis_names) > 1 else mesh.axis_names[0]
+    return NamedSharding(mesh, PartitionSpec(*spec))
+
+
+def keep_sharding(value: jax.Array, leaf_value) -> jax.Array:
+    """A gradient `value` laid out as its leaf's `leaf_value` when the leaf lives on a mesh
+    (PyTorch keeps `.grad` with its parameter; XLA may return it laid out otherwise)."""
+    if not _USED[0] or isinstance(value, Tracer) or isinstance(leaf_value, Tracer):
+        return value
+    sharding = getattr(leaf_value, "sharding", None)
+    if not isinstance(sharding, NamedSharding) or value.sharding == sharding:
+        return value
+    return jax.device_put(value, sharding) if value.shape == leaf_value.shape else value

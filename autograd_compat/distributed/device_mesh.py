@@ -1,0 +1,74 @@
+"""torch.distributed.device_mesh: a DeviceMesh is a JAX `Mesh` of this process's devices, with
+PyTorch's names (`init_device_mesh("cpu", (8,), mesh_dim_names=("dp",))`)."""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import numpy as np
+from jax.sharding import Mesh
+
+from .._pure import device as _device
+
+__all__ = ["DeviceMesh", "init_device_mesh"]
+
+
+class DeviceMesh:
+    """Devices of one type laid out in a grid with named dimensions; `.jax_mesh` is the
+    `jax.sharding.Mesh` that shardings over it use."""
+
+    def __init__(self, device_type: str, mesh, *, mesh_dim_names: tuple[str, ...] | None = None):
+        ids = np.asarray(mesh, dtype=np.int64)
+        if ids.ndim == 0:
+            ids = ids.reshape(1)
+        devices = _devices(device_type, int(ids.size))
+        names = tuple(mesh_dim_names or (f"dim_{i}" for i in range(ids.ndim)))
+        if len(names) != ids.ndim:
+            raise RuntimeError(
+                f"mesh_dim_names {names} has {len(names)} names for a {ids.ndim}-D mesh"
+            )
+        self.device_type = device_type
+        self.mesh = ids
+        self.mesh_dim_names = names
+        self.jax_mesh = Mesh(np.asarray(devices, dtype=object)[ids], names)
+
+    @property
+    def ndim(self) -> int:
+        return self.mesh.ndim
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.mesh.shape)
+
+    def size(self, mesh_dim: int | None = None) -> int:
+        return int(self.mesh.size if mesh_dim is None else self.mesh.shape[mesh_dim])
+
+    def get_rank(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        names = f", mesh_dim_names={self.mesh_dim_names}"
+        return f"DeviceMesh('{self.device_type}', {self.mesh.tolist()}{names})"
+
+
+def _devices(device_type: str, count: int) -> list[jax.Device]:
+    """The first `count` local JAX devices of `device_type`, or PyTorch-style RuntimeError."""
+    platform_device = _device.to_jax(_device.device(device_type))
+    devices = [d for d in jax.local_devices() if d.platform == platform_device.platform]
+    if count > len(devices):
+        raise RuntimeError(
+            f"a mesh of {count} {device_type} devices needs {count} devices, but this process "
+            f"has {len(devices)} (on CPU, set XLA_FLAGS=--xla_force_host_platform_device_count"
+            f"={count} before JAX starts to simulate them)"
+        )
+    return devices[:count]
+
+
+def init_device_mesh(
+    device_type: str, mesh_shape: tuple[int, ...], *, mesh_dim_names: tuple[str, ...] | None = None
+) -> DeviceMesh:
+    """A DeviceMesh of `mesh_shape` over this process's first devices of `device_type`."""
+    shape = tuple(int(n) for n in mesh_shape)
+    ids = np.arange(math.prod(shape)).reshape(shape)
+    return DeviceMesh(device_type, ids, mesh_dim_names=mesh_dim_names)

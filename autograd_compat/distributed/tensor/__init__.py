@@ -1,0 +1,61 @@
+"""torch.distributed.tensor: place a tensor on a DeviceMesh, split (`Shard(dim)`) or whole on
+every device (`Replicate()`). The result is an ordinary Tensor whose array is a sharded
+`jax.Array`: ops on it run SPMD (XLA partitions each one) and the `.grad` of a sharded leaf
+keeps its sharding. PyTorch returns a `DTensor` subclass; here `full_tensor()`'s role is
+played by the Tensor itself (its value is always the global one)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from jax.sharding import PartitionSpec
+
+from ..._state.tensor import Tensor
+from .. import shard
+from ..device_mesh import DeviceMesh
+
+__all__ = ["Replicate", "Shard", "distribute_tensor"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    """Split tensor dimension `dim` over one mesh dimension."""
+
+    dim: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Replicate:
+    """A whole copy on every device of one mesh dimension."""
+
+
+def _spec(placements: Sequence, mesh: DeviceMesh, ndim: int) -> PartitionSpec:
+    if len(placements) != mesh.ndim:
+        raise ValueError(
+            f"`placements` must have the same length as `device_mesh.ndim`! Found placements "
+            f"length: {len(placements)}, and device_mesh.ndim: {mesh.ndim}."
+        )
+    spec: list = [None] * ndim
+    for name, placement in zip(mesh.mesh_dim_names, placements):
+        if isinstance(placement, Shard):
+            dim = placement.dim + ndim if placement.dim < 0 else placement.dim
+            if not 0 <= dim < ndim:
+                raise IndexError(f"Shard({placement.dim}) is out of range for a {ndim}-D tensor")
+            spec[dim] = name if spec[dim] is None else (*_names(spec[dim]), name)
+        elif not isinstance(placement, Replicate):
+            raise TypeError(f"placements must be Shard or Replicate, got {placement!r}")
+    return PartitionSpec(*spec)
+
+
+def _names(entry) -> tuple:
+    return (entry,) if isinstance(entry, str) else tuple(entry)
+
+
+def distribute_tensor(
+    tensor: Tensor, device_mesh: DeviceMesh, placements: Sequence | None = None
+) -> Tensor:
+    """A new leaf holding `tensor`'s values laid out on `device_mesh` by `placements`
+    (default: replicated), with its `requires_grad`."""
+    placements = placements if placements is not None else [Replicate()] * device_mesh.ndim
+    return shard(tensor, device_mesh, _spec(list(placements), device_mesh, tensor.ndim))
