@@ -6,9 +6,9 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..._state.tensor import Tensor
-from ..._tape.args import scalar_type_name
+from ..._tape.args import check_same_dtype
 from ..._tape.record import apply
-from ._common import _HIGHEST, _dtype_word, _ntuple, _tensor, register
+from ._common import _HIGHEST, _ntuple, _tensor, register
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -80,15 +80,10 @@ _CONV_TRANSPOSE = register(
 
 
 def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(
-            f"expected scalar type {scalar_type_name(input.dtype)} but found "
-            f"{scalar_type_name(weight.dtype)}"
-        )
-    if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(
-            f"Input type ({_dtype_word(input.dtype)}) and bias type ({_dtype_word(bias.dtype)}) "
-            "should be the same"
+    check_same_dtype(input, weight, "expected scalar type {a} but found {b}")
+    if bias is not None:
+        check_same_dtype(
+            input, bias, "Input type ({a}) and bias type ({b}) should be the same", lower=True
         )
 
 
