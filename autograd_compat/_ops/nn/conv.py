@@ -79,6 +79,12 @@ _CONV_TRANSPOSE = register(
 )
 
 
+def _apply_conv(op, input, weight, bias, groups, batched: bool, **geometry):
+    """Apply a convolution op to `input`, `weight` and `bias` when there is one."""
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return apply(op, *args, groups=int(groups), batched=batched, **geometry)
+
+
 def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
     check_same_dtype(input, weight, "expected scalar type {a} but found {b}")
     if bias is not None:
@@ -141,15 +147,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, fname
             f"Kernel size: ({' x '.join(map(str, effective))}). Kernel size can't be greater "
             "than actual input size"
         )
-    args = (input, weight) if bias is None else (input, weight, bias)
-    return apply(
-        _CONV,
-        *args,
-        stride=stride,
-        padding=pads,
-        dilation=dilation,
-        groups=int(groups),
-        batched=batched,
+    return _apply_conv(
+        _CONV, input, weight, bias, groups, batched, stride=stride, padding=pads, dilation=dilation
     )
 
 
@@ -196,16 +195,17 @@ def _conv_transpose(
                 "output padding must be smaller than either stride or dilation, but got "
                 f"output_padding: {op}, stride: {s}, dilation: {d}"
             )
-    args = (input, weight) if bias is None else (input, weight, bias)
-    return apply(
+    return _apply_conv(
         _CONV_TRANSPOSE,
-        *args,
+        input,
+        weight,
+        bias,
+        groups,
+        batched,
         stride=stride,
         padding=padding,
         output_padding=output_padding,
         dilation=dilation,
-        groups=int(groups),
-        batched=batched,
     )
 
 
