@@ -262,24 +262,20 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
-        def remove_from(*dicts_or_sets):
-            for d in dicts_or_sets:
-                if name in d:
-                    if isinstance(d, dict):
-                        del d[name]
-                    else:
-                        d.discard(name)
+        def claim(store: dict) -> None:
+            """Remove `name` from the module's stores but `store`, where it is being assigned
+            (those that exist: a buffer assigned before `__init__` fails in register_buffer)."""
+            stores = [self.__dict__.get(key, {}) for key in ("_parameters", "_buffers", "_modules")]
+            for other in (self.__dict__, *stores):
+                if other is not store:
+                    other.pop(name, None)
+            self.__dict__.get("_non_persistent_buffers_set", set()).discard(name)
 
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            remove_from(
-                self.__dict__,
-                self._buffers,
-                self._modules,
-                self._non_persistent_buffers_set,
-            )
+            claim(params)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -293,12 +289,7 @@ class Module:
             if isinstance(value, Module):
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
-                remove_from(
-                    self.__dict__,
-                    self._parameters,
-                    self._buffers,
-                    self._non_persistent_buffers_set,
-                )
+                claim(modules)
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
@@ -319,7 +310,7 @@ class Module:
                         persistent = value.persistent
                     else:
                         persistent = name not in self._non_persistent_buffers_set
-                    remove_from(self.__dict__, self._parameters, self._modules)
+                    claim(buffers)
                     self.register_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
