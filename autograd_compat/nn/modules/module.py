@@ -272,7 +272,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
-        def claim(store: dict) -> None:
+        def claim(store: dict | None) -> None:
             """Remove `name` from the module's stores but `store`, where it is being assigned
             (those that exist: a buffer assigned before `__init__` fails in register_buffer)."""
             stores = [self.__dict__.get(key, {}) for key in ("_parameters", "_buffers", "_modules")]
