@@ -69,14 +69,7 @@ from ._serialization import load, save
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import backends, distributed, jit, onnx
-from .backends import (
-    get_float32_matmul_precision,
-    get_num_interop_threads,
-    get_num_threads,
-    set_float32_matmul_precision,
-    set_num_interop_threads,
-    set_num_threads,
-)
+from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
 from ._ops.nn.activation import tensor_log_softmax as log_softmax

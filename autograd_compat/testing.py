@@ -178,23 +178,12 @@ def _number_dtype(x) -> _dtypes.dtype:
 
 
 def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device) -> None:
+    options = (rtol, atol, equal_nan, check_dtype, check_device)
     tensor_like = (Tensor, np.ndarray)
     if isinstance(actual, tensor_like) and isinstance(expected, tensor_like):
         if isinstance(actual, np.ndarray) != isinstance(expected, np.ndarray):
-            raise _Mismatch(
-                f"No comparison pair was able to handle inputs of type {type(actual)} and "
-                f"{type(expected)}.",
-                TypeError,
-            )
-        _compare_tensors(
-            as_tensor(actual),
-            as_tensor(expected),
-            rtol,
-            atol,
-            equal_nan,
-            check_dtype,
-            check_device,
-        )
+            raise _unhandled(actual, expected)
+        _compare_tensors(as_tensor(actual), as_tensor(expected), *options)
         return
     if _is_number(actual) and _is_number(expected):
         if check_dtype and type(actual) is not type(expected):
@@ -219,7 +208,7 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device)
                 f"The length of the sequences mismatch: {len(actual)} != {len(expected)}"
             )
         for index, (a, e) in enumerate(zip(actual, expected)):
-            _nested(a, e, f"[{index}]", rtol, atol, equal_nan, check_dtype, check_device)
+            _nested(a, e, f"[{index}]", *options)
         return
     elif isinstance(actual, collections.abc.Mapping) and isinstance(
         expected, collections.abc.Mapping
@@ -234,18 +223,14 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device)
                 f"Additional keys in the actual mapping: {extra}"
             )
         for key in expected:
-            _nested(
-                actual[key],
-                expected[key],
-                f"[{key!r}]",
-                rtol,
-                atol,
-                equal_nan,
-                check_dtype,
-                check_device,
-            )
+            _nested(actual[key], expected[key], f"[{key!r}]", *options)
         return
-    raise _Mismatch(
+    raise _unhandled(actual, expected)
+
+
+def _unhandled(actual, expected) -> _Mismatch:
+    """PyTorch's TypeError for a pair of inputs that no comparison handles."""
+    return _Mismatch(
         f"No comparison pair was able to handle inputs of type {type(actual)} and "
         f"{type(expected)}.",
         TypeError,

@@ -17,6 +17,7 @@ from .._pure.op import constant, register
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import (
+    check_same_dtype,
     scalar_type_name,
     tensor_arg,
 )
@@ -430,10 +431,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise (inf only equal to itself)."""
     tensor_arg(input, "isclose")
     tensor_arg(other, "isclose", "other", 2)
-    if input.dtype is not other.dtype:
-        raise RuntimeError(
-            f"{scalar_type_name(input.dtype)} did not match {scalar_type_name(other.dtype)}"
-        )
+    check_same_dtype(input, other, "{a} did not match {b}")
     for name, value in (("rtol", rtol), ("atol", atol)):
         if value < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value}")

@@ -29,7 +29,13 @@ from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
-from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
+from .._tape.args import (
+    check_inplace,
+    check_same_dtype,
+    commit_inplace,
+    scalar_type_name,
+    tensor_arg,
+)
 from .._tape.record import apply
 from .._tape.views import (
     NO_STARTS,
@@ -740,11 +746,9 @@ def index_add(input, dim: int, index, source, *, alpha=1):
             f"index_add_(): Number of indices ({index.numel()}) should be equal to "
             f"source.size(dim) ({src_shape[d]})"
         )
-    if source.dtype is not input.dtype:
-        raise RuntimeError(
-            f"index_add_(): self ({scalar_type_name(input.dtype)}) and source "
-            f"({scalar_type_name(source.dtype)}) must have the same scalar type"
-        )
+    check_same_dtype(
+        input, source, "index_add_(): self ({a}) and source ({b}) must have the same scalar type"
+    )
     size = input.shape[d] if input.ndim else 1
     values = _concrete_index(index)
     if values is not None and values.size:
@@ -852,11 +856,12 @@ def index_copy(input, dim: int, index, source):
             "index_copy_(): Expected a long tensor for index, but got "
             f"{scalar_type_name(index.dtype)}"
         )
-    if source.dtype is not input.dtype:
-        raise RuntimeError(
-            "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{scalar_type_name(input.dtype)} and (source) {scalar_type_name(source.dtype)}"
-        )
+    check_same_dtype(
+        input,
+        source,
+        "index_copy_(): self and source expected to have the same dtype, but got (self) {a} and "
+        "(source) {b}",
+    )
     in_rest = input.shape[:d] + input.shape[d + 1 :]
     src_rest = source.shape[:d] + source.shape[d + 1 :]
     if in_rest != src_rest:
@@ -989,11 +994,11 @@ def masked_scatter(input, mask, source):
             "masked_scatter_ only supports boolean masks, but got mask with dtype "
             f"{scalar_type_name(mask.dtype)}"
         )
-    if source.dtype is not input.dtype:
-        raise RuntimeError(
-            "masked_scatter: expected self and source to have same dtypes but got"
-            f"{scalar_type_name(input.dtype)} and {scalar_type_name(source.dtype)}"
-        )
+    check_same_dtype(
+        input,
+        source,
+        "masked_scatter: expected self and source to have same dtypes but got{a} and {b}",
+    )
     _needs_concrete("masked_scatter", mask)
     shape = broadcast_shapes(tuple(mask.shape), tuple(input.shape))
     flat = np.broadcast_to(np.asarray(mask._value), shape).reshape(-1)

@@ -23,7 +23,7 @@ from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state.tensor import Tensor
-from .._tape.args import is_tracer, scalar_type_name, tensor_arg
+from .._tape.args import check_same_dtype, is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from . import factories as _factories
 from .elementwise import mul
@@ -73,13 +73,11 @@ _VM = register("matmul.vector_matrix", _matmul, node="SqueezeBackward4", saves="
 _BATCHED = register("matmul.batched", _matmul, node="UnsafeViewBackward0", saves="others")
 
 
-def _check_dtypes(a: Tensor, b: Tensor) -> None:
-    if a.dtype is not b.dtype:
-        raise RuntimeError(
-            "expected m1 and m2 to have the same dtype, but got: "
-            f"{_dtypes.LEGACY_TYPE_NAMES[a.dtype].removesuffix('Tensor').lower()} != "
-            f"{_dtypes.LEGACY_TYPE_NAMES[b.dtype].removesuffix('Tensor').lower()}"
-        )
+def check_matmul_dtypes(a: Tensor, b: Tensor) -> None:
+    """PyTorch's dtype check of a matrix product's two operands (matmul, linear)."""
+    check_same_dtype(
+        a, b, "expected m1 and m2 to have the same dtype, but got: {a} != {b}", lower=True
+    )
 
 
 def _shape_text(shape) -> str:
@@ -95,7 +93,7 @@ def matmul(input, other):
             f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D "
             f"and {other.ndim}D"
         )
-    _check_dtypes(input, other)
+    check_matmul_dtypes(input, other)
     a, b = tuple(input.shape), tuple(other.shape)
     if input.ndim == 1 and other.ndim == 1:
         if a != b:
@@ -151,16 +149,8 @@ def mm(input, mat2):
     return matmul(input, mat2)
 
 
-def _type_name(d: _dtypes.dtype) -> str:
-    return scalar_type_name(d)
-
-
-def _same_dtype(fname: str, a: Tensor, b: Tensor) -> None:
-    if a.dtype is not b.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_type_name(a.dtype)} but found {_type_name(b.dtype)}"
-        )
-
+# PyTorch's text when bmm's or einsum's operands differ in dtype.
+_SCALAR_TYPE_MISMATCH = "expected scalar type {a} but found {b}"
 
 _BMM = register("bmm", _matmul, node="BmmBackward0", saves="others")
 
@@ -179,7 +169,7 @@ def bmm(input, mat2):
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}]."
         )
-    _same_dtype("bmm", input, mat2)
+    check_same_dtype(input, mat2, _SCALAR_TYPE_MISMATCH)
     return apply(_BMM, input, mat2)
 
 
@@ -189,11 +179,9 @@ def mv(input, vec):
     tensor_arg(vec, "mv", "vec", 2)
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
-    if input.dtype is not vec.dtype:
-        v, m = _type_name(vec.dtype), _type_name(input.dtype)
-        raise RuntimeError(
-            f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
-        )
+    check_same_dtype(
+        vec, input, "addmv input tensors must have the same dtype, but got {a}, {b}, and {a}"
+    )
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({input.shape[0]}), mat "
@@ -208,11 +196,9 @@ def dot(input, tensor):
     tensor_arg(tensor, "dot", "tensor", 2)
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
-    if input.dtype is not tensor.dtype:
-        raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{_type_name(input.dtype)} and {_type_name(tensor.dtype)}"
-        )
+    check_same_dtype(
+        input, tensor, "dot : expected both vectors to have same dtype, but found {a} and {b}"
+    )
     n, m = input.shape[0], tensor.shape[0]
     if n != m:
         raise RuntimeError(
@@ -352,7 +338,7 @@ def einsum(equation, *operands):
         tensor_arg(operand, "einsum", "operands", i + 2)
     equation, name = _parse_einsum(equation, operands)
     for operand in operands[1:]:
-        _same_dtype("einsum", operands[0], operand)
+        check_same_dtype(operands[0], operand, _SCALAR_TYPE_MISMATCH)
     return apply(_EINSUM[name], *operands, equation=equation)
 
 
@@ -423,16 +409,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
-    if mat1.dtype is not mat2.dtype:
-        raise RuntimeError(
-            "mat1 and mat2 must have the same dtype, but got "
-            f"{_type_name(mat1.dtype)} and {_type_name(mat2.dtype)}"
-        )
-    if input.dtype is not mat2.dtype:
-        raise RuntimeError(
-            "self and mat2 must have the same dtype, but got "
-            f"{_type_name(input.dtype)} and {_type_name(mat2.dtype)}"
-        )
+    check_same_dtype(mat1, mat2, "mat1 and mat2 must have the same dtype, but got {a} and {b}")
+    check_same_dtype(input, mat2, "self and mat2 must have the same dtype, but got {a} and {b}")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(mat1.shape)} and "
@@ -608,7 +586,7 @@ def _check_floating(fname: str, A: Tensor) -> None:
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(
             f"{fname}: Expected a floating point or complex tensor as input. Got "
-            f"{_type_name(A.dtype)}"
+            f"{scalar_type_name(A.dtype)}"
         )
 
 
@@ -653,7 +631,7 @@ def linalg_solve(A, B, *, left: bool = True):
     if A.dtype is not B.dtype:
         raise RuntimeError(
             "linalg.solve: Expected A and B to have the same dtype, but found A of type "
-            f"{_type_name(A.dtype)} and B of type {_type_name(B.dtype)} instead"
+            f"{scalar_type_name(A.dtype)} and B of type {scalar_type_name(B.dtype)} instead"
         )
     vector = left and (
         B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))

@@ -110,20 +110,13 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
     tensor_arg(input, "mean")
-    if dtype is not None:
-        out_dtype = _dtypes.as_dtype(dtype)
-        if not (out_dtype.is_floating_point or out_dtype.is_complex):
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Optional dtype must be either a "
-                f"floating point or complex dtype. Got: {scalar_type_name(out_dtype)}"
-            )
-    else:
-        out_dtype = input.dtype
-        if not (out_dtype.is_floating_point or out_dtype.is_complex):
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a "
-                f"floating point or complex dtype. Got: {scalar_type_name(out_dtype)}"
-            )
+    out_dtype = input.dtype if dtype is None else _dtypes.as_dtype(dtype)
+    if not (out_dtype.is_floating_point or out_dtype.is_complex):
+        given = "Input" if dtype is None else "Optional"
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. {given} dtype must be either a "
+            f"floating point or complex dtype. Got: {scalar_type_name(out_dtype)}"
+        )
     op = _MEAN_ALL if dim is None else _MEAN_DIM
     if dim is not None and not isinstance(dim, int) and len(dim) == 0:
         dim = None

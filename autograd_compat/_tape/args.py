@@ -75,6 +75,16 @@ def scalar_type_name(d: _dtypes.dtype) -> str:
     return _dtypes.LEGACY_TYPE_NAMES[d].removesuffix("Tensor")
 
 
+def check_same_dtype(a: Tensor, b: Tensor, message: str, *, lower: bool = False) -> None:
+    """PyTorch's RuntimeError `message` unless `a` and `b` share a dtype; `{a}` and `{b}` in it
+    stand for their ScalarType names ("Float", or "float" when `lower`)."""
+    if a.dtype is not b.dtype:
+        names = [scalar_type_name(t.dtype) for t in (a, b)]
+        if lower:
+            names = [name.lower() for name in names]
+        raise RuntimeError(message.format(a=names[0], b=names[1]))
+
+
 def can_cast(source: _dtypes.dtype, target: _dtypes.dtype) -> bool:
     """PyTorch's canCast for in-place results: no complex to real, no floating to integral,
     nothing but bool to bool."""

@@ -7,6 +7,15 @@ import warnings
 
 import jax
 
+__all__ = [
+    "get_float32_matmul_precision",
+    "get_num_interop_threads",
+    "get_num_threads",
+    "set_float32_matmul_precision",
+    "set_num_interop_threads",
+    "set_num_threads",
+]
+
 # PyTorch's float32 matmul precision -> jax_default_matmul_precision. The library's own
 # matmuls and convolutions always ask for HIGHEST (PyTorch's default "highest": exact float32
 # products), so the setting reaches only JAX code that leaves the precision unset (user code

@@ -12,7 +12,7 @@ from ..._pure import dtypes as _dtypes
 from ..._pure.op import register as _register_op
 from ..._state import random as _random
 from ..._state.tensor import Tensor
-from ..._tape.args import check_inplace, commit_inplace, scalar_type_name
+from ..._tape.args import check_inplace, commit_inplace, tensor_arg
 from ..elementwise import opmath as _opmath
 
 _HIGHEST = lax.Precision.HIGHEST
@@ -24,13 +24,8 @@ def register(op_id: str, fn, **kwargs):
     return _register_op(op_id, _opmath(fn), **kwargs)
 
 
-def _tensor(x, fname: str, name: str = "input", position: int = 1) -> Tensor:
-    """`x` if it is a Tensor, else PyTorch's TypeError naming the function and argument."""
-    if isinstance(x, Tensor):
-        return x
-    raise TypeError(
-        f"{fname}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}"
-    )
+# The nn families' name for the Tensor argument check every op front end makes.
+_tensor = tensor_arg
 
 
 def _ntuple(value, n: int, name: str = "argument") -> tuple:
@@ -59,10 +54,6 @@ def _same_dtype(*tensors):
 def _key_array():
     """Raw key data for one random draw from the global generator (an op input, not static)."""
     return _random.default_generator.next_key()
-
-
-def _dtype_word(d: _dtypes.dtype) -> str:
-    return scalar_type_name(d).lower()
 
 
 def _inplace_result(input: Tensor, result: Tensor, inplace: bool) -> Tensor:

@@ -6,9 +6,9 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..._state.tensor import Tensor
-from ..._tape.args import scalar_type_name
+from ..._tape.args import check_same_dtype
 from ..._tape.record import apply
-from ._common import _HIGHEST, _dtype_word, _ntuple, _tensor, register
+from ._common import _HIGHEST, _ntuple, _tensor, register
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -79,16 +79,17 @@ _CONV_TRANSPOSE = register(
 )
 
 
+def _apply_conv(op, input, weight, bias, groups, batched: bool, **geometry):
+    """Apply a convolution op to `input`, `weight` and `bias` when there is one."""
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return apply(op, *args, groups=int(groups), batched=batched, **geometry)
+
+
 def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(
-            f"expected scalar type {scalar_type_name(input.dtype)} but found "
-            f"{scalar_type_name(weight.dtype)}"
-        )
-    if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(
-            f"Input type ({_dtype_word(input.dtype)}) and bias type ({_dtype_word(bias.dtype)}) "
-            "should be the same"
+    check_same_dtype(input, weight, "expected scalar type {a} but found {b}")
+    if bias is not None:
+        check_same_dtype(
+            input, bias, "Input type ({a}) and bias type ({b}) should be the same", lower=True
         )
 
 
@@ -146,15 +147,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, fname
             f"Kernel size: ({' x '.join(map(str, effective))}). Kernel size can't be greater "
             "than actual input size"
         )
-    args = (input, weight) if bias is None else (input, weight, bias)
-    return apply(
-        _CONV,
-        *args,
-        stride=stride,
-        padding=pads,
-        dilation=dilation,
-        groups=int(groups),
-        batched=batched,
+    return _apply_conv(
+        _CONV, input, weight, bias, groups, batched, stride=stride, padding=pads, dilation=dilation
     )
 
 
@@ -201,16 +195,17 @@ def _conv_transpose(
                 "output padding must be smaller than either stride or dilation, but got "
                 f"output_padding: {op}, stride: {s}, dilation: {d}"
             )
-    args = (input, weight) if bias is None else (input, weight, bias)
-    return apply(
+    return _apply_conv(
         _CONV_TRANSPOSE,
-        *args,
+        input,
+        weight,
+        bias,
+        groups,
+        batched,
         stride=stride,
         padding=padding,
         output_padding=output_padding,
         dilation=dilation,
-        groups=int(groups),
-        batched=batched,
     )
 
 

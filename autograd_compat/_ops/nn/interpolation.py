@@ -85,25 +85,22 @@ def _linear_matrix(size: int, out: int, scale, align_corners: bool) -> np.ndarra
     return matrix
 
 
+# One op per (mode, spatial dims), named as PyTorch's upsample kernels.
 _UPSAMPLE = {
-    ("nearest", 1): register(
-        "interpolate.nearest1d", _resize_fn, node="UpsampleNearest1DBackward0", saves="none"
-    ),
-    ("nearest", 2): register(
-        "interpolate.nearest2d", _resize_fn, node="UpsampleNearest2DBackward0", saves="none"
-    ),
-    ("nearest", 3): register(
-        "interpolate.nearest3d", _resize_fn, node="UpsampleNearest3DBackward0", saves="none"
-    ),
-    ("linear", 1): register(
-        "interpolate.linear", _resize_fn, node="UpsampleLinear1DBackward0", saves="none"
-    ),
-    ("bilinear", 2): register(
-        "interpolate.bilinear", _resize_fn, node="UpsampleBilinear2DBackward0", saves="none"
-    ),
-    ("trilinear", 3): register(
-        "interpolate.trilinear", _resize_fn, node="UpsampleTrilinear3DBackward0", saves="none"
-    ),
+    (mode, nd): register(
+        f"interpolate.{mode}{nd}d" if mode == "nearest" else f"interpolate.{mode}",
+        _resize_fn,
+        node=f"Upsample{mode.capitalize()}{nd}DBackward0",
+        saves="none",
+    )
+    for mode, nd in (
+        ("nearest", 1),
+        ("nearest", 2),
+        ("nearest", 3),
+        ("linear", 1),
+        ("bilinear", 2),
+        ("trilinear", 3),
+    )
 }
 
 

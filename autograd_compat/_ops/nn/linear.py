@@ -7,7 +7,8 @@ import math
 import jax.numpy as jnp
 
 from ..._tape.record import apply
-from ._common import _HIGHEST, _dtype_word, _tensor, register
+from ..linalg import check_matmul_dtypes
+from ._common import _HIGHEST, _tensor, register
 
 __all__ = ["bilinear", "linear"]
 
@@ -29,11 +30,7 @@ def linear(input, weight, bias=None):
     """`input @ weight.T + bias`: one fused op (PyTorch's addmm), differentiated by jax.vjp."""
     _tensor(input, "linear")
     _tensor(weight, "linear", "weight", 2)
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(
-            "expected m1 and m2 to have the same dtype, but got: "
-            f"{_dtype_word(input.dtype)} != {_dtype_word(weight.dtype)}"
-        )
+    check_matmul_dtypes(input, weight)
     if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
         rows = math.prod(input.shape[:-1]) if input.ndim > 1 else 1
         cols = input.shape[-1] if input.ndim else 1

@@ -472,10 +472,16 @@ def _kl_div_fn(x, t, *, reduction, log_target):
     return _reduce(loss, reduction)
 
 
-_KL_DIV = register("kl_div", _kl_div_fn, node="MeanBackward0")
-_KL_DIV_SUM = register("kl_div.sum", _kl_div_fn, node="SumBackward0")
-_KL_DIV_BATCHMEAN = register("kl_div.batchmean", _kl_div_fn, node="DivBackward0")
-_KL_DIV_NONE = register("kl_div.none", _kl_div_fn, node="SubBackward0")
+# One op per reduction, named after the node PyTorch's kl_div ends in.
+_KL_DIV = {
+    reduction: register(op_id, _kl_div_fn, node=node)
+    for reduction, op_id, node in (
+        ("mean", "kl_div", "MeanBackward0"),
+        ("sum", "kl_div.sum", "SumBackward0"),
+        ("batchmean", "kl_div.batchmean", "DivBackward0"),
+        ("none", "kl_div.none", "SubBackward0"),
+    )
+}
 
 
 def kl_div(
@@ -504,7 +510,4 @@ def kl_div(
     _tensor(input, "kl_div")
     _tensor(target, "kl_div", "target", 2)
     x, t = _same_dtype(input, target)
-    op = {"mean": _KL_DIV, "sum": _KL_DIV_SUM, "batchmean": _KL_DIV_BATCHMEAN}.get(
-        reduction, _KL_DIV_NONE
-    )
-    return apply(op, x, t, reduction=reduction, log_target=bool(log_target))
+    return apply(_KL_DIV[reduction], x, t, reduction=reduction, log_target=bool(log_target))

@@ -29,6 +29,22 @@ def _scale_shift(y, affine, shape, has_weight, has_bias):
     return y
 
 
+def _apply_norm(op, input, *statistics, eps, weight, bias, **static):
+    """Apply a normalization op to `input`, `statistics`, `eps` (an array input, so that no eps
+    compiles anew) and those of `weight` and `bias` that are given, telling it which they are."""
+    affine = [t for t in (weight, bias) if t is not None]
+    return apply(
+        op,
+        input,
+        *statistics,
+        scalar_input(float(eps)),
+        *affine,
+        has_weight=weight is not None,
+        has_bias=bias is not None,
+        **static,
+    )
+
+
 def _bn_train_fn(x, eps, *affine, has_weight, has_bias):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
@@ -99,16 +115,14 @@ def batch_norm(
                 if name == "running_mean"
                 else f"{name} should contain {channels} elements not {t.numel()}"
             )
-    affine = [t for t in (weight, bias) if t is not None]
-    flags = dict(has_weight=weight is not None, has_bias=bias is not None)
-    eps_input = scalar_input(float(eps))
+    norm_args = dict(eps=eps, weight=weight, bias=bias)
     if training or running_mean is None or running_var is None:
-        y, mean, var = apply(_BN_TRAIN, input, eps_input, *affine, **flags)
+        y, mean, var = _apply_norm(_BN_TRAIN, input, **norm_args)
         if training and running_mean is not None and running_var is not None:
             _update_running(running_mean, mean._value, momentum)
             _update_running(running_var, var._value, momentum)
         return y
-    return apply(_BN_EVAL, input, running_mean, running_var, eps_input, *affine, **flags)
+    return _apply_norm(_BN_EVAL, input, running_mean, running_var, **norm_args)
 
 
 def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
@@ -138,16 +152,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
             f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
             f"{list(input.shape)}"
         )
-    affine = [t for t in (weight, bias) if t is not None]
-    return apply(
-        _LAYER_NORM,
-        input,
-        scalar_input(float(eps)),
-        *affine,
-        dims=n,
-        has_weight=weight is not None,
-        has_bias=bias is not None,
-    )
+    return _apply_norm(_LAYER_NORM, input, eps=eps, weight=weight, bias=bias, dims=n)
 
 
 def _group_norm_fn(x, eps, *affine, groups, has_weight, has_bias):
@@ -174,13 +179,6 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
             "Expected number of channels in input to be divisible by num_groups, but got input "
             f"of shape {list(input.shape)} and num_groups={num_groups}"
         )
-    affine = [t for t in (weight, bias) if t is not None]
-    return apply(
-        _GROUP_NORM,
-        input,
-        scalar_input(float(eps)),
-        *affine,
-        groups=int(num_groups),
-        has_weight=weight is not None,
-        has_bias=bias is not None,
+    return _apply_norm(
+        _GROUP_NORM, input, eps=eps, weight=weight, bias=bias, groups=int(num_groups)
     )

@@ -43,7 +43,7 @@ def _pool_geometry(shape, kernel, stride, padding, dilation, ceil_mode, fname, c
     return tuple(out), tuple(extra)
 
 
-def _windows(x, *, kernel, stride, padding, dilation, out, extra, fill):
+def _windows(x, kernel, stride, padding, dilation, out, extra, fill):
     """The pooling windows of x (..., *spatial) stacked on a new last axis (kernel offsets)."""
     nd = len(kernel)
     lead = x.ndim - nd
@@ -60,16 +60,7 @@ def _windows(x, *, kernel, stride, padding, dilation, out, extra, fill):
 
 
 def _max_pool_fn(x, *, kernel, stride, padding, dilation, out, extra, with_indices):
-    windows = _windows(
-        x,
-        kernel=kernel,
-        stride=stride,
-        padding=padding,
-        dilation=dilation,
-        out=out,
-        extra=extra,
-        fill=-jnp.inf,
-    )
+    windows = _windows(x, kernel, stride, padding, dilation, out, extra, -jnp.inf)
     choice = jnp.argmax(windows, axis=-1)
     y = jnp.take_along_axis(windows, choice[..., None], axis=-1)[..., 0]
     if not with_indices:
@@ -94,7 +85,7 @@ _MAX_POOL = {
 
 
 def _windows_args(input, fname, nd, kernel_size, stride, padding, dilation, ceil_mode):
-    """PyTorch's pooling argument checks: (kernel, stride, padding, dilation, out, extra)."""
+    """PyTorch's pooling argument checks; the window geometry, as the ops' static arguments."""
     _tensor(input, fname)
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
@@ -121,24 +112,16 @@ def _windows_args(input, fname, nd, kernel_size, stride, padding, dilation, ceil
         fname,
         input.shape[-nd - 1],
     )
-    return kernel, stride, padding, dilation, out, extra
+    return dict(
+        kernel=kernel, stride=stride, padding=padding, dilation=dilation, out=out, extra=extra
+    )
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd):
-    kernel, stride, padding, dilation, out, extra = _windows_args(
+    geometry = _windows_args(
         input, f"max_pool{nd}d", nd, kernel_size, stride, padding, dilation, ceil_mode
     )
-    return apply(
-        _MAX_POOL[nd],
-        input,
-        kernel=kernel,
-        stride=stride,
-        padding=padding,
-        dilation=dilation,
-        out=out,
-        extra=extra,
-        with_indices=bool(return_indices),
-    )
+    return apply(_MAX_POOL[nd], input, with_indices=bool(return_indices), **geometry)
 
 
 def max_pool1d(
@@ -162,20 +145,13 @@ def max_pool3d(
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
 
 
-def _avg_pool_fn(x, *, kernel, stride, padding, out, extra, count_include_pad, divisor_override):
+def _avg_pool_fn(
+    x, *, kernel, stride, padding, dilation, out, extra, count_include_pad, divisor_override
+):
     divisor = _avg_divisor(
         x.shape[-len(kernel) :], kernel, stride, padding, out, count_include_pad, divisor_override
     )
-    windows = _windows(
-        x,
-        kernel=kernel,
-        stride=stride,
-        padding=padding,
-        dilation=(1,) * len(kernel),
-        out=out,
-        extra=extra,
-        fill=0.0,
-    )
+    windows = _windows(x, kernel, stride, padding, dilation, out, extra, 0.0)
     return jnp.sum(windows, axis=-1) / jnp.asarray(divisor, x.dtype)
 
 
@@ -211,19 +187,15 @@ def _avg_divisor(shape, kernel, stride, padding, out, count_include_pad, divisor
 def _avg_pool(
     input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd
 ):
-    kernel, stride, padding, _, out, extra = _windows_args(
+    geometry = _windows_args(
         input, f"avg_pool{nd}d", nd, kernel_size, stride, padding, 1, ceil_mode
     )
     return apply(
         _AVG_POOL[nd],
         floating(input),
-        kernel=kernel,
-        stride=stride,
-        padding=padding,
-        out=out,
-        extra=extra,
         count_include_pad=bool(count_include_pad),
         divisor_override=divisor_override,
+        **geometry,
     )
 
 

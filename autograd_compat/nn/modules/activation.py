@@ -42,29 +42,38 @@ __all__ = [
 
 class _Functional(Module):
     """A module that applies one functional to its input, passing it the constructor
-    arguments that `__constants__` names (kept by `store_constants`) as keywords."""
+    arguments that `__constants__` names as keywords, and showing them in its repr."""
 
     __constants__: list[str] = []
     _function: Callable[..., Any]
+
+    def __init__(self, arguments: dict[str, Any] | None = None) -> None:
+        """Keep the `__constants__` among `arguments` (the subclass constructor's `locals()`)."""
+        super().__init__()
+        store_constants(self, arguments or {})
 
     def forward(self, input):
         options = {name: getattr(self, name) for name in self.__constants__}
         return type(self)._function(input, **options)
 
-    def _inplace_repr(self, text: str) -> str:
-        """PyTorch's repr of a module with an `inplace` flag: `text`, then `inplace=True` if set."""
-        return ", ".join(part for part in (text, "inplace=True" if self.inplace else "") if part)
+    def extra_repr(self) -> str:
+        """PyTorch's repr: `name=value` for each constant but `inplace` (strings quoted), in
+        `__constants__` order, then `inplace=True` if it is set."""
+        parts = []
+        for name in self.__constants__:
+            value = getattr(self, name)
+            if name != "inplace":
+                parts.append(f"{name}={value!r}" if isinstance(value, str) else f"{name}={value}")
+        if getattr(self, "inplace", False):
+            parts.append("inplace=True")
+        return ", ".join(parts)
 
 
 class _Inplace(_Functional):
     __constants__ = ["inplace"]
 
     def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return self._inplace_repr("")
+        super().__init__(locals())
 
 
 class ReLU(_Inplace):
@@ -112,11 +121,7 @@ class LeakyReLU(_Functional):
     _function = staticmethod(F.leaky_relu)
 
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return self._inplace_repr(f"negative_slope={self.negative_slope}")
+        super().__init__(locals())
 
 
 class ELU(_Functional):
@@ -126,11 +131,7 @@ class ELU(_Functional):
     _function = staticmethod(F.elu)
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return self._inplace_repr(f"alpha={self.alpha}")
+        super().__init__(locals())
 
 
 class CELU(ELU):
@@ -144,11 +145,7 @@ class GELU(_Functional):
     _function = staticmethod(F.gelu)
 
     def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}"
+        super().__init__(locals())
 
 
 class Softplus(_Functional):
@@ -158,11 +155,7 @@ class Softplus(_Functional):
     _function = staticmethod(F.softplus)
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}, threshold={self.threshold}"
+        super().__init__(locals())
 
 
 class Hardtanh(_Functional):
@@ -172,11 +165,7 @@ class Hardtanh(_Functional):
     _function = staticmethod(F.hardtanh)
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return self._inplace_repr(f"min_val={self.min_val}, max_val={self.max_val}")
+        super().__init__(locals())
 
 
 class Threshold(_Functional):
@@ -184,11 +173,7 @@ class Threshold(_Functional):
     _function = staticmethod(F.threshold)
 
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return self._inplace_repr(f"threshold={self.threshold}, value={self.value}")
+        super().__init__(locals())
 
 
 class PReLU(Module):
@@ -235,42 +220,33 @@ class GLU(_Functional):
     _function = staticmethod(F.glu)
 
     def __init__(self, dim: int = -1) -> None:
-        super().__init__()
-        store_constants(self, locals())
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+        super().__init__(locals())
 
 
-class _SoftmaxBase(Module):
+class _SoftmaxBase(_Functional):
     __constants__ = ["dim"]
-    _fn = staticmethod(F.softmax)
 
     def __init__(self, dim=None) -> None:
-        super().__init__()
-        store_constants(self, locals())
+        super().__init__(locals())
 
     def forward(self, input):
-        return type(self)._fn(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+        return type(self)._function(input, self.dim, _stacklevel=5)
 
 
 class Softmax(_SoftmaxBase):
     """softmax along `dim`."""
 
-    _fn = staticmethod(F.softmax)
+    _function = staticmethod(F.softmax)
 
 
 class LogSoftmax(_SoftmaxBase):
     """log_softmax along `dim`."""
 
-    _fn = staticmethod(F.log_softmax)
+    _function = staticmethod(F.log_softmax)
 
 
 class Softmin(_SoftmaxBase):
-    _fn = staticmethod(F.softmin)
+    _function = staticmethod(F.softmin)
 
 
 from .attention import MultiheadAttention  # noqa: E402  (PyTorch keeps it in activation.py)

@@ -48,22 +48,32 @@ def _addindent(text: str, spaces: int) -> str:
     return first + "\n" + "\n".join(" " * spaces + line for line in lines)
 
 
-_global_forward_pre_hooks: dict = OrderedDict()
-_global_forward_hooks: dict = OrderedDict()
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+
+
+def _add_hook(hooks: OrderedDict, hook, *, prepend: bool = False, marks=()) -> RemovableHandle:
+    """Add `hook` to `hooks` (first when `prepend`) and a handle that removes it. `marks` are
+    (dict, flag) pairs: the hook's id goes into each dict whose flag is set, and the handle
+    removes it from every one."""
+    handle = RemovableHandle(hooks, extra_dict=[marked for marked, _ in marks])
+    hooks[handle.id] = hook
+    for marked, flag in marks:
+        if flag:
+            marked[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
     """A forward pre-hook run before every module's own pre-hooks."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook) -> RemovableHandle:
     """A forward hook run before every module's own forward hooks."""
-    handle = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_hooks, hook)
 
 
 class Module:
@@ -262,24 +272,20 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
-        def remove_from(*dicts_or_sets):
-            for d in dicts_or_sets:
-                if name in d:
-                    if isinstance(d, dict):
-                        del d[name]
-                    else:
-                        d.discard(name)
+        def claim(store: dict | None) -> None:
+            """Remove `name` from the module's stores but `store`, where it is being assigned
+            (those that exist: a buffer assigned before `__init__` fails in register_buffer)."""
+            stores = [self.__dict__.get(key, {}) for key in ("_parameters", "_buffers", "_modules")]
+            for other in (self.__dict__, *stores):
+                if other is not store:
+                    other.pop(name, None)
+            self.__dict__.get("_non_persistent_buffers_set", set()).discard(name)
 
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            remove_from(
-                self.__dict__,
-                self._buffers,
-                self._modules,
-                self._non_persistent_buffers_set,
-            )
+            claim(params)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -293,12 +299,7 @@ class Module:
             if isinstance(value, Module):
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
-                remove_from(
-                    self.__dict__,
-                    self._parameters,
-                    self._buffers,
-                    self._non_persistent_buffers_set,
-                )
+                claim(modules)
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
@@ -315,11 +316,12 @@ class Module:
                             f"cannot assign '{_type_name(value)}' as buffer '{name}' "
                             "(torch.nn.Buffer, torch.Tensor or None expected)"
                         )
-                    if isinstance(value, Buffer):
-                        persistent = value.persistent
-                    else:
-                        persistent = name not in self._non_persistent_buffers_set
-                    remove_from(self.__dict__, self._parameters, self._modules)
+                    persistent = (
+                        value.persistent
+                        if isinstance(value, Buffer)
+                        else name not in self._non_persistent_buffers_set
+                    )
+                    claim(buffers)
                     self.register_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
@@ -401,15 +403,12 @@ class Module:
         With `with_kwargs=True` the hook is `hook(module, args, kwargs)` and may return
         `(args, kwargs)`.
         """
-        handle = RemovableHandle(
-            self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs
+        return _add_hook(
+            self._forward_pre_hooks,
+            hook,
+            prepend=prepend,
+            marks=[(self._forward_pre_hooks_with_kwargs, with_kwargs)],
         )
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
 
     def register_forward_hook(
         self,
@@ -420,18 +419,15 @@ class Module:
         always_call: bool = False,
     ) -> RemovableHandle:
         """Run `hook(module, args, output)` after forward; a non-None result replaces output."""
-        handle = RemovableHandle(
+        return _add_hook(
             self._forward_hooks,
-            extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called],
+            hook,
+            prepend=prepend,
+            marks=[
+                (self._forward_hooks_with_kwargs, with_kwargs),
+                (self._forward_hooks_always_called, always_call),
+            ],
         )
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
 
     def register_full_backward_hook(self, hook, prepend: bool = False):
         raise NotImplementedError(
@@ -444,30 +440,22 @@ class Module:
 
     def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """Run `hook(module, prefix, keep_vars)` before state_dict() collects this module."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_pre_hooks, hook)
 
     def register_state_dict_post_hook(self, hook) -> RemovableHandle:
         """Run `hook(module, state_dict, prefix, local_metadata)` after this module is collected."""
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_hooks, hook)
 
     _register_state_dict_hook = register_state_dict_post_hook
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """Run `hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected,
         error_msgs)` before this module loads its entries."""
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
-        return handle
+        return _add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self))
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
         """Run `hook(module, incompatible_keys)` after load_state_dict."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------ traversal
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):

@@ -16,8 +16,20 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"
 class _AffineNorm(Module):
     """A normalization layer whose only parameters are its elementwise weight and bias."""
 
+    _repr_format: str  # PyTorch's extra_repr, over the instance's attributes, before its bias
+
+    def _add_parameters(self, arguments: dict, shape, affine: bool) -> None:
+        """Keep the constructor's `__constants__` (from its `locals()`, `arguments`) and add the
+        weight and bias of `shape` (see `add_affine`), initialized."""
+        store_constants(self, arguments)
+        add_affine(self, shape, affine, arguments["bias"], arguments["device"], arguments["dtype"])
+        self.reset_parameters()
+
     def reset_parameters(self) -> None:
         reset_affine(self)
+
+    def extra_repr(self) -> str:
+        return self._repr_format.format(**self.__dict__) + f", bias={self.bias is not None}"
 
 
 class _NormBase(Module):
@@ -146,6 +158,7 @@ class LayerNorm(_AffineNorm):
     """Normalize over the trailing `normalized_shape` dims; weight 1 and bias 0 to start."""
 
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+    _repr_format = "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}"
 
     def __init__(
         self,
@@ -160,26 +173,17 @@ class LayerNorm(_AffineNorm):
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
         normalized_shape = tuple(normalized_shape)
-        store_constants(self, locals())
-        add_affine(self, normalized_shape, elementwise_affine, bias, device, dtype)
-        self.reset_parameters()
+        self._add_parameters(locals(), normalized_shape, elementwise_affine)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    def extra_repr(self) -> str:
-        return (
-            "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
-                **self.__dict__
-            )
-            + f", bias={self.bias is not None}"
-        )
 
 
 class GroupNorm(_AffineNorm):
     """Normalize over groups of channels; per-channel weight 1 and bias 0 to start."""
 
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+    _repr_format = "{num_groups}, {num_channels}, eps={eps}, affine={affine}"
 
     def __init__(
         self,
@@ -195,15 +199,7 @@ class GroupNorm(_AffineNorm):
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
-        store_constants(self, locals())
-        add_affine(self, num_channels, affine, bias, device, dtype)
-        self.reset_parameters()
+        self._add_parameters(locals(), num_channels, affine)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
-
-    def extra_repr(self) -> str:
-        return (
-            "{num_groups}, {num_channels}, eps={eps}, affine={affine}".format(**self.__dict__)
-            + f", bias={self.bias is not None}"
-        )
