@@ -3,8 +3,8 @@
 A rule updates one parameter: `rule(param, grad, state, hyper, switches) -> (param, state)`, with
 `state` the tuple of its `_state_keys` arrays (None where a buffer is not kept), `hyper` the
 float64 array of its `_hyper_keys` values and `switches` the static tuple of `Optimizer._flags`.
-The helpers follow PyTorch's single-tensor CPU paths, including where a Python-float
-hyperparameter is cast to the tensor's dtype, so that the numbers are PyTorch's to the bit.
+The helpers follow PyTorch's single-tensor CPU paths in the order of their operations and in
+where a Python-float hyperparameter is cast to the tensor's dtype, so the numbers follow PyTorch's.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ __all__ = [
 
 def jit_update(rule: Callable[..., tuple[Any, tuple]]) -> Any:
     """`Optimizer._update` for a one-parameter `rule`: a jitted step over tuples of parameters,
-    gradients and states, with the gradient negated first where the group maximizes (the first
-    thing each of PyTorch's update rules does)."""
+    gradients and states, with the gradient negated first where the group maximizes (as each of
+    PyTorch's update rules does before anything reads it)."""
 
     def update(params, grads, states, hyper, *, flags):
         maximize, switches = flags

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 
 from ..nn import _arrays
 from ._rules import cast, decay, jit_update, next_step
-from .optimizer import Optimizer, check_arguments, group_defaults, new_state
+from .optimizer import Optimizer, check_arguments, new_state
 
 __all__ = ["Adagrad", "adagrad_rule"]
 
@@ -33,6 +33,10 @@ class Adagrad(Optimizer):
 
     _state_keys = ("step", "sum")
     _hyper_keys = ("lr", "lr_decay", "eps", "weight_decay")
+    _group_keys = (
+        "lr lr_decay eps weight_decay initial_accumulator_value"
+        " foreach maximize differentiable fused"
+    )
     _update = jit_update(adagrad_rule)
 
     def __init__(
@@ -56,11 +60,7 @@ class Adagrad(Optimizer):
             initial_accumulator_value=initial_accumulator_value,
             eps=eps,
         )
-        names = (
-            "lr lr_decay eps weight_decay initial_accumulator_value"
-            " foreach maximize differentiable fused"
-        )
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals()))
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, group, self.state[p])

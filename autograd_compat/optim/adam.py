@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ._rules import bias_correction, cast, decay, jit_update, moments, next_step
-from .optimizer import Optimizer, _scalar, check_arguments, group_defaults, new_state
+from .optimizer import Optimizer, _scalar, check_arguments, new_state
 
 __all__ = ["Adam", "AdamW", "adam_rule"]
 
@@ -56,6 +56,10 @@ class Adam(Optimizer):
 
     _state_keys = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     _hyper_keys = ("lr", "betas", "eps", "weight_decay")
+    _group_keys = (
+        "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable fused"
+        " decoupled_weight_decay"
+    )
     _update = jit_update(adam_rule)
 
     def __init__(
@@ -75,12 +79,8 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         check_arguments(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        lr, betas = _scalar(lr), tuple(_scalar(b) for b in betas)
-        names = (
-            "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable fused"
-            " decoupled_weight_decay"
-        )
-        super().__init__(params, group_defaults(locals(), names))
+        betas = tuple(_scalar(b) for b in betas)
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _init_state(self, param, group, state) -> None:
         new_state(param, state, exp_avg=True, exp_avg_sq=True, max_exp_avg_sq=group["amsgrad"])

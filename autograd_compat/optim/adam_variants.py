@@ -14,7 +14,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ._rules import bias_correction, cast, decay, jit_update, lerp, moments, next_step
-from .optimizer import Optimizer, _scalar, check_arguments, group_defaults, new_state
+from .optimizer import Optimizer, _scalar, check_arguments, new_state
 
 __all__ = ["NAdam", "RAdam", "Adamax", "adamax_rule", "nadam_rule", "radam_rule"]
 
@@ -50,6 +50,10 @@ class NAdam(Optimizer):
 
     _state_keys = ("step", "mu_product", "exp_avg", "exp_avg_sq")
     _hyper_keys = ("lr", "betas", "eps", "weight_decay", "momentum_decay")
+    _group_keys = (
+        "lr betas eps weight_decay momentum_decay decoupled_weight_decay maximize foreach"
+        " capturable differentiable"
+    )
     _update = jit_update(nadam_rule)
 
     def __init__(
@@ -70,12 +74,7 @@ class NAdam(Optimizer):
         check_arguments(
             lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay
         )
-        lr = _scalar(lr)
-        names = (
-            "lr betas eps weight_decay momentum_decay decoupled_weight_decay"
-            " maximize foreach capturable differentiable"
-        )
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _init_state(self, param, group, state) -> None:
         new_state(param, state, {"mu_product": 1.0}, exp_avg=True, exp_avg_sq=True)
@@ -118,6 +117,10 @@ class RAdam(Optimizer):
 
     _state_keys = ("step", "exp_avg", "exp_avg_sq")
     _hyper_keys = ("lr", "betas", "eps", "weight_decay")
+    _group_keys = (
+        "lr betas eps weight_decay maximize foreach capturable decoupled_weight_decay"
+        " differentiable"
+    )
     _update = jit_update(radam_rule)
 
     def __init__(
@@ -135,12 +138,7 @@ class RAdam(Optimizer):
         differentiable: bool = False,
     ) -> None:
         check_arguments(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        lr = _scalar(lr)
-        names = (
-            "lr betas eps weight_decay maximize foreach capturable decoupled_weight_decay"
-            " differentiable"
-        )
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _init_state(self, param, group, state) -> None:
         new_state(param, state, exp_avg=True, exp_avg_sq=True)
@@ -169,6 +167,7 @@ class Adamax(Optimizer):
 
     _state_keys = ("step", "exp_avg", "exp_inf")
     _hyper_keys = ("lr", "betas", "eps", "weight_decay")
+    _group_keys = "lr betas eps weight_decay foreach maximize differentiable capturable"
     _update = jit_update(adamax_rule)
 
     def __init__(
@@ -185,9 +184,7 @@ class Adamax(Optimizer):
         capturable: bool = False,
     ) -> None:
         check_arguments(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        lr = _scalar(lr)
-        names = "lr betas eps weight_decay foreach maximize differentiable capturable"
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _init_state(self, param, group, state) -> None:
         new_state(param, state, exp_avg=True, exp_inf=True)

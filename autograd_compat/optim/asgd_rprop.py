@@ -12,7 +12,7 @@ import jax.numpy as jnp
 
 from ..nn import _arrays
 from ._rules import cast, decay, jit_update, next_step
-from .optimizer import Optimizer, _scalar, check_arguments, group_defaults, new_state
+from .optimizer import Optimizer, _scalar, check_arguments, new_state
 
 __all__ = ["ASGD", "Rprop", "SparseAdam", "asgd_rule", "rprop_rule"]
 
@@ -44,6 +44,7 @@ class ASGD(Optimizer):
 
     _state_keys = ("step", "eta", "mu", "ax")
     _hyper_keys = ("lr", "lambd", "alpha", "t0", "weight_decay")
+    _group_keys = "lr lambd alpha t0 weight_decay foreach maximize differentiable capturable"
     _update = jit_update(asgd_rule)
 
     def __init__(
@@ -60,9 +61,7 @@ class ASGD(Optimizer):
         capturable: bool = False,
     ) -> None:
         check_arguments(lr=lr, weight_decay=weight_decay)
-        lr = _scalar(lr)
-        names = "lr lambd alpha t0 weight_decay foreach maximize differentiable capturable"
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _init_state(self, param, group, state) -> None:
         new_state(param, state, {"eta": _scalar(group["lr"]), "mu": 1.0}, ax=True)
@@ -94,6 +93,7 @@ class Rprop(Optimizer):
 
     _state_keys = ("step", "prev", "step_size")
     _hyper_keys = ("lr", "etas", "step_sizes")
+    _group_keys = "lr etas step_sizes foreach maximize differentiable capturable"
     _update = jit_update(rprop_rule)
 
     def __init__(
@@ -111,9 +111,7 @@ class Rprop(Optimizer):
         check_arguments(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        lr = _scalar(lr)
-        names = "lr etas step_sizes foreach maximize differentiable capturable"
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _init_state(self, param, group, state) -> None:
         new_state(param, state, prev=True)
@@ -126,10 +124,11 @@ class SparseAdam(Optimizer):
     does not have: every gradient is dense, so `step()` raises PyTorch's error for dense
     gradients. Use `torch.optim.Adam` (the same rule on dense gradients) instead."""
 
+    _group_keys = "lr betas eps maximize"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8, maximize=False):
         check_arguments(lr=lr, eps=eps, betas=betas, positive=True)
-        lr = _scalar(lr)
-        super().__init__(params, group_defaults(locals(), "lr betas eps maximize"))
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _step_group(self, group: dict) -> None:
         if any(p._grad is not None for p in group["params"]):

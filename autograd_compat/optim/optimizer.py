@@ -6,8 +6,8 @@ turns into `_update` over tuples of arrays. `step()` runs it once per param grou
 rate (a scheduler) does not recompile, and only switches (maximize, the kind of weight decay,
 momentum on/off, nesterov, amsgrad) are static. All state lives in `self.state` as Tensors (what
 `state_dict()` returns), so a training step can be lifted into a pure function of (params,
-grads, state, hyper). `check_arguments`, `group_defaults` and `new_state` are the constructor
-and first-step pieces every optimizer shares.
+grads, state, hyper). `check_arguments`, `Optimizer._defaults` and `new_state` are the
+constructor and first-step pieces every optimizer shares.
 """
 
 from __future__ import annotations
@@ -81,12 +81,6 @@ def check_arguments(*, nan_ok: bool = False, positive: bool = False, **values) -
             raise ValueError(f"Invalid {what}: {value}")
 
 
-def group_defaults(arguments: dict, names: str) -> dict:
-    """An optimizer's `defaults`: the `names` (space-separated, in PyTorch's order, which is
-    the order of the param groups' keys) looked up in its `__init__`'s `locals()`."""
-    return {name: arguments[name] for name in names.split()}
-
-
 class Optimizer:
     """Base class for optimizers.
 
@@ -96,8 +90,9 @@ class Optimizer:
         defaults (dict): default hyperparameters for groups that do not set them.
     """
 
-    _state_keys: tuple = ()  # the update function's per-parameter state, in its order
+    _state_keys: tuple = ()  # the update rule's per-parameter state, in its order
     _hyper_keys: tuple = ()  # the group entries that make `hyper`, in its order (tuples flatten)
+    _group_keys: str = ""  # the entries of `defaults`, space-separated, in PyTorch's order
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -117,6 +112,12 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(dict(param_group))
+
+    def _defaults(self, arguments: dict, **converted) -> dict:
+        """The `defaults` of a subclass: each of its `_group_keys` (the order of PyTorch's, so
+        of the param groups' keys) taken from its `__init__`'s `locals()`, or from `converted`
+        for an argument kept in another form (a Tensor lr as a number)."""
+        return {key: arguments[key] for key in self._group_keys.split()} | converted
 
     def __getstate__(self) -> dict:
         return {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ._rules import cast, decay, jit_update, lerp, next_step, squared_average
-from .optimizer import Optimizer, check_arguments, group_defaults, new_state
+from .optimizer import Optimizer, check_arguments, new_state
 
 __all__ = ["RMSprop", "rmsprop_rule"]
 
@@ -41,6 +41,9 @@ class RMSprop(Optimizer):
 
     _state_keys = ("step", "square_avg", "momentum_buffer", "grad_avg")
     _hyper_keys = ("lr", "alpha", "eps", "weight_decay", "momentum")
+    _group_keys = (
+        "lr momentum alpha eps centered weight_decay capturable foreach maximize differentiable"
+    )
     _update = jit_update(rmsprop_rule)
 
     def __init__(
@@ -58,10 +61,7 @@ class RMSprop(Optimizer):
         differentiable: bool = False,
     ) -> None:
         check_arguments(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
-        names = (
-            "lr momentum alpha eps centered weight_decay capturable foreach maximize differentiable"
-        )
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals()))
 
     def _init_state(self, param, group, state) -> None:
         new_state(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._rules import cast, decay, jit_update
-from .optimizer import Optimizer, check_arguments, group_defaults
+from .optimizer import Optimizer, check_arguments
 
 __all__ = ["SGD", "sgd_rule"]
 
@@ -45,6 +45,9 @@ class SGD(Optimizer):
 
     _state_keys = ("momentum_buffer",)
     _hyper_keys = ("lr", "momentum", "dampening", "weight_decay")
+    _group_keys = (
+        "lr momentum dampening weight_decay nesterov maximize foreach differentiable fused"
+    )
     _update = jit_update(sgd_rule)
 
     def __init__(
@@ -64,8 +67,7 @@ class SGD(Optimizer):
         check_arguments(lr=lr, momentum=momentum, weight_decay=weight_decay, nan_ok=True)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        names = "lr momentum dampening weight_decay nesterov maximize foreach differentiable fused"
-        super().__init__(params, group_defaults(locals(), names))
+        super().__init__(params, self._defaults(locals()))
 
     def _has_state(self, group: dict) -> bool:
         return group["momentum"] != 0
