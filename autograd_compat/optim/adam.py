@@ -4,54 +4,37 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .optimizer import Optimizer, _check_non_negative, _scalar, cast, jit_update, new_state
+from ._rules import bias_correction, cast, decay, jit_update, moments, next_step
+from .optimizer import Optimizer, _scalar, check_arguments, new_state
 
-__all__ = ["Adam", "AdamW", "adam_update"]
-
-
-def _lerp(start, end, weight):
-    """PyTorch's CPU lerp: s + w (e - s) for |w| < 0.5, else e - (e - s)(1 - w)."""
-    weight = weight.astype(start.dtype)
-    diff = end - start
-    return jnp.where(jnp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+__all__ = ["Adam", "AdamW", "adam_rule"]
 
 
-def adam_update(params, grads, states, hyper, *, flags):
-    """Pure Adam/AdamW step; `states[i] = (step, exp_avg, exp_avg_sq, max_exp_avg_sq or None)`.
+def adam_rule(param, grad, state, hyper, switches):
+    """One parameter's Adam/AdamW step; `state = (step, exp_avg, exp_avg_sq, max_exp_avg_sq
+    or None)`.
 
-    hyper = [lr, beta1, beta2, eps, weight_decay]; flags = (has_weight_decay, amsgrad,
-    maximize, decoupled_weight_decay). Follows torch/optim/adam.py `_single_tensor_adam`
-    (non-capturable): the bias corrections are computed in float64 from the step, as Python
-    floats are there, then cast to the parameter dtype.
+    hyper = [lr, beta1, beta2, eps, weight_decay]; switches = (weight decay, amsgrad). Follows
+    torch/optim/adam.py `_single_tensor_adam` (non-capturable): the bias corrections are
+    computed in float64 from the step, as Python floats are there, then cast to the parameter
+    dtype.
     """
-    lr, beta1, beta2, eps, weight_decay = (hyper[i] for i in range(5))
-    has_weight_decay, amsgrad, maximize, decoupled = flags
-    new_params, new_states = [], []
-    for param, grad, (step, exp_avg, exp_avg_sq, max_exp_avg_sq) in zip(params, grads, states):
-        grad = -grad if maximize else grad
-        step = step + jnp.ones((), step.dtype)
-        if has_weight_decay:
-            if decoupled:
-                param = param * cast(1 - lr * weight_decay, param)
-            else:
-                grad = grad + cast(weight_decay, param) * param
-        exp_avg = _lerp(exp_avg, grad, 1 - beta1)
-        exp_avg_sq = exp_avg_sq * cast(beta2, exp_avg_sq) + cast(1 - beta2, grad) * grad * grad
-        count = step.astype(jnp.float64)
-        bias_correction1 = 1 - beta1**count
-        bias_correction2 = 1 - beta2**count
-        step_size = lr / bias_correction1
-        bias_correction2_sqrt = jnp.sqrt(bias_correction2)
-        if amsgrad:
-            max_exp_avg_sq = jnp.maximum(max_exp_avg_sq, exp_avg_sq)
-            second = max_exp_avg_sq
-        else:
-            second = exp_avg_sq
-        denom = jnp.sqrt(second) / cast(bias_correction2_sqrt, second) + cast(eps, second)
-        param = param + cast(-step_size, param) * exp_avg / denom
-        new_params.append(param)
-        new_states.append((step, exp_avg, exp_avg_sq, max_exp_avg_sq))
-    return tuple(new_params), tuple(new_states)
+    lr, beta1, beta2, eps, weight_decay = hyper
+    weight_decay_mode, amsgrad = switches
+    step, exp_avg, exp_avg_sq, max_exp_avg_sq = state
+    step, count = next_step(step)
+    param, grad = decay(param, grad, lr, weight_decay, weight_decay_mode)
+    exp_avg, exp_avg_sq = moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
+    step_size = lr / bias_correction(beta1, count)
+    bias_correction2_sqrt = jnp.sqrt(bias_correction(beta2, count))
+    if amsgrad:
+        max_exp_avg_sq = jnp.maximum(max_exp_avg_sq, exp_avg_sq)
+        second = max_exp_avg_sq
+    else:
+        second = exp_avg_sq
+    denom = jnp.sqrt(second) / cast(bias_correction2_sqrt, second) + cast(eps, second)
+    param = param + cast(-step_size, param) * exp_avg / denom
+    return param, (step, exp_avg, exp_avg_sq, max_exp_avg_sq)
 
 
 class Adam(Optimizer):
@@ -73,7 +56,11 @@ class Adam(Optimizer):
 
     _state_keys = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     _hyper_keys = ("lr", "betas", "eps", "weight_decay")
-    _update = jit_update(adam_update)
+    _group_keys = (
+        "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable fused"
+        " decoupled_weight_decay"
+    )
+    _update = jit_update(adam_rule)
 
     def __init__(
         self,
@@ -91,39 +78,15 @@ class Adam(Optimizer):
         fused=None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        lr = _scalar(lr)
-        _check_non_negative(lr=lr, eps=eps)
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        _check_non_negative(weight_decay=weight_decay)
+        check_arguments(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         betas = tuple(_scalar(b) for b in betas)
-        defaults = {
-            "lr": lr,
-            "betas": betas,
-            "eps": eps,
-            "weight_decay": weight_decay,
-            "amsgrad": amsgrad,
-            "maximize": maximize,
-            "foreach": foreach,
-            "capturable": capturable,
-            "differentiable": differentiable,
-            "fused": fused,
-            "decoupled_weight_decay": decoupled_weight_decay,
-        }
-        super().__init__(params, defaults)
+        super().__init__(params, self._defaults(locals(), lr=_scalar(lr)))
 
     def _init_state(self, param, group, state) -> None:
         new_state(param, state, exp_avg=True, exp_avg_sq=True, max_exp_avg_sq=group["amsgrad"])
 
     def _flags(self, group: dict) -> tuple:
-        return (
-            group["weight_decay"] != 0,
-            bool(group["amsgrad"]),
-            bool(group["maximize"]),
-            bool(group.get("decoupled_weight_decay", False)),
-        )
+        return (*super()._flags(group), bool(group["amsgrad"]))
 
 
 class AdamW(Adam):

@@ -16,7 +16,7 @@ from .._ops.shape import cat
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
 from ..nn import _arrays
-from .optimizer import Optimizer, _scalar
+from .optimizer import Optimizer, _scalar, check_arguments
 
 __all__ = ["LBFGS"]
 
@@ -156,6 +156,8 @@ class LBFGS(Optimizer):
         tensor([2., 2.])
     """
 
+    _group_keys = "lr max_iter max_eval tolerance_grad tolerance_change history_size line_search_fn"
+
     def __init__(
         self,
         params,
@@ -167,22 +169,10 @@ class LBFGS(Optimizer):
         history_size: int = 100,
         line_search_fn=None,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_arguments(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = {
-            "lr": lr,
-            "max_iter": max_iter,
-            "max_eval": max_eval,
-            "tolerance_grad": tolerance_grad,
-            "tolerance_change": tolerance_change,
-            "history_size": history_size,
-            "line_search_fn": line_search_fn,
-        }
-        super().__init__(params, defaults)
+        super().__init__(params, self._defaults(locals()))
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]

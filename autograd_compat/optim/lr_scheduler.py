@@ -82,6 +82,26 @@ def _lr_lambdas(optimizer: Optimizer, lr_lambda) -> list:
     return list(lr_lambda)
 
 
+def _checked_optimizer(optimizer) -> Optimizer:
+    """`optimizer`, which a scheduler requires to be an Optimizer (PyTorch's TypeError)."""
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+    return optimizer
+
+
+def _defer_in_compile(step, *args) -> bool:
+    """Inside torch.compile, a scheduler step is Python state updated after the call."""
+    if modes.captures:
+        modes.captures[-1].defer(functools.partial(step, *args))
+        return True
+    return False
+
+
+def _cosine(base_lr, eta_min, t, period) -> float:
+    """SGDR's cosine annealing: the lr at `t` of a `period` going from base_lr to eta_min."""
+    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * t / period)) / 2
+
+
 class LRScheduler:
     """Base class: sets `initial_lr`, takes the initial step, and steps the optimizer's lr."""
 
@@ -89,9 +109,7 @@ class LRScheduler:
     _is_initial: bool = False
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
+        self.optimizer = _checked_optimizer(optimizer)
         if last_epoch == -1:
             for group in optimizer.param_groups:
                 initial_lr = group["lr"]
@@ -154,8 +172,7 @@ class LRScheduler:
 
     def step(self, epoch=None) -> None:
         """Advance the schedule one step (call after optimizer.step())."""
-        if modes.captures:  # inside torch.compile: Python state only, updated after each call
-            modes.captures[-1].defer(functools.partial(self.step, epoch))
+        if _defer_in_compile(self.step, epoch):
             return
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
@@ -186,17 +203,19 @@ class LRScheduler:
     def _update_lr(self, epoch=None) -> None:
         """Set the lrs for the next epoch (or for `epoch`, by the closed form where there is
         one); SequentialLR calls it at a milestone."""
+        if epoch is None:
+            self.last_epoch += 1
+            self._set_lrs(self.get_lr)
+        else:
+            self.last_epoch = epoch
+            self._set_lrs(getattr(self, "_get_closed_form_lr", self.get_lr))
+
+    def _set_lrs(self, compute) -> None:
+        """Set each group's lr to what `compute()` gives (get_lr, which then does not warn, or
+        the closed form), and remember them for get_last_lr()."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                if hasattr(self, "_get_closed_form_lr"):
-                    values = self._get_closed_form_lr()
-                else:
-                    values = self.get_lr()
+            values = compute()
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
@@ -216,12 +235,18 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch)."""
+class _LambdaScheduler(LRScheduler):
+    """A schedule by one lr_lambda per param group (LambdaLR, MultiplicativeLR). Its state dict
+    keeps each lambda's own `__dict__` (a callable object's state), not the lambda itself."""
+
+    _lambdas_must_be_callable = False  # PyTorch's MultiplicativeLR checks up front
 
     def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
         self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
+        for fn in self.lr_lambdas if self._lambdas_must_be_callable else ():
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict:
@@ -244,6 +269,10 @@ class LambdaLR(LRScheduler):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = base_lr * lr_lambda(epoch)."""
+
     def get_lr(self) -> list:
         self._warn_get_lr()
         return [
@@ -252,13 +281,10 @@ class LambdaLR(LRScheduler):
         ]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """lr = lr * lr_lambda(epoch) at every step after the first."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
-        self.optimizer = optimizer
-        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
+    _lambdas_must_be_callable = True
 
     def get_lr(self) -> list:
         self._warn_get_lr()
@@ -270,7 +296,23 @@ class MultiplicativeLR(LRScheduler):
         return _lrs(self.optimizer, "lr")
 
 
-class StepLR(LRScheduler):
+class _FactorScheduler(LRScheduler):
+    """A schedule whose step multiplies every group's current lr by one factor, `_factor()`
+    (None: the lrs stay), the chainable form of PyTorch's StepLR, MultiStepLR, ExponentialLR,
+    ConstantLR, LinearLR and PolynomialLR."""
+
+    def _factor(self) -> float | None:
+        raise NotImplementedError
+
+    def get_lr(self) -> list:
+        self._warn_get_lr()
+        factor = self._factor()
+        if factor is None:
+            return _lrs(self.optimizer, "lr")
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
+
+class StepLR(_FactorScheduler):
     """Multiply lr by gamma every step_size epochs."""
 
     def __init__(
@@ -280,11 +322,10 @@ class StepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list:
-        self._warn_get_lr()
+    def _factor(self) -> float | None:
         if (self.last_epoch == 0) or (self.last_epoch % self.step_size != 0):
-            return _lrs(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return None
+        return self.gamma
 
     def _get_closed_form_lr(self) -> list:
         return [
@@ -292,7 +333,7 @@ class StepLR(LRScheduler):
         ]
 
 
-class MultiStepLR(LRScheduler):
+class MultiStepLR(_FactorScheduler):
     """Multiply lr by gamma at each milestone."""
 
     def __init__(
@@ -302,14 +343,10 @@ class MultiStepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list:
-        self._warn_get_lr()
+    def _factor(self) -> float | None:
         if self.last_epoch not in self.milestones:
-            return _lrs(self.optimizer, "lr")
-        return [
-            group["lr"] * self.gamma ** self.milestones[self.last_epoch]
-            for group in self.optimizer.param_groups
-        ]
+            return None
+        return self.gamma ** self.milestones[self.last_epoch]
 
     def _get_closed_form_lr(self) -> list:
         milestones = sorted(self.milestones.elements())
@@ -319,7 +356,7 @@ class MultiStepLR(LRScheduler):
         ]
 
 
-class LinearLR(LRScheduler):
+class LinearLR(_FactorScheduler):
     """Scale lr linearly from start_factor to end_factor over total_iters steps."""
 
     def __init__(
@@ -342,24 +379,15 @@ class LinearLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list:
-        self._warn_get_lr()
+    def _factor(self) -> float | None:
         if self.last_epoch == 0:
-            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return self.start_factor
         if self._is_initial or self.last_epoch > self.total_iters:
-            return _lrs(self.optimizer, "lr")
-        return [
-            group["lr"]
-            * (
-                1.0
-                + (self.end_factor - self.start_factor)
-                / (
-                    self.total_iters * self.start_factor
-                    + (self.last_epoch - 1) * (self.end_factor - self.start_factor)
-                )
-            )
-            for group in self.optimizer.param_groups
-        ]
+            return None
+        return 1.0 + (self.end_factor - self.start_factor) / (
+            self.total_iters * self.start_factor
+            + (self.last_epoch - 1) * (self.end_factor - self.start_factor)
+        )
 
     def _get_closed_form_lr(self) -> list:
         return [
@@ -374,18 +402,15 @@ class LinearLR(LRScheduler):
         ]
 
 
-class ExponentialLR(LRScheduler):
+class ExponentialLR(_FactorScheduler):
     """Multiply lr by gamma every epoch."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list:
-        self._warn_get_lr()
-        if self._is_initial:
-            return _lrs(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+    def _factor(self) -> float | None:
+        return None if self._is_initial else self.gamma
 
     def _get_closed_form_lr(self) -> list:
         return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
@@ -406,13 +431,7 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return _lrs(self.optimizer, "lr")
         if self._step_count == 1 and self.last_epoch > 0:
-            return [
-                self.eta_min
-                + (base_lr - self.eta_min)
-                * (1 + math.cos((self.last_epoch) * math.pi / self.T_max))
-                / 2
-                for base_lr in self.base_lrs
-            ]
+            return self._get_closed_form_lr()
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [
                 group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
@@ -427,11 +446,7 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
     def _get_closed_form_lr(self) -> list:
-        return [
-            self.eta_min
-            + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-            for base_lr in self.base_lrs
-        ]
+        return [_cosine(lr, self.eta_min, self.last_epoch, self.T_max) for lr in self.base_lrs]
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -452,9 +467,7 @@ class ReduceLROnPlateau(LRScheduler):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
+        self.optimizer = _checked_optimizer(optimizer)
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
                 raise ValueError(
@@ -547,7 +560,39 @@ class ReduceLROnPlateau(LRScheduler):
         )
 
 
-class OneCycleLR(LRScheduler):
+class _MomentumCycle(LRScheduler):
+    """A schedule that also cycles the momentum (SGD's, or Adam's beta1) inversely to the lr,
+    between per-group base_momentum and max_momentum (CyclicLR, OneCycleLR)."""
+
+    use_beta1: bool
+
+    def _start_momentum_cycle(self, last_epoch: int, **momenta) -> tuple[list, list]:
+        """Check that the optimizer has a momentum, format `momenta` (base_momentum and
+        max_momentum, in the order given) per group and, on a fresh start, set each group's
+        momentum to its max and record both bounds in it. Returns (base, max) per group."""
+        defaults = self.optimizer.defaults
+        if "momentum" not in defaults and "betas" not in defaults:
+            raise ValueError(
+                "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+            )
+        self.use_beta1 = "betas" in defaults
+        per_group = {k: _format_param(k, self.optimizer, v) for k, v in momenta.items()}
+        bases, maxima = per_group["base_momentum"], per_group["max_momentum"]
+        if last_epoch == -1:
+            for base, top, group in zip(bases, maxima, self.optimizer.param_groups):
+                self._set_momentum(group, top)
+                group["max_momentum"] = top
+                group["base_momentum"] = base
+        return bases, maxima
+
+    def _set_momentum(self, group: dict, momentum) -> None:
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+
+class OneCycleLR(_MomentumCycle):
     """The 1cycle policy: warm up to max_lr, then anneal far below the initial lr (per batch)."""
 
     def __init__(
@@ -567,9 +612,7 @@ class OneCycleLR(LRScheduler):
         three_phase: bool = False,
         last_epoch: int = -1,
     ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
+        self.optimizer = _checked_optimizer(optimizer)
         if total_steps is not None:
             if total_steps <= 0 or not isinstance(total_steps, int):
                 raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
@@ -639,24 +682,10 @@ class OneCycleLR(LRScheduler):
                 group["max_lr"] = max_lrs[idx]
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
-        if self.cycle_momentum:
-            if "momentum" not in self.optimizer.defaults and "betas" not in self.optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
-            self.use_beta1 = "betas" in self.optimizer.defaults
-            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
-            if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(
-                    max_momentums, base_momentums, optimizer.param_groups
-                ):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+        if self.cycle_momentum:  # PyTorch reads max_momentum first here, base_momentum in CyclicLR
+            self._start_momentum_cycle(
+                last_epoch, max_momentum=max_momentum, base_momentum=base_momentum
+            )
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, start, end, pct):
@@ -692,23 +721,12 @@ class OneCycleLR(LRScheduler):
                 start_step = phase["end_step"]
             lrs.append(computed_lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (computed_momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = computed_momentum
+                self._set_momentum(group, computed_momentum)
         return lrs
 
 
 # ----------------------------------------------------------------------------- more schedulers
-def _defer_in_compile(step, *args) -> bool:
-    """Inside torch.compile, a scheduler step is Python state updated after the call."""
-    if modes.captures:
-        modes.captures[-1].defer(functools.partial(step, *args))
-        return True
-    return False
-
-
-class ConstantLR(LRScheduler):
+class ConstantLR(_FactorScheduler):
     """Multiply the lr by `factor` for the first `total_iters` steps (a warmup)."""
 
     def __init__(
@@ -724,13 +742,12 @@ class ConstantLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list:
-        self._warn_get_lr()
+    def _factor(self) -> float | None:
         if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+            return self.factor
         if self.last_epoch != self.total_iters:
-            return _lrs(self.optimizer, "lr")
-        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+            return None
+        return 1.0 / self.factor
 
     def _get_closed_form_lr(self) -> list:
         return [
@@ -739,7 +756,7 @@ class ConstantLR(LRScheduler):
         ]
 
 
-class PolynomialLR(LRScheduler):
+class PolynomialLR(_FactorScheduler):
     """Decay the lr by a polynomial of the given power over `total_iters` steps."""
 
     def __init__(
@@ -749,15 +766,13 @@ class PolynomialLR(LRScheduler):
         self.power = power
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self) -> list:
-        self._warn_get_lr()
+    def _factor(self) -> float | None:
         if self._is_initial or self.last_epoch > self.total_iters:
-            return _lrs(self.optimizer, "lr")
-        decay_factor = (
+            return None
+        return (
             (1.0 - self.last_epoch / self.total_iters)
             / (1.0 - (self.last_epoch - 1) / self.total_iters)
         ) ** self.power
-        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list:
         return [
@@ -796,11 +811,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self) -> list:
         self._warn_get_lr()
-        return [
-            self.eta_min
-            + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-            for base_lr in self.base_lrs
-        ]
+        return [_cosine(lr, self.eta_min, self.T_cur, self.T_i) for lr in self.base_lrs]
 
     def step(self, epoch=None) -> None:
         """Step once, or to the (possibly fractional) `epoch`, as PyTorch's."""
@@ -828,17 +839,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set(group, "lr", lr)
-        self._last_lr = _lrs(self.optimizer, "lr")
+        self._set_lrs(self.get_lr)
 
 
-class CyclicLR(LRScheduler):
+class CyclicLR(_MomentumCycle):
     """Cyclical learning rates between base_lr and max_lr (modes triangular, triangular2,
     exp_range, or a custom scale_fn), cycling momentum (or Adam's beta1) inversely."""
 
@@ -858,9 +862,7 @@ class CyclicLR(LRScheduler):
         max_momentum=0.9,
         last_epoch: int = -1,
     ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
+        self.optimizer = _checked_optimizer(optimizer)
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
@@ -879,23 +881,9 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
-            self.use_beta1 = "betas" in self.optimizer.defaults
-            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
-            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(
-                    self.max_momentums, self.base_momentums, optimizer.param_groups
-                ):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+            self.base_momentums, self.max_momentums = self._start_momentum_cycle(
+                last_epoch, base_momentum=base_momentum, max_momentum=max_momentum
+            )
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -948,10 +936,7 @@ class CyclicLR(LRScheduler):
                 for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums)
             ]
             for group, momentum in zip(self.optimizer.param_groups, momentums):
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                self._set_momentum(group, momentum)
         return lrs
 
     def state_dict(self) -> dict:

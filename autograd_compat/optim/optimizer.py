@@ -1,11 +1,13 @@
 """torch.optim.Optimizer: param_groups, state, zero_grad, state_dict, and the jitted step.
 
-A subclass supplies one pure update function `(params, grads, states, hyper, *, flags) ->
-(new_params, new_states)` over tuples of arrays. `step()` runs it once per param group through
+A subclass supplies a pure rule for one parameter (see `_rules.py`), which `_rules.jit_update`
+turns into `_update` over tuples of arrays. `step()` runs it once per param group through
 `jax.jit`: hyperparameters (lr, betas, ...) are a float64 array input, so changing the learning
-rate (a scheduler) does not recompile, and only boolean switches (momentum on/off, nesterov,
-amsgrad) are static. All state lives in `self.state` as Tensors (what `state_dict()` returns),
-so a training step can be lifted into a pure function of (params, grads, state, hyper).
+rate (a scheduler) does not recompile, and only switches (maximize, the kind of weight decay,
+momentum on/off, nesterov, amsgrad) are static. All state lives in `self.state` as Tensors (what
+`state_dict()` returns), so a training step can be lifted into a pure function of (params,
+grads, state, hyper). `check_arguments`, `Optimizer._defaults` and `new_state` are the
+constructor and first-step pieces every optimizer shares.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-import jax
 import numpy as np
 
 from .._pure import dtypes as _dtypes
@@ -56,16 +57,27 @@ def _typename(obj) -> str:
     return name if module in ("builtins", "") else f"{module}.{name}"
 
 
-def _check_non_negative(*, nan_ok: bool = False, **values) -> None:
-    """PyTorch's `Invalid <name>: <value>` ValueError for the first negative hyperparameter.
+def check_arguments(*, nan_ok: bool = False, positive: bool = False, **values) -> None:
+    """PyTorch's checks of an optimizer's arguments, in the order given, with its messages:
+    a Tensor `lr` has one element (`Tensor lr must be 1-element`), each of `betas` lies in
+    [0, 1) (`Invalid beta parameter at index 0: 1.0`), and every other value is not negative
+    (`Invalid learning rate: -1.0`, `Invalid epsilon value: ...`, `Invalid <name> value: ...`).
 
-    The names read "learning rate" (lr), "epsilon value" (eps) or "<name> value", as in
-    PyTorch's optimizers. `nan_ok=True` is SGD's `value < 0.0` test, which lets NaN through;
-    the others test `not 0.0 <= value`, which does not.
+    The test is `not 0.0 <= value`, which NaN fails; `nan_ok=True` is SGD's `value < 0.0`,
+    which NaN passes, and `positive=True` SparseAdam's `not 0.0 < value`.
     """
     for name, value in values.items():
-        if value < 0.0 if nan_ok else not 0.0 <= value:
+        if name == "betas":
+            for index in (0, 1):
+                if not 0.0 <= value[index] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {index}: {value[index]}")
+            continue
+        if name == "lr" and isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if value < 0.0 if nan_ok else not (0.0 < value if positive else 0.0 <= value):
             what = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            if isinstance(value, Tensor) and value.dim() == 0:
+                value = value.item()  # as a 0-dim torch.Tensor formats in PyTorch's f-string
             raise ValueError(f"Invalid {what}: {value}")
 
 
@@ -78,8 +90,9 @@ class Optimizer:
         defaults (dict): default hyperparameters for groups that do not set them.
     """
 
-    _state_keys: tuple = ()  # the update function's per-parameter state, in its order
+    _state_keys: tuple = ()  # the update rule's per-parameter state, in its order
     _hyper_keys: tuple = ()  # the group entries that make `hyper`, in its order (tuples flatten)
+    _group_keys: str = ""  # the entries of `defaults`, space-separated, in PyTorch's order
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -99,6 +112,12 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(dict(param_group))
+
+    def _defaults(self, arguments: dict, **converted) -> dict:
+        """The `defaults` of a subclass: each of its `_group_keys` (the order of PyTorch's, so
+        of the param groups' keys) taken from its `__init__`'s `locals()`, or from `converted`
+        for an argument kept in another form (a Tensor lr as a number)."""
+        return {key: arguments[key] for key in self._group_keys.split()} | converted
 
     def __getstate__(self) -> dict:
         return {
@@ -306,14 +325,20 @@ class Optimizer:
         return np.array([_scalar(v) for v in values], dtype=np.float64)
 
     def _flags(self, group: dict) -> tuple:
-        """The group's switches that change the update's structure (static for jit)."""
-        raise NotImplementedError
+        """The group's switches that change the update's structure (static for jit): first how
+        weight decay applies (see `_rules.decay`); subclasses add their own after it."""
+        if group.get("weight_decay", 0) == 0:
+            return (None,)
+        decoupled = "decoupled_weight_decay" in self.defaults and group.get(
+            "decoupled_weight_decay", False
+        )
+        return ("decoupled" if decoupled else "l2",)
 
     def _has_state(self, group: dict) -> bool:
         """Whether the group's parameters keep state (SGD without momentum keeps none)."""
         return True
 
-    _update: Callable[..., Any]  # the jitted pure update function of the subclass (jit_update)
+    _update: Callable[..., Any]  # the jitted pure update of the subclass (_rules.jit_update)
 
     def _step_group(self, group: dict) -> None:
         """One call of the jitted update for the group's parameters that have a gradient."""
@@ -342,7 +367,7 @@ class Optimizer:
             tuple(p._grad._value for p in params),
             state_values,
             modes.runtime_input(lambda: self._hyper(group)),
-            flags=self._flags(group),
+            flags=(bool(group["maximize"]), self._flags(group)),
         )
         # a big update that does not fit fails here, before any parameter or state is changed
         if any(p._value.size > _memory.BLOCK_ELEMENTS for p in params):
@@ -382,21 +407,13 @@ class Optimizer:
         return loss
 
 
-def jit_update(fn):
-    """Jit a pure update function `fn(params, grads, states, hyper, *, flags)`."""
-    return staticmethod(jax.jit(fn, static_argnames=("flags",)))
-
-
-def new_state(param: Tensor, state: dict, **buffers: bool) -> None:
-    """Start a parameter's state: a float32 step count 0, then a zero buffer shaped like `param`
-    for each name in `buffers` whose switch is true (in that order, the state_dict's)."""
+def new_state(param: Tensor, state: dict, scalars: dict | None = None, **buffers: bool) -> None:
+    """Start a parameter's state, in the state_dict's order: a float32 step count 0, a float32
+    scalar for each of `scalars` (name: starting value), then a zero buffer shaped like
+    `param` for each name in `buffers` whose switch is true."""
     state["step"] = _arrays.filled((), 0.0, _dtypes.float32)
+    for key, value in (scalars or {}).items():
+        state[key] = _arrays.filled((), value, _dtypes.float32)
     for key, wanted in buffers.items():
         if wanted:
             state[key] = _arrays.zeros_like(param)
-
-
-def cast(value, like):
-    """A float64 hyperparameter (a jit input) cast to the dtype of `like`, as PyTorch's
-    scalar arguments are cast to the tensor's dtype."""
-    return value.astype(like.dtype)

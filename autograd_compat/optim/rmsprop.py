@@ -4,41 +4,36 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .adam import _lerp
-from .optimizer import Optimizer, _check_non_negative, cast, jit_update, new_state
+from ._rules import cast, decay, jit_update, lerp, next_step, squared_average
+from .optimizer import Optimizer, check_arguments, new_state
 
-__all__ = ["RMSprop", "rmsprop_update"]
+__all__ = ["RMSprop", "rmsprop_rule"]
 
 
-def rmsprop_update(params, grads, states, hyper, *, flags):
-    """Pure RMSprop step; `states[i] = (step, square_avg, momentum_buffer, grad_avg)`.
+def rmsprop_rule(param, grad, state, hyper, switches):
+    """One parameter's RMSprop step; `state = (step, square_avg, momentum_buffer, grad_avg)`.
 
-    hyper = [lr, alpha, eps, weight_decay, momentum]; flags = (has_weight_decay, centered,
-    has_momentum, maximize). Follows torch/optim/rmsprop.py `_single_tensor_rmsprop`.
+    hyper = [lr, alpha, eps, weight_decay, momentum]; switches = (weight decay, centered,
+    has_momentum). Follows torch/optim/rmsprop.py `_single_tensor_rmsprop`.
     """
-    lr, alpha, eps, weight_decay, momentum = (hyper[i] for i in range(5))
-    has_weight_decay, centered, has_momentum, maximize = flags
-    new_params, new_states = [], []
-    for param, grad, (step, square_avg, buf, grad_avg) in zip(params, grads, states):
-        grad = -grad if maximize else grad
-        step = step + jnp.ones((), step.dtype)
-        if has_weight_decay:
-            grad = grad + cast(weight_decay, param) * param
-        square_avg = square_avg * cast(alpha, square_avg) + cast(1 - alpha, grad) * grad * grad
-        if centered:
-            grad_avg = _lerp(grad_avg, grad, 1 - alpha)
-            avg = jnp.sqrt(square_avg - grad_avg * grad_avg)
-        else:
-            avg = jnp.sqrt(square_avg)
-        avg = avg + cast(eps, avg)
-        if has_momentum:
-            buf = buf * cast(momentum, buf) + grad / avg
-            param = param + cast(-lr, param) * buf
-        else:
-            param = param + cast(-lr, param) * grad / avg
-        new_params.append(param)
-        new_states.append((step, square_avg, buf, grad_avg))
-    return tuple(new_params), tuple(new_states)
+    lr, alpha, eps, weight_decay, momentum = hyper
+    weight_decay_mode, centered, has_momentum = switches
+    step, square_avg, buf, grad_avg = state
+    step, _ = next_step(step)
+    param, grad = decay(param, grad, lr, weight_decay, weight_decay_mode)
+    square_avg = squared_average(square_avg, grad, alpha)
+    if centered:
+        grad_avg = lerp(grad_avg, grad, 1 - alpha)
+        avg = jnp.sqrt(square_avg - grad_avg * grad_avg)
+    else:
+        avg = jnp.sqrt(square_avg)
+    avg = avg + cast(eps, avg)
+    if has_momentum:
+        buf = buf * cast(momentum, buf) + grad / avg
+        param = param + cast(-lr, param) * buf
+    else:
+        param = param + cast(-lr, param) * grad / avg
+    return param, (step, square_avg, buf, grad_avg)
 
 
 class RMSprop(Optimizer):
@@ -46,7 +41,10 @@ class RMSprop(Optimizer):
 
     _state_keys = ("step", "square_avg", "momentum_buffer", "grad_avg")
     _hyper_keys = ("lr", "alpha", "eps", "weight_decay", "momentum")
-    _update = jit_update(rmsprop_update)
+    _group_keys = (
+        "lr momentum alpha eps centered weight_decay capturable foreach maximize differentiable"
+    )
+    _update = jit_update(rmsprop_rule)
 
     def __init__(
         self,
@@ -62,22 +60,8 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative(
-            lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
-        )
-        defaults = {
-            "lr": lr,
-            "momentum": momentum,
-            "alpha": alpha,
-            "eps": eps,
-            "centered": centered,
-            "weight_decay": weight_decay,
-            "capturable": capturable,
-            "foreach": foreach,
-            "maximize": maximize,
-            "differentiable": differentiable,
-        }
-        super().__init__(params, defaults)
+        check_arguments(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        super().__init__(params, self._defaults(locals()))
 
     def _init_state(self, param, group, state) -> None:
         new_state(
@@ -89,9 +73,4 @@ class RMSprop(Optimizer):
         )
 
     def _flags(self, group: dict) -> tuple:
-        return (
-            group["weight_decay"] != 0,
-            bool(group["centered"]),
-            group["momentum"] > 0,
-            bool(group["maximize"]),
-        )
+        return (*super()._flags(group), bool(group["centered"]), group["momentum"] > 0)

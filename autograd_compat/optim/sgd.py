@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-from .optimizer import Optimizer, _check_non_negative, cast, jit_update
+from ._rules import cast, decay, jit_update
+from .optimizer import Optimizer, check_arguments
 
-__all__ = ["SGD", "sgd_update"]
+__all__ = ["SGD", "sgd_rule"]
 
 
-def sgd_update(params, grads, states, hyper, *, flags):
-    """Pure SGD step over tuples of arrays; `states[i] = (momentum_buffer or None,)`.
+def sgd_rule(param, grad, state, hyper, switches):
+    """One parameter's SGD step; `state = (momentum_buffer or None,)`.
 
-    hyper = [lr, momentum, dampening, weight_decay]; flags = (has_weight_decay,
-    has_momentum, nesterov, maximize). Follows torch/optim/sgd.py `_single_tensor_sgd`.
+    hyper = [lr, momentum, dampening, weight_decay]; switches = (weight decay, has_momentum,
+    nesterov). Follows torch/optim/sgd.py `_single_tensor_sgd`.
     """
-    lr, momentum, dampening, weight_decay = hyper[0], hyper[1], hyper[2], hyper[3]
-    has_weight_decay, has_momentum, nesterov, maximize = flags
-    new_params, new_states = [], []
-    for param, grad, (buf,) in zip(params, grads, states):
-        grad = -grad if maximize else grad
-        if has_weight_decay:
-            grad = grad + cast(weight_decay, param) * param
-        if has_momentum:
-            if buf is None:
-                buf = grad
-            else:
-                buf = buf * cast(momentum, buf) + cast(1 - dampening, buf) * grad
-            grad = grad + cast(momentum, grad) * buf if nesterov else buf
-        new_params.append(param + cast(-lr, param) * grad)
-        new_states.append((buf,))
-    return tuple(new_params), tuple(new_states)
+    lr, momentum, dampening, weight_decay = hyper
+    weight_decay_mode, has_momentum, nesterov = switches
+    (buf,) = state
+    param, grad = decay(param, grad, lr, weight_decay, weight_decay_mode)
+    if has_momentum:
+        if buf is None:
+            buf = grad
+        else:
+            buf = buf * cast(momentum, buf) + cast(1 - dampening, buf) * grad
+        grad = grad + cast(momentum, grad) * buf if nesterov else buf
+    return param + cast(-lr, param) * grad, (buf,)
 
 
 class SGD(Optimizer):
@@ -49,7 +45,10 @@ class SGD(Optimizer):
 
     _state_keys = ("momentum_buffer",)
     _hyper_keys = ("lr", "momentum", "dampening", "weight_decay")
-    _update = jit_update(sgd_update)
+    _group_keys = (
+        "lr momentum dampening weight_decay nesterov maximize foreach differentiable fused"
+    )
+    _update = jit_update(sgd_rule)
 
     def __init__(
         self,
@@ -65,29 +64,13 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused=None,
     ) -> None:
-        _check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay, nan_ok=True)
-        defaults = {
-            "lr": lr,
-            "momentum": momentum,
-            "dampening": dampening,
-            "weight_decay": weight_decay,
-            "nesterov": nesterov,
-            "maximize": maximize,
-            "foreach": foreach,
-            "differentiable": differentiable,
-            "fused": fused,
-        }
+        check_arguments(lr=lr, momentum=momentum, weight_decay=weight_decay, nan_ok=True)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, defaults)
+        super().__init__(params, self._defaults(locals()))
 
     def _has_state(self, group: dict) -> bool:
         return group["momentum"] != 0
 
     def _flags(self, group: dict) -> tuple:
-        return (
-            group["weight_decay"] != 0,
-            group["momentum"] != 0,
-            bool(group["nesterov"]),
-            bool(group["maximize"]),
-        )
+        return (*super()._flags(group), group["momentum"] != 0, bool(group["nesterov"]))
