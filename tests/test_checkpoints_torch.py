@@ -218,9 +218,7 @@ def _malicious(marker: pathlib.Path) -> dict:
     }
 
 
-def test_malicious_pickles_are_refused_with_pytorchs_error_and_nothing_runs(
-    tmp_path, real_torch
-):
+def test_malicious_pickles_are_refused_with_pytorchs_error_and_nothing_runs(tmp_path, real_torch):
     marker = tmp_path / "executed"
     for name, data in _malicious(marker).items():
         path = tmp_path / f"{name}.pt"

@@ -78,9 +78,9 @@ def torch_name(obj) -> tuple[str, str] | None:
     if full is not None and full.startswith("torch"):
         module, _, name = full.rpartition(".")
         return module, name
-    module = getattr(obj, "__module__", None)
-    if full is None and isinstance(module, str) and module.split(".")[0] == "autograd_compat":
-        return "torch" + module[len("autograd_compat") :], obj.__qualname__
+    home = getattr(obj, "__module__", None)
+    if full is None and isinstance(home, str) and home.split(".")[0] == "autograd_compat":
+        return "torch" + home[len("autograd_compat") :], obj.__qualname__
     return None
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import io
 import pickle
-from types import FunctionType
 from collections import OrderedDict
+from types import FunctionType
+from typing import Any
 
 import jax
 import numpy as np
@@ -40,7 +41,7 @@ class SavedStorage:
 
     def data(self) -> memoryview:
         """The storage's bytes (copied to the host), as PyTorch stores them."""
-        return memoryview(np.asarray(self.value).reshape(-1).view(np.uint8))
+        return np.asarray(self.value).reshape(-1).view(np.uint8).data
 
 
 class _Data:
@@ -53,7 +54,12 @@ class _Data:
         self.tensor = tensor
 
 
-class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can be overridden
+# Python's own pickler (not the C one): its save_global can be overridden (typeshed has no
+# stub of it)
+_PythonPickler: Any = pickle._Pickler
+
+
+class _Pickler(_PythonPickler):
     """A pickler writing PyTorch's reductions, persistent ids and global names."""
 
     def __init__(self, file, protocol: int) -> None:
@@ -98,7 +104,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can be o
             storage = SavedStorage(str(len(self.storages)), value)
             self.storages[id(owner)] = storage
         sizes, strides, offset = layout
-        args = (storage, offset, tuple(sizes), tuple(strides), requires_grad, OrderedDict())
+        args: tuple = (storage, offset, tuple(sizes), tuple(strides), requires_grad, OrderedDict())
         return storages.rebuild_tensor_v2, args
 
     def save_global(self, obj, name=None) -> None:
@@ -117,7 +123,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can be o
 
     # functions and classes are saved through the dispatch table, which holds the base class's
     # save_global: point it at the one above
-    dispatch = {**pickle._Pickler.dispatch, FunctionType: save_global, type: save_global}
+    dispatch = {**_PythonPickler.dispatch, FunctionType: save_global, type: save_global}
 
 
 def dump(obj, protocol: int) -> tuple[bytes, list[SavedStorage]]:

@@ -19,7 +19,6 @@ import numpy as np
 
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
-from .._pure import memory as _memory
 from .._state.modes import no_grad
 from .._state.tensor import Tensor
 from ..nn.parameter import Parameter
@@ -77,9 +76,7 @@ class LoadedStorage:
 
 
 def _shape(values, what: str) -> tuple:
-    if not isinstance(values, (tuple, list)) or not all(
-        type(v) is int and v >= 0 for v in values
-    ):
+    if not isinstance(values, (tuple, list)) or not all(type(v) is int and v >= 0 for v in values):
         raise ValueError(f"a tensor's {what} must be non-negative ints, got {values!r}")
     return tuple(values)
 
@@ -170,7 +167,7 @@ def _view(flat: Tensor, size: tuple, stride: tuple, offset: int) -> Tensor | Non
     if len(dims) > 1:
         view = view.permute(*sorted(range(len(dims)), key=lambda k: dims[k]))
     real = sorted(dims)
-    for i, n in enumerate(size):
+    for i in range(len(size)):
         if i not in real:
             view = view.unsqueeze(i)
     if any(s == 0 and n != 1 for n, s in zip(size, stride)):
