@@ -132,6 +132,7 @@ def _views(library) -> dict:
         "t": base.t(),
         "row": base[2],
         "diagonal": base.diagonal(),
+        "expanded": base[1].expand(2, 4),
         "tied": base.detach(),
     }
 

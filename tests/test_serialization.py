@@ -256,3 +256,42 @@ def test_a_save_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch)
     torch.save({"w": torch.full((2,), 5.0)}, path)  # a good save replaces it, same mode
     assert torch.load(path)["w"].tolist() == [5.0, 5.0]
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+def _text(value: str) -> bytes:
+    """The pickle opcode pushing the string `value` (BINUNICODE)."""
+    return b"X" + len(value).to_bytes(4, "little") + value.encode()
+
+
+def _tensor_pickle(size: bytes, stride: bytes) -> bytes:
+    """A protocol-2 pickle of `_rebuild_tensor_v2` over a float storage of 4 elements, with
+    the given pickled size and stride tuples."""
+    storage = b"(" + _text("storage") + b"ctorch\nFloatStorage\n" + _text("0") + _text("cpu")
+    return (
+        b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n("
+        + storage
+        + b"K\x04tQK\x00"
+        + size
+        + stride
+        + b"\x89ccollections\nOrderedDict\n)RtR."
+    )
+
+
+def test_crafted_pickles_cannot_make_huge_allocations(tmp_path):
+    def archive_with(pkl: bytes):
+        path = tmp_path / "crafted.pt"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("archive/data.pkl", pkl)
+            archive.writestr("archive/data/0", np.arange(4, dtype=np.float32).tobytes())
+        return path
+
+    ok = archive_with(_tensor_pickle(b"K\x02K\x02\x86", b"K\x02K\x01\x86"))
+    assert torch.load(ok).tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    # an expanded tensor (stride 0) of 2**50 elements over 4 floats: refused, nothing allocated
+    huge = b"\x8a\x07" + (2**50).to_bytes(7, "little") + b"\x85"
+    with pytest.raises(RuntimeError, match="takes 4503599627370496 bytes, more than this"):
+        torch.load(archive_with(_tensor_pickle(huge, b"K\x00\x85")))
+    # bytearray(n) would allocate n bytes: only bytearray(text) is allowed
+    pkl = b"\x80\x02c__builtin__\nbytearray\n\x8a\x06" + (2**40).to_bytes(6, "little") + b"\x85R."
+    with pytest.raises(RuntimeError, match="not a valid checkpoint.*bytearray of int"):
+        torch.load(archive_with(pkl))

@@ -28,6 +28,14 @@ def _encode(text, encoding="utf-8"):
     return encode(text, "latin1")
 
 
+def _bytearray(source=b"", *encoding):
+    """`bytearray`, which pickles of bytearrays call with their latin-1 text: from text or
+    bytes only (never `bytearray(n)`, an allocation of n bytes that a crafted file chooses)."""
+    if not isinstance(source, (str, bytes)):
+        raise ValueError(f"bytearray of {type(source).__name__}")
+    return bytearray(source, *encoding)
+
+
 TORCH_GLOBALS: dict[str, object] = {
     "collections.OrderedDict": OrderedDict,
     "collections.Counter": Counter,
@@ -36,7 +44,7 @@ TORCH_GLOBALS: dict[str, object] = {
     "torch.Tensor": Tensor,
     "torch.device": _device.device,
     "_codecs.encode": _encode,
-    "builtins.bytearray": bytearray,
+    "builtins.bytearray": _bytearray,
     "builtins.set": set,
     "builtins.complex": complex,
     "torch._utils._rebuild_tensor": storages.rebuild_tensor,

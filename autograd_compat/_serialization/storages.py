@@ -19,6 +19,7 @@ import numpy as np
 
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
+from .._pure import memory as _memory
 from .._state.modes import no_grad
 from .._state.tensor import Tensor
 from ..nn.parameter import Parameter
@@ -95,6 +96,12 @@ def _check_layout(storage, offset, size, stride) -> tuple:
         raise ValueError(
             f"a tensor of size {list(size)} and stride {list(stride)} at offset {offset} does "
             f"not fit in its storage of {storage.numel} elements"
+        )
+    nbytes = math.prod(size) * storage.dtype.itemsize  # more than its storage when expanded
+    if nbytes > _memory.host_bytes():
+        raise ValueError(
+            f"a tensor of size {list(size)} takes {nbytes} bytes, more than this machine's "
+            f"memory ({_memory.host_bytes()} bytes)"
         )
     return size, stride, offset
 

@@ -21,6 +21,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 
 from .._pure.shapes import Size
+from .._state.tensor import Tensor
 from ..nn.parameter import Parameter
 from .globals import TORCH_GLOBALS, is_unsupported
 
@@ -86,7 +87,9 @@ def _resolve(module: str, name: str) -> object:
     )
 
 
-_ALLOWED_IDS = frozenset(id(v) for v in TORCH_GLOBALS.values())
+# what REDUCE may call: the allowed globals but the Tensor class (a value for
+# `_rebuild_from_type_v2`; its legacy constructor would allocate any size a file asks for)
+_ALLOWED_IDS = frozenset(id(v) for v in TORCH_GLOBALS.values() if v is not Tensor)
 # the allowed classes NEWOBJ may create (a Tensor is made by a rebuild function, never bare)
 _NEWOBJ_CLASSES = (OrderedDict, Counter, set, bytearray, complex, Size)
 
