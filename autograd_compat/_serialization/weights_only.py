@@ -267,7 +267,7 @@ def _proto(m: _Machine, protocol: int) -> None:
             "pickle protocol used by `torch.load` (2). The weights_only Unpickler might not "
             "support all instructions implemented by this protocol, please file an issue for "
             "adding support if you encounter this.",
-            stacklevel=5,
+            stacklevel=7,
         )
 
 
