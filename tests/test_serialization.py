@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import pathlib
 import pickle
 import tracemalloc
 import zipfile
@@ -295,3 +296,24 @@ def test_crafted_pickles_cannot_make_huge_allocations(tmp_path):
     pkl = b"\x80\x02c__builtin__\nbytearray\n\x8a\x06" + (2**40).to_bytes(6, "little") + b"\x85R."
     with pytest.raises(RuntimeError, match="not a valid checkpoint.*bytearray of int"):
         torch.load(archive_with(pkl))
+
+
+def test_a_checkpoint_of_the_former_format_still_loads():
+    """tests/data/former_format.pt was written by this library's former `save` (a zip of .npy
+    arrays and a JSON manifest): a state dict, a Parameter, bfloat16, a shared tensor."""
+    path = pathlib.Path(__file__).parent / "data" / "former_format.pt"
+    checkpoint = torch.load(path)
+    with zipfile.ZipFile(path) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        stored = [np.load(io.BytesIO(archive.read(s["file"]))) for s in manifest["arrays"]]
+    model = nn.Linear(3, 2)
+    model.load_state_dict(checkpoint["model"])
+    assert checkpoint["model"]._metadata == model.state_dict()._metadata
+    np.testing.assert_array_equal(model.weight.detach().numpy(), stored[0])
+    np.testing.assert_array_equal(model.bias.detach().numpy(), stored[1])
+    assert checkpoint["step"] == 3 and checkpoint["meta"] == (torch.float16, torch.Size([2]))
+    assert type(checkpoint["p"]) is nn.Parameter and checkpoint["p"].requires_grad
+    assert checkpoint["p"].tolist() == [0.5, -1.0]
+    assert checkpoint["bf16"].dtype is torch.bfloat16 and checkpoint["bf16"].tolist() == [1.5, -2.0]
+    assert checkpoint["ints"][0] is checkpoint["ints"][1]
+    assert checkpoint["ints"][0].tolist() == [0, 1, 2, 3]
