@@ -107,9 +107,15 @@ def test_pytorch_checkpoint_loads_here(tmp_path, real_torch):
         _numpy(their_opt.state_dict()["state"][0]["exp_avg"]),
     )
     param = real_torch.nn.Parameter(real_torch.ones(2))
+    param.note = "kept"  # PyTorch saves it with _rebuild_parameter_with_state
     real_torch.save(param, path)
     loaded = torch.load(path)
-    assert type(loaded) is nn.Parameter and loaded.requires_grad
+    assert type(loaded) is nn.Parameter and loaded.requires_grad and loaded.note == "kept"
+    plain = real_torch.ones(2)
+    plain.note = "lost"  # _rebuild_from_type_v2: our tensors have no attributes
+    real_torch.save(plain, path)
+    with pytest.raises(RuntimeError, match=r"a tensor saved with Python attributes \(note\)"):
+        torch.load(path)
 
 
 def test_every_dtype_both_ways(tmp_path, real_torch):
@@ -276,3 +282,28 @@ def test_whole_modules_load_only_with_weights_only_false(tmp_path, real_torch):
     with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle"):
         torch.load(ours_path, pickle_module=pickle, weights_only=True)
     assert type(torch.load(ours_path, pickle_module=pickle)) is nn.Sequential
+
+
+def test_a_cuda_checkpoint_needs_map_location_without_a_gpu(tmp_path, real_torch):
+    path = tmp_path / "ours.pt"
+    torch.save({"w": torch.ones(2)}, path)
+    with zipfile.ZipFile(path) as archive:
+        records = {name: archive.read(name) for name in archive.namelist()}
+    pkl = records["ours/data.pkl"]
+    records["ours/data.pkl"] = pkl.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+    assert records["ours/data.pkl"] != pkl
+    cuda_path = tmp_path / "cuda.pt"
+    with zipfile.ZipFile(cuda_path, "w") as archive:
+        for name, data in records.items():
+            archive.writestr(name, data)
+    if torch.cuda.is_available():  # restored where it was saved, as PyTorch does
+        assert torch.load(cuda_path)["w"].device == torch.device("cuda:0")
+    else:
+        with pytest.raises(RuntimeError) as ours:
+            torch.load(cuda_path)
+        with pytest.raises(RuntimeError) as theirs:
+            real_torch.load(cuda_path)
+        assert str(ours.value) == str(theirs.value)
+    for map_location in ("cpu", {"cuda:0": "cpu"}):
+        loaded = torch.load(cuda_path, map_location=map_location)["w"]
+        assert loaded.device == torch.device("cpu") and loaded.tolist() == [1.0, 1.0]

@@ -26,7 +26,7 @@ from .._state.tensor import Tensor
 from .._tape.views import contiguous_strides
 from ..nn.parameter import Parameter
 from . import storages
-from .globals import torch_name
+from .names import torch_name
 
 
 class SavedStorage:

@@ -15,9 +15,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import cuda
 from .._pure import device as _device
 from . import weights_only as _weights_only
-from .globals import TORCH_GLOBALS, library_module
+from .names import TORCH_GLOBALS, library_module
 from .storages import LoadedStorage, StorageType
 
 
@@ -109,17 +110,34 @@ def load(archive: zipfile.ZipFile, read_record: Callable, locate: Callable, opti
     return _FullUnpickler(io.BytesIO(data), persistent_load, **arguments).load()
 
 
+_NO_CUDA = (
+    "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+    "If you are running on a CPU-only machine, please use torch.load with "
+    "map_location=torch.device('cpu') to map your storages to the CPU."
+)
+
+
+def _saved_device(location: str) -> _device.device | None:
+    """The device a storage saved at `location` is restored to (None: the default device)."""
+    if location == "cpu":
+        return None
+    target = _device.device(location)
+    if target.type == "cuda" and not cuda.is_available():
+        raise RuntimeError(_NO_CUDA)
+    return target
+
+
 def locator(map_location) -> Callable:
     """`map_location` as a function of a storage's saved location ("cpu", "cuda:0") to the
     device its tensors go to (None: the default device)."""
     if map_location is None:
-        return lambda location: None if location == "cpu" else _device.device(location)
+        return _saved_device
     if isinstance(map_location, (str, _device.device)):
         target = _device.device(map_location)
         return lambda location: target
     if isinstance(map_location, dict):
         mapping = {str(k): _device.device(v) for k, v in map_location.items()}
-        return lambda location: mapping.get(location, locator(None)(location))
+        return lambda location: mapping.get(location) or _saved_device(location)
     raise NotImplementedError(
         "autograd_compat.load: a callable map_location is not supported (it is given "
         "PyTorch storage objects); pass a device, a device string or a dict"

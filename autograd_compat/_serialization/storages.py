@@ -241,16 +241,24 @@ def rebuild_parameter_with_state(data, requires_grad, backward_hooks, state) -> 
 def rebuild_from_type_v2(func, new_type, args, state):
     """`torch._tensor._rebuild_from_type_v2`, PyTorch's reduction of a tensor subclass or of a
     tensor with Python attributes: `func(*args)`, then its type and attributes."""
-    if func not in (rebuild_tensor_v2, rebuild_tensor_v3, rebuild_parameter, rebuild_tensor):
-        raise ValueError(f"_rebuild_from_type_v2 of {func!r}")
+    if not any(func is f for f in (rebuild_tensor, rebuild_tensor_v2, rebuild_tensor_v3)):
+        raise ValueError(f"_rebuild_from_type_v2 of {type(func).__name__}")
+    if new_type is not Tensor and new_type is not Parameter:
+        raise ValueError(f"_rebuild_from_type_v2 to {type(new_type).__name__}")
+    if not isinstance(args, tuple):
+        raise ValueError("_rebuild_from_type_v2 arguments must be a tuple")
     result = func(*args)
-    if new_type is Parameter and not isinstance(result, Parameter):
+    if new_type is Parameter:
         result = Parameter(result, result.requires_grad)
-    elif new_type not in (Tensor, Parameter):
-        raise ValueError(f"_rebuild_from_type_v2 to {new_type!r}")
     if state:
-        if not isinstance(result, Parameter) or not isinstance(state, dict):
-            raise ValueError("Python attributes of a plain tensor are not restored")
+        if not isinstance(result, Parameter):
+            names = ", ".join(map(str, state)) if isinstance(state, dict) else repr(state)
+            raise RuntimeError(
+                f"autograd_compat.load: a tensor saved with Python attributes ({names}) cannot "
+                "be loaded: autograd_compat tensors have none (Parameters can)"
+            )
+        if not isinstance(state, dict):
+            raise ValueError(f"a Parameter's saved state must be a dict, got {state!r}")
         result.__dict__.update(state)
     return result
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from .._pure.shapes import Size
 from .._state.tensor import Tensor
 from ..nn.parameter import Parameter
-from .globals import TORCH_GLOBALS, is_unsupported
+from .names import TORCH_GLOBALS, is_unsupported
 
 BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 
