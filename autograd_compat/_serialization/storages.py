@@ -11,7 +11,6 @@ that turn a storage into tensors: tensors over one storage share its memory as i
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Callable
 
 import jax
@@ -261,8 +260,3 @@ def rebuild_from_type_v2(func, new_type, args, state):
             raise ValueError(f"a Parameter's saved state must be a dict, got {state!r}")
         result.__dict__.update(state)
     return result
-
-
-def empty_hooks() -> OrderedDict:
-    """The backward hooks a tensor's reduction carries: always none (PyTorch's convention)."""
-    return OrderedDict()

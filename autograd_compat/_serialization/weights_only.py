@@ -3,7 +3,7 @@
 
 The pickle is parsed by `pickletools.genops` (parsing only: no import, no call) and run by a
 small stack machine of PyTorch's protocol-2 opcodes. A GLOBAL resolves only through the
-allow-list `globals.TORCH_GLOBALS`; REDUCE and NEWOBJ call only allowed objects; BUILD sets
+allow-list `names.TORCH_GLOBALS`; REDUCE and NEWOBJ call only allowed objects; BUILD sets
 attributes only on OrderedDict/Counter; APPEND and SETITEM only fill lists and dicts. Anything
 else raises `pickle.UnpicklingError` with PyTorch's text, wrapped by `failure_message` as
 `torch.load` wraps it, so code in a checkpoint is never executed.
