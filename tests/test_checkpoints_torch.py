@@ -252,7 +252,7 @@ class _no_warning:
         return False
 
 
-def test_whole_modules_load_only_with_weights_only_false(tmp_path, real_torch):
+def test_whole_modules_load_only_with_weights_only_false(tmp_path, real_torch, monkeypatch):
     ours_path, theirs_path = tmp_path / "ours.pt", tmp_path / "theirs.pt"
     model = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
     theirs = real_torch.nn.Sequential(real_torch.nn.Linear(3, 2), real_torch.nn.ReLU())
@@ -282,6 +282,18 @@ def test_whole_modules_load_only_with_weights_only_false(tmp_path, real_torch):
     with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle"):
         torch.load(ours_path, pickle_module=pickle, weights_only=True)
     assert type(torch.load(ours_path, pickle_module=pickle)) is nn.Sequential
+    # PyTorch's environment overrides, with its warning
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    warned = []
+    for load in (torch.load, real_torch.load):
+        with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD") as record:
+            assert type(load(ours_path)).__name__ == "Sequential"
+        warned.append(str(record[0].message))
+    assert warned[0] == warned[1]
+    monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.raises(pickle.UnpicklingError, match="weights_only"):
+        torch.load(ours_path, weights_only=False)
 
 
 def test_a_cuda_checkpoint_needs_map_location_without_a_gpu(tmp_path, real_torch):

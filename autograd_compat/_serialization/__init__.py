@@ -93,6 +93,32 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         _archive.write_records(f, ((f"archive/{name}", data) for name, data in records))
 
 
+def _weights_only_setting(weights_only, pickle_module) -> bool:
+    """PyTorch's choice of `weights_only`: the argument, else True unless a pickle_module is
+    given; the environment variables TORCH_FORCE_WEIGHTS_ONLY_LOAD (always) and
+    TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD (when the argument is not given) override it."""
+    truthy = ("1", "y", "yes", "true")
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in truthy
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in truthy
+    if force and force_no:
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+            "should be set, but both were set."
+        )
+    if force:
+        return True
+    if weights_only is None and force_no:
+        warnings.warn(
+            "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+            "`weights_only` argument was not explicitly passed to `torch.load`, forcing "
+            "weights_only=False.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return False
+    return pickle_module is None if weights_only is None else bool(weights_only)
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **kwargs):
     """Load an object saved by `torch.save` (PyTorch's or this library's).
 
@@ -114,8 +140,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             message, which names it).
         RuntimeError: if `f` is not a valid checkpoint (corrupt, truncated).
     """
-    if weights_only is None:
-        weights_only = pickle_module is None
+    weights_only = _weights_only_setting(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if kwargs and weights_only:
