@@ -68,7 +68,7 @@ from ._state.random import (
 from ._serialization import load, save
 from ._pure.memory import OutOfMemoryError
 from . import testing
-from . import backends, distributed, jit, onnx
+from . import backends, distributed, jit, onnx, serialization
 from .backends import (
     get_float32_matmul_precision,
     get_num_interop_threads,

@@ -4,6 +4,8 @@ torch importable; malicious pickles refused with PyTorch's own error and nothing
 
 from __future__ import annotations
 
+import importlib
+import os
 import pathlib
 import pickle
 import subprocess
@@ -319,3 +321,43 @@ def test_a_cuda_checkpoint_needs_map_location_without_a_gpu(tmp_path, real_torch
     for map_location in ("cpu", {"cuda:0": "cpu"}):
         loaded = torch.load(cuda_path, map_location=map_location)["w"]
         assert loaded.device == torch.device("cpu") and loaded.tolist() == [1.0, 1.0]
+
+
+def test_safe_globals_allow_what_the_user_trusts(tmp_path, real_torch):
+    path = tmp_path / "numpy.pt"
+    real_torch.save({"a": np.arange(3, dtype=np.int16), "s": np.float32(0.5)}, path)
+    names = real_torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    trusted = [
+        getattr(importlib.import_module(m), n) for m, _, n in (x.rpartition(".") for x in names)
+    ]
+    with pytest.raises(pickle.UnpicklingError, match="add_safe_globals"):
+        torch.load(path)
+    errors = []  # not enough: numpy's dtype classes are built too (PyTorch's message says so)
+    for library in (torch, real_torch):
+        with (
+            library.serialization.safe_globals(trusted),
+            pytest.raises(pickle.UnpicklingError) as e,
+        ):
+            library.load(path)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1] and "numpy.dtypes.Int16DType" in errors[0]
+    trusted += [type(np.dtype(np.int16)), type(np.dtype(np.float32))]
+    with torch.serialization.safe_globals(trusted):
+        assert torch.serialization.get_safe_globals() == trusted
+        loaded = torch.load(path)
+    with real_torch.serialization.safe_globals(trusted):
+        expected = real_torch.load(path)
+    np.testing.assert_array_equal(loaded["a"], expected["a"])
+    assert loaded["a"].dtype == np.int16 and loaded["s"] == expected["s"] == np.float32(0.5)
+    assert torch.serialization.get_safe_globals() == []
+    with pytest.raises(pickle.UnpicklingError, match="add_safe_globals"):
+        torch.load(path)  # allowed only inside the context
+    marker = tmp_path / "executed"
+    _write_archive(path, _malicious(marker)["os.system"])
+    torch.serialization.add_safe_globals([(os.system, "os.system")])
+    try:
+        with pytest.raises(pickle.UnpicklingError, match="whose module os is blocked"):
+            torch.load(path)  # never, even when allowed
+    finally:
+        torch.serialization.clear_safe_globals()
+    assert not marker.exists()

@@ -3,10 +3,11 @@
 
 The pickle is parsed by `pickletools.genops` (parsing only: no import, no call) and run by a
 small stack machine of PyTorch's protocol-2 opcodes. A GLOBAL resolves only through the
-allow-list `names.TORCH_GLOBALS`; REDUCE and NEWOBJ call only allowed objects; BUILD sets
-attributes only on OrderedDict/Counter; APPEND and SETITEM only fill lists and dicts. Anything
-else raises `pickle.UnpicklingError` with PyTorch's text, wrapped by `failure_message` as
-`torch.load` wraps it, so code in a checkpoint is never executed.
+allow-list `names.TORCH_GLOBALS` or the user's (`torch.serialization.add_safe_globals`);
+REDUCE and NEWOBJ call only allowed objects; BUILD sets attributes only on OrderedDict/Counter
+and the user's classes; APPEND and SETITEM only fill lists and dicts. Anything else raises
+`pickle.UnpicklingError` with PyTorch's text, wrapped by `failure_message` as `torch.load`
+wraps it, so code in a checkpoint is never executed.
 """
 
 from __future__ import annotations
@@ -59,6 +60,38 @@ def failure_message(message: str) -> str:
     return f"{text}\n\n{message}{_DOCS_MESSAGE}"
 
 
+# globals the user allowed (`torch.serialization.add_safe_globals`): full name -> object
+user_globals: dict[str, object] = {}
+
+
+def allow(entries) -> None:
+    """Add `entries` (objects, or (object, "module.name") pairs) to the user's allow-list."""
+    for entry in entries:
+        if isinstance(entry, tuple):
+            if len(entry) != 2:
+                raise ValueError(
+                    "Expected tuple of length 2 (global, str of callable full path), but got "
+                    f"tuple of length: {len(entry)}"
+                )
+            if type(entry[1]) is not str:
+                raise TypeError(
+                    "Expected second item in tuple to be str of callable full path, but got: "
+                    f"{type(entry[1])}"
+                )
+            user_globals[entry[1]] = entry[0]
+        else:
+            user_globals[full_name(entry)] = entry
+
+
+def full_name(obj) -> str:
+    """The name a pickle gives a class or function: "module.qualname"."""
+    return f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', None)}"
+
+
+def _is_user_allowed(obj) -> bool:
+    return any(obj is allowed for allowed in user_globals.values())
+
+
 def _resolve(module: str, name: str) -> object:
     """The allowed object a GLOBAL names, after pickle's Python 2 renames; refused otherwise."""
     if (module, name) in _compat_pickle.NAME_MAPPING:
@@ -72,6 +105,8 @@ def _resolve(module: str, name: str) -> object:
         )
     if full in TORCH_GLOBALS:
         return TORCH_GLOBALS[full]
+    if full in user_globals:
+        return user_globals[full]
     if is_unsupported(full):
         raise RuntimeError(
             f"autograd_compat.load: the checkpoint uses {full}, which PyTorch allows but "
@@ -136,7 +171,7 @@ def _newobj(m: _Machine, _) -> None:
     cls = m.stack.pop()
     if cls is Parameter:
         m.stack.append(Parameter(*args))
-    elif any(cls is allowed for allowed in _NEWOBJ_CLASSES):
+    elif any(cls is allowed for allowed in _NEWOBJ_CLASSES) or _is_user_allowed(cls):
         m.stack.append(cls.__new__(cls, *args))
     else:
         raise pickle.UnpicklingError(
@@ -148,7 +183,7 @@ def _newobj(m: _Machine, _) -> None:
 def _reduce(m: _Machine, _) -> None:
     args = m.stack.pop()
     func = m.stack[-1]
-    if id(func) not in _ALLOWED_IDS:
+    if id(func) not in _ALLOWED_IDS and not _is_user_allowed(func):
         message = f"Trying to call reduce for unrecognized function {func}"
         if hasattr(func, "__self__"):
             message += f" which belongs to {func.__self__}"
@@ -161,6 +196,18 @@ def _reduce(m: _Machine, _) -> None:
 def _build(m: _Machine, _) -> None:
     state = m.stack.pop()
     inst = m.stack[-1]
+    if _is_user_allowed(type(inst)):  # as pickle builds: __setstate__, else attributes
+        if hasattr(inst, "__setstate__"):
+            inst.__setstate__(state)
+            return
+        slots = None
+        if isinstance(state, tuple) and len(state) == 2:
+            state, slots = state
+        if state:
+            inst.__dict__.update(state)
+        for key, value in (slots or {}).items():
+            setattr(inst, key, value)
+        return
     if type(inst) not in (OrderedDict, Counter):  # state dicts' `_metadata` attribute
         raise pickle.UnpicklingError(
             "Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
