@@ -110,6 +110,12 @@ def test_corrupt_truncated_and_foreign_files_raise_clear_errors(tmp_path):
         torch.load(tmp_path / "missing.pt")
     with pytest.raises(TypeError, match="pickling Tensors is not supported"):
         pickle.dumps(torch.ones(1))
+    stream = io.BytesIO()  # what cannot be pickled fails before anything is written
+    with pytest.raises(pickle.PicklingError):
+        torch.save({"f": lambda x: x}, stream)
+    with pytest.raises(pickle.PicklingError):
+        torch.save({"f": lambda x: x}, path)
+    assert stream.getvalue() == b"" and path.read_bytes() == data
 
 
 def test_a_storage_that_does_not_fit_its_tensors_is_refused(tmp_path):

@@ -47,10 +47,11 @@ def _is_path(f) -> bool:
     return isinstance(f, (str, os.PathLike))
 
 
-def _records(obj, protocol: int) -> Iterator[tuple[str, bytes | memoryview]]:
-    """The records of `obj`'s checkpoint, in PyTorch's order; each storage's bytes are
-    copied to the host only when its record is written."""
-    data, storages = pickler.dump(obj, protocol)
+def _records(
+    data: bytes, storages: list[pickler.SavedStorage]
+) -> Iterator[tuple[str, bytes | memoryview]]:
+    """The records of a checkpoint whose pickle is `data`, in PyTorch's order; each storage's
+    bytes are copied to the host only when its record is written."""
     yield "data.pkl", data
     yield ".format_version", b"1"
     yield ".storage_alignment", str(_archive.ALIGNMENT).encode()
@@ -82,14 +83,13 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         >>> checkpoint["step"], list(checkpoint["model"])
         (10, ['weight', 'bias'])
     """
+    records = _records(*pickler.dump(obj, pickle_protocol))  # an unpicklable obj: nothing written
     if _is_path(f):
         path = os.fspath(f)
         folder = os.path.splitext(os.path.basename(path))[0] or "archive"
-        records = _records(obj, pickle_protocol)
         prefixed = ((f"{folder}/{name}", data) for name, data in records)
         _archive.write_atomically(path, lambda handle: _archive.write_records(handle, prefixed))
     else:
-        records = _records(obj, pickle_protocol)
         _archive.write_records(f, ((f"archive/{name}", data) for name, data in records))
 
 
