@@ -1,10 +1,15 @@
-"""save/load: a zip of .npy arrays and a JSON manifest; never pickle, safe on corrupt files."""
+"""save/load: PyTorch's checkpoint format, loaded without running code; the former format (a
+zip of .npy arrays and a JSON manifest) still loads; corrupt files fail clearly.
+
+Checks against real PyTorch are in test_checkpoints_torch.py."""
 
 from __future__ import annotations
 
 import io
 import json
 import math
+import pathlib
+import pickle
 import tracemalloc
 import zipfile
 from collections import OrderedDict
@@ -14,6 +19,7 @@ import pytest
 
 import autograd_compat as torch
 import autograd_compat.nn as nn
+from autograd_compat._serialization.pickler import SavedStorage
 
 
 def test_round_trip_of_nested_objects(tmp_path):
@@ -24,8 +30,7 @@ def test_round_trip_of_nested_objects(tmp_path):
         "ints": [shared, shared, (1, 2.5, "x", None, True)],
         3: {"nan": float("nan"), "inf": -math.inf, "c": 1 + 2j, "bytes": b"\x00\x01"},
         "meta": (torch.float64, torch.device("cpu"), torch.Size([2, 3])),
-        "numpy": np.arange(4, dtype=np.int16),
-        "scalar": np.float32(0.25),
+        "set": {1, 2},
     }
     path = tmp_path / "obj.pt"
     torch.save(obj, path)
@@ -35,11 +40,27 @@ def test_round_trip_of_nested_objects(tmp_path):
     assert back["ints"][0] is back["ints"][1]  # shared tensors stay shared
     assert back["ints"][2] == (1, 2.5, "x", None, True)
     assert math.isnan(back[3]["nan"]) and back[3]["inf"] == -math.inf and back[3]["c"] == 1 + 2j
-    assert back[3]["bytes"] == b"\x00\x01"
+    assert back[3]["bytes"] == b"\x00\x01" and back["set"] == {1, 2}
     assert back["meta"] == (torch.float64, torch.device("cpu"), torch.Size([2, 3]))
+    with zipfile.ZipFile(path) as archive:  # PyTorch's layout; the shared tensor stored once
+        assert sorted(archive.namelist()) == [
+            "obj/.data/serialization_id",
+            "obj/.format_version",
+            "obj/.storage_alignment",
+            "obj/byteorder",
+            "obj/data.pkl",
+            "obj/data/0",
+            "obj/data/1",
+            "obj/data/2",
+            "obj/version",
+        ]
+        assert archive.read("obj/data/2") == np.arange(6, dtype=np.int64).tobytes()
+    # numpy objects are pickled as PyTorch pickles them: loading them needs weights_only=False
+    torch.save({"numpy": np.arange(4, dtype=np.int16), "scalar": np.float32(0.25)}, path)
+    with pytest.raises(pickle.UnpicklingError, match="weights_only"):
+        torch.load(path)
+    back = torch.load(path, weights_only=False)
     assert back["numpy"].dtype == np.int16 and back["scalar"] == np.float32(0.25)
-    with zipfile.ZipFile(path) as archive:
-        assert not any(name.endswith(".pkl") for name in archive.namelist())
 
 
 def test_state_dicts_and_optimizer_states(tmp_path):
@@ -77,34 +98,48 @@ def test_corrupt_truncated_and_foreign_files_raise_clear_errors(tmp_path):
     with pytest.raises(RuntimeError, match="not a valid checkpoint.*truncated or corrupt"):
         torch.load(truncated)
     corrupt = tmp_path / "corrupt.pt"
-    index = data.index(b"\x93NUMPY") + 200
+    index = data.index(np.ones(100, np.float32).tobytes()) + 200  # inside the storage
     corrupt.write_bytes(data[:index] + bytes([data[index] ^ 0xFF]) + data[index + 1 :])
-    with pytest.raises(RuntimeError, match="not a valid checkpoint"):
+    with pytest.raises(RuntimeError, match="not a valid checkpoint.*CRC"):
         torch.load(corrupt)
-    pickled = tmp_path / "pickle.pt"
-    with zipfile.ZipFile(pickled, "w") as archive:
-        archive.writestr("archive/data.pkl", b"cos\nsystem\n(S'echo hacked'\ntR.")
-    with pytest.raises(RuntimeError, match="never unpickles"):
-        torch.load(pickled)
     garbage = tmp_path / "garbage.pt"
     garbage.write_bytes(b"not a checkpoint at all")
     with pytest.raises(RuntimeError, match="not a complete zip archive"):
         torch.load(garbage)
     with pytest.raises(FileNotFoundError):
         torch.load(tmp_path / "missing.pt")
-    with pytest.raises(TypeError, match="cannot save an object of type object"):
-        torch.save({"x": object()}, tmp_path / "bad.pt")
     with pytest.raises(TypeError, match="pickling Tensors is not supported"):
-        import pickle
-
         pickle.dumps(torch.ones(1))
+    stream = io.BytesIO()  # what cannot be pickled fails before anything is written
+    with pytest.raises(pickle.PicklingError):
+        torch.save({"f": lambda x: x}, stream)
+    with pytest.raises(pickle.PicklingError):
+        torch.save({"f": lambda x: x}, path)
+    assert stream.getvalue() == b"" and path.read_bytes() == data
 
 
-def test_real_pytorch_checkpoint_is_refused(tmp_path, real_torch):
-    path = tmp_path / "real.pt"
-    real_torch.save({"w": real_torch.ones(2)}, path)
-    with pytest.raises(RuntimeError, match="written by PyTorch's torch.save"):
-        torch.load(path)
+def test_a_storage_that_does_not_fit_its_tensors_is_refused(tmp_path):
+    path = tmp_path / "ok.pt"
+    torch.save(torch.ones(4), path)
+    with zipfile.ZipFile(path) as archive:
+        records = {name: archive.read(name) for name in archive.namelist()}
+    short = tmp_path / "short.pt"
+    with zipfile.ZipFile(short, "w") as archive:
+        for name, data in records.items():
+            archive.writestr(name, data[:8] if name.endswith("data/0") else data)
+    with pytest.raises(RuntimeError, match="data/0 declares 8 bytes, but it holds 16"):
+        torch.load(short)
+    # a tensor reaching past its storage's end (a crafted layout) is refused too
+    pkl = records["ok/data.pkl"]
+    crafted = tmp_path / "crafted.pt"
+    with zipfile.ZipFile(crafted, "w") as archive:
+        for name, data in records.items():
+            if name.endswith("data.pkl"):  # offset 0 -> 3: elements 3..6 of a storage of 4
+                data = data.replace(b"K\x00K\x04\x85", b"K\x03K\x04\x85")
+                assert data != pkl
+            archive.writestr(name, data)
+    with pytest.raises(RuntimeError, match="does not fit in its storage of 4 elements"):
+        torch.load(crafted)
 
 
 # ----------------------------------------------------------------------------- robustness
@@ -164,7 +199,9 @@ def test_a_member_larger_than_the_manifest_declares_is_refused_before_inflating(
         tracemalloc.stop()
     assert peak < 16 * 2**20  # nothing was inflated
     # an archive member the manifest does not declare is refused too
-    torch.save({"w": torch.ones(2)}, path)
+    spec = {"file": "arrays/0.npy", "dtype": "float32", "shape": [2]}
+    _crafted(path, root, [spec], {"arrays/0.npy": _npy(np.ones(2, np.float32))})
+    assert torch.load(path).tolist() == [1.0, 1.0]
     with zipfile.ZipFile(path, "a") as archive:
         archive.writestr("arrays/extra.npy", _npy(np.ones(3)))
     with pytest.raises(RuntimeError, match="which the manifest does not declare"):
@@ -207,16 +244,16 @@ def test_a_save_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch)
     torch.save({"w": torch.ones(2), "b": torch.zeros(1)}, path)
     path.chmod(0o640)
     before = path.read_bytes()
-    original = np.save
+    original = SavedStorage.data
     calls = []
 
-    def failing_save(file, array, *args, **kwargs):
+    def failing_data(self):
         calls.append(1)
-        if len(calls) == 2:
+        if len(calls) == 2:  # the second storage, after the first was written
             raise OSError(28, "No space left on device")
-        return original(file, array, *args, **kwargs)
+        return original(self)
 
-    monkeypatch.setattr(np, "save", failing_save)
+    monkeypatch.setattr(SavedStorage, "data", failing_data)
     with pytest.raises(OSError, match="No space left"):
         torch.save({"w": torch.full((2,), 5.0), "b": torch.ones(1)}, path)
     monkeypatch.undo()
@@ -226,3 +263,63 @@ def test_a_save_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch)
     torch.save({"w": torch.full((2,), 5.0)}, path)  # a good save replaces it, same mode
     assert torch.load(path)["w"].tolist() == [5.0, 5.0]
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+def _text(value: str) -> bytes:
+    """The pickle opcode pushing the string `value` (BINUNICODE)."""
+    return b"X" + len(value).to_bytes(4, "little") + value.encode()
+
+
+def _tensor_pickle(size: bytes, stride: bytes) -> bytes:
+    """A protocol-2 pickle of `_rebuild_tensor_v2` over a float storage of 4 elements, with
+    the given pickled size and stride tuples."""
+    storage = b"(" + _text("storage") + b"ctorch\nFloatStorage\n" + _text("0") + _text("cpu")
+    return (
+        b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n("
+        + storage
+        + b"K\x04tQK\x00"
+        + size
+        + stride
+        + b"\x89ccollections\nOrderedDict\n)RtR."
+    )
+
+
+def test_crafted_pickles_cannot_make_huge_allocations(tmp_path):
+    def archive_with(pkl: bytes):
+        path = tmp_path / "crafted.pt"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("archive/data.pkl", pkl)
+            archive.writestr("archive/data/0", np.arange(4, dtype=np.float32).tobytes())
+        return path
+
+    ok = archive_with(_tensor_pickle(b"K\x02K\x02\x86", b"K\x02K\x01\x86"))
+    assert torch.load(ok).tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    # an expanded tensor (stride 0) of 2**50 elements over 4 floats: refused, nothing allocated
+    huge = b"\x8a\x07" + (2**50).to_bytes(7, "little") + b"\x85"
+    with pytest.raises(RuntimeError, match="takes 4503599627370496 bytes, more than this"):
+        torch.load(archive_with(_tensor_pickle(huge, b"K\x00\x85")))
+    # bytearray(n) would allocate n bytes: only bytearray(text) is allowed
+    pkl = b"\x80\x02c__builtin__\nbytearray\n\x8a\x06" + (2**40).to_bytes(6, "little") + b"\x85R."
+    with pytest.raises(RuntimeError, match="not a valid checkpoint.*bytearray of int"):
+        torch.load(archive_with(pkl))
+
+
+def test_a_checkpoint_of_the_former_format_still_loads():
+    """tests/data/former_format.pt was written by this library's former `save` (a zip of .npy
+    arrays and a JSON manifest): a state dict, a Parameter, bfloat16, a shared tensor."""
+    path = pathlib.Path(__file__).parent / "data" / "former_format.pt"
+    checkpoint = torch.load(path)
+    with zipfile.ZipFile(path) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        stored = [np.load(io.BytesIO(archive.read(s["file"]))) for s in manifest["arrays"]]
+    model = nn.Linear(3, 2)
+    model.load_state_dict(checkpoint["model"])
+    assert checkpoint["model"]._metadata == model.state_dict()._metadata
+    np.testing.assert_array_equal(model.weight.detach().numpy(), stored[0])
+    np.testing.assert_array_equal(model.bias.detach().numpy(), stored[1])
+    assert checkpoint["step"] == 3 and checkpoint["meta"] == (torch.float16, torch.Size([2]))
+    assert type(checkpoint["p"]) is nn.Parameter and checkpoint["p"].requires_grad
+    assert checkpoint["p"].tolist() == [0.5, -1.0]
+    assert checkpoint["bf16"].dtype is torch.bfloat16 and checkpoint["bf16"].tolist() == [1.5, -2.0]
+    assert checkpoint["ints"][0] is checkpoint["ints"][1]
+    assert checkpoint["ints"][0].tolist() == [0, 1, 2, 3]
