@@ -69,6 +69,16 @@ from ._serialization import load, save
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import backends, distributed, jit, onnx
+from . import amp, cpu
+from .amp import autocast
+from ._state.modes import (
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from .backends import (
     get_float32_matmul_precision,
     get_num_interop_threads,

@@ -34,7 +34,9 @@ def _log(lib, writer_class, log_dir: str) -> None:
             writer.add_histogram("weights", lib.tensor(values * (step + 1)), step)
         writer.add_histogram("numpy", values, 7, bins="auto", max_bins=4)
         writer.add_text("note", "a *markdown* note", 3)
-        writer.add_hparams({"lr": 0.1, "opt": "sgd", "nesterov": True, "wd": None}, {"hp/acc": 0.5}, run_name="hp")
+        writer.add_hparams(
+            {"lr": 0.1, "opt": "sgd", "nesterov": True, "wd": None}, {"hp/acc": 0.5}, run_name="hp"
+        )
         writer.flush()
 
 

@@ -24,6 +24,7 @@ from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import is_tracer, scalar_type_name, tensor_arg
+from .._tape.autocast import unifies
 from .._tape.record import apply
 from . import factories as _factories
 from .elementwise import mul
@@ -74,7 +75,7 @@ _BATCHED = register("matmul.batched", _matmul, node="UnsafeViewBackward0", saves
 
 
 def _check_dtypes(a: Tensor, b: Tensor) -> None:
-    if a.dtype is not b.dtype:
+    if a.dtype is not b.dtype and not unifies(a, b):
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_dtypes.LEGACY_TYPE_NAMES[a.dtype].removesuffix('Tensor').lower()} != "
@@ -156,7 +157,7 @@ def _type_name(d: _dtypes.dtype) -> str:
 
 
 def _same_dtype(fname: str, a: Tensor, b: Tensor) -> None:
-    if a.dtype is not b.dtype:
+    if a.dtype is not b.dtype and not unifies(a, b):
         raise RuntimeError(
             f"expected scalar type {_type_name(a.dtype)} but found {_type_name(b.dtype)}"
         )
@@ -391,17 +392,18 @@ def tensordot(a, b, dims=2, out=None):
                 f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
                 f"{da} and second has size {b.shape[db]} in dim {db}"
             )
-    if a.dtype is not b.dtype:
+    if a.dtype is not b.dtype and not unifies(a, b):
         raise RuntimeError("both inputs should have same dtype")
     return apply(_TENSORDOT, a, b, axes=(tuple(dims_a), tuple(dims_b)))
 
 
 # ----------------------------------------------------------------------------- addmm
 def _addmm(input, mat1, mat2, beta, alpha, *, beta_zero):
-    product = alpha * _matmul(mat1, mat2)
+    product = _matmul(mat1, mat2)
+    product = alpha.astype(product.dtype) * product  # Scalars never promote (autocast)
     if beta_zero:  # PyTorch ignores `input` entirely (NaN and inf included) when beta == 0
         return jnp.broadcast_to(product, jnp.broadcast_shapes(input.shape, product.shape))
-    return beta * input + product
+    return beta.astype(input.dtype) * input + product
 
 
 _ADDMM = register("addmm", _addmm, node="AddmmBackward0")
@@ -423,12 +425,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
-    if mat1.dtype is not mat2.dtype:
+    if mat1.dtype is not mat2.dtype and not unifies(mat1, mat2):
         raise RuntimeError(
             "mat1 and mat2 must have the same dtype, but got "
             f"{_type_name(mat1.dtype)} and {_type_name(mat2.dtype)}"
         )
-    if input.dtype is not mat2.dtype:
+    if input.dtype is not mat2.dtype and not unifies(input, mat2):
         raise RuntimeError(
             "self and mat2 must have the same dtype, but got "
             f"{_type_name(input.dtype)} and {_type_name(mat2.dtype)}"
@@ -472,7 +474,9 @@ def _check_expand(shape: tuple, target: tuple) -> None:
 
 # ----------------------------------------------------------------------------- trace, diag...
 def _trace(x, *, dtype):
-    return jnp.trace(x).astype(dtype)
+    """`dtype` None: the input's (so a cast autocast put in front of it carries through)."""
+    total = jnp.trace(x)
+    return total if dtype is None else total.astype(dtype)
 
 
 _TRACE = register("trace", _trace, node="TraceBackward0", saves="none")
@@ -486,8 +490,8 @@ def trace(input):
     d = input.dtype
     if d is _dtypes.bool:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    out = d if (d.is_floating_point or d.is_complex) else _dtypes.int64
-    return apply(_TRACE, input, dtype=out.jax)
+    out = None if (d.is_floating_point or d.is_complex) else _dtypes.int64.jax
+    return apply(_TRACE, input, dtype=out)
 
 
 _DIAG_EMBED = register(
@@ -710,10 +714,10 @@ def _add_product(input, a, b, beta, alpha, *, kind, beta_zero):
         product = jnp.einsum("bij,bjk->ik", a, b)
     else:
         product = jnp.matmul(a, b)
-    product = alpha * product
+    product = alpha.astype(product.dtype) * product  # Scalars never promote (autocast)
     if beta_zero:
         return jnp.broadcast_to(product, jnp.broadcast_shapes(input.shape, product.shape))
-    return beta * input + product
+    return beta.astype(input.dtype) * input + product
 
 
 _ADD_PRODUCT = {
@@ -732,7 +736,7 @@ def _add_product_front(fname, input, a, b, beta, alpha, names):
         tensor_arg(t, fname, name, position)
         if t.ndim != nd:
             raise RuntimeError(f"{name} must be a {nd}D tensor, got {t.ndim}-D tensor")
-    if not (input.dtype is a.dtype is b.dtype):
+    if not (input.dtype is a.dtype is b.dtype) and not unifies(input, a, b):
         raise RuntimeError(
             f"{fname}: expected {names[0]}, {names[1]} and input to have the same dtype, but "
             f"got {a.dtype}, {b.dtype} and {input.dtype}"

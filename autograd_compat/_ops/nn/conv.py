@@ -7,6 +7,7 @@ from jax import lax
 
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
+from ..._tape.autocast import unifies
 from ..._tape.record import apply
 from ._common import _HIGHEST, _dtype_word, _ntuple, _tensor, register
 
@@ -80,12 +81,12 @@ _CONV_TRANSPOSE = register(
 
 
 def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
-    if input.dtype is not weight.dtype:
+    if input.dtype is not weight.dtype and not unifies(input, weight):
         raise RuntimeError(
             f"expected scalar type {scalar_type_name(input.dtype)} but found "
             f"{scalar_type_name(weight.dtype)}"
         )
-    if bias is not None and bias.dtype is not input.dtype:
+    if bias is not None and bias.dtype is not input.dtype and not unifies(bias, input):
         raise RuntimeError(
             f"Input type ({_dtype_word(input.dtype)}) and bias type ({_dtype_word(bias.dtype)}) "
             "should be the same"

@@ -6,6 +6,7 @@ import math
 
 import jax.numpy as jnp
 
+from ..._tape.autocast import unifies
 from ..._tape.record import apply
 from ._common import _HIGHEST, _dtype_word, _tensor, register
 
@@ -29,7 +30,7 @@ def linear(input, weight, bias=None):
     """`input @ weight.T + bias`: one fused op (PyTorch's addmm), differentiated by jax.vjp."""
     _tensor(input, "linear")
     _tensor(weight, "linear", "weight", 2)
-    if input.dtype is not weight.dtype:
+    if input.dtype is not weight.dtype and not unifies(input, weight):
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_dtype_word(input.dtype)} != {_dtype_word(weight.dtype)}"
