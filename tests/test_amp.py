@@ -214,3 +214,12 @@ def test_grad_scaler_state_and_misuse(real_torch):
             assert not lib.amp.GradScaler().is_enabled()
         with pytest.warns(FutureWarning, match=re.escape("torch.amp.GradScaler('cpu', args")):
             assert lib.cpu.amp.GradScaler().get_scale() == 65536.0
+
+
+def test_every_op_on_the_autocast_lists_is_registered():
+    from autograd_compat._pure.op import registered_ops
+    from autograd_compat._tape.autocast import _POLICIES
+
+    for device_type, policy in _POLICIES.items():
+        assert set(policy) <= set(registered_ops()), device_type
+        assert set(policy.values()) == {"lower", "fp32"}

@@ -139,18 +139,24 @@ def _eligible(x, device_type: str) -> bool:
     )
 
 
+def _target(op_id: str, x, enabled: dict) -> _dtypes.dtype | None:
+    """The dtype autocast gives input `x` of op `op_id` (None: `x` is used as it is)."""
+    for device_type, lower in enabled.items():
+        policy = _POLICIES.get(device_type, {}).get(op_id)
+        if policy is not None and _eligible(x, device_type):
+            target = lower if policy == "lower" else _dtypes.float32
+            return None if x.dtype is target else target
+    return None
+
+
 def cast_targets(op: Op, inputs: tuple) -> tuple | None:
     """The dtype each input is cast to before `op` runs under this thread's autocast (None:
     kept as it is); None when autocast leaves `op` alone."""
-    for device_type, lower in _modes._state.autocast.items():
-        policy = _POLICIES.get(device_type, {}).get(op.id or "")  # derived ops: no id
-        if policy is None:
-            continue
-        target = lower if policy == "lower" else _dtypes.float32
-        return tuple(
-            target if _eligible(x, device_type) and x.dtype is not target else None for x in inputs
-        )
-    return None
+    enabled = _modes._state.autocast
+    op_id = op.id or ""  # derived ops (vjps) have no id: never cast
+    if not any(op_id in _POLICIES.get(device_type, {}) for device_type in enabled):
+        return None
+    return tuple(_target(op_id, x, enabled) for x in inputs)
 
 
 def unifies(*tensors: Tensor) -> bool:

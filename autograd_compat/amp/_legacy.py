@@ -38,28 +38,23 @@ def legacy_autocast(device: str, default_dtype: _dtypes.dtype) -> type:
             super().__init__(device, enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
     autocast.__module__ = f"autograd_compat.{device}.amp"
+    autocast.__qualname__ = "autocast"
     return autocast
 
 
 def legacy_grad_scaler(device: str) -> type:
-    """`torch.<device>.amp.GradScaler(init_scale, growth_factor, ...)`."""
+    """`torch.<device>.amp.GradScaler(init_scale, growth_factor, backoff_factor,
+    growth_interval, enabled)`."""
 
     class GradScaler(_GradScaler):
         __doc__ = f"""``torch.{device}.amp.GradScaler(args...)`` is deprecated: it is
         ``torch.amp.GradScaler("{device}", args...)``."""
 
-        def __init__(
-            self,
-            init_scale: float = 2.0**16,
-            growth_factor: float = 2.0,
-            backoff_factor: float = 0.5,
-            growth_interval: int = 2000,
-            enabled: bool = True,
-        ) -> None:
+        def __init__(self, *args, **kwargs) -> None:
+            """torch.amp.GradScaler's arguments after `device`, in the same order."""
             _warn("GradScaler", device)
-            super().__init__(
-                device, init_scale, growth_factor, backoff_factor, growth_interval, enabled
-            )
+            super().__init__(device, *args, **kwargs)
 
     GradScaler.__module__ = f"autograd_compat.{device}.amp"
+    GradScaler.__qualname__ = "GradScaler"
     return GradScaler
