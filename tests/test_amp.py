@@ -63,6 +63,28 @@ def test_ops_run_in_pytorchs_autocast_dtype(name, fn, inputs, real_torch):
             assert_same(ours, theirs, name, tolerance=uniform(2e-2, 2e-2), names=False)
 
 
+def _module_dtypes(lib) -> list[str]:
+    """Result dtypes of recurrent and attention modules (and BatchNorm) under CPU autocast."""
+    lib.manual_seed(0)
+    x = lib.ones(4, 1, 4)
+    dtypes = []
+    with lib.autocast("cpu"):
+        output, (h, c) = lib.nn.LSTM(4, 4)(x)
+        dtypes += [output.dtype, h.dtype, c.dtype]
+        for module in (lib.nn.RNN(4, 4), lib.nn.GRU(4, 4)):
+            dtypes += [t.dtype for t in module(x)]
+        dtypes.append(lib.nn.RNNCell(4, 4)(x[0]).dtype)
+        dtypes.append(lib.nn.GRUCell(4, 4)(x[0]).dtype)
+        dtypes += [t.dtype for t in lib.nn.LSTMCell(4, 4)(x[0])]
+        dtypes += [t.dtype for t in lib.nn.MultiheadAttention(4, 1)(x, x, x)]
+        dtypes.append(lib.nn.BatchNorm1d(4)(x[:, 0]).dtype)
+    return [str(d) for d in dtypes]
+
+
+def test_modules_under_autocast_give_pytorchs_dtypes(real_torch):
+    assert _module_dtypes(torch) == _module_dtypes(real_torch)
+
+
 class _Net:
     """Linear -> ReLU -> Linear -> log_softmax -> nll_loss, in either library."""
 
