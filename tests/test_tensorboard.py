@@ -11,16 +11,13 @@ import sys
 
 import numpy as np
 import pytest
-
-pytest.importorskip("tensorboard")
-
-from tensorboard.backend.event_processing.event_accumulator import (  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import (  # the test extra has it
     STORE_EVERYTHING_SIZE_GUIDANCE,
     EventAccumulator,
 )
 
-import autograd_compat as torch  # noqa: E402
-from autograd_compat.utils.tensorboard import SummaryWriter  # noqa: E402
+import autograd_compat as torch
+from autograd_compat.utils.tensorboard import SummaryWriter
 
 
 def _log(lib, writer_class, log_dir: str) -> None:
