@@ -70,6 +70,16 @@ from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import backends, distributed, jit, onnx, serialization
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
+from . import amp, cpu
+from .amp import autocast
+from ._state.modes import (
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
 from ._ops.nn.activation import tensor_log_softmax as log_softmax

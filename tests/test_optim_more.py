@@ -66,7 +66,7 @@ def test_trajectory_matches_pytorch(name, kwargs, real_torch):
     assert repr(opt_o) == repr(opt_t)
 
 
-# PyTorch's LBFGS calls float() on the closure's loss, which warns (in both libraries)
+# step() returns the closure's loss, which requires grad: float() of it warns (in both libraries)
 @pytest.mark.filterwarnings("ignore:Converting a tensor with requires_grad=True")
 @pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
 def test_lbfgs_matches_pytorch(line_search_fn, real_torch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import re
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -212,3 +213,13 @@ def test_host_transfer_matches_device_put(array):
     assert (got.shape, got.dtype, got.committed) == (expected.shape, expected.dtype, False)
     assert got.devices() == expected.devices()
     np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+
+
+def test_float_of_a_requires_grad_tensor_warns_only_with_grad_mode_on(real_torch):
+    for lib in (torch, real_torch):
+        x = lib.ones(1, requires_grad=True) * 2
+        with lib.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert float(x) == 2.0  # LBFGS reads its losses like this
+        with pytest.warns(UserWarning, match="requires_grad=True to a scalar"):
+            float(x)

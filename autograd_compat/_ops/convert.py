@@ -14,6 +14,7 @@ from .._pure import dtypes as _dtypes
 from .._pure.op import register
 from .._state.tensor import Tensor
 from .._tape.args import tensor_arg
+from .._tape.autocast import CAST as _CAST
 from .._tape.record import apply
 
 __all__ = ["conj", "imag", "is_signed", "real"]
@@ -28,9 +29,6 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
     return self.to(other.dtype)
 
 
-_CAST = register(
-    "to.dtype", lambda x, *, dtype: x.astype(dtype), node="ToCopyBackward0", saves="none"
-)
 _TO_DEVICE = register(
     "to.device",
     lambda x, *, device, dtype: jax.device_put(x.astype(dtype), device),

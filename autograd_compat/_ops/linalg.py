@@ -24,6 +24,7 @@ from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import check_same_dtype, is_tracer, scalar_type_name, tensor_arg
+from .._tape.autocast import unifies
 from .._tape.record import apply
 from . import factories as _factories
 from .elementwise import mul
@@ -76,7 +77,11 @@ _BATCHED = register("matmul.batched", _matmul, node="UnsafeViewBackward0", saves
 def check_matmul_dtypes(a: Tensor, b: Tensor) -> None:
     """PyTorch's dtype check of a matrix product's two operands (matmul, linear)."""
     check_same_dtype(
-        a, b, "expected m1 and m2 to have the same dtype, but got: {a} != {b}", lower=True
+        a,
+        b,
+        "expected m1 and m2 to have the same dtype, but got: {a} != {b}",
+        lower=True,
+        autocast=True,
     )
 
 
@@ -169,7 +174,7 @@ def bmm(input, mat2):
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}]."
         )
-    check_same_dtype(input, mat2, _SCALAR_TYPE_MISMATCH)
+    check_same_dtype(input, mat2, _SCALAR_TYPE_MISMATCH, autocast=True)
     return apply(_BMM, input, mat2)
 
 
@@ -338,7 +343,7 @@ def einsum(equation, *operands):
         tensor_arg(operand, "einsum", "operands", i + 2)
     equation, name = _parse_einsum(equation, operands)
     for operand in operands[1:]:
-        check_same_dtype(operands[0], operand, _SCALAR_TYPE_MISMATCH)
+        check_same_dtype(operands[0], operand, _SCALAR_TYPE_MISMATCH, autocast=True)
     return apply(_EINSUM[name], *operands, equation=equation)
 
 
@@ -377,17 +382,18 @@ def tensordot(a, b, dims=2, out=None):
                 f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
                 f"{da} and second has size {b.shape[db]} in dim {db}"
             )
-    if a.dtype is not b.dtype:
+    if a.dtype is not b.dtype and not unifies(a, b):
         raise RuntimeError("both inputs should have same dtype")
     return apply(_TENSORDOT, a, b, axes=(tuple(dims_a), tuple(dims_b)))
 
 
 # ----------------------------------------------------------------------------- addmm
 def _addmm(input, mat1, mat2, beta, alpha, *, beta_zero):
-    product = alpha * _matmul(mat1, mat2)
+    product = _matmul(mat1, mat2)
+    product = alpha.astype(product.dtype) * product  # Scalars never promote (autocast)
     if beta_zero:  # PyTorch ignores `input` entirely (NaN and inf included) when beta == 0
         return jnp.broadcast_to(product, jnp.broadcast_shapes(input.shape, product.shape))
-    return beta * input + product
+    return beta.astype(input.dtype) * input + product
 
 
 _ADDMM = register("addmm", _addmm, node="AddmmBackward0")
@@ -409,8 +415,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
-    check_same_dtype(mat1, mat2, "mat1 and mat2 must have the same dtype, but got {a} and {b}")
-    check_same_dtype(input, mat2, "self and mat2 must have the same dtype, but got {a} and {b}")
+    for a, b, names in ((mat1, mat2, "mat1 and mat2"), (input, mat2, "self and mat2")):
+        message = names + " must have the same dtype, but got {a} and {b}"
+        check_same_dtype(a, b, message, autocast=True)
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(mat1.shape)} and "
@@ -450,7 +457,9 @@ def _check_expand(shape: tuple, target: tuple) -> None:
 
 # ----------------------------------------------------------------------------- trace, diag...
 def _trace(x, *, dtype):
-    return jnp.trace(x).astype(dtype)
+    """`dtype` None: the input's (so a cast autocast put in front of it carries through)."""
+    total = jnp.trace(x)
+    return total if dtype is None else total.astype(dtype)
 
 
 _TRACE = register("trace", _trace, node="TraceBackward0", saves="none")
@@ -464,8 +473,8 @@ def trace(input):
     d = input.dtype
     if d is _dtypes.bool:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    out = d if (d.is_floating_point or d.is_complex) else _dtypes.int64
-    return apply(_TRACE, input, dtype=out.jax)
+    out = None if (d.is_floating_point or d.is_complex) else _dtypes.int64.jax
+    return apply(_TRACE, input, dtype=out)
 
 
 _DIAG_EMBED = register(
@@ -688,10 +697,10 @@ def _add_product(input, a, b, beta, alpha, *, kind, beta_zero):
         product = jnp.einsum("bij,bjk->ik", a, b)
     else:
         product = jnp.matmul(a, b)
-    product = alpha * product
+    product = alpha.astype(product.dtype) * product  # Scalars never promote (autocast)
     if beta_zero:
         return jnp.broadcast_to(product, jnp.broadcast_shapes(input.shape, product.shape))
-    return beta * input + product
+    return beta.astype(input.dtype) * input + product
 
 
 _ADD_PRODUCT = {
@@ -710,7 +719,7 @@ def _add_product_front(fname, input, a, b, beta, alpha, names):
         tensor_arg(t, fname, name, position)
         if t.ndim != nd:
             raise RuntimeError(f"{name} must be a {nd}D tensor, got {t.ndim}-D tensor")
-    if not (input.dtype is a.dtype is b.dtype):
+    if not (input.dtype is a.dtype is b.dtype) and not unifies(input, a, b):
         raise RuntimeError(
             f"{fname}: expected {names[0]}, {names[1]} and input to have the same dtype, but "
             f"got {a.dtype}, {b.dtype} and {input.dtype}"

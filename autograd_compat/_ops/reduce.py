@@ -374,6 +374,8 @@ def _evenly_distributed(x, value):
 
 # ----------------------------------------------------------------------------- prod
 def _prod(x, *, dims, keepdim, dtype):
+    """`dtype` None: the input's (so a cast autocast put in front of it carries through)."""
+    dtype = x.dtype if dtype is None else dtype
     return jnp.prod(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim).astype(dtype)
 
 
@@ -391,8 +393,9 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     """
     tensor_arg(input, "prod")
     out_dtype = _dtypes.as_dtype(dtype) if dtype is not None else _integral_accumulate(input.dtype)
+    out = None if out_dtype is input.dtype else out_dtype.jax
     if dim is None:
-        return apply(_PROD_ALL, input, dims=None, keepdim=False, dtype=out_dtype.jax)
+        return apply(_PROD_ALL, input, dims=None, keepdim=False, dtype=out)
     if not isinstance(dim, int):
         raise TypeError(
             f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), "
@@ -401,7 +404,7 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
         )
     d = normalize_dim(dim, input.ndim)
     dims = (d,) if input.ndim else ()
-    return apply(_PROD_DIM, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
+    return apply(_PROD_DIM, input, dims=dims, keepdim=keepdim, dtype=out)
 
 
 # ----------------------------------------------------------------------------- std / var

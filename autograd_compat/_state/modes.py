@@ -8,7 +8,9 @@ backward. `Tensor._wrap` looks at the thread's flag only while some thread is in
 normal tensor creation pays one counter test for it.
 
 Also here: `modes`, the process-wide autograd switches (anomaly mode, forward AD, saved-tensor
-hooks, functional traces) that the op mechanism and the engine read on their slow paths.
+hooks, functional traces) that the op mechanism and the engine read on their slow paths; and
+the autocast state (`torch.amp.autocast`), thread-local as in PyTorch: while any thread has
+autocast on, `modes.special` sends ops to the slow path, which casts their inputs.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import functools
 import inspect
 import threading
 import weakref
+
+from .._pure import dtypes as _dtypes
 
 __all__ = [  # the grad-mode switches that both torch and torch.autograd export
     "enable_grad",
@@ -29,11 +33,18 @@ __all__ = [  # the grad-mode switches that both torch and torch.autograd export
 
 
 class _State(threading.local):
-    """Per-thread flag; each new thread starts with grad mode on, as in PyTorch."""
+    """Per-thread flags; each new thread starts with grad mode on and autocast off, as in
+    PyTorch."""
 
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
+        self.autocast: dict[str, _dtypes.dtype] = {}  # device type -> dtype, where it is on
+        self.autocast_dtypes = dict(_AUTOCAST_DEFAULT_DTYPES)
+        self.autocast_cache = True
+
+
+_AUTOCAST_DEFAULT_DTYPES = {"cpu": _dtypes.bfloat16, "cuda": _dtypes.float16}
 
 
 _state = _State()
@@ -54,6 +65,7 @@ class _Modes:
         "inference_seen",
         "special",
         "captures",
+        "autocast_users",
     )
 
     def __init__(self) -> None:
@@ -68,6 +80,7 @@ class _Modes:
         self.inference_seen = False  # an inference tensor was ever made: recording checks
         self.special = False  # one of the slow modes below is on: `apply` takes its slow path
         self.captures: list = []  # torch.compile traces in progress (they are in `traces` too)
+        self.autocast_users = 0  # devices with autocast on, summed over threads
 
     def note_read(self, tensor) -> None:
         """Library code reads `tensor`'s value directly, not as an op input: let a
@@ -83,9 +96,14 @@ class _Modes:
 
     def refresh_special(self) -> None:
         """Recompute `special` after a mode was entered or left: forward-mode AD (a dual
-        level), anomaly detection, saved-tensor hooks or an autograd.functional trace."""
+        level), anomaly detection, saved-tensor hooks, an autograd.functional trace or
+        autocast."""
         self.special = bool(
-            self.anomaly or self.saved_hooks or self.fw_level is not None or self.traces
+            self.anomaly
+            or self.saved_hooks
+            or self.fw_level is not None
+            or self.traces
+            or self.autocast_users
         )
 
 
@@ -247,3 +265,46 @@ class inference_mode(_GradModeContext):
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)
+
+
+# ----------------------------------------------------------------------------- autocast
+_autocast_lock = threading.Lock()
+
+
+def is_autocast_enabled(device_type: str = "cuda") -> bool:
+    """Whether autocast is on for `device_type` in this thread (CUDA when not given)."""
+    return device_type in _state.autocast
+
+
+def set_autocast_enabled(device_type: str, enabled: bool) -> None:
+    """Turn autocast on or off for `device_type` in this thread, at its current dtype."""
+    was = device_type in _state.autocast
+    if enabled:
+        _state.autocast[device_type] = get_autocast_dtype(device_type)
+    else:
+        _state.autocast.pop(device_type, None)
+    if was != bool(enabled):
+        with _autocast_lock:
+            modes.autocast_users += 1 if enabled else -1
+            modes.refresh_special()
+
+
+def get_autocast_dtype(device_type: str) -> _dtypes.dtype:
+    """The dtype autocast runs lower-precision ops in on `device_type` (this thread)."""
+    return _state.autocast_dtypes.get(device_type, _dtypes.float16)
+
+
+def set_autocast_dtype(device_type: str, dtype: _dtypes.dtype) -> None:
+    """Set the lower-precision dtype of `device_type`'s autocast (this thread)."""
+    _state.autocast_dtypes[device_type] = dtype
+    if device_type in _state.autocast:
+        _state.autocast[device_type] = dtype
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Whether autocast may keep the casts of leaf tensors (accepted; casts are not cached)."""
+    return _state.autocast_cache
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    _state.autocast_cache = bool(enabled)

@@ -357,7 +357,7 @@ class Tensor(TensorMethods):
         return bool(self.item())
 
     def __float__(self) -> float:
-        if self._requires_grad:
+        if self._requires_grad and _grad_mode._state.enabled:  # PyTorch: not under no_grad
             warnings.warn(_errors.SCALAR_OF_REQUIRES_GRAD, UserWarning, stacklevel=2)
         return float(self.item())
 

@@ -16,6 +16,7 @@ from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
 from .._tape.record import watch_written
 from . import views as _views
+from .autocast import unifies
 
 SCALAR_TYPES = (bool, int, float, complex, numbers.Number)
 
@@ -75,10 +76,13 @@ def scalar_type_name(d: _dtypes.dtype) -> str:
     return _dtypes.LEGACY_TYPE_NAMES[d].removesuffix("Tensor")
 
 
-def check_same_dtype(a: Tensor, b: Tensor, message: str, *, lower: bool = False) -> None:
+def check_same_dtype(
+    a: Tensor, b: Tensor, message: str, *, lower: bool = False, autocast: bool = False
+) -> None:
     """PyTorch's RuntimeError `message` unless `a` and `b` share a dtype; `{a}` and `{b}` in it
-    stand for their ScalarType names ("Float", or "float" when `lower`)."""
-    if a.dtype is not b.dtype:
+    stand for their ScalarType names ("Float", or "float" when `lower`). `autocast`: the op is
+    on autocast's lists, whose casts come first (PyTorch casts before it checks)."""
+    if a.dtype is not b.dtype and not (autocast and unifies(a, b)):
         names = [scalar_type_name(t.dtype) for t in (a, b)]
         if lower:
             names = [name.lower() for name in names]

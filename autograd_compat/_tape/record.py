@@ -3,7 +3,8 @@
 The forward is the op's jitted function; when grad mode is on and an input requires grad, a
 `Node` keeps what the op's vjp will read (see `Op.saves`) and the version counters that catch
 in-place changes of saved values. A slow path serves the modes that change what an op does:
-forward-mode AD, anomaly detection, saved-tensor hooks and autograd.functional traces.
+forward-mode AD, anomaly detection, saved-tensor hooks, autograd.functional traces and
+autocast (its input casts, `_tape/autocast`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import Node, saved_ref
 from .._state.tensor import Tensor
+from . import autocast as _autocast
 from . import hooks as _hooks
 
 _BLOCK_ELEMENTS = _memory.BLOCK_ELEMENTS
@@ -210,6 +212,13 @@ def _node_of(result):
 def _apply_special(op: Op, inputs: tuple, static: dict):
     """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
     state = _grad_mode._state
+    if state.autocast:
+        targets = _autocast.cast_targets(op, inputs)
+        if targets is not None:
+            inputs = tuple(
+                x if dtype is None else apply(_autocast.CAST, x, dtype=dtype.jax)
+                for x, dtype in zip(inputs, targets)
+            )
     grad_on = state.enabled
     forward_ad = modes.fw_level is not None and not state.inference
     traces = modes.traces

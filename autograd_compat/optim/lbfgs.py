@@ -138,9 +138,8 @@ class LBFGS(Optimizer):
         history_size (int): update history kept. Default: 100.
         line_search_fn (str, optional): "strong_wolfe" or None. Default: None.
 
-    `step(closure)` requires the closure (it re-evaluates the loss several times). As in
-    PyTorch, the step reads the loss with `float()`, which warns when the closure returns a
-    loss that requires grad; returning `loss.detach()` avoids the warning.
+    `step(closure)` requires the closure (it re-evaluates the loss several times, with grad
+    mode on, and reads each loss with `float()` under no_grad, as PyTorch does).
 
     Example::
 
@@ -210,7 +209,8 @@ class LBFGS(Optimizer):
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
         with _grad_mode.enable_grad():
-            loss = float(closure())
+            evaluated = closure()
+        loss = float(evaluated)
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
@@ -328,7 +328,8 @@ class LBFGS(Optimizer):
                 self._add_grad(t, d)
                 if n_iter != max_iter:
                     with _grad_mode.enable_grad():
-                        loss = float(closure())
+                        evaluated = closure()
+                    loss = float(evaluated)
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max() <= tolerance_grad
                     ls_func_evals = 1

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from ..._pure import dtypes as _dtypes
+from ..._tape.autocast import unifies
 from ..._tape.record import apply
 from ._common import _HIGHEST, _key_array, _tensor, register
 from .dropout import _dropout_fn
@@ -65,7 +66,7 @@ def scaled_dot_product_attention(
         raise NotImplementedError(
             "scaled_dot_product_attention(enable_gqa=True) is not yet supported by autograd_compat"
         )
-    if not (query.dtype is key.dtype is value.dtype):
+    if not (query.dtype is key.dtype is value.dtype) and not unifies(query, key, value):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead."

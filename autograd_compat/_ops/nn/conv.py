@@ -86,10 +86,14 @@ def _apply_conv(op, input, weight, bias, groups, batched: bool, **geometry):
 
 
 def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
-    check_same_dtype(input, weight, "expected scalar type {a} but found {b}")
+    check_same_dtype(input, weight, "expected scalar type {a} but found {b}", autocast=True)
     if bias is not None:
         check_same_dtype(
-            input, bias, "Input type ({a}) and bias type ({b}) should be the same", lower=True
+            input,
+            bias,
+            "Input type ({a}) and bias type ({b}) should be the same",
+            lower=True,
+            autocast=True,
         )
 
 

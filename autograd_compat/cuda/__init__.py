@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import jax
 
-from ._pure import device as _device
-from ._pure import errors as _errors
-from ._pure.memory import OutOfMemoryError
-from ._state import random as _random
+from .._pure import device as _device
+from .._pure import errors as _errors
+from .._pure.memory import OutOfMemoryError
+from .._state import random as _random
+from . import amp
 
 __all__ = [
     "OutOfMemoryError",
@@ -94,6 +95,6 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
 
 def __getattr__(name: str):
     """`torch.cuda.X` that this module lacks: an AttributeError saying it is not supported."""
-    from ._alias import missing_attribute
+    from .._alias import missing_attribute
 
     return missing_attribute(__name__, name)
