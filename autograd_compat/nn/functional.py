@@ -48,6 +48,7 @@ from .._ops.nn.dropout import dropout as dropout
 from .._ops.nn.dropout import dropout1d as dropout1d
 from .._ops.nn.dropout import dropout2d as dropout2d
 from .._ops.nn.embedding import embedding as embedding
+from .._ops.nn.embedding import embedding_bag as embedding_bag
 from .._ops.nn.embedding import one_hot as one_hot
 from .._ops.nn.interpolation import interpolate as interpolate
 from .._ops.nn.interpolation import upsample as upsample
@@ -66,6 +67,10 @@ from .._ops.nn.normalization import batch_norm as batch_norm
 from .._ops.nn.normalization import group_norm as group_norm
 from .._ops.nn.normalization import layer_norm as layer_norm
 from .._ops.nn.padding import pad as pad
+from .._ops.nn.patches import fold as fold
+from .._ops.nn.patches import pixel_shuffle as pixel_shuffle
+from .._ops.nn.patches import pixel_unshuffle as pixel_unshuffle
+from .._ops.nn.patches import unfold as unfold
 from .._ops.nn.pooling import adaptive_avg_pool1d as adaptive_avg_pool1d
 from .._ops.nn.pooling import adaptive_avg_pool2d as adaptive_avg_pool2d
 from .._ops.nn.pooling import avg_pool1d as avg_pool1d
@@ -98,7 +103,9 @@ __all__ = [
     "dropout1d",
     "dropout2d",
     "elu",
+    "fold",
     "embedding",
+    "embedding_bag",
     "gelu",
     "glu",
     "group_norm",
@@ -125,6 +132,8 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "prelu",
     "relu",
     "relu6",
@@ -140,6 +149,7 @@ __all__ = [
     "tanh",
     "tanhshrink",
     "threshold",
+    "unfold",
     "upsample",
 ]
 
