@@ -65,6 +65,7 @@ from .._ops.nn.loss import nll_loss as nll_loss
 from .._ops.nn.loss import smooth_l1_loss as smooth_l1_loss
 from .._ops.nn.normalization import batch_norm as batch_norm
 from .._ops.nn.normalization import group_norm as group_norm
+from .._ops.nn.normalization import instance_norm as instance_norm
 from .._ops.nn.normalization import layer_norm as layer_norm
 from .._ops.nn.padding import pad as pad
 from .._ops.nn.patches import fold as fold
@@ -113,6 +114,7 @@ __all__ = [
     "hardswish",
     "hardtanh",
     "huber_loss",
+    "instance_norm",
     "interpolate",
     "kl_div",
     "l1_loss",

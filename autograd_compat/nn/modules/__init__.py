@@ -15,6 +15,7 @@ from .dropout import *
 from .embedding_bag import *
 from .flatten import *
 from .fold import *
+from .instancenorm import *
 from .linear import *
 from .loss import *
 from .misc import *
