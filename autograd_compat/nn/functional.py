@@ -74,6 +74,8 @@ from .._ops.nn.patches import pixel_unshuffle as pixel_unshuffle
 from .._ops.nn.patches import unfold as unfold
 from .._ops.nn.pooling import adaptive_avg_pool1d as adaptive_avg_pool1d
 from .._ops.nn.pooling import adaptive_avg_pool2d as adaptive_avg_pool2d
+from .._ops.nn.pooling import adaptive_max_pool1d as adaptive_max_pool1d
+from .._ops.nn.pooling import adaptive_max_pool2d as adaptive_max_pool2d
 from .._ops.nn.pooling import avg_pool1d as avg_pool1d
 from .._ops.nn.pooling import avg_pool2d as avg_pool2d
 from .._ops.nn.pooling import avg_pool3d as avg_pool3d
@@ -85,6 +87,8 @@ from .._state.tensor import Tensor as Tensor
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
