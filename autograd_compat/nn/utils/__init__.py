@@ -1,6 +1,6 @@
 """torch.nn.utils: gradient clipping, parameter/vector conversion, sequence packing."""
 
-from . import rnn
+from . import parametrizations, parametrize, rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
