@@ -209,7 +209,8 @@ def register_parametrization(
         >>> class Symmetric(nn.Module):
         ...     def forward(self, X):
         ...         return X.triu() + X.triu(1).transpose(-1, -2)
-        >>> m = nn.utils.parametrize.register_parametrization(nn.Linear(3, 3), "weight", Symmetric())
+        >>> P = nn.utils.parametrize
+        >>> m = P.register_parametrization(nn.Linear(3, 3), "weight", Symmetric())
         >>> bool((m.weight == m.weight.T).all())
         True
     """
