@@ -89,6 +89,11 @@ def _embedding_bag_fn(weight, indices, bags, *per_sample_weights, mode, num_bags
 _EMBEDDING_BAG = register("embedding_bag", _embedding_bag_fn, node="EmbeddingBagBackward0")
 
 
+def _type_text(value) -> str:
+    """`str(type(value))` as PyTorch prints it (a Tensor is `torch.Tensor`)."""
+    return "<class 'torch.Tensor'>" if isinstance(value, Tensor) else str(type(value))
+
+
 def _bag_ids(offsets: np.ndarray, count: int, include_last_offset: bool) -> tuple:
     """Each index's bag (from the bags' start offsets) and the number of bags."""
     num_bags = len(offsets) - 1 if include_last_offset else len(offsets)
@@ -151,7 +156,7 @@ def embedding_bag(
             raise ValueError(
                 "if input is 2D, then offsets has to be None, as input is treated is a "
                 "mini-batch of fixed length sequences. However, found offsets of type "
-                f"{type(offsets)}"
+                f"{_type_text(offsets)}"
             )
         starts = np.arange(0, input.numel(), max(input.shape[1], 1), dtype=np.int64)
         include_last_offset = False

@@ -82,7 +82,12 @@ def pixel_unshuffle(input, downscale_factor: int):
 
 
 def _im2col_fn(x, *, kernel, dilation, padding, stride, blocks):
-    """(N, C, H, W) -> (N, C kh kw, L): each sliding block as a column."""
+    """(N, C, H, W) -> (N, C kh kw, L): each sliding block as a column ((C, H, W) input
+    gives (C kh kw, L))."""
+    if x.ndim == 3:
+        return _im2col_fn(
+            x[None], kernel=kernel, dilation=dilation, padding=padding, stride=stride, blocks=blocks
+        )[0]
     windows = _windows(
         x,
         kernel=kernel,
@@ -99,7 +104,18 @@ def _im2col_fn(x, *, kernel, dilation, padding, stride, blocks):
 
 
 def _col2im_fn(cols, *, output_size, kernel, dilation, padding, stride, blocks):
-    """(N, C kh kw, L) -> (N, C, H, W): the sum of the blocks at their places."""
+    """(N, C kh kw, L) -> (N, C, H, W): the sum of the blocks at their places ((C kh kw, L)
+    input gives (C, H, W))."""
+    if cols.ndim == 2:
+        return _col2im_fn(
+            cols[None],
+            output_size=output_size,
+            kernel=kernel,
+            dilation=dilation,
+            padding=padding,
+            stride=stride,
+            blocks=blocks,
+        )[0]
     n = cols.shape[0]
     k = kernel[0] * kernel[1]
     cols = cols.reshape(n, cols.shape[1] // k, k, *blocks)
@@ -119,12 +135,19 @@ _IM2COL = register("unfold", _im2col_fn, node="Im2ColBackward0", saves="none")
 _COL2IM = register("fold", _col2im_fn, node="Col2ImBackward0", saves="none")
 
 
+def _pair(value, name: str) -> tuple:
+    """An int as (value, value); a sequence must have two entries (PyTorch's IntArrayRef[2])."""
+    if isinstance(value, (list, tuple)) and len(value) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
+    return _ntuple(value, 2, name)
+
+
 def _block_args(kernel_size, dilation, padding, stride) -> tuple:
     """PyTorch's checks of the sliding-block geometry: (kernel, dilation, padding, stride)."""
-    kernel = _ntuple(kernel_size, 2, "kernel_size")
-    dilation = _ntuple(dilation, 2, "dilation")
-    padding = _ntuple(padding, 2, "padding")
-    stride = _ntuple(stride, 2, "stride")
+    kernel = _pair(kernel_size, "kernel_size")
+    dilation = _pair(dilation, "dilation")
+    padding = _pair(padding, "padding")
+    stride = _pair(stride, "stride")
     for name, values, low, word in (
         ("kernel", kernel, 1, "greater than zero"),
         ("stride", stride, 1, "greater than zero"),
@@ -166,9 +189,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
             f"non-zero dimensions for input, but got: {list(input.shape)}"
         )
-    batched = input.ndim == 4
-    x = input if batched else input.unsqueeze(0)
-    spatial = tuple(x.shape[2:])
+    spatial = tuple(input.shape[-2:])
     blocks = _blocks(spatial, kernel, dilation, padding, stride)
     if min(blocks) < 1:
         raise RuntimeError(
@@ -176,48 +197,45 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
             f"calculated shape of the array of sliding blocks as {blocks}, but its components "
             "must be at least one."
         )
-    out = apply(
+    return apply(
         _IM2COL,
-        x,
+        input,
         kernel=kernel,
         dilation=dilation,
         padding=padding,
         stride=stride,
         blocks=blocks,
     )
-    return out if batched else out.squeeze(0)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sum sliding blocks back into an image: (N, C * prod(kernel_size), L) -> (N, C, *output_size)
     (col2im, the adjoint of `unfold`)."""
     _tensor(input, "fold")
-    output_size = _ntuple(output_size, 2, "output_size")
+    output_size = _pair(output_size, "output_size")
     kernel, dilation, padding, stride = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim not in (2, 3) or 0 in input.shape[input.ndim - 2 :]:
         raise RuntimeError(
             "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
             f"non-zero dimensions for input, but got: {list(input.shape)}"
         )
-    batched = input.ndim == 3
-    x = input if batched else input.unsqueeze(0)
-    per_block = kernel[0] * kernel[1]
-    if x.shape[1] % per_block:
+    channels, count = input.shape[-2:]
+    if channels % (kernel[0] * kernel[1]):
         raise RuntimeError(
             "Expected size of input's dimension 1 to be divisible by the product of "
-            f"kernel_size, but got input.size(1)={x.shape[1]} and kernel_size={kernel}."
+            f"kernel_size, but got input.size(1)={channels} and kernel_size={kernel}."
         )
     blocks = _blocks(output_size, kernel, dilation, padding, stride)
-    if blocks[0] * blocks[1] != x.shape[2]:
+    if blocks[0] * blocks[1] != count:
         raise RuntimeError(
             f"Given output_size={output_size}, {_geometry(kernel, dilation, padding)}, "
             f"stride={stride}, expected size of input's dimension 2 to match the calculated "
             f"number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but "
-            f"got input.size(2)={x.shape[2]}."
+            f"got input.size(2)={count}."
         )
-    out = apply(
+    return apply(
         _COL2IM,
-        x,
+        input,
         output_size=output_size,
         kernel=kernel,
         dilation=dilation,
@@ -225,4 +243,3 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         stride=stride,
         blocks=blocks,
     )
-    return out if batched else out.squeeze(0)
