@@ -228,7 +228,7 @@ def instance_norm(
         eps,
     )
     for buffer, updated in zip((running_mean, running_var), repeated):
-        if buffer is not None and use_input_stats:
+        if buffer is not None and updated is not None and use_input_stats:
             buffer._set_value(_mean_over_batch(updated._value, batch=b))
             buffer._bump_version()
     return out.reshape(input.shape)

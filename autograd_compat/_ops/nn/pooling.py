@@ -329,7 +329,7 @@ def _adaptive_max_fn(x, *, out, with_indices):
         shape[axis], shape[nd + axis] = w.shape
         flat = flat * spatial[axis] + w.reshape(shape)
     flat = flat.reshape(*out, -1)
-    return y, jnp.asarray(flat)[(*np.indices(out), choice)]
+    return y, jnp.asarray(flat)[tuple(np.indices(out)) + (choice,)]
 
 
 _ADAPTIVE_MAX = register("adaptive_max_pool", _adaptive_max_fn, node="AdaptiveMaxPool2DBackward0")

@@ -68,8 +68,10 @@ class EmbeddingBag(Module):
                 )
             self.weight = Parameter(_weight)
 
-    # N(0, 1), with the padding row zeroed: Embedding's initialization.
-    reset_parameters = Embedding.reset_parameters
+    def reset_parameters(self) -> None:
+        """N(0, 1), with the padding row zeroed: Embedding's initialization."""
+        Embedding.reset_parameters(self)  # type: ignore[arg-type]
+
     _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
     def forward(self, input, offsets=None, per_sample_weights=None):

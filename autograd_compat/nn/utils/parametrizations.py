@@ -73,6 +73,9 @@ class _SpectralNorm(Module):
     """w / sigma(w), sigma the largest singular value of w as a matrix (rows along `dim`),
     estimated by power iteration on the buffers _u and _v (one step per training forward)."""
 
+    _u: Tensor
+    _v: Tensor
+
     def __init__(
         self, weight: Tensor, n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12
     ) -> None:

@@ -84,8 +84,8 @@ class ParametrizationList(ModuleList):
                 f"Got {type(new).__name__}"
             )
         self.is_tensor = isinstance(new, Tensor)
-        self.ntensors = 1 if self.is_tensor else len(new)
-        if self.is_tensor:
+        self.ntensors = 1 if isinstance(new, Tensor) else len(new)
+        if isinstance(new, Tensor):
             if original.dtype != new.dtype:
                 raise ValueError(
                     "When `right_inverse` outputs one tensor, it may not change the dtype.\n"

@@ -52,10 +52,10 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     return int64_tensor(inverse)
 
 
-_Fields = namedtuple("PackedSequence_", "data batch_sizes sorted_indices unsorted_indices")
+PackedSequence_ = namedtuple("PackedSequence_", "data batch_sizes sorted_indices unsorted_indices")
 
 
-class PackedSequence(_Fields):
+class PackedSequence(PackedSequence_):
     """Holds the data and list of `batch_sizes` of a packed sequence.
 
     Made by `pack_padded_sequence` or `pack_sequence`, never by hand; the recurrent layers
