@@ -81,13 +81,19 @@ def pixel_unshuffle(input, downscale_factor: int):
     return apply(_PIXEL_UNSHUFFLE, input, factor=factor)
 
 
+def _also_unbatched(fn, batched_ndim: int):
+    """`fn` of a batch, also applied to one sample (one dim fewer) as a batch of one."""
+
+    def run(x, **static):
+        if x.ndim == batched_ndim:
+            return fn(x, **static)
+        return fn(x[None], **static)[0]
+
+    return run
+
+
 def _im2col_fn(x, *, kernel, dilation, padding, stride, blocks):
-    """(N, C, H, W) -> (N, C kh kw, L): each sliding block as a column ((C, H, W) input
-    gives (C kh kw, L))."""
-    if x.ndim == 3:
-        return _im2col_fn(
-            x[None], kernel=kernel, dilation=dilation, padding=padding, stride=stride, blocks=blocks
-        )[0]
+    """(N, C, H, W) -> (N, C kh kw, L): each sliding block as a column."""
     windows = _windows(
         x,
         kernel=kernel,
@@ -104,18 +110,7 @@ def _im2col_fn(x, *, kernel, dilation, padding, stride, blocks):
 
 
 def _col2im_fn(cols, *, output_size, kernel, dilation, padding, stride, blocks):
-    """(N, C kh kw, L) -> (N, C, H, W): the sum of the blocks at their places ((C kh kw, L)
-    input gives (C, H, W))."""
-    if cols.ndim == 2:
-        return _col2im_fn(
-            cols[None],
-            output_size=output_size,
-            kernel=kernel,
-            dilation=dilation,
-            padding=padding,
-            stride=stride,
-            blocks=blocks,
-        )[0]
+    """(N, C kh kw, L) -> (N, C, H, W): the sum of the blocks at their places."""
     n = cols.shape[0]
     k = kernel[0] * kernel[1]
     cols = cols.reshape(n, cols.shape[1] // k, k, *blocks)
@@ -131,8 +126,8 @@ def _col2im_fn(cols, *, output_size, kernel, dilation, padding, stride, blocks):
     ]
 
 
-_IM2COL = register("unfold", _im2col_fn, node="Im2ColBackward0", saves="none")
-_COL2IM = register("fold", _col2im_fn, node="Col2ImBackward0", saves="none")
+_IM2COL = register("unfold", _also_unbatched(_im2col_fn, 4), node="Im2ColBackward0", saves="none")
+_COL2IM = register("fold", _also_unbatched(_col2im_fn, 3), node="Col2ImBackward0", saves="none")
 
 
 def _pair(value, name: str) -> tuple:
@@ -142,36 +137,43 @@ def _pair(value, name: str) -> tuple:
     return _ntuple(value, 2, name)
 
 
-def _block_args(kernel_size, dilation, padding, stride) -> tuple:
-    """PyTorch's checks of the sliding-block geometry: (kernel, dilation, padding, stride)."""
-    kernel = _pair(kernel_size, "kernel_size")
-    dilation = _pair(dilation, "dilation")
-    padding = _pair(padding, "padding")
-    stride = _pair(stride, "stride")
-    for name, values, low, word in (
-        ("kernel", kernel, 1, "greater than zero"),
-        ("stride", stride, 1, "greater than zero"),
-        ("dilation", dilation, 1, "greater than zero"),
-        ("pad", padding, 0, "non-negative"),
+def _block_args(kernel_size, dilation, padding, stride) -> dict:
+    """PyTorch's checks of the sliding-block geometry, as the ops' static arguments."""
+    geometry = {
+        "kernel": _pair(kernel_size, "kernel_size"),
+        "dilation": _pair(dilation, "dilation"),
+        "padding": _pair(padding, "padding"),
+        "stride": _pair(stride, "stride"),
+    }
+    for key, name, low, word in (
+        ("kernel", "kernel size", 1, "greater than zero"),
+        ("stride", "stride", 1, "greater than zero"),
+        ("dilation", "dilation", 1, "greater than zero"),
+        ("padding", "padding", 0, "non-negative"),
     ):
+        values = geometry[key]
         if min(values) < low:
-            label = {"pad": "padding", "kernel": "kernel size"}.get(name, name)
+            short = "pad" if key == "padding" else key
             raise RuntimeError(
-                f"{label} should be {word}, but got {name}_height: {values[0]} "
-                f"{name}_width: {values[1]}"
+                f"{name} should be {word}, but got {short}_height: {values[0]} "
+                f"{short}_width: {values[1]}"
             )
-    return kernel, dilation, padding, stride
+    return geometry
 
 
-def _blocks(spatial, kernel, dilation, padding, stride) -> tuple:
+def _blocks(spatial, *, kernel, dilation, padding, stride) -> tuple:
+    """How many sliding blocks fit along each spatial dim."""
     return tuple(
         (size + 2 * p - d * (k - 1) - 1) // s + 1
         for size, k, d, p, s in zip(spatial, kernel, dilation, padding, stride)
     )
 
 
-def _geometry(kernel, dilation, padding) -> str:
-    return f"kernel_size={kernel}, dilation={dilation}, padding={padding}"
+def _described(geometry: dict) -> str:
+    return (
+        f"kernel_size={geometry['kernel']}, dilation={geometry['dilation']}, "
+        f"padding={geometry['padding']}"
+    )
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -183,29 +185,21 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         torch.Size([1, 8, 9])
     """
     _tensor(input, "unfold")
-    kernel, dilation, padding, stride = _block_args(kernel_size, dilation, padding, stride)
+    geometry = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim not in (3, 4) or 0 in input.shape[input.ndim - 3 :]:
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
             f"non-zero dimensions for input, but got: {list(input.shape)}"
         )
     spatial = tuple(input.shape[-2:])
-    blocks = _blocks(spatial, kernel, dilation, padding, stride)
+    blocks = _blocks(spatial, **geometry)
     if min(blocks) < 1:
         raise RuntimeError(
-            f"Given input with spatial size {spatial}, {_geometry(kernel, dilation, padding)}, "
-            f"calculated shape of the array of sliding blocks as {blocks}, but its components "
-            "must be at least one."
+            f"Given input with spatial size {spatial}, {_described(geometry)}, calculated shape "
+            f"of the array of sliding blocks as {blocks}, but its components must be at least "
+            "one."
         )
-    return apply(
-        _IM2COL,
-        input,
-        kernel=kernel,
-        dilation=dilation,
-        padding=padding,
-        stride=stride,
-        blocks=blocks,
-    )
+    return apply(_IM2COL, input, **geometry, blocks=blocks)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -213,33 +207,25 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     (col2im, the adjoint of `unfold`)."""
     _tensor(input, "fold")
     output_size = _pair(output_size, "output_size")
-    kernel, dilation, padding, stride = _block_args(kernel_size, dilation, padding, stride)
+    geometry = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim not in (2, 3) or 0 in input.shape[input.ndim - 2 :]:
         raise RuntimeError(
             "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
             f"non-zero dimensions for input, but got: {list(input.shape)}"
         )
     channels, count = input.shape[-2:]
+    kernel = geometry["kernel"]
     if channels % (kernel[0] * kernel[1]):
         raise RuntimeError(
             "Expected size of input's dimension 1 to be divisible by the product of "
             f"kernel_size, but got input.size(1)={channels} and kernel_size={kernel}."
         )
-    blocks = _blocks(output_size, kernel, dilation, padding, stride)
+    blocks = _blocks(output_size, **geometry)
     if blocks[0] * blocks[1] != count:
         raise RuntimeError(
-            f"Given output_size={output_size}, {_geometry(kernel, dilation, padding)}, "
-            f"stride={stride}, expected size of input's dimension 2 to match the calculated "
-            f"number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but "
-            f"got input.size(2)={count}."
+            f"Given output_size={output_size}, {_described(geometry)}, "
+            f"stride={geometry['stride']}, expected size of input's dimension 2 to match the "
+            f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+            f"{blocks[0] * blocks[1]}, but got input.size(2)={count}."
         )
-    return apply(
-        _COL2IM,
-        input,
-        output_size=output_size,
-        kernel=kernel,
-        dilation=dilation,
-        padding=padding,
-        stride=stride,
-        blocks=blocks,
-    )
+    return apply(_COL2IM, input, output_size=output_size, **geometry, blocks=blocks)

@@ -6,7 +6,7 @@ from .. import _arrays
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module, store_constants
-from .sparse import Embedding
+from .sparse import Embedding, lookup_options_repr
 
 __all__ = ["EmbeddingBag"]
 
@@ -90,13 +90,7 @@ class EmbeddingBag(Module):
         )
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq=True"
+        s = f"{self.num_embeddings}, {self.embedding_dim}{lookup_options_repr(self)}"
         s += f", mode='{self.mode}'"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
