@@ -179,7 +179,7 @@ class RNNBase(Module):
         the final states back in the caller's order."""
         if input.data.dim() != 2:
             raise RuntimeError(f"input must have 2 dimensions, got {input.data.dim()}")
-        batch_sizes = packing.host_ints(input.batch_sizes)
+        batch_sizes = packing.host_ints(input.batch_sizes, self.mode)
         padded = packing.pad_time_major(input.data, batch_sizes)
         if hx is not None and input.sorted_indices is not None:
             order = input.sorted_indices

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._ops.index import index_select
 from ..._ops.nn.padding import pad
-from ..._ops.shape import cat, stack
+from ..._ops.shape import _needs_concrete, cat, stack
 from ..._pure import dtypes as _dtypes
 from ..._state.tensor import Tensor
 from .. import _arrays
@@ -35,9 +35,11 @@ def int64_tensor(values) -> Tensor:
     return Tensor._wrap(_arrays.place(np.asarray(values, dtype=np.int64)))
 
 
-def host_ints(values) -> np.ndarray:
-    """Integer lengths or sizes (a Tensor or a sequence) as a numpy int64 array."""
+def host_ints(values, fname: str) -> np.ndarray:
+    """Integer lengths, sizes or indices (a Tensor or a sequence) as a numpy int64 array: they
+    fix the shapes of what `fname` builds, so they are read on the host, never traced."""
     if isinstance(values, Tensor):
+        _needs_concrete(fname, values)
         return np.asarray(values._value, dtype=np.int64)
     return np.asarray(values, dtype=np.int64)
 
@@ -46,7 +48,7 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The permutation that undoes `permutation` (None stays None)."""
     if permutation is None:
         return None
-    order = host_ints(permutation)
+    order = host_ints(permutation, "invert_permutation")
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.size)
     return int64_tensor(inverse)
@@ -175,7 +177,7 @@ def pack_padded_sequence(
         >>> nn.utils.rnn.pack_padded_sequence(x, [3, 1]).batch_sizes
         tensor([2, 1, 1])
     """
-    lengths_np = host_ints(lengths)
+    lengths_np = host_ints(lengths, "pack_padded_sequence")
     sorted_indices = None
     if enforce_sorted:
         if np.any(np.diff(lengths_np) > 0):
@@ -216,7 +218,7 @@ def pad_packed_sequence(
         padding_value (float): the value of padded elements. Default: 0.
         total_length (int, optional): pad to this many steps instead of the longest length.
     """
-    batch_sizes = host_ints(sequence.batch_sizes)
+    batch_sizes = host_ints(sequence.batch_sizes, "pad_packed_sequence")
     if total_length is not None and total_length < len(batch_sizes):
         raise ValueError(
             "Expected total_length to be at least the length of the longest sequence in input, "
@@ -229,7 +231,7 @@ def pad_packed_sequence(
         padded = padded.transpose(0, 1)
     if sequence.unsorted_indices is not None:
         padded = index_select(padded, 0 if batch_first else 1, sequence.unsorted_indices)
-        lengths = lengths[host_ints(sequence.unsorted_indices)]
+        lengths = lengths[host_ints(sequence.unsorted_indices, "pad_packed_sequence")]
     return padded, int64_tensor(lengths)
 
 
@@ -243,7 +245,9 @@ def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False)
     """The list of unpadded tensors of a padded batch (the inverse of `pad_sequence`)."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
-    return [padded_sequences[i, : int(n)] for i, n in enumerate(host_ints(lengths))]
+    return [
+        padded_sequences[i, : int(n)] for i, n in enumerate(host_ints(lengths, "unpad_sequence"))
+    ]
 
 
 def unpack_sequence(packed_sequences: PackedSequence) -> list:
