@@ -19,6 +19,7 @@ from .._ops.nn.linear import *  # noqa: F403
 from .._ops.nn.loss import *  # noqa: F403
 from .._ops.nn.normalization import *  # noqa: F403
 from .._ops.nn.padding import *  # noqa: F403
+from .._ops.nn.patches import *  # noqa: F403
 from .._ops.nn.pooling import *  # noqa: F403
 from .._state.tensor import Tensor as Tensor
 

@@ -519,6 +519,15 @@ ROWS: list[OpCase] = [
     ),
     OpCase("adaptive_avg_pool", lambda torch, x: F(torch).adaptive_avg_pool2d(x, 2), inputs=(IMG,)),
     OpCase(
+        "adaptive_max_pool",
+        lambda torch, x: F(torch).adaptive_max_pool2d(x, 3, return_indices=True),
+        inputs=(IMG,),
+    ),
+    OpCase("pixel_shuffle", lambda torch, x: F(torch).pixel_shuffle(x, 2), inputs=((1, 4, 2, 2),)),
+    OpCase("pixel_unshuffle", lambda torch, x: F(torch).pixel_unshuffle(x, 2), inputs=(IMG,)),
+    OpCase("unfold", lambda torch, x: F(torch).unfold(x, 2, padding=1, stride=2), inputs=(IMG,)),
+    OpCase("fold", lambda torch, x: F(torch).fold(x, (3, 3), 2), inputs=((1, 8, 4),)),
+    OpCase(
         "batch_norm",
         lambda torch, x, w, b: F(torch).batch_norm(
             x,
@@ -558,6 +567,11 @@ ROWS: list[OpCase] = [
         "pairwise_distance", lambda torch, x, y: F(torch).pairwise_distance(x, y), inputs=(S, S)
     ),
     OpCase("embedding", lambda torch, i, w: F(torch).embedding(i, w), inputs=(_idx(0, 2, 2), S)),
+    OpCase(
+        "embedding_bag",
+        lambda torch, i, o, w, p: F(torch).embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+        inputs=(_idx(0, 2, 2, 1), _idx(0, 1), S, V),
+    ),
     OpCase("one_hot", lambda torch, i: F(torch).one_hot(i, 4), inputs=(_idx(0, 2, 3),)),
     OpCase("leaky_relu", lambda torch, x: F(torch).leaky_relu(x, 0.1)),
     OpCase("elu", lambda torch, x: F(torch).elu(x)),

@@ -1,8 +1,10 @@
 """Batch, layer and group normalization, each one fused op; batch norm updates its
-running statistics outside the graph.
+running statistics outside the graph. Instance norm is batch norm of a (1, N*C, ...) view.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -14,7 +16,7 @@ from ..._state.tensor import Tensor
 from ..._tape.record import apply
 from ._common import _tensor, register
 
-__all__ = ["batch_norm", "group_norm", "layer_norm"]
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 
 
 def _scale_shift(y, affine, shape, has_weight, has_bias):
@@ -182,3 +184,55 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
     return _apply_norm(
         _GROUP_NORM, input, eps=eps, weight=weight, bias=bias, groups=int(num_groups)
     )
+
+
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+):
+    """Normalize each channel of each sample over its spatial dims, then scale and shift.
+
+    As PyTorch computes it: batch norm of the input viewed as (1, N * C, *), with the
+    per-channel weight, bias and running statistics repeated N times; the running statistics
+    become the mean over the batch of the updated copies.
+    """
+    _tensor(input, "instance_norm")
+    if use_input_stats:
+        spatial = int(np.prod(input.shape[2:]))
+        if spatial == 1:
+            raise ValueError(
+                f"Expected more than 1 spatial element when training, got input size {input.shape}"
+            )
+    elif running_mean is None or running_var is None:
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    b, c = input.shape[0], input.shape[1]
+    repeated = [None if t is None else t.repeat(b) for t in (running_mean, running_var)]
+    out = batch_norm(
+        input.reshape(1, b * c, *input.shape[2:]),
+        repeated[0],
+        repeated[1],
+        None if weight is None else weight.repeat(b),
+        None if bias is None else bias.repeat(b),
+        use_input_stats,
+        momentum,
+        eps,
+    )
+    for buffer, updated in zip((running_mean, running_var), repeated):
+        if buffer is not None and updated is not None and use_input_stats:
+            buffer._set_value(_mean_over_batch(updated._value, batch=b))
+            buffer._bump_version()
+    return out.reshape(input.shape)
+
+
+@partial(jax.jit, static_argnames="batch")
+def _mean_over_batch(repeated, *, batch: int):
+    """A running statistic from its batch-repeated copy: the mean of the `batch` copies."""
+    return repeated.reshape(batch, -1).mean(0)

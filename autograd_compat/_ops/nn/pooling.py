@@ -1,11 +1,11 @@
-"""Max, average and adaptive average pooling over sliding windows."""
+"""Max, average and adaptive (average and max) pooling over windows."""
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
 
-from ..._tape.args import floating
+from ..._tape.args import floating, scalar_type_name
 from ..._tape.record import apply
 from ._common import _ntuple, _tensor, register
 from .interpolation import _resize_fn
@@ -13,6 +13,8 @@ from .interpolation import _resize_fn
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -261,3 +263,96 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """2-D adaptive average pooling to `output_size` (an int, a pair, None keeps a size)."""
     return _adaptive_avg_pool(input, output_size, 2)
+
+
+def _adaptive_windows(size: int, out: int) -> np.ndarray:
+    """(out, K) input positions of PyTorch's adaptive windows [floor(i S/O), ceil((i+1) S/O)),
+    short windows padded with their last position (a repeat never changes a maximum)."""
+    starts = [i * size // out for i in range(out)]
+    ends = [-(-(i + 1) * size // out) for i in range(out)]
+    width = max((e - s for s, e in zip(starts, ends)), default=1)
+    return np.array(
+        [[min(s + k, e - 1) for k in range(width)] for s, e in zip(starts, ends)], np.int64
+    ).reshape(out, width)
+
+
+def _adaptive_max_fn(x, *, out, with_indices):
+    """Max over each adaptive window of the last len(out) axes, and its flat position."""
+    nd = len(out)
+    spatial = x.shape[-nd:]
+    windows = [_adaptive_windows(s, o) for s, o in zip(spatial, out)]
+    lead = x.ndim - nd
+    for axis, w in enumerate(windows):  # axis `lead + 2 * axis` becomes (out, K)
+        at = lead + 2 * axis
+        x = jnp.take(x, w.reshape(-1), axis=at).reshape(*x.shape[:at], *w.shape, *x.shape[at + 1 :])
+    order = [
+        *range(lead),
+        *(lead + 2 * a for a in range(nd)),
+        *(lead + 2 * a + 1 for a in range(nd)),
+    ]
+    x = x.transpose(order).reshape(*x.shape[:lead], *out, -1)
+    choice = jnp.argmax(x, axis=-1)
+    y = jnp.take_along_axis(x, choice[..., None], axis=-1)[..., 0]
+    if not with_indices:
+        return y
+    flat = np.zeros((*out, *(w.shape[1] for w in windows)), np.int64)
+    for axis, w in enumerate(windows):
+        shape = [1] * (2 * nd)
+        shape[axis], shape[nd + axis] = w.shape
+        flat = flat * spatial[axis] + w.reshape(shape)
+    flat = flat.reshape(*out, -1)
+    return y, jnp.asarray(flat)[tuple(np.indices(out)) + (choice,)]
+
+
+_ADAPTIVE_MAX = register("adaptive_max_pool", _adaptive_max_fn, node="AdaptiveMaxPool2DBackward0")
+
+
+def _adaptive_max_pool(input, output_size, return_indices: bool, nd: int):
+    fname = f"adaptive_max_pool{nd}d"
+    _tensor(input, fname)
+    if nd == 1 and input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
+            "#1 'self' (while checking arguments for adaptive_max_pool1d)"
+        )
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{fname}(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    if not isinstance(output_size, (list, tuple)):
+        output_size = (output_size,) * nd
+    if len(output_size) != nd:
+        if nd == 1:
+            raise RuntimeError(
+                "adaptive_max_pool1d() argument 'output_size' should contain one int (got "
+                f"{len(output_size)})"
+            )
+        raise RuntimeError(f"{fname}(): internal error: output_size.size() must be {nd}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(
+                f"{fname}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {dim} being empty"
+            )
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"adaptive_max_pool2d\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    shape = tuple(input.shape[-nd:])
+    out = tuple(s if o is None else int(o) for o, s in zip(output_size, shape))
+    return apply(_ADAPTIVE_MAX, input, out=out, with_indices=bool(return_indices))
+
+
+def adaptive_max_pool1d(input, output_size, return_indices: bool = False):
+    """1-D adaptive max pooling to `output_size` (with each maximum's position on request)."""
+    return _adaptive_max_pool(input, output_size, return_indices, 1)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
+    """2-D adaptive max pooling to `output_size` (an int, a pair, None keeps a size); with
+    return_indices, also each maximum's position in its H*W plane.
+
+    Example::
+
+        >>> F.adaptive_max_pool2d(torch.randn(1, 2, 5, 7), (2, 3)).shape
+        torch.Size([1, 2, 2, 3])
+    """
+    return _adaptive_max_pool(input, output_size, return_indices, 2)

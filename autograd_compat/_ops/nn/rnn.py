@@ -63,10 +63,34 @@ def _cell(mode: str, nonlinearity: str):
     return {"RNN": rnn_step, "LSTM": lstm_step, "GRU": gru_step}[mode]
 
 
-def _rnn_fn(x, h0, *rest, mode, nonlinearity, num_layers, directions, has_bias, dropout_p):
-    """Run all layers and directions over (L, N, H_in) input; (output, h_n[, c_n])."""
+def _masked(step):
+    """`step` over (x, valid) pairs: where a sequence has ended (valid False) its state is kept
+    and its output is zero, so each sequence's final state is the one at its own length."""
+
+    def run(carry, inputs):
+        xw, valid = inputs
+        new, y = step(carry, xw)
+        keep = valid[:, None]
+        new = jax.tree.map(lambda n, old: jnp.where(keep, n, old), new, carry)
+        return new, jnp.where(keep, y, jnp.zeros_like(y))
+
+    return run
+
+
+def _rnn_fn(
+    x, h0, *rest, mode, nonlinearity, num_layers, directions, has_bias, dropout_p, packed=False
+):
+    """Run all layers and directions over (L, N, H_in) input; (output, h_n[, c_n]).
+
+    With `packed`, an int64 (N,) input of sequence lengths follows the initial states: steps
+    past a sequence's length leave its state alone (a reversed direction starts at its end).
+    """
     rest = list(rest)
     c0 = rest.pop(0) if mode == "LSTM" else None
+    valid = None
+    if packed:
+        lengths = rest.pop(0)
+        valid = jnp.arange(x.shape[0])[:, None] < lengths[None, :]
     key = rest.pop() if dropout_p > 0 else None
     per = 4 if has_bias else 2
     make_step = _cell(mode, nonlinearity)
@@ -82,7 +106,11 @@ def _rnn_fn(x, h0, *rest, mode, nonlinearity, num_layers, directions, has_bias, 
             if b_ih is not None:
                 xw = xw + b_ih
             carry = (h0[index], c0[index]) if mode == "LSTM" else h0[index]
-            carry, ys = lax.scan(make_step(w_hh, b_hh), carry, xw, reverse=direction == 1)
+            step = make_step(w_hh, b_hh)
+            if valid is None:
+                carry, ys = lax.scan(step, carry, xw, reverse=direction == 1)
+            else:
+                carry, ys = lax.scan(_masked(step), carry, (xw, valid), reverse=direction == 1)
             outputs.append(ys)
             if mode == "LSTM":
                 h_out.append(carry[0])

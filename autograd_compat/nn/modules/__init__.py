@@ -12,12 +12,16 @@ from .attention import MultiheadAttention
 from .container import *
 from .conv import *
 from .dropout import *
+from .embedding_bag import *
 from .flatten import *
+from .fold import *
+from .instancenorm import *
 from .linear import *
 from .loss import *
 from .misc import *
 from .module import Module
 from .normalization import *
+from .pixelshuffle import *
 from .pooling import *
 from .rnn import *
 from .sparse import *

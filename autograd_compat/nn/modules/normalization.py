@@ -50,7 +50,6 @@ class _NormBase(Module):
     ) -> None:
         super().__init__()
         store_constants(self, locals())
-        self._bias = bias
         add_affine(self, num_features, affine, bias, device, dtype)
         if self.track_running_stats:
             self.register_buffer("running_mean", _arrays.filled(num_features, 0, dtype, device))
@@ -81,7 +80,9 @@ class _NormBase(Module):
     def extra_repr(self) -> str:
         return (
             "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
-            "bias={_bias}, track_running_stats={track_running_stats}".format(**self.__dict__)
+            "bias={has_bias}, track_running_stats={track_running_stats}".format(
+                **self.__dict__, has_bias=self.bias is not None
+            )
         )
 
     def _load_from_state_dict(

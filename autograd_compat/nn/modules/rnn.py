@@ -16,6 +16,8 @@ from ..._state.tensor import Tensor
 from ..._tape.record import apply
 from .. import _arrays, init
 from ..parameter import Parameter
+from ..utils import rnn as packing
+from ..utils.rnn import PackedSequence
 from .module import Module, store_constants
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
@@ -148,21 +150,57 @@ class RNNBase(Module):
         return "tanh"
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if not isinstance(input, Tensor):
             raise NotImplementedError(
-                f"{type(self).__name__} input of type {type(input).__name__} (e.g. a "
-                "PackedSequence) is not yet supported by autograd_compat"
+                f"{type(self).__name__} input of type {type(input).__name__} is not supported "
+                "by autograd_compat (pass a Tensor or a PackedSequence)"
             )
         if input.dim() not in (2, 3):
             raise ValueError(
                 f"{self.mode}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
             )
         batched = input.dim() == 3
-        directions = 2 if self.bidirectional else 1
         if not batched:
             input = input.reshape(input.shape[0], 1, input.shape[1])
         elif self.batch_first:
             input = _swap01(input)
+        output, hidden = self._recur(input, hx, batched)
+        if not batched:
+            output = output.reshape(output.shape[0], output.shape[2])
+            hidden = [h.reshape(h.shape[0], h.shape[2]) for h in hidden]
+        elif self.batch_first:
+            output = _swap01(output)
+        return output, (tuple(hidden) if self.mode == "LSTM" else hidden[0])
+
+    def _forward_packed(self, input: PackedSequence, hx):
+        """Run the padded batch in sorted order with its lengths; pack the output, and give
+        the final states back in the caller's order."""
+        if input.data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {input.data.dim()}")
+        batch_sizes = packing.host_ints(input.batch_sizes, self.mode)
+        padded = packing.pad_time_major(input.data, batch_sizes)
+        if hx is not None and input.sorted_indices is not None:
+            order = input.sorted_indices
+            hx = (
+                tuple(h.index_select(1, order) for h in hx)
+                if self.mode == "LSTM"
+                else (hx.index_select(1, order))
+            )
+        lengths = packing.int64_tensor(packing.lengths_of(batch_sizes))
+        output, hidden = self._recur(padded, hx, True, lengths)
+        data = packing.pack_time_major(output, batch_sizes)
+        output = PackedSequence(data, *input[1:])
+        if input.unsorted_indices is not None:
+            hidden = [h.index_select(1, input.unsorted_indices) for h in hidden]
+        return output, (tuple(hidden) if self.mode == "LSTM" else hidden[0])
+
+    def _recur(self, input, hx, batched: bool, lengths=None):
+        """The recurrence over time-major (L, N, H_in) input: (output, final states).
+
+        `lengths` (int64, one per batch element) marks steps past a sequence's end."""
+        directions = 2 if self.bidirectional else 1
         if input.shape[-1] != self.input_size:
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
@@ -196,10 +234,12 @@ class RNNBase(Module):
         dropout_p = self.dropout if self.training and self.num_layers > 1 else 0.0
         if dropout_p > 0:
             extra.append(_random.default_generator.next_key())
+        packed = {} if lengths is None else {"packed": True}
         results = apply(
             RNN_OPS[self.mode],
             input,
             *states,
+            *([] if lengths is None else [lengths]),
             *extra,
             mode=self.mode,
             nonlinearity=self._nonlinearity(),
@@ -207,14 +247,10 @@ class RNNBase(Module):
             directions=directions,
             has_bias=bool(self.bias),
             dropout_p=float(dropout_p),
+            **packed,
         )
         output, *hidden = results
-        if not batched:
-            output = output.reshape(output.shape[0], output.shape[2])
-            hidden = [h.reshape(h.shape[0], h.shape[2]) for h in hidden]
-        elif self.batch_first:
-            output = _swap01(output)
-        return output, (tuple(hidden) if is_lstm else hidden[0])
+        return output, hidden
 
 
 class RNN(RNNBase):

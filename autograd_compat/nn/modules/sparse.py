@@ -13,6 +13,19 @@ from .module import Module, store_constants
 __all__ = ["Embedding"]
 
 
+def lookup_options_repr(module: Module) -> str:
+    """The repr of an Embedding's or EmbeddingBag's max_norm, norm_type and
+    scale_grad_by_freq where they differ from their defaults."""
+    s = ""
+    if module.max_norm is not None:
+        s += f", max_norm={module.max_norm}"
+    if module.norm_type != 2:
+        s += f", norm_type={module.norm_type}"
+    if module.scale_grad_by_freq is not False:
+        s += ", scale_grad_by_freq=True"
+    return s
+
+
 class Embedding(Module):
     """Rows of a (num_embeddings, embedding_dim) weight, indexed by integer input.
 
@@ -98,12 +111,7 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq=True"
+        s += lookup_options_repr(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s

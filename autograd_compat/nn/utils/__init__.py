@@ -1,7 +1,10 @@
-"""torch.nn.utils: gradient clipping and parameter/vector conversion."""
+"""torch.nn.utils: gradient clipping, parameter/vector conversion, sequence packing,
+parametrizations (weight and spectral norm)."""
 
+from . import parametrizations, parametrize, rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm",
@@ -9,7 +12,9 @@ __all__ = [
     "clip_grad_value_",
     "get_total_norm",
     "parameters_to_vector",
+    "remove_weight_norm",
     "vector_to_parameters",
+    "weight_norm",
 ]
 
 
