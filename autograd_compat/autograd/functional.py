@@ -411,7 +411,7 @@ class _Trace:
         return value
 
 
-class _Traced:
+class Traced:
     __slots__ = ("jaxpr", "consts", "const_tensors", "is_outputs_tuple", "out_avals")
     jaxpr: Jaxpr
     consts: list
@@ -420,8 +420,14 @@ class _Traced:
     out_avals: list
 
 
-def _trace(func, inputs: tuple, fn_name: str) -> _Traced:
+def _trace(func, inputs: tuple, fn_name: str) -> Traced:
     """Run `func` once on tracer-holding tensors; raise a trace error if it cannot be traced."""
+    return trace_values(func, [x._value for x in inputs], fn_name)
+
+
+def trace_values(func, values: list, fn_name: str) -> Traced:
+    """`_trace` from input arrays or `jax.ShapeDtypeStruct`s (the shapes the tensors `func`
+    receives have); floating-point inputs require grad, others (integers, keys) cannot."""
     trace = _Trace()
     info: dict = {}
 
@@ -429,7 +435,8 @@ def _trace(func, inputs: tuple, fn_name: str) -> _Traced:
         tensors = []
         for a in arrays:
             t = Tensor._wrap(a)
-            t.requires_grad_(True)
+            if jnp.issubdtype(a.dtype, jnp.inexact):
+                t.requires_grad_(True)
             tensors.append(t)
         if arrays:
             trace.trace = getattr(arrays[0], "_trace", None)
@@ -442,11 +449,11 @@ def _trace(func, inputs: tuple, fn_name: str) -> _Traced:
     modes.traces.append(trace)
     modes.refresh_special()
     try:
-        closed = jax.make_jaxpr(pure)(*[x._value for x in inputs])
+        closed = jax.make_jaxpr(pure)(*values)
     finally:
         modes.traces.pop()
         modes.refresh_special()
-    traced = _Traced()
+    traced = Traced()
     traced.jaxpr = closed.jaxpr
     traced.consts = list(closed.consts)
     traced.const_tensors = [trace.closures.get(id(c)) for c in closed.consts]
@@ -470,7 +477,7 @@ def _try_trace(func, inputs: tuple, fn_name: str):
     return traced
 
 
-def _functional_op(kind: str, traced: _Traced, n_inputs: int, builder) -> Op:
+def functional_op(kind: str, traced: Traced, n_inputs: int, builder) -> Op:
     """The op computing `kind` for this jaxpr, made once per (kind, jaxpr) and cached."""
     key = (kind, n_inputs, len(traced.consts), str(traced.jaxpr))
     op = lru_get(_ops_cache, key)
@@ -526,7 +533,7 @@ def _nest(flat, n_rows: int, n_cols: int, strategy: str):
 class _JaxEngine:
     """Each quantity is one cached, jitted JAX transform of the traced function."""
 
-    def __init__(self, traced: _Traced, inputs: tuple, create_graph) -> None:
+    def __init__(self, traced: Traced, inputs: tuple, create_graph) -> None:
         self.traced = traced
         self.inputs = inputs
         self.create_graph = create_graph
@@ -536,7 +543,7 @@ class _JaxEngine:
         """Apply the functional op: recorded (connected to inputs, closure tensors and `extra`)
         under create_graph, else a plain jitted call whose results are detached."""
         traced, inputs = self.traced, self.inputs
-        op = _functional_op(kind, traced, len(inputs), build)
+        op = functional_op(kind, traced, len(inputs), build)
         consts = [t if t is not None else c for t, c in zip(traced.const_tensors, traced.consts)]
         if self.create_graph:
             with _grad_mode.enable_grad():
