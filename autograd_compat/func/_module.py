@@ -112,7 +112,7 @@ def _untied(module: Module, given: dict[str, Any]) -> dict[str, Any]:
 def _check_keys(module: Module, names: dict[str, Any]) -> None:
     expected = _named_tensors(module)
     unexpected = [k for k in names if k not in expected]
-    missing = [k for k in expected if k not in names]
+    missing = sorted(k for k in expected if k not in names)
     messages = []
     if unexpected:
         messages.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")

@@ -61,7 +61,7 @@ class _Differentiated:
                         f"Thing passed to transform API must be Tensor, got {type(leaf)}"
                     )
                 if not leaf.dtype.is_floating_point and not leaf.dtype.is_complex:
-                    raise RuntimeError(_errors.FLOAT_REQUIRES_GRAD)
+                    raise RuntimeError(_errors.FLOAT_REQUIRES_GRAD_INPLACE)
             self.index.extend(range(starts[i], starts[i + 1]))
             self.trees.append((tree, len(leaves)))
 
@@ -76,12 +76,16 @@ class _Differentiated:
 
 
 def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
+    """(output, aux): aux is a pytree of Tensors, as PyTorch requires."""
     if not has_aux:
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(
             f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
+    for leaf in flatten(output[1])[0]:
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return output
 
 
@@ -342,7 +346,7 @@ def _jacobian(transform: Callable, api: str, func: Callable, argnums, has_aux: b
         jacobian = unflatten(lowered.primary_tree, per_output)
         if not has_aux:
             return jacobian
-        return jacobian, lowered.rebuild(results[n * n_primary :])[1]
+        return jacobian, lowered.rebuild([None] * n_primary + results[n * n_primary :])[1]
 
     return wrapper
 

@@ -150,7 +150,7 @@ def _output_dims(name: str, out_dims: Any, output: Any) -> list[int | None]:
     """The mapped dimension of each Tensor the function returns (from its first call)."""
     if not isinstance(out_dims, int):
         for dim in flatten(out_dims)[0]:
-            if not isinstance(dim, int):
+            if dim is not None and not isinstance(dim, int):
                 raise ValueError(
                     f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
                     "or a python collection of ints representing where in the outputs the "
