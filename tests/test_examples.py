@@ -17,7 +17,13 @@ from autograd_compat import _alias
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
 # Deterministic examples print and return the same numbers on both backends.
-EXACT = ["autograd_intro", "polynomial_manual_grad", "newton_hessian", "wgan_gp"]
+EXACT = [
+    "autograd_intro",
+    "polynomial_manual_grad",
+    "newton_hessian",
+    "wgan_gp",
+    "per_example_grads",
+]
 # Examples with PyTorch's random initialisations: both must learn, by the same measure.
 TRAINING = {
     "two_layer_net": lambda r: r["losses"][-1] < 0.05 * r["losses"][0],

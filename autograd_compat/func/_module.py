@@ -133,7 +133,7 @@ def _swap(module: Module, name: str, value: Any) -> Any:
             previous = registry[attr]
             registry[attr] = value
             return previous
-    previous = getattr(owner, attr, _MISSING)
+    previous = vars(owner).get(attr, _MISSING)
     if value is _MISSING:
         delattr(owner, attr)
     else:

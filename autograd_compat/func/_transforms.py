@@ -94,8 +94,7 @@ def _tensor_outputs(output: Any, api: str, check_dtype: bool = True) -> None:
     leaves = flatten(output)[0]
     if not leaves or (len(leaves) == 1 and leaves[0] is None):
         raise RuntimeError(
-            f"{api}: Expected f to be a function that has non-empty output (got output = "
-            f"{leaves})"
+            f"{api}: Expected f to be a function that has non-empty output (got output = {leaves})"
         )
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
@@ -133,7 +132,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
     """
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         api = "grad_and_value(f)(*args)"
         diff = _Differentiated(args, argnums)
 
@@ -195,7 +194,7 @@ def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fal
     inner = grad_and_value(func, argnums, has_aux)
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         gradient, value = inner(*args, **kwargs)
         return (gradient, value[1]) if has_aux else gradient
 
@@ -323,7 +322,7 @@ def _jacobian(transform: Callable, api: str, func: Callable, argnums, has_aux: b
     """jacrev or jacfwd: per output Tensor, the Jacobian blocks shaped like the arguments."""
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         diff = _Differentiated(args, argnums)
 
         def check(output):

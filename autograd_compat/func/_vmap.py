@@ -60,7 +60,7 @@ def vmap(
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         name = getattr(func, "__name__", repr(func))
         dims, size = _input_dims(name, in_dims, args)
         tensors = [x for x in flatten((args, kwargs))[0] if isinstance(x, Tensor)]
@@ -84,8 +84,7 @@ def vmap(
             if "out_axes" not in str(error):
                 raise
             raise ValueError(
-                f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is "
-                "None"
+                f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None"
             ) from None
         return lowered.rebuild(results)[0]
 
@@ -199,9 +198,7 @@ def _builder(
         *leaves, key = xs
         key_axis = 0 if different else None
         if different:
-            keys = jax.random.key_data(
-                jax.random.split(jax.random.wrap_key_data(key), size + 1)
-            )
+            keys = jax.random.key_data(jax.random.split(jax.random.wrap_key_data(key), size + 1))
             key, example_keys = keys[0], keys[1:]
         else:
             example_keys = key
