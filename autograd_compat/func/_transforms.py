@@ -282,17 +282,13 @@ def jvp(
     for name, flat in (("primals", flat_primals), ("tangents", flat_tangents)):
         if not flat:
             raise RuntimeError(f"{_JVP}: Expected {name} to contain at least one Tensor.")
-        for x in flat:
-            if not isinstance(x, Tensor):
-                raise RuntimeError(
-                    f"{_JVP}: Expected {name} to only contain Tensors, got {type(x)}"
-                )
+        others = [type(x) for x in flat if not isinstance(x, Tensor)]
+        if others:
+            raise RuntimeError(f"{_JVP}: Expected {name} to only contain Tensors, got {others[0]}")
     for p, t in zip(flat_primals, flat_tangents):
         if p.shape != t.shape:
             raise RuntimeError(
-                "Trying to set a forward gradient that has a different size than that of the "
-                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
-                f"while the given forward gradient is of size {list(t.shape)}."
+                _errors.FORWARD_GRAD_SIZE.format(tensor=list(p.shape), tangent=list(t.shape))
             )
     index = _Differentiated(primals, None).index
 
