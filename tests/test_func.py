@@ -87,6 +87,25 @@ def grad_composes_with_autograd(torch):
 
 
 @corpus
+def grad_with_python_control_flow(torch):
+    """A function that reads a tensor's value in Python is differentiated on the tape."""
+
+    def f(a):
+        return (a**3).sum() if a.sum() > 0 else -a.sum()
+
+    x = _x(torch).requires_grad_()
+    g, value = torch.func.grad_and_value(f)(x)
+    g.sum().backward()
+    return {
+        "g": no_names(g),
+        "value": no_names(value),
+        "x": x,
+        "plain": torch.func.grad(f)(-_x(torch)),
+        "argnums": torch.func.grad(lambda a, b: f(a * b), argnums=(0, 1))(_x(torch), _y(torch)),
+    }
+
+
+@corpus
 def grad_of_module_parameters(torch):
     model = _model(torch)
     batch, target = _batch(torch), torch.tensor([0, 1, 1, 0])
@@ -172,6 +191,12 @@ def vmap_variants(torch):
         "grad": F.vmap(F.grad(lambda a: (a.sin() * a).sum()))(batch),
         "jacrev": F.vmap(F.jacrev(lambda a: a.sin() * a.sum()))(batch),
         "randomness_same_accepted": F.vmap(lambda a: a * 2, randomness="same")(batch),
+        "grad_of_vmap": F.grad(lambda b: F.vmap(lambda r: (r.sin() * r).sum())(b).sum())(batch),
+        "jacrev_of_vmap": F.jacrev(F.vmap(lambda r: r.exp() * r[0]))(batch[:2]),
+        "jvp_of_vmap": F.jvp(F.vmap(lambda r: r.cos() * r), (batch,), (batch,)),
+        "vmap_of_vjp": F.vmap(lambda r: F.vjp(torch.sin, r)[1](r)[0])(batch),
+        "vmap_of_jvp": F.vmap(lambda r: F.jvp(torch.sin, (r,), (r,))[1])(batch),
+        "inplace_on_intermediate": F.vmap(lambda a: (a * 2).add_(1))(batch),
     }
 
 
@@ -409,3 +434,12 @@ def test_a_repeated_call_compiles_once():
     finally:
         logger.removeHandler(handler)
     assert not [r for r in records if "Compiling" in r.getMessage()]
+
+
+def test_untraceable_function_inside_a_trace_says_why():
+    """vmap (and any transform inside another) needs one trace of the function."""
+    with pytest.raises(RuntimeError, match=r"vmap\(<lambda>, \.\.\.\): autograd_compat runs"):
+        torch.vmap(lambda a: a * a.sum().item())(_batch(torch))
+    inner = torch.func.grad(lambda a: (a**2).sum() if a.sum() > 0 else a.sum())
+    with pytest.raises(RuntimeError, match="cannot be traced"):
+        torch.vmap(inner)(_batch(torch))

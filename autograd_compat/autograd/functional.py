@@ -425,17 +425,20 @@ def _trace(func, inputs: tuple, fn_name: str) -> Traced:
     return trace_values(func, [x._value for x in inputs], fn_name)
 
 
-def trace_values(func, values: list, fn_name: str) -> Traced:
+def trace_values(func, values: list, fn_name: str, requires_grad: list | None = None) -> Traced:
     """`_trace` from input arrays or `jax.ShapeDtypeStruct`s (the shapes the tensors `func`
-    receives have); floating-point inputs require grad, others (integers, keys) cannot."""
+    receives have). The tensors that require grad (by default every floating-point one) are
+    differentiable in the trace; values of the others are cut with stop_gradient."""
     trace = _Trace()
     info: dict = {}
+    if requires_grad is None:
+        requires_grad = [jnp.issubdtype(v.dtype, jnp.inexact) for v in values]
 
     def pure(*arrays):
         tensors = []
-        for a in arrays:
+        for a, requires in zip(arrays, requires_grad):
             t = Tensor._wrap(a)
-            if jnp.issubdtype(a.dtype, jnp.inexact):
+            if requires:
                 t.requires_grad_(True)
             tensors.append(t)
         if arrays:

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .._pure import errors as _errors
 from .._state.random import default_generator
 from .._state.tensor import Tensor
 from .._tape.record import apply
@@ -94,8 +95,25 @@ def broadcast_prefix(prefix: Any, tree: Any) -> list | None:
     return found
 
 
+def is_traced(value: Any) -> bool:
+    """True for a value of a JAX trace in progress (an outer transform's)."""
+    return isinstance(value, jax.core.Tracer)
+
+
 def aval(x: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(x.shape, x.dtype)
+
+
+UNTRACEABLE = (
+    "autograd_compat runs torch.func transforms as JAX transforms of one trace of the "
+    "function, and this function cannot be traced: Python control flow on a tensor's value, "
+    ".item(), .tolist(), .numpy() and custom autograd.Functions need concrete values (use "
+    "torch.where, or compute such values outside the transform)"
+)
+
+
+class Untraceable(RuntimeError):
+    """The function of a transform cannot be traced (see UNTRACEABLE)."""
 
 
 class Lowered:
@@ -104,15 +122,19 @@ class Lowered:
     Tensor leaves of `primary` are the first `n_primary` outputs of the jaxpr.
 
     `avals` are the shapes the function's Tensors have (vmap's are unbatched); by default the
-    arguments' own."""
+    arguments' own. In the function, the Tensors at `differentiated` (positions among the
+    Tensor leaves) require grad, the others as the arguments do: what does not is constant
+    for this transform and for torch.autograd through it."""
 
     def __init__(
         self,
+        api: str,
         func: Callable,
         args: tuple,
         kwargs: dict,
         check: Callable[[Any], tuple[Any, Any]],
         avals: Sequence[jax.ShapeDtypeStruct] | None = None,
+        differentiated: Sequence[int] = (),
     ) -> None:
         leaves, in_tree = flatten((args, kwargs))
         positions = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
@@ -120,6 +142,9 @@ class Lowered:
         self.key = default_generator._key
         if avals is None:
             avals = [aval(t._value) for t in self.tensors]
+        requires = [t.requires_grad for t in self.tensors] + [False]
+        for i in differentiated:
+            requires[i] = True
         out: dict = {}
 
         def flat_func(*tensors: Tensor) -> tuple[Tensor, ...]:
@@ -137,7 +162,9 @@ class Lowered:
             return (*results, Tensor._wrap(default_generator._key))
 
         try:
-            self.traced = trace_values(flat_func, [*avals, aval(self.key)], _name(func))
+            self.traced = trace_values(flat_func, [*avals, aval(self.key)], _name(func), requires)
+        except _errors.TRACE_ERRORS as error:
+            raise Untraceable(f"{api}: {UNTRACEABLE} ({_first_line(error)})") from error
         finally:
             default_generator._key = self.key
         self.out_tree = out["tree"]
@@ -186,6 +213,11 @@ def _cut(tensor: Tensor) -> Tensor:
     if tensor.requires_grad or not jnp.issubdtype(value.dtype, jnp.inexact):
         return tensor
     return Tensor._wrap(lax.stop_gradient(value))
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def _name(func: Callable) -> str:

@@ -10,10 +10,12 @@ from typing import Any
 
 import jax
 
+from .._ops.factories import zeros_like
 from .._pure import errors as _errors
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
-from ._lower import Lowered, flatten, splice, unflatten
+from .._tape.backward import grad as autograd_grad
+from ._lower import Lowered, Untraceable, flatten, is_traced, splice, unflatten
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
 
@@ -150,7 +152,13 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
                 )
             return output, aux
 
-        lowered = Lowered(func, args, kwargs, check)
+        try:
+            lowered = Lowered(api, func, args, kwargs, check, differentiated=diff.index)
+        except Untraceable:
+            if any(is_traced(t._value) for t in _tensors((args, kwargs))):
+                raise  # inside another transform's trace: no tape to fall back on
+            gradient, value, aux = _grad_on_tape(func, args, kwargs, diff, check)
+            return gradient, ((value, aux) if has_aux else value)
         index = diff.index
 
         def build(f, xs, _):
@@ -201,6 +209,40 @@ def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fal
     return wrapper
 
 
+def _tensors(tree: Any) -> list[Tensor]:
+    return [x for x in flatten(tree)[0] if isinstance(x, Tensor)]
+
+
+def _grad_on_tape(func: Callable, args: tuple, kwargs: dict, diff: _Differentiated, check):
+    """(gradient, value, aux) of a function that cannot be traced (Python control flow on
+    values, a custom autograd.Function), by PyTorch's own algorithm on the tape: the
+    differentiated arguments as new leaves (as connected views where autograd records them),
+    then one autograd.grad, with a graph where autograd records. (Tensors the function reads
+    from its closure are not connected on this path.)"""
+    leaves, spec = flatten((args, kwargs))
+    connect = _grad_mode.is_grad_enabled() and any(t.requires_grad for t in _tensors(leaves))
+    positions = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
+    inputs = []
+    with _grad_mode.enable_grad():
+        for i in diff.index:
+            tensor = leaves[positions[i]]
+            if connect and tensor.requires_grad:
+                leaves[positions[i]] = tensor.view_as(tensor)
+            else:
+                leaves[positions[i]] = tensor.detach().requires_grad_()
+            inputs.append(leaves[positions[i]])
+        call_args, call_kwargs = unflatten(spec, leaves)
+        value, aux = check(func(*call_args, **call_kwargs))
+        grads: Sequence[Tensor | None] = [None] * len(inputs)
+        if value.requires_grad:
+            grads = autograd_grad(value, inputs, allow_unused=True, create_graph=connect)
+    gradient = [zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
+    if not connect:
+        gradient = [g.detach() for g in gradient]
+        value = value.detach()
+    return diff.rebuild(gradient), value, aux
+
+
 # ----------------------------------------------------------------------------- vjp, jvp
 def vjp(func: Callable, *primals, has_aux: bool = False):
     """`(func(*primals), vjp_fn)`: `vjp_fn(cotangents)` returns the vector-Jacobian products,
@@ -221,7 +263,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         _tensor_outputs(output, api)
         return output, aux
 
-    lowered = Lowered(func, primals, {}, check)
+    lowered = Lowered(api, func, primals, {}, check, differentiated=diff.index)
     n_primary = lowered.n_primary
     results = lowered.run("call", lambda f, xs, _: f(*xs))
     output, aux = lowered.rebuild(results)
@@ -297,7 +339,7 @@ def jvp(
         _tensor_outputs(output, _JVP, check_dtype=False)
         return output, aux
 
-    lowered = Lowered(func, primals, {}, check)
+    lowered = Lowered(_JVP, func, primals, {}, check, differentiated=index)
     n_primary = lowered.n_primary
 
     def build(f, xs, tangents_):
@@ -326,7 +368,8 @@ def _jacobian(transform: Callable, api: str, func: Callable, argnums, has_aux: b
             _tensor_outputs(output, api, check_dtype=transform is jax.jacrev)
             return output, aux
 
-        lowered = Lowered(func, args, kwargs, check)
+        name = transform.__name__
+        lowered = Lowered(name, func, args, kwargs, check, differentiated=diff.index)
         n_primary, index = lowered.n_primary, diff.index
 
         def build(f, xs, _):
@@ -335,7 +378,7 @@ def _jacobian(transform: Callable, api: str, func: Callable, argnums, has_aux: b
             jac, rest = transform(g, argnums_, has_aux=True)(*[xs[i] for i in index])
             return (*[block for per_output in jac for block in per_output], *rest)
 
-        results = lowered.run(f"{transform.__name__}-{diff.key()}", build)
+        results = lowered.run(f"{name}-{diff.key()}", build)
         n = len(index)
         per_output = [diff.rebuild(results[i * n : (i + 1) * n]) for i in range(n_primary)]
         jacobian = unflatten(lowered.primary_tree, per_output)

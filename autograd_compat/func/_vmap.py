@@ -73,7 +73,7 @@ def vmap(
             return output, None
 
         avals = [_example_aval(t, d) for t, d in zip(tensors, leaf_dims)]
-        lowered = Lowered(func, args, kwargs, check, avals)
+        lowered = Lowered(f"vmap({name}, ...)", func, args, kwargs, check, avals)
         if lowered.uses_random and randomness == "error":
             raise RuntimeError(_RANDOM_ERROR)
         build = _builder(leaf_dims, out_axes, size, randomness == "different", chunk_size)
