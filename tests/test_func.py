@@ -443,3 +443,22 @@ def test_untraceable_function_inside_a_trace_says_why():
     inner = torch.func.grad(lambda a: (a**2).sum() if a.sum() > 0 else a.sum())
     with pytest.raises(RuntimeError, match="cannot be traced"):
         torch.vmap(inner)(_batch(torch))
+
+
+def test_functions_differing_in_an_op_or_a_constant_are_not_confused():
+    """The cache of transformed ops is keyed by the jaxpr (nested jaxprs by identity)."""
+    x = _x(torch)
+    results = [
+        torch.func.grad(f)(x)
+        for f in (
+            lambda a: (a * 2).sum(),
+            lambda a: (a * 3).sum(),
+            lambda a: (a.sin()).sum(),
+            lambda a: (a.cos()).sum(),
+            lambda a: (a**2).sum(),
+            lambda a: (a**3).sum(),
+        )
+    ]
+    expected = [2 + 0 * x, 3 + 0 * x, x.cos(), -x.sin(), 2 * x, 3 * x**2]
+    for ours, want in zip(results, expected):
+        assert torch.allclose(ours, want)

@@ -40,6 +40,7 @@ from .._ops import factories as _factories
 from .._ops.shape import stack
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.jaxpr_key import jaxpr_key
 from .._pure.op import Op, lru_get, lru_put
 from .._pure.shapes import Size
 from .._state import modes as _grad_mode
@@ -482,7 +483,7 @@ def _try_trace(func, inputs: tuple, fn_name: str):
 
 def functional_op(kind: str, traced: Traced, n_inputs: int, builder) -> Op:
     """The op computing `kind` for this jaxpr, made once per (kind, jaxpr) and cached."""
-    key = (kind, n_inputs, len(traced.consts), str(traced.jaxpr))
+    key = (kind, n_inputs, len(traced.consts), jaxpr_key(traced.jaxpr))
     op = lru_get(_ops_cache, key)
     if op is None:
         jaxpr = traced.jaxpr
