@@ -292,6 +292,18 @@ def functional_call_variants(torch):
     }
 
 
+@corpus
+def autograd_functional_updates_buffers_as_pytorch(torch):
+    """A function that updates a module's buffers (batch norm in training) runs on the tape
+    in autograd.functional (which shares the trace with torch.func), updating them once."""
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2))
+    with torch.no_grad():
+        model[0].weight.copy_(torch.linspace(-1.0, 1.0, 6).reshape(2, 3))
+        model[0].bias.copy_(torch.tensor([0.1, -0.2]))
+    jacobian = torch.autograd.functional.jacobian(model, _batch(torch))
+    return {"jacobian": jacobian, "buffers": dict(model[1].named_buffers())}
+
+
 # ----------------------------------------------------------------------------- errors
 ERRORS = {
     "grad_non_scalar": lambda t: t.func.grad(lambda a: a * 2)(_x(t)),
@@ -462,3 +474,16 @@ def test_functions_differing_in_an_op_or_a_constant_are_not_confused():
     expected = [2 + 0 * x, 3 + 0 * x, x.cos(), -x.sin(), 2 * x, 3 * x**2]
     for ours, want in zip(results, expected):
         assert torch.allclose(ours, want)
+
+
+def test_writes_to_module_buffers_inside_vmap_raise_and_leave_no_tracer():
+    """PyTorch refuses batched writes into a module's buffers; the buffers keep arrays."""
+    norm = torch.nn.BatchNorm1d(3)
+    with pytest.raises(RuntimeError, match="in-place writes to tensors the function did not"):
+        torch.vmap(lambda r: norm(r.unsqueeze(0).expand(2, 3)))(_batch(torch))
+    for buffer in norm.buffers():
+        assert not isinstance(buffer._value, jax.core.Tracer)
+    assert norm.num_batches_tracked.item() == 0
+    norm.eval()  # reading the buffers is fine
+    out = torch.vmap(lambda r: norm(r.unsqueeze(0)))(_batch(torch))
+    assert torch.allclose(out[:, 0], _batch(torch) / (1 + 1e-5) ** 0.5)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -395,11 +396,13 @@ def _second_order(kind: str, func, inputs, v, create_graph, strict):
 
 # ============================================================================= the JAX-trace engine
 class _Trace:
-    """One functional trace: which tracers are its own, which closure tensors it read."""
+    """One functional trace: which tracers are its own, which closure tensors it read, and
+    the state of the tensors it wrote whose values were not its own."""
 
     def __init__(self) -> None:
         self.trace = None
         self.closures: dict = {}
+        self.outside: dict = {}  # id -> (tensor, value, version) before the first write
 
     def visit(self, value, live: bool, tensor):
         """An op input as the trace should see it: values PyTorch would not differentiate
@@ -410,6 +413,31 @@ class _Trace:
         elif live and isinstance(tensor, Tensor):
             self.closures[id(value)] = tensor
         return value
+
+    def written(self, tensor: Tensor) -> None:
+        """`tensor` is about to be rebound (`modes.written`): keep its state if the value is
+        not one of this trace's (the tensor may be the caller's)."""
+        if id(tensor) not in self.outside:
+            current = tensor._value
+            if self.trace is None or getattr(current, "_trace", None) is not self.trace:
+                version = tensor._version_counter[0]
+                self.outside[id(tensor)] = (weakref.ref(tensor), current, version)
+
+    def restore_outside(self) -> bool:
+        """Undo the trace's in-place writes to tensors that outlive it (a module's buffers):
+        they hold values of the trace, which must not leak. Whether there were any."""
+        restored = False
+        for ref, value, version in self.outside.values():
+            tensor = ref()  # None: a tensor the function made, gone with the trace
+            if tensor is None or tensor._value is value:
+                continue
+            if tensor._storage is None:  # not `_set_value`: no outer trace sees an undo
+                tensor._value = value
+            else:
+                tensor._write_shared(value)
+            tensor._version_counter[0] = version
+            restored = True
+        return restored
 
 
 class Traced:
@@ -457,6 +485,11 @@ def trace_values(func, values: list, fn_name: str, requires_grad: list | None = 
     finally:
         modes.traces.pop()
         modes.refresh_special()
+        wrote_outside = trace.restore_outside()
+    if wrote_outside:  # PyTorch would update that state: only the tape can
+        raise _errors.TapeFallback(
+            "the function writes in place to a tensor it did not make (a module's buffer)"
+        )
     traced = Traced()
     traced.jaxpr = closed.jaxpr
     traced.consts = list(closed.consts)

@@ -106,9 +106,11 @@ def aval(x: Any) -> jax.ShapeDtypeStruct:
 
 UNTRACEABLE = (
     "autograd_compat runs torch.func transforms as JAX transforms of one trace of the "
-    "function, and this function cannot be traced: Python control flow on a tensor's value, "
-    ".item(), .tolist(), .numpy() and custom autograd.Functions need concrete values (use "
-    "torch.where, or compute such values outside the transform)"
+    "function, and this function cannot be traced ({reason}). Inside a transform, Python "
+    "control flow on a tensor's value, .item(), .tolist(), .numpy(), custom "
+    "autograd.Functions and in-place writes to tensors the function did not make (a module's "
+    "buffers in training mode) are not supported: use torch.where, or compute such values "
+    "outside the transform"
 )
 
 
@@ -164,7 +166,8 @@ class Lowered:
         try:
             self.traced = trace_values(flat_func, [*avals, aval(self.key)], _name(func), requires)
         except _errors.TRACE_ERRORS as error:
-            raise Untraceable(f"{api}: {UNTRACEABLE} ({_first_line(error)})") from error
+            reason = _first_line(error)
+            raise Untraceable(f"{api}: {UNTRACEABLE.format(reason=reason)}") from error
         finally:
             default_generator._key = self.key
         self.out_tree = out["tree"]
