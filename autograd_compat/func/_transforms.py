@@ -15,7 +15,8 @@ from .._pure import errors as _errors
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
 from .._tape.backward import grad as autograd_grad
-from ._lower import Lowered, Untraceable, flatten, is_traced, splice, unflatten
+from ._lower import Lowered, Untraceable, is_traced, splice
+from ._pytree import flatten, unflatten
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
 
@@ -256,7 +257,6 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     """
     api = "vjp(f, *primals)"
     diff = _Differentiated(primals, None)
-    diff.single = False
 
     def check(output):
         output, aux = _split_aux(output, has_aux, api)

@@ -12,7 +12,8 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._state.tensor import Tensor
-from ._lower import Lowered, aval, broadcast_prefix, flatten
+from ._lower import Lowered, aval
+from ._pytree import broadcast_prefix, flatten
 from ._transforms import RANDOMNESS
 
 __all__ = ["vmap"]
