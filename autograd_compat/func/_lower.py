@@ -161,11 +161,3 @@ def _first_line(error: BaseException) -> str:
 
 def _name(func: Callable) -> str:
     return getattr(func, "__name__", repr(func))
-
-
-def splice(xs: Sequence[Any], index: Sequence[int], values: Sequence[Any]) -> list:
-    """`xs` with the entries at `index` replaced by `values`."""
-    full = list(xs)
-    for i, value in zip(index, values):
-        full[i] = value
-    return full

@@ -15,7 +15,7 @@ from .._pure import errors as _errors
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
 from .._tape.backward import grad as autograd_grad
-from ._lower import Lowered, Untraceable, is_traced, splice
+from ._lower import Lowered, Untraceable, is_traced
 from ._pytree import flatten, unflatten
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
@@ -112,11 +112,19 @@ def _tensor_outputs(output: Any, api: str, check_dtype: bool = True) -> None:
             )
 
 
+def _splice(xs: Sequence[Any], index: Sequence[int], values: Sequence[Any]) -> list:
+    """`xs` with the entries at `index` replaced by `values`."""
+    full = list(xs)
+    for i, value in zip(index, values):
+        full[i] = value
+    return full
+
+
 def _restricted(f: Callable, xs: Sequence, index: Sequence[int], n_primary: int) -> Callable:
     """f of the differentiated inputs only, returning (primary outputs, the rest)."""
 
     def g(*differentiated):
-        outs = f(*splice(xs, index, differentiated))
+        outs = f(*_splice(xs, index, differentiated))
         return tuple(outs[:n_primary]), tuple(outs[n_primary:])
 
     return g
