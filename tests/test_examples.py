@@ -23,6 +23,7 @@ EXACT = [
     "newton_hessian",
     "wgan_gp",
     "lbfgs_timeseries",
+    "per_example_grads",
 ]
 # Examples with PyTorch's random initialisations: both must learn, by the same measure.
 TRAINING = {

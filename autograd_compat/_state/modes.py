@@ -87,6 +87,15 @@ class _Modes:
         torch.compile trace in progress see it (call only when `captures` is not empty)."""
         self.captures[-1].read(tensor)
 
+    def written(self, tensor) -> None:
+        """`tensor` is about to be rebound inside a trace: the innermost torch.compile trace
+        and every functional trace (which undo such writes) keep its state first."""
+        for trace in self.traces:
+            if trace not in self.captures:
+                trace.written(tensor)
+        if self.captures:
+            self.captures[-1].written(tensor)
+
     def runtime_input(self, getter):
         """`getter()`, a value library code reads from Python state (an optimizer's learning
         rate); inside a torch.compile trace, a runtime input of the compiled program."""

@@ -221,8 +221,8 @@ class Tensor(TensorMethods):
         Always write values through here (never assign `_value`): views of this tensor and
         the tensors it views are recomputed from the new value.
         """
-        if modes.captures:  # a torch.compile trace: the caller's state may change
-            modes.captures[-1].written(self)
+        if modes.traces:  # a trace in progress (torch.compile's, torch.func's): the caller's
+            modes.written(self)  # state may change
         if self._storage is None:
             self._value = value
         else:

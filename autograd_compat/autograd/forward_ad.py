@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .._pure import errors as _errors
 from .._pure.op import register
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -85,9 +86,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(
-            "Trying to set a forward gradient that has a different size than that of the "
-            f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
-            f"while the given forward gradient is of size {list(tangent.shape)}."
+            _errors.FORWARD_GRAD_SIZE.format(tensor=list(tensor.shape), tangent=list(tangent.shape))
         )
     saved = modes.fw_level
     modes.fw_level = None  # the alias itself must not pick up the primal's tangent

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,7 @@ from .._ops import factories as _factories
 from .._ops.shape import stack
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.jaxpr_key import jaxpr_key
 from .._pure.op import Op, lru_get, lru_put
 from .._pure.shapes import Size
 from .._state import modes as _grad_mode
@@ -394,11 +396,13 @@ def _second_order(kind: str, func, inputs, v, create_graph, strict):
 
 # ============================================================================= the JAX-trace engine
 class _Trace:
-    """One functional trace: which tracers are its own, which closure tensors it read."""
+    """One functional trace: which tracers are its own, which closure tensors it read, and
+    the state of the tensors it wrote whose values were not its own."""
 
     def __init__(self) -> None:
         self.trace = None
         self.closures: dict = {}
+        self.outside: dict = {}  # id -> (tensor, value, version) before the first write
 
     def visit(self, value, live: bool, tensor):
         """An op input as the trace should see it: values PyTorch would not differentiate
@@ -410,8 +414,33 @@ class _Trace:
             self.closures[id(value)] = tensor
         return value
 
+    def written(self, tensor: Tensor) -> None:
+        """`tensor` is about to be rebound (`modes.written`): keep its state if the value is
+        not one of this trace's (the tensor may be the caller's)."""
+        if id(tensor) not in self.outside:
+            current = tensor._value
+            if self.trace is None or getattr(current, "_trace", None) is not self.trace:
+                version = tensor._version_counter[0]
+                self.outside[id(tensor)] = (weakref.ref(tensor), current, version)
 
-class _Traced:
+    def restore_outside(self) -> bool:
+        """Undo the trace's in-place writes to tensors that outlive it (a module's buffers):
+        they hold values of the trace, which must not leak. Whether there were any."""
+        restored = False
+        for ref, value, version in self.outside.values():
+            tensor = ref()  # None: a tensor the function made, gone with the trace
+            if tensor is None or tensor._value is value:
+                continue
+            if tensor._storage is None:  # not `_set_value`: no outer trace sees an undo
+                tensor._value = value
+            else:
+                tensor._write_shared(value)
+            tensor._version_counter[0] = version
+            restored = True
+        return restored
+
+
+class Traced:
     __slots__ = ("jaxpr", "consts", "const_tensors", "is_outputs_tuple", "out_avals")
     jaxpr: Jaxpr
     consts: list
@@ -420,16 +449,26 @@ class _Traced:
     out_avals: list
 
 
-def _trace(func, inputs: tuple, fn_name: str) -> _Traced:
+def _trace(func, inputs: tuple, fn_name: str) -> Traced:
     """Run `func` once on tracer-holding tensors; raise a trace error if it cannot be traced."""
+    return trace_values(func, [x._value for x in inputs], fn_name)
+
+
+def trace_values(func, values: list, fn_name: str, requires_grad: list | None = None) -> Traced:
+    """`_trace` from input arrays or `jax.ShapeDtypeStruct`s (the shapes the tensors `func`
+    receives have). The tensors that require grad (by default every floating-point one) are
+    differentiable in the trace; values of the others are cut with stop_gradient."""
     trace = _Trace()
     info: dict = {}
+    if requires_grad is None:
+        requires_grad = [jnp.issubdtype(v.dtype, jnp.inexact) for v in values]
 
     def pure(*arrays):
         tensors = []
-        for a in arrays:
+        for a, requires in zip(arrays, requires_grad):
             t = Tensor._wrap(a)
-            t.requires_grad_(True)
+            if requires:
+                t.requires_grad_(True)
             tensors.append(t)
         if arrays:
             trace.trace = getattr(arrays[0], "_trace", None)
@@ -442,11 +481,16 @@ def _trace(func, inputs: tuple, fn_name: str) -> _Traced:
     modes.traces.append(trace)
     modes.refresh_special()
     try:
-        closed = jax.make_jaxpr(pure)(*[x._value for x in inputs])
+        closed = jax.make_jaxpr(pure)(*values)
     finally:
         modes.traces.pop()
         modes.refresh_special()
-    traced = _Traced()
+        wrote_outside = trace.restore_outside()
+    if wrote_outside:  # PyTorch would update that state: only the tape can
+        raise _errors.TapeFallback(
+            "the function writes in place to a tensor it did not make (a module's buffer)"
+        )
+    traced = Traced()
     traced.jaxpr = closed.jaxpr
     traced.consts = list(closed.consts)
     traced.const_tensors = [trace.closures.get(id(c)) for c in closed.consts]
@@ -470,9 +514,9 @@ def _try_trace(func, inputs: tuple, fn_name: str):
     return traced
 
 
-def _functional_op(kind: str, traced: _Traced, n_inputs: int, builder) -> Op:
+def functional_op(kind: str, traced: Traced, n_inputs: int, builder) -> Op:
     """The op computing `kind` for this jaxpr, made once per (kind, jaxpr) and cached."""
-    key = (kind, n_inputs, len(traced.consts), str(traced.jaxpr))
+    key = (kind, n_inputs, len(traced.consts), jaxpr_key(traced.jaxpr))
     op = lru_get(_ops_cache, key)
     if op is None:
         jaxpr = traced.jaxpr
@@ -526,7 +570,7 @@ def _nest(flat, n_rows: int, n_cols: int, strategy: str):
 class _JaxEngine:
     """Each quantity is one cached, jitted JAX transform of the traced function."""
 
-    def __init__(self, traced: _Traced, inputs: tuple, create_graph) -> None:
+    def __init__(self, traced: Traced, inputs: tuple, create_graph) -> None:
         self.traced = traced
         self.inputs = inputs
         self.create_graph = create_graph
@@ -536,7 +580,7 @@ class _JaxEngine:
         """Apply the functional op: recorded (connected to inputs, closure tensors and `extra`)
         under create_graph, else a plain jitted call whose results are detached."""
         traced, inputs = self.traced, self.inputs
-        op = _functional_op(kind, traced, len(inputs), build)
+        op = functional_op(kind, traced, len(inputs), build)
         consts = [t if t is not None else c for t, c in zip(traced.const_tensors, traced.consts)]
         if self.create_graph:
             with _grad_mode.enable_grad():
