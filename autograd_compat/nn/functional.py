@@ -34,6 +34,8 @@ from .._ops.nn.activation import tanhshrink as tanhshrink
 from .._ops.nn.activation import tensor_log_softmax as tensor_log_softmax
 from .._ops.nn.activation import tensor_softmax as tensor_softmax
 from .._ops.nn.activation import threshold as threshold
+from .._ops.nn.attention import _canonical_mask as _canonical_mask
+from .._ops.nn.attention import _none_or_dtype as _none_or_dtype
 from .._ops.nn.attention import multi_head_attention_forward as multi_head_attention_forward
 from .._ops.nn.attention import scaled_dot_product_attention as scaled_dot_product_attention
 from .._ops.nn.conv import conv1d as conv1d

@@ -21,6 +21,7 @@ from .normalization import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .transformer import *
 
 
 def __getattr__(name: str):
