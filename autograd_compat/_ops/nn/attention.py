@@ -240,8 +240,7 @@ def _check_attn_mask(attn_mask, length: int, batch: int, source: int, num_heads:
     """PyTorch's shape checks of a 2-D (L, S) or 3-D (N * num_heads, L, S) attn_mask."""
     if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (length, source):
         raise RuntimeError(
-            f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-            f"{(length, source)}."
+            f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(length, source)}."
         )
     if attn_mask.ndim == 3 and tuple(attn_mask.shape) != (batch * num_heads, length, source):
         raise RuntimeError(
@@ -291,7 +290,9 @@ def multi_head_attention_forward(
         )
     if (bias_k is None) != (bias_v is None):
         raise AssertionError(
-            "bias_k is set but bias_v is None" if bias_v is None else "bias_v is set but bias_k is None"
+            "bias_k is set but bias_v is None"
+            if bias_v is None
+            else "bias_v is set but bias_k is None"
         )
     batched = query.ndim == 3
     if not batched:
@@ -322,9 +323,9 @@ def multi_head_attention_forward(
     if attn_mask is not None:
         _check_attn_mask(attn_mask, length, batch, key.shape[0], num_heads)
     if use_separate_proj_weight:
-        weights = [q_proj_weight, k_proj_weight, v_proj_weight]
+        projections = [q_proj_weight, k_proj_weight, v_proj_weight]
     else:
-        weights = [in_proj_weight]
+        projections = [in_proj_weight]
     optional = [in_proj_bias, out_proj_bias, bias_k, bias_v, key_padding_mask, attn_mask]
     extra = [t for t in optional if t is not None]
     p = float(dropout_p) if training else 0.0
@@ -335,7 +336,7 @@ def multi_head_attention_forward(
         query,
         key,
         value,
-        *weights,
+        *projections,
         out_proj_weight,
         *extra,
         num_heads=int(num_heads),

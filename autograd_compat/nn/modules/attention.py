@@ -31,6 +31,9 @@ class MultiheadAttention(Module):
     `average_attn_weights=False`, and None with `need_weights=False`.
     """
 
+    bias_k: Parameter | None
+    bias_v: Parameter | None
+
     def __init__(
         self,
         embed_dim,

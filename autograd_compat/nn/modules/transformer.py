@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -368,7 +369,10 @@ class TransformerEncoder(Module):
         output = src
         for layer in self.layers:
             output = layer(
-                output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask
+                output,
+                src_mask=mask,
+                is_causal=is_causal,
+                src_key_padding_mask=src_key_padding_mask,
             )
         if padded is not None:
             output = output.masked_fill(padded[..., None], 0.0)
@@ -508,13 +512,21 @@ class Transformer(Module):
     ) -> None:
         factory = {"device": device, "dtype": dtype}
         super().__init__()
-        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps)
-        layer_flags = {"batch_first": batch_first, "norm_first": norm_first, "bias": bias}
+        layer_kwargs: dict[str, Any] = {
+            "dim_feedforward": dim_feedforward,
+            "dropout": dropout,
+            "activation": activation,
+            "layer_norm_eps": layer_norm_eps,
+            "batch_first": batch_first,
+            "norm_first": norm_first,
+            "bias": bias,
+            **factory,
+        }
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
             self.encoder = TransformerEncoder(
-                TransformerEncoderLayer(*layer_args, **layer_flags, **factory),
+                TransformerEncoderLayer(d_model, nhead, **layer_kwargs),
                 num_encoder_layers,
                 LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory),
             )
@@ -522,7 +534,7 @@ class Transformer(Module):
             self.decoder = custom_decoder
         else:
             self.decoder = TransformerDecoder(
-                TransformerDecoderLayer(*layer_args, **layer_flags, **factory),
+                TransformerDecoderLayer(d_model, nhead, **layer_kwargs),
                 num_decoder_layers,
                 LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory),
             )
