@@ -20,19 +20,17 @@ args = parser.parse_args()
 torch.manual_seed(0)
 
 text = (
-    "the quick brown fox jumps over the lazy dog. "
-    "a journey of a thousand miles begins with a single step. "
-    "to be or not to be, that is the question. "
+    "she sells sea shells by the sea shore. "
+    "peter piper picked a peck of pickled peppers. "
+    "how much wood would a woodchuck chuck if a woodchuck could chuck wood? "
 ) * 2
-chars = sorted(set(text))
-stoi = {c: i for i, c in enumerate(chars)}
-itos = dict(enumerate(chars))
-data = torch.tensor([stoi[c] for c in text], dtype=torch.long)
+vocab = sorted(set(text))
+index_of = {c: i for i, c in enumerate(vocab)}
+data = torch.tensor([index_of[c] for c in text])
 
-block = 16
-starts = torch.arange(0, len(data) - block - 1, 8)
-positions = starts[:, None] + torch.arange(block)  # one row of indices per training window
-inputs, targets = data[positions], data[positions + 1]
+block = 16  # the context length
+windows = torch.stack([data[i : i + block + 1] for i in range(0, len(data) - block, 8)])
+inputs, targets = windows[:, :-1], windows[:, 1:]  # predict every next character
 
 
 class CharTransformer(nn.Module):
@@ -54,13 +52,13 @@ class CharTransformer(nn.Module):
         return self.head(self.encoder(x, mask=mask, is_causal=True))
 
 
-model = CharTransformer(len(chars), block)
+model = CharTransformer(len(vocab), block)
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
 
 losses = []
 for step in range(args.steps):
     logits = model(inputs)
-    loss = F.cross_entropy(logits.reshape(-1, len(chars)), targets.reshape(-1))
+    loss = F.cross_entropy(logits.reshape(-1, len(vocab)), targets.reshape(-1))
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
@@ -81,6 +79,6 @@ with torch.no_grad():
         generated.append(next_ids)
         window = torch.cat([window[:, 1:], next_ids], dim=1)  # slide the window along
 continuation = torch.cat(generated, dim=1)[0].tolist()
-sample = "".join(itos[i] for i in inputs[0].tolist() + continuation)
+sample = "".join(vocab[i] for i in inputs[0].tolist() + continuation)
 print("sample:", sample)
 results = {"losses": losses, "sample": sample}

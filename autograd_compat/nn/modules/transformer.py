@@ -66,7 +66,70 @@ def _detect_is_causal_mask(is_causal: bool | None) -> bool:
     return is_causal is True
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: PyTorch's constructor (its signature, its
+    submodules in its order), the self-attention block and the feed-forward block.
+
+    A decoder layer (`_cross_attention`) adds `multihead_attn`, a third LayerNorm and Dropout.
+    """
+
+    __constants__ = ["norm_first"]
+    _cross_attention = False
+
+    def __init__(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation: Activation = F.relu,
+        layer_norm_eps: float = 1e-5,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        factory = {"device": device, "dtype": dtype}
+        super().__init__()
+        attention = {"dropout": dropout, "bias": bias, "batch_first": batch_first, **factory}
+        self.self_attn = MultiheadAttention(d_model, nhead, **attention)
+        if self._cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, **attention)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+        self.norm_first = norm_first
+        blocks = 3 if self._cross_attention else 2
+        for index in range(1, blocks + 1):
+            setattr(self, f"norm{index}", LayerNorm(d_model, layer_norm_eps, bias=bias, **factory))
+        for index in range(1, blocks + 1):
+            setattr(self, f"dropout{index}", Dropout(dropout))
+        self._set_activation(
+            _get_activation_fn(activation) if isinstance(activation, str) else activation
+        )
+
+    def _set_activation(self, activation: Callable[[Tensor], Tensor]) -> None:
+        self.activation = activation
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
+        x = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        last_dropout = self.dropout3 if self._cross_attention else self.dropout2
+        return last_dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention and a feed-forward network, each with a residual and a LayerNorm.
 
     Args:
@@ -85,37 +148,7 @@ class TransformerEncoderLayer(Module):
         torch.Size([5, 3, 8])
     """
 
-    __constants__ = ["norm_first"]
-
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: Activation = F.relu,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
-        factory = {"device": device, "dtype": dtype}
-        super().__init__()
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **factory
-        )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
+    def _set_activation(self, activation: Callable[[Tensor], Tensor]) -> None:
         if activation is F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
         elif activation is F.gelu or isinstance(activation, GELU):
@@ -152,23 +185,8 @@ class TransformerEncoderLayer(Module):
         x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
         return self.norm2(x + self._ff_block(x))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over the encoder's memory and a feed-forward network.
 
     Arguments as TransformerEncoderLayer's; the layer has a third LayerNorm and Dropout.
@@ -180,43 +198,7 @@ class TransformerDecoderLayer(Module):
         torch.Size([4, 3, 8])
     """
 
-    __constants__ = ["norm_first"]
-
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: Activation = F.relu,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
-        factory = {"device": device, "dtype": dtype}
-        super().__init__()
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **factory
-        )
-        self.multihead_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **factory
-        )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = (
-            _get_activation_fn(activation) if isinstance(activation, str) else activation
-        )
+    _cross_attention = True
 
     def __setstate__(self, state) -> None:
         # PyTorch's: a layer unpickled without `activation` gets relu. A Module activation
@@ -251,18 +233,6 @@ class TransformerDecoderLayer(Module):
         )
         return self.norm3(x + self._ff_block(x))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
         x = self.multihead_attn(
             x,
@@ -274,9 +244,6 @@ class TransformerDecoderLayer(Module):
             need_weights=False,
         )[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 def _why_no_nested_tensor(layer: Module) -> str:
