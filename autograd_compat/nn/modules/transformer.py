@@ -360,8 +360,8 @@ class TransformerEncoder(Module):
         ):
             return None
         padded = src_key_padding_mask != 0
-        if self.mask_check and not _left_aligned(padded):
-            return None
+        if self.mask_check and (_grad_mode.modes.captures or not _left_aligned(padded)):
+            return None  # under torch.compile PyTorch skips the check, and so the path
         attn = first.self_attn
         tensors = (
             src,
