@@ -143,9 +143,10 @@ class TransformerEncoderLayer(_TransformerLayer):
 
     Example::
 
-        >>> layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16)
-        >>> layer(torch.rand(5, 3, 8)).shape
-        torch.Size([5, 3, 8])
+        >>> layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16,
+        ...                                    batch_first=True)
+        >>> layer(torch.rand(3, 5, 8)).shape
+        torch.Size([3, 5, 8])
     """
 
     def _set_activation(self, activation: Callable[[Tensor], Tensor]) -> None:
@@ -193,9 +194,10 @@ class TransformerDecoderLayer(_TransformerLayer):
 
     Example::
 
-        >>> layer = nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16)
-        >>> layer(torch.rand(4, 3, 8), torch.rand(5, 3, 8)).shape
-        torch.Size([4, 3, 8])
+        >>> layer = nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16,
+        ...                                    batch_first=True)
+        >>> layer(torch.rand(3, 4, 8), torch.rand(3, 5, 8)).shape
+        torch.Size([3, 4, 8])
     """
 
     _cross_attention = True
@@ -394,10 +396,10 @@ class TransformerDecoder(Module):
 
     Example::
 
-        >>> layer = nn.TransformerDecoderLayer(8, 2, 16)
+        >>> layer = nn.TransformerDecoderLayer(8, 2, 16, batch_first=True)
         >>> decoder = nn.TransformerDecoder(layer, num_layers=2)
-        >>> decoder(torch.rand(4, 3, 8), torch.rand(5, 3, 8)).shape
-        torch.Size([4, 3, 8])
+        >>> decoder(torch.rand(3, 4, 8), torch.rand(3, 5, 8)).shape
+        torch.Size([3, 4, 8])
     """
 
     __constants__ = ["norm"]
