@@ -232,6 +232,9 @@ def test_encoder_callable_activation_and_3d_bool_mask(real_torch):
         return m.TransformerEncoder(layer, 2, norm=m.LayerNorm(E), enable_nested_tensor=False)
 
     compare(make, [SRC], {"mask": mask}, real_torch)
+    every_key_padded = SRC_PAD.copy()
+    every_key_padded[1] = True  # attention then gives zeros (no NaN), as PyTorch's SDPA
+    compare(make, [SRC], {"src_key_padding_mask": every_key_padded}, real_torch)
     compare(make, [SRC], {"mask": CAUSAL_S, "is_causal": True}, real_torch)
 
 
@@ -386,3 +389,18 @@ def test_separate_projections_bias_kv_zero_attn_gradients_float64(real_torch):
         )  # fmt: skip
 
     check_case(attend, arrays, real_torch, jax_vjp=True, grad_rtol=1e-6, grad_atol=1e-8)
+
+
+def test_sdpa_query_with_every_key_masked_float64(real_torch):
+    """PyTorch's scaled_dot_product_attention: zeros and finite gradients for such a query."""
+    from torch_compare import check_case
+
+    rng = np.random.default_rng(4)
+    arrays = [rng.normal(size=(2, 3, 4)) for _ in range(3)]
+    allowed = np.array([[True, False, True], [False, False, False], [True, True, True]])
+
+    def attend(lib, q, k, v):
+        return lib.nn.functional.scaled_dot_product_attention(q, k, v, lib.tensor(allowed))
+
+    # names=False: in float64 PyTorch takes its math kernel (node UnsafeViewBackward0)
+    check_case(attend, arrays, real_torch, names=False, jax_vjp=True, grad_rtol=1e-6)

@@ -19,6 +19,16 @@ from .dropout import _dropout_fn
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
 
+def _safe_softmax(scores):
+    """Softmax over the keys, with 0 for a query that every key is masked from (scores all
+    -inf): PyTorch's scaled_dot_product_attention gives such rows zeros and finite
+    gradients where a plain softmax gives NaN (the scores are replaced before the softmax, so
+    its gradient stays finite too)."""
+    empty = jnp.all(scores == -jnp.inf, axis=-1, keepdims=True)
+    weights = jax.nn.softmax(jnp.where(empty, jnp.zeros((), scores.dtype), scores), axis=-1)
+    return jnp.where(empty, jnp.zeros((), weights.dtype), weights)
+
+
 def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropout_p):
     extra = list(extra)
     mask = extra.pop(0) if has_mask else None
@@ -33,7 +43,7 @@ def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropou
             scores = jnp.where(mask, scores, -jnp.inf)
         else:
             scores = scores + mask.astype(scores.dtype)
-    weights = jax.nn.softmax(scores, axis=-1)
+    weights = _safe_softmax(scores)
     if key is not None:
         weights = _dropout_fn(weights, key, dropout_p)
     return jnp.matmul(weights, v, precision=_HIGHEST)
@@ -170,7 +180,9 @@ def _mha_fn(
         bias = bias + kpm[:, None, None, :]
     q = q * jnp.asarray(math.sqrt(1.0 / head), q.dtype)
     scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2), precision=_HIGHEST) + bias
-    weights = jax.nn.softmax(scores, axis=-1)
+    # PyTorch computes need_weights=False with scaled_dot_product_attention, need_weights=True
+    # with a plain softmax (NaN for a query with every key masked)
+    weights = jax.nn.softmax(scores, axis=-1) if need_weights else _safe_softmax(scores)
     attended = weights if rng is None else _dropout_fn(weights, rng, dropout_p)
     out = jnp.matmul(attended, v, precision=_HIGHEST)  # (N, H, L, head)
     out = out.transpose(2, 0, 1, 3).reshape(length, batch, embed)
