@@ -2,9 +2,11 @@
 
 Every layer is composed of MultiheadAttention (one fused op), Linear, Dropout and LayerNorm,
 with PyTorch's parameter names, so a state_dict from PyTorch loads unchanged. PyTorch's
-inference fast paths change no numbers, with one exception reproduced here: in eval mode
-without grad, a TransformerEncoder given a left-aligned src_key_padding_mask returns zeros
-(before its final norm) at the padded positions, as its nested-tensor path does.
+inference fast paths (eval mode, no grad) mostly change no numbers. One change is reproduced:
+a TransformerEncoder given a left-aligned src_key_padding_mask returns zeros (before its
+final norm) at the padded positions, as its nested-tensor path does. One is not: where a
+query has every key masked (a fully padded sequence), those fast paths give NaN, and this
+module gives zeros, as PyTorch does with grad enabled (scaled_dot_product_attention).
 """
 
 from __future__ import annotations
@@ -324,7 +326,7 @@ class TransformerEncoder(Module):
         src_key_padding_mask: Tensor | None = None,
         is_causal: bool | None = None,
     ) -> Tensor:
-        """Every layer in turn on `src` (is_causal=None: detect whether `mask` is causal)."""
+        """Every layer in turn on `src`; `is_causal` hints that `mask` is the causal mask."""
         src_key_padding_mask = F._canonical_mask(
             src_key_padding_mask,
             "src_key_padding_mask",
