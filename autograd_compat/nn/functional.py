@@ -10,6 +10,8 @@ from __future__ import annotations
 from .._alias import missing_attribute as _missing_attribute
 from .._ops.nn.activation import *  # noqa: F403
 from .._ops.nn.attention import *  # noqa: F403
+from .._ops.nn.attention import _canonical_mask as _canonical_mask
+from .._ops.nn.attention import _none_or_dtype as _none_or_dtype
 from .._ops.nn.conv import *  # noqa: F403
 from .._ops.nn.distance import *  # noqa: F403
 from .._ops.nn.dropout import *  # noqa: F403

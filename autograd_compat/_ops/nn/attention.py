@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
 
 from ..._pure import dtypes as _dtypes
+from ..._state.tensor import Tensor
 from ..._tape.autocast import unifies
 from ..._tape.record import apply
+from ..factories import zeros_like
+from ..index import masked_fill
 from ._common import _HIGHEST, _key_array, _tensor, register
 from .dropout import _dropout_fn
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
+
+
+def _safe_softmax(scores):
+    """Softmax over the keys, with 0 for a query that every key is masked from (scores all
+    -inf): PyTorch's scaled_dot_product_attention gives such rows zeros and finite
+    gradients where a plain softmax gives NaN (the scores are replaced before the softmax, so
+    its gradient stays finite too)."""
+    empty = jnp.all(scores == -jnp.inf, axis=-1, keepdims=True)
+    weights = jax.nn.softmax(jnp.where(empty, jnp.zeros((), scores.dtype), scores), axis=-1)
+    return jnp.where(empty, jnp.zeros((), weights.dtype), weights)
 
 
 def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropout_p):
@@ -30,7 +44,7 @@ def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropou
             scores = jnp.where(mask, scores, -jnp.inf)
         else:
             scores = scores + mask.astype(scores.dtype)
-    weights = jax.nn.softmax(scores, axis=-1)
+    weights = _safe_softmax(scores)
     if key is not None:
         weights = _dropout_fn(weights, key, dropout_p)
     return jnp.matmul(weights, v, precision=_HIGHEST)
@@ -91,61 +105,85 @@ def scaled_dot_product_attention(
     )
 
 
+def _pad_key_axis(mask):
+    """A mask with one more key column that masks nothing (for bias_k or the zero key)."""
+    if mask is None:
+        return None
+    return jnp.pad(mask, [(0, 0)] * (mask.ndim - 1) + [(0, 1)])
+
+
 def _mha_fn(
     query,
     key,
     value,
-    in_w,
-    out_w,
-    *extra,
+    *tensors,
     num_heads,
+    separate_proj,
     has_in_bias,
     has_out_bias,
-    kpm_kind,
-    mask_kind,
+    has_bias_kv,
+    zero_attn,
+    has_kpm,
+    has_mask,
     dropout_p,
     need_weights,
     average,
     causal,
 ):
-    """Multi-head attention on (L, N, E) inputs, PyTorch's multi_head_attention_forward."""
-    extra = list(extra)
-    in_b = extra.pop(0) if has_in_bias else None
-    out_b = extra.pop(0) if has_out_bias else None
-    kpm = extra.pop(0) if kpm_kind else None
-    mask = extra.pop(0) if mask_kind else None
-    rng = extra.pop(0) if dropout_p > 0 else None
+    """Multi-head attention on (L, N, E) inputs, PyTorch's multi_head_attention_forward.
+
+    `tensors`: the in-projection weight (or q, k, v weights), the out-projection weight, then
+    whichever of in_proj_bias, out_proj_bias, bias_k and bias_v, key_padding_mask, attn_mask
+    (both float: additive) and the dropout key the flags say are present.
+    """
+    inputs = iter(tensors)
+
+    def present(flag):
+        return next(inputs) if flag else None
+
+    if separate_proj:
+        w_q, w_k, w_v = next(inputs), next(inputs), next(inputs)
+    else:
+        w_q, w_k, w_v = jnp.split(next(inputs), 3)
+    out_w = next(inputs)
+    in_b, out_b = present(has_in_bias), present(has_out_bias)
+    bias_k, bias_v = present(has_bias_kv), present(has_bias_kv)
+    kpm, mask, rng = present(has_kpm), present(has_mask), present(dropout_p > 0)
     length, batch, embed = query.shape
-    source = key.shape[0]
     head = embed // num_heads
-    w_q, w_k, w_v = jnp.split(in_w, 3)
     b_q, b_k, b_v = jnp.split(in_b, 3) if in_b is not None else (None, None, None)
 
     def project(x, w, b):
         y = jnp.matmul(x, w.T, precision=_HIGHEST)
         return y if b is None else y + b
 
-    q = project(query, w_q, b_q)
-    k = project(key, w_k, b_k)
-    v = project(value, w_v, b_v)
-    # (L, N, E) -> (N, H, L, head)
-    q = q.reshape(length, batch, num_heads, head).transpose(1, 2, 0, 3)
-    k = k.reshape(source, batch, num_heads, head).transpose(1, 2, 0, 3)
-    v = v.reshape(source, batch, num_heads, head).transpose(1, 2, 0, 3)
+    q, k, v = project(query, w_q, b_q), project(key, w_k, b_k), project(value, w_v, b_v)
+    if has_bias_kv:  # one more key and value, the same for every batch entry
+        k = jnp.concatenate([k, jnp.broadcast_to(bias_k, (1, batch, embed))])
+        v = jnp.concatenate([v, jnp.broadcast_to(bias_v, (1, batch, embed))])
+        kpm, mask = _pad_key_axis(kpm), _pad_key_axis(mask)
+
+    def heads(x):  # (S, N, E) -> (N, H, S, head)
+        return x.reshape(x.shape[0], batch, num_heads, head).transpose(1, 2, 0, 3)
+
+    q, k, v = heads(q), heads(k), heads(v)
+    if zero_attn:  # one more all-zero key and value per head
+        k, v = (jnp.pad(x, ((0, 0), (0, 0), (0, 1), (0, 0))) for x in (k, v))
+        kpm, mask = _pad_key_axis(kpm), _pad_key_axis(mask)
+    source = k.shape[2]
     bias = jnp.zeros((batch, num_heads, length, source), q.dtype)
-    if causal and mask is None:
+    if causal:
         allowed = jnp.tril(jnp.ones((length, source), bool))
         bias = jnp.where(allowed, bias, -jnp.inf)
     if mask is not None:
-        if mask.ndim == 3:
-            mask = mask.reshape(batch, num_heads, length, source)
-        bias = jnp.where(mask, -jnp.inf, bias) if mask_kind == "bool" else bias + mask
+        bias = bias + (mask.reshape(batch, num_heads, length, source) if mask.ndim == 3 else mask)
     if kpm is not None:
-        kpm = kpm[:, None, None, :]
-        bias = jnp.where(kpm, -jnp.inf, bias) if kpm_kind == "bool" else bias + kpm
+        bias = bias + kpm[:, None, None, :]
     q = q * jnp.asarray(math.sqrt(1.0 / head), q.dtype)
     scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2), precision=_HIGHEST) + bias
-    weights = jax.nn.softmax(scores, axis=-1)
+    # PyTorch computes need_weights=False with scaled_dot_product_attention, need_weights=True
+    # with a plain softmax (NaN for a query with every key masked)
+    weights = jax.nn.softmax(scores, axis=-1) if need_weights else _safe_softmax(scores)
     attended = weights if rng is None else _dropout_fn(weights, rng, dropout_p)
     out = jnp.matmul(attended, v, precision=_HIGHEST)  # (N, H, L, head)
     out = out.transpose(2, 0, 1, 3).reshape(length, batch, embed)
@@ -160,10 +198,70 @@ def _mha_fn(
 _MHA = register("multi_head_attention_forward", _mha_fn, node="ViewBackward0")
 
 
-def _mask_kind(mask) -> str | None:
+def _none_or_dtype(input):
+    """The dtype of an optional mask (PyTorch's F._none_or_dtype)."""
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _canonical_mask(
+    mask,
+    mask_name: str,
+    other_type,
+    other_name: str,
+    target_type,
+    check_other: bool = True,
+):
+    """A bool or float mask as an additive float mask (-inf where a bool mask is True).
+
+    PyTorch's F._canonical_mask: other integer dtypes are an AssertionError, and a mask whose
+    dtype differs from its companion's (`other_type`) warns that mixing them is deprecated.
+    """
     if mask is None:
         return None
-    return "bool" if mask.dtype is _dtypes.bool else "float"
+    is_float = mask.dtype.is_floating_point
+    if mask.dtype is not _dtypes.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype is not other_type:
+        warnings.warn(
+            f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
+            "for both instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if is_float:
+        return mask
+    return masked_fill(zeros_like(mask, dtype=target_type), mask, float("-inf"))
+
+
+def _check_projection_shapes(key, value, separate_proj: bool) -> None:
+    """PyTorch's checks that key and value fit the in-projection."""
+    if separate_proj:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(
+                f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                f"{value.shape[:2]}"
+            )
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+
+def _check_attn_mask(attn_mask, length: int, batch: int, source: int, num_heads: int) -> None:
+    """PyTorch's shape checks of a 2-D (L, S) or 3-D (N * num_heads, L, S) attn_mask."""
+    if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (length, source):
+        raise RuntimeError(
+            f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(length, source)}."
+        )
+    if attn_mask.ndim == 3 and tuple(attn_mask.shape) != (batch * num_heads, length, source):
+        raise RuntimeError(
+            f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+            f"{(batch * num_heads, length, source)}."
+        )
+    if attn_mask.ndim not in (2, 3):
+        raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
 
 
 def multi_head_attention_forward(
@@ -193,51 +291,56 @@ def multi_head_attention_forward(
     average_attn_weights: bool = True,
     is_causal: bool = False,
 ):
-    """Multi-head attention over (L, N, E) (or unbatched (L, E)) inputs, as one fused op."""
-    if bias_k is not None or bias_v is not None or add_zero_attn or use_separate_proj_weight:
-        raise NotImplementedError(
-            "multi_head_attention_forward: add_bias_kv, add_zero_attn and separate projection "
-            "weights (kdim/vdim) are not yet supported by autograd_compat"
-        )
+    """Multi-head attention over (L, N, E) (or unbatched (L, E)) inputs, as one fused op.
+
+    `is_causal` is PyTorch's hint: it needs an attn_mask, and without a key_padding_mask and
+    with need_weights=False the causal mask replaces attn_mask.
+    """
     if static_k is not None or static_v is not None:
         raise NotImplementedError(
             "multi_head_attention_forward: static_k/static_v are not yet supported by "
             "autograd_compat"
+        )
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError(
+            "bias_k is set but bias_v is None"
+            if bias_v is None
+            else "bias_v is set but bias_k is None"
         )
     batched = query.ndim == 3
     if not batched:
         query, key, value = (t.reshape(t.shape[0], 1, t.shape[1]) for t in (query, key, value))
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.reshape(1, -1)
-    embed = query.shape[2]
+    length, batch, embed = query.shape
+    key_padding_mask = _canonical_mask(
+        key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype
+    )
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+            "module method `generate_square_subsequent_mask` to create this mask."
+        )
+    causal = bool(is_causal) and key_padding_mask is None and not need_weights
+    if causal:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
     if embed != embed_dim_to_check:
         raise AssertionError(
             f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed}"
         )
     if embed % num_heads:
         raise AssertionError(f"embed_dim {embed} not divisible by num_heads {num_heads}")
-    if is_causal and attn_mask is None:
-        pass
-    elif is_causal and need_weights:
-        is_causal = False
-    length, batch = query.shape[0], query.shape[1]
-    source = key.shape[0]
+    _check_projection_shapes(key, value, use_separate_proj_weight)
     if attn_mask is not None:
-        if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (length, source):
-            raise RuntimeError(
-                f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                f"{(length, source)}."
-            )
-        if attn_mask.ndim == 3 and tuple(attn_mask.shape) != (batch * num_heads, length, source):
-            raise RuntimeError(
-                f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
-                f"{(batch * num_heads, length, source)}."
-            )
-    extra = [t for t in (in_proj_bias, out_proj_bias) if t is not None]
-    if key_padding_mask is not None:
-        extra.append(key_padding_mask)
-    if attn_mask is not None:
-        extra.append(attn_mask)
+        _check_attn_mask(attn_mask, length, batch, key.shape[0], num_heads)
+    if use_separate_proj_weight:
+        projections = [q_proj_weight, k_proj_weight, v_proj_weight]
+    else:
+        projections = [in_proj_weight]
+    optional = [in_proj_bias, out_proj_bias, bias_k, bias_v, key_padding_mask, attn_mask]
+    extra = [t for t in optional if t is not None]
     p = float(dropout_p) if training else 0.0
     if p > 0:
         extra.append(_key_array())
@@ -246,18 +349,21 @@ def multi_head_attention_forward(
         query,
         key,
         value,
-        in_proj_weight,
+        *projections,
         out_proj_weight,
         *extra,
         num_heads=int(num_heads),
+        separate_proj=bool(use_separate_proj_weight),
         has_in_bias=in_proj_bias is not None,
         has_out_bias=out_proj_bias is not None,
-        kpm_kind=_mask_kind(key_padding_mask),
-        mask_kind=_mask_kind(attn_mask),
+        has_bias_kv=bias_k is not None,
+        zero_attn=bool(add_zero_attn),
+        has_kpm=key_padding_mask is not None,
+        has_mask=attn_mask is not None,
         dropout_p=p,
         need_weights=bool(need_weights),
         average=bool(average_attn_weights),
-        causal=bool(is_causal) and attn_mask is None,
+        causal=causal,
     )
     out, weights = result if need_weights else (result, None)
     if not batched:

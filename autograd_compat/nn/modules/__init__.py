@@ -25,6 +25,7 @@ from .pixelshuffle import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .transformer import *
 
 
 def __getattr__(name: str):
