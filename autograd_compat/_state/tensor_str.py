@@ -167,9 +167,7 @@ def tensor_repr(tensor, prefix: str = "tensor(") -> str:
         body = _format_nd(values, formatter, indent, summarize)
     default = _dtypes.get_default_dtype()
     default_dtypes = (default, default.to_complex(), _dtypes.int64, _dtypes.bool)
-    if dtype not in default_dtypes or (
-        values.size == 0 and dtype is not default
-    ):
+    if dtype not in default_dtypes or (values.size == 0 and dtype is not default):
         suffixes.append(f"dtype={dtype}")
     if tensor.grad_fn is not None:
         suffixes.append(f"grad_fn=<{_graph.type_name(tensor.grad_fn)}>")

@@ -6,10 +6,10 @@ applies its op, and checks the gradients of the differentiable rows against jax.
 op's pure function, central finite differences and, where PyTorch has the same call, PyTorch.
 
 A row's `call(torch, *tensors)` is written against the PyTorch API only (`torch`, `Tensor`
-methods, `torch.nn.functional`, `torch.nn`, `torch.linalg`, `torch.special`, `torch.autograd`),
-so it survives moves of the library's internals and runs unchanged with real PyTorch. Inputs
-are small float64 arrays whose shapes are shared between rows (every new (op, static
-arguments, shape) costs a compilation).
+methods, `torch.nn.functional`, `torch.nn`, `torch.linalg`, `torch.special`, `torch.fft`,
+`torch.autograd`), so it survives moves of the library's internals and runs unchanged with
+real PyTorch. Inputs are small float64 arrays whose shapes are shared between rows (every new
+(op, static arguments, shape) costs a compilation).
 """
 
 from __future__ import annotations
@@ -924,4 +924,11 @@ ROWS: list[OpCase] = [
         "conj",
         lambda torch, x: torch.abs(torch.conj(x.to(torch.complex128) * (1 + 2j)) + 1j),
     ),
+    # ------------------------------------------------------------------ fft
+    OpCase("_fft_r2c", lambda torch, x: torch.fft.rfft(x, n=6).abs()),
+    OpCase(
+        "_fft_c2c",
+        lambda torch, x: torch.fft.ifft(torch.fft.fft2(x) * (1 + 2j), n=5, norm="ortho").abs(),
+    ),
+    OpCase("_fft_c2r", lambda torch, x: torch.fft.irfft(torch.fft.rfft(x) * (1 - 1j), n=5)),
 ]

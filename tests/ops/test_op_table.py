@@ -133,10 +133,10 @@ def _float_outputs(result) -> list:
 def _op_vjp(case: OpCase, seen) -> bool:
     """(a) The row's op as applied (its last application in the row): the gradients of its
     float outputs with respect to its inputs that require grad, by our engine, against
-    jax.vjp of `Op.fn` (conjugated for complex values, PyTorch's convention) with the static arguments and input values it got. Returns False
-    where that does not apply: no input requires grad, or one was changed in place later
-    (the in-place rows: the input now stands for the op's result), or inputs that may depend
-    on each other."""
+    jax.vjp of `Op.fn` (conjugated for complex values, PyTorch's convention) with the static
+    arguments and input values it got. Returns False where that does not apply: no input
+    requires grad, or one was changed in place later (the in-place rows: the input now stands
+    for the op's result), or inputs that may depend on each other."""
     apps = [a for a in seen if a.op.id == case.id]
     if not apps:
         return False
