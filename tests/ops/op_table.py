@@ -7,9 +7,9 @@ op's pure function, central finite differences and, where PyTorch has the same c
 
 A row's `call(torch, *tensors)` is written against the PyTorch API only (`torch`, `Tensor`
 methods, `torch.nn.functional`, `torch.nn`, `torch.linalg`, `torch.special`, `torch.fft`,
-`torch.autograd`), so it survives moves of the library's internals and runs unchanged with
-real PyTorch. Inputs are small float64 arrays whose shapes are shared between rows (every new
-(op, static arguments, shape) costs a compilation).
+`torch.distributions`, `torch.autograd`), so it survives moves of the library's internals and
+runs unchanged with real PyTorch. Inputs are small float64 arrays whose shapes are shared
+between rows (every new (op, static arguments, shape) costs a compilation).
 """
 
 from __future__ import annotations
@@ -241,6 +241,24 @@ ROWS: list[OpCase] = [
         torch=False,
     ),
     OpCase("uniform_", lambda torch, x: seeded(torch, lambda: x.clone().uniform_()), torch=False),
+    # The samplers' gradients are implicit reparameterisation (the derivative of the inverse
+    # CDF at the sample), not the derivative of the draw at a fixed key, so finite differences
+    # do not apply; tests/test_distributions.py checks them against PyTorch's
+    # _standard_gamma_grad and the exact gradient of the mean.
+    OpCase(
+        "_standard_gamma",
+        lambda torch, a: seeded(torch, lambda: torch._standard_gamma(a)),
+        domain="pos",
+        grad=False,
+        torch=False,
+    ),
+    OpCase(
+        "distributions.Dirichlet.rsample",
+        lambda torch, a: seeded(torch, lambda: torch.distributions.Dirichlet(a).rsample()),
+        domain="pos",
+        grad=False,
+        torch=False,
+    ),
     OpCase(
         "bernoulli",
         lambda torch, p: seeded(torch, lambda: torch.bernoulli(p)),
@@ -780,6 +798,18 @@ ROWS: list[OpCase] = [
         "linalg.solve_ex",
         lambda torch, a, b: torch.linalg.solve(a, b),
         inputs=(M, (3,)),
+        domain=("wellcond", "normal"),
+    ),
+    OpCase(
+        "linalg.cholesky_ex",
+        lambda torch, a: torch.linalg.cholesky(a @ a.mT),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    OpCase(
+        "linalg.solve_triangular",
+        lambda torch, a, b: torch.linalg.solve_triangular(a.tril(), b, upper=False),
+        inputs=(M, S),
         domain=("wellcond", "normal"),
     ),
     OpCase(
