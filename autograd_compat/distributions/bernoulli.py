@@ -37,14 +37,8 @@ class Bernoulli(Distribution):
         super().__init__(Size() if scalar else param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(batch_shape))
-                new._param = new.__dict__[name]
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
+        new._param = new.__dict__["probs" if "probs" in self.__dict__ else "logits"]
         return new
 
     @lazy_property

@@ -6,7 +6,6 @@ import numbers
 
 from .._ops.factories import tensor
 from .._ops.shape import stack
-from .._pure.shapes import Size
 from . import constraints
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -36,11 +35,8 @@ class Beta(Distribution):
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expanded(Beta, batch_shape, _instance, ())
         new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property

@@ -42,16 +42,9 @@ class Categorical(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = Size(batch_shape)
-        param_shape = (*batch_shape, self._num_events)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(param_shape))
-                new._param = new.__dict__[name]
+        new = self._expanded(Categorical, batch_shape, _instance, ("probs", "logits"))
+        new._param = new.__dict__["probs" if "probs" in self.__dict__ else "logits"]
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)

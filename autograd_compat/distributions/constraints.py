@@ -35,6 +35,12 @@ __all__ = [
 ]
 
 
+def _bounds_repr(constraint, *names: str) -> str:
+    """PyTorch's repr of a constraint with bounds: "Interval(lower_bound=0.0, upper_bound=1.0)"."""
+    shown = ", ".join(f"{name}={getattr(constraint, name)}" for name in names)
+    return f"{type(constraint).__name__[1:]}({shown})"
+
+
 class Constraint:
     """A region of valid values; `event_dim` dims on the right make up one event."""
 
@@ -157,7 +163,7 @@ class _GreaterThan(Constraint):
         return value > self.lower_bound
 
     def __repr__(self) -> str:
-        return f"GreaterThan(lower_bound={self.lower_bound})"
+        return _bounds_repr(self, "lower_bound")
 
 
 class _GreaterThanEq(Constraint):
@@ -168,7 +174,7 @@ class _GreaterThanEq(Constraint):
         return value >= self.lower_bound
 
     def __repr__(self) -> str:
-        return f"GreaterThanEq(lower_bound={self.lower_bound})"
+        return _bounds_repr(self, "lower_bound")
 
 
 class _LessThan(Constraint):
@@ -179,7 +185,7 @@ class _LessThan(Constraint):
         return value < self.upper_bound
 
     def __repr__(self) -> str:
-        return f"LessThan(upper_bound={self.upper_bound})"
+        return _bounds_repr(self, "upper_bound")
 
 
 class _Interval(Constraint):
@@ -191,7 +197,7 @@ class _Interval(Constraint):
         return (value >= self.lower_bound) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        return _bounds_repr(self, "lower_bound", "upper_bound")
 
 
 class _HalfOpenInterval(_Interval):

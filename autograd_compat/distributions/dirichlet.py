@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from .._ops.elementwise import xlogy
 from .._ops.random import sample_dirichlet
-from .._pure.shapes import Size
 from . import constraints
 from .distribution import Distribution
 
@@ -28,12 +27,7 @@ class Dirichlet(Distribution):
         )
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand((*batch_shape, *self.event_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Dirichlet, batch_shape, _instance, ("concentration",))
 
     def rsample(self, sample_shape=()):
         return sample_dirichlet(self.concentration.expand(self._extended_shape(sample_shape)))

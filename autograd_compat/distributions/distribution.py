@@ -80,6 +80,21 @@ class Distribution:
         """A new distribution with parameters expanded to `batch_shape`."""
         raise NotImplementedError
 
+    def _expanded(self, cls, batch_shape, _instance, names: tuple):
+        """`expand` for parameters kept as attributes: each of `names` this instance holds,
+        expanded to `batch_shape` plus its own event dims; a distribution with more state
+        completes the new instance."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                value = self.__dict__[name]
+                event = tuple(value.shape[len(self._batch_shape) :])
+                setattr(new, name, value.expand((*batch_shape, *event)))
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         """A blank instance for `expand` (subclasses with their own __init__ must override
         `expand`)."""

@@ -10,7 +10,6 @@ from .._ops.factories import eye
 from .._ops.linalg import linalg_cholesky, linalg_solve_triangular, matmul
 from .._ops.random import randn
 from .._ops.shape import broadcast_shapes
-from .._pure.shapes import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property
@@ -98,16 +97,9 @@ class MultivariateNormal(Distribution):
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = Size(batch_shape)
-        matrix_shape = (*batch_shape, *self.event_shape, *self.event_shape)
-        new.loc = self.loc.expand((*batch_shape, *self.event_shape))
+        names = ("loc", "covariance_matrix", "scale_tril", "precision_matrix")
+        new = self._expanded(MultivariateNormal, batch_shape, _instance, names)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
-            if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(matrix_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     def _matrix_shape(self) -> tuple:
@@ -131,9 +123,7 @@ class MultivariateNormal(Distribution):
     def mean(self):
         return self.loc
 
-    @property
-    def mode(self):
-        return self.loc
+    mode = mean  # the density peaks at its mean
 
     @property
     def variance(self):
