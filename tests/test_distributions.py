@@ -178,6 +178,45 @@ def test_kl_against_pytorch(name, real_torch):
     check_case(fn, params, real_torch, names=False, finite_differences=all(finite))
 
 
+def _across_families(t, a, b):
+    """KL between families: Beta, Gamma and Uniform against the others (finite cases)."""
+    D = t.distributions
+    beta, gamma = D.Beta(a, b), D.Gamma(a, b)
+    uniform = D.Uniform(0.3 * b / (a + b), 0.3 * b / (a + b) + 0.5)  # inside (0, 1)
+    kl = D.kl_divergence
+    return (
+        kl(beta, D.Gamma(b, a)),
+        kl(beta, D.Normal(a, b)),
+        kl(beta, D.Uniform(-a, 1 + b)),
+        kl(gamma, D.Normal(b, a)),
+        kl(uniform, D.Beta(a, b)),
+        kl(uniform, gamma),
+        kl(uniform, D.Normal(a, b)),
+    )
+
+
+def _infinite_across_families(t, a, b):
+    """The pairs whose KL is infinite: p's support reaches outside q's."""
+    D = t.distributions
+    kl = D.kl_divergence
+    return (
+        kl(D.Beta(a, b), D.Uniform(a, a + b)),
+        kl(D.Gamma(a, b), D.Beta(a, b)),
+        kl(D.Gamma(a, b), D.Uniform(a, a + b)),
+        kl(D.Normal(a, b), D.Gamma(a, b)),
+        kl(D.Normal(a, b), D.Beta(a, b)),
+        kl(D.Normal(a, b), D.Uniform(a, a + b)),
+        kl(D.Uniform(-a, b), D.Beta(a, b)),
+        kl(D.Uniform(-a, b), D.Gamma(a, b)),
+    )
+
+
+@pytest.mark.torch
+def test_kl_across_families_against_pytorch(real_torch):
+    check_case(_across_families, [S, S2], real_torch, names=False)
+    check_case(_infinite_across_families, [S, S2], real_torch, names=False, grads=False)
+
+
 def test_register_kl_most_specific_wins():
     """A registration for a subclass pair takes over from the base pair's formula."""
     D = ac.distributions

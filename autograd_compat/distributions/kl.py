@@ -1,5 +1,7 @@
 """`kl_divergence(p, q)` dispatched on the pair of types through a registry (`register_kl`),
-with PyTorch's closed forms for the pairs among the distributions here."""
+with PyTorch's closed forms for the pairs among the distributions here: each family with
+itself, and the pairs across Beta, Gamma, Normal and Uniform that PyTorch has (infinite where
+p's support reaches outside q's)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import math
 import warnings
 
 from .._ops.comparison import where
+from .._ops.elementwise import xlogy
+from .._ops.factories import full_like
 from .._ops.linalg import linalg_solve_triangular
 from .._ops.nn.activation import softplus
 from .._ops.shape import broadcast_shapes
@@ -191,3 +195,89 @@ def _kl_normal_normal(p, q):
 def _kl_uniform_uniform(p, q):
     result = ((q.high - q.low) / (p.high - p.low)).log()
     return where((q.low > p.low) | (q.high < p.high), math.inf, result)
+
+
+# ----------------------------------------------------------------------------- across families
+def _x_log_x(x):
+    return xlogy(x, x)
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    total = p.concentration1 + p.concentration0
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - total.digamma())
+    return -p.entropy() + t2 - t3 + q.rate * p.concentration1 / total
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    total = p.concentration1 + p.concentration0
+    mean = p.concentration1 / total
+    var_normal = q.scale.pow(2)
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (total + 1) + mean.pow(2)) * 0.5
+    return -p.entropy() + t2 + (t3 - q.loc * mean + q.loc.pow(2) * 0.5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    support = p.support
+    return where((q.low > support.lower_bound) | (q.high < support.upper_bound), math.inf, result)
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    c = p.concentration
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log() - c - c.lgamma()
+    t2 = 0.5 * (c.pow(2) + c) / rate_sqr
+    t3 = q.loc * c / p.rate
+    return t1 + (c - 1) * c.digamma() + (t2 - t3 + 0.5 * q.loc.pow(2)) / var_normal
+
+
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, Uniform)
+def _kl_gamma_infinity(p, q):
+    return full_like(p.concentration, math.inf)
+
+
+@register_kl(Normal, Beta)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Uniform)
+def _kl_normal_infinity(p, q):
+    return full_like(p.loc, math.inf)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = (
+        q.concentration1.lgamma()
+        + q.concentration0.lgamma()
+        - (q.concentration1 + q.concentration0).lgamma()
+    )
+    result = t3 + t4 - width.log() - t2
+    support = q.support
+    return where((p.high > support.upper_bound) | (p.low < support.lower_bound), math.inf, result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    width = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = -width.log() + t2 + t3 + q.rate * (p.high + p.low) / 2
+    return where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    width = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (width.pow(2) / 12 + t3) / q.scale.pow(2)
