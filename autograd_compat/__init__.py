@@ -11,7 +11,20 @@ from ._pure import compile_cache as _compile_cache  # JAX's persistent cache, pe
 from ._pure import dtypes as _dtypes
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
-from . import _dynamo, autograd, compiler, cuda, func, linalg, nn, optim, special, utils
+from . import (
+    _dynamo,
+    autograd,
+    compiler,
+    cuda,
+    distributions,
+    fft,
+    func,
+    linalg,
+    nn,
+    optim,
+    special,
+    utils,
+)
 from ._compile.api import compile
 from .func import vmap
 from ._alias import alias_torch

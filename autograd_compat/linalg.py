@@ -1,4 +1,5 @@
-"""torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, and LinAlgError.
+"""torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, cholesky, solve_triangular,
+and LinAlgError.
 
 Each function is one op of the library (a pure JAX function differentiated by jax.vjp).
 Singular matrices raise `LinAlgError` as in PyTorch; that check reads the factorization's
@@ -8,13 +9,25 @@ result, so it runs on concrete values only (under a jax trace the result is inf/
 from __future__ import annotations
 
 from ._ops.linalg import LinAlgError
+from ._ops.linalg import linalg_cholesky as cholesky
 from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
 from ._ops.linalg import linalg_solve as solve
+from ._ops.linalg import linalg_solve_triangular as solve_triangular
 from ._ops.reduce import matrix_norm, vector_norm
 from ._tape.args import tensor_arg
 
-__all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "det",
+    "inv",
+    "matrix_norm",
+    "norm",
+    "solve",
+    "solve_triangular",
+    "vector_norm",
+]
 
 
 def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):

@@ -7,5 +7,5 @@ arithmetic and the shared elementwise machinery), `unary`, `comparison` (compari
 clamp/where, logical and bitwise), `convert` (dtype/device casts, properties), `shape` (views,
 reshape, cat/stack/split, flips), `index` (indexing, gather/scatter, masked and index_* ops),
 `reduce` (reductions, scans, sort/topk), `linalg`, `random` (sampling and in-place random
-fills).
+fills), `fft` (the FFT kernels behind torch.fft).
 """

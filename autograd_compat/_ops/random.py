@@ -5,6 +5,8 @@ come from `_state/random.py` (the global generator or an explicit Generator).
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,8 +20,10 @@ from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name
 from .._tape.record import apply
 from .factories import _finish, _float_dtype, _place
+from .shape import cat, narrow, reshape
 
 __all__ = [
+    "_standard_gamma",
     "bernoulli",
     "normal",
     "rand",
@@ -319,6 +323,78 @@ _RANDOM_OPS = {
         ("ExponentialBackward0", "exponential_", _replace, "none"),
     )
 }
+
+
+def _gamma(concentration, key_data):
+    """Gamma(concentration, 1) samples, differentiable in the concentration by implicit
+    reparameterisation (jax.random.gamma's derivative, as PyTorch's _standard_gamma_grad)."""
+    key = jax.random.wrap_key_data(key_data)
+    return jax.random.gamma(key, concentration, dtype=concentration.dtype)
+
+
+def _dirichlet(concentration, key_data):
+    """Dirichlet samples along the last dim: gamma samples normalised, differentiable in the
+    concentration through the gamma's implicit reparameterisation."""
+    key = jax.random.wrap_key_data(key_data)
+    return jax.random.dirichlet(key, concentration, dtype=concentration.dtype)
+
+
+_STANDARD_GAMMA = register("_standard_gamma", _gamma, node="StandardGammaBackward0")
+_DIRICHLET = register(
+    "distributions.Dirichlet.rsample", _dirichlet, node="_DirichletBackward", shown_inputs=(0,)
+)
+
+
+def _concentration(input, fname: str, kernel: str) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{fname}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
+        )
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(input.dtype)}'")
+    return input
+
+
+def _standard_gamma(input, generator=None) -> Tensor:
+    """Gamma(input, 1) samples, one per element, reparameterised: differentiable in `input`
+    (`torch._standard_gamma`)."""
+    alpha = _concentration(input, "_standard_gamma", "gamma_cpu")
+    key_data = (generator or _random.default_generator).next_key()
+    return apply(_STANDARD_GAMMA, alpha, key_data)
+
+
+# The samplers' compilations take seconds (a rejection loop, and its implicit gradient), so
+# the distributions draw from rows padded to a power of two: one compilation per bucket.
+_SMALLEST_BUCKET = 64
+
+
+def _bucketed(op, concentration: Tensor, event_dims: int, generator) -> Tensor:
+    """`op` applied to `concentration` flattened to rows of its last `event_dims` dims,
+    padded with ones up to a power of two of rows, and cut back to its shape."""
+    shape = tuple(concentration.shape)
+    event = shape[len(shape) - event_dims :]
+    rows = math.prod(shape[: len(shape) - event_dims])
+    bucket = max(_SMALLEST_BUCKET, 1 << max(rows - 1, 0).bit_length())
+    flat = reshape(concentration, (rows, *event))
+    if bucket > rows:
+        padding = _finish(jnp.ones((bucket - rows, *event), concentration.dtype.jax), False)
+        flat = cat([flat, padding])
+    key_data = (generator or _random.default_generator).next_key()
+    return reshape(narrow(apply(op, flat, key_data), 0, 0, rows), shape)
+
+
+def sample_gamma(concentration: Tensor, generator=None) -> Tensor:
+    """`_standard_gamma` drawn in buckets of rows (see `_bucketed`): the sample of
+    `torch.distributions.Gamma.rsample` before its rate."""
+    alpha = _concentration(concentration, "_standard_gamma", "gamma_cpu")
+    return _bucketed(_STANDARD_GAMMA, alpha, 0, generator)
+
+
+def sample_dirichlet(concentration: Tensor, generator=None) -> Tensor:
+    """Dirichlet(concentration) samples along the last dim, reparameterised (the sample of
+    `torch.distributions.Dirichlet.rsample`), drawn in buckets of rows."""
+    alpha = _concentration(concentration, "_sample_dirichlet", "dirichlet")
+    return _bucketed(_DIRICHLET, alpha, 1, generator)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:

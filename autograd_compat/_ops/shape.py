@@ -24,7 +24,16 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import register
-from .._pure.shapes import infer_shape, normalize_dim, shape_args, unique_dims
+from .._pure.shapes import (
+    Size,
+    infer_shape,
+    normalize_dim,
+    shape_args,
+    unique_dims,
+)
+from .._pure.shapes import (
+    broadcast_shapes as _broadcast_two,
+)
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape import wide as _wide
@@ -45,6 +54,8 @@ from .._tape.views import (
 
 __all__ = [
     "adjoint",
+    "broadcast_shapes",
+    "broadcast_tensors",
     "broadcast_to",
     "cat",
     "chunk",
@@ -874,6 +885,36 @@ def broadcast_to(input, size):
     """`input.expand(size)`: a broadcast view."""
     tensor_arg(input, "broadcast_to")
     return expand(input, shape_args((size,), "broadcast_to"))
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape that all `shapes` (sizes or ints) broadcast to; PyTorch's error naming the
+    first argument that does not fit the shape so far."""
+    result: list[int] = []
+    for index, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if len(shape) > len(result):
+            result = [1] * (len(shape) - len(result)) + result
+        for back in range(1, len(shape) + 1):
+            size, current = shape[-back], result[-back]
+            if current == 1:
+                result[-back] = size
+            elif size not in (1, current):
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {size} at -{back}! "
+                    f"Mismatching argument at index {index} had {shape}; but expected shape "
+                    f"should be broadcastable to {result}"
+                )
+    return Size(result)
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """The tensors expanded to their common broadcast shape (views); one that already has
+    that shape is returned itself, as in PyTorch."""
+    shape: tuple = ()
+    for t in tensors:
+        shape = _broadcast_two(shape, tuple(tensor_arg(t, "broadcast_tensors", "tensors").shape))
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 
 def ravel(input):

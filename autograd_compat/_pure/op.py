@@ -189,8 +189,18 @@ def _restricted(fn, static, primals, index):
     return restricted
 
 
+def conj_complex(x):
+    """The conjugate of a complex array, any other unchanged: PyTorch's gradient of a complex
+    value is the conjugate of JAX's cotangent (d/dz* against JAX's d/dz convention), so the
+    vjp conjugates the cotangents it takes and the gradients it gives."""
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return jnp.conj(x)
+    return x
+
+
 def _vjp_pure(*args, fn, static, requires, saved_mask, placeholders, ct_mask):
-    """(saved primals..., present cotangents...) -> one cotangent per input that requires grad.
+    """(saved primals..., present cotangents...) -> one cotangent per input that requires grad,
+    complex ones in PyTorch's convention (`conj_complex`).
 
     Primals that were not saved (their value does not reach the vjp) are rebuilt as zeros of
     their shape inside the jitted function; missing output cotangents are zeros.
@@ -204,7 +214,7 @@ def _vjp_pure(*args, fn, static, requires, saved_mask, placeholders, ct_mask):
         else:
             shape, dtype = next(holes)
             primals.append(jnp.zeros(shape, dtype))
-    cts = [next(args) if present else None for present in ct_mask]
+    cts = [conj_complex(next(args)) if present else None for present in ct_mask]
     diff_index = [i for i, r in enumerate(requires) if r]
     restricted = _restricted(fn, static, primals, diff_index)
     out, vjp_fn = jax.vjp(restricted, *(primals[i] for i in diff_index))
@@ -212,7 +222,7 @@ def _vjp_pure(*args, fn, static, requires, saved_mask, placeholders, ct_mask):
         ct = tuple(c if c is not None else _zero_cotangent(o) for c, o in zip(cts, out))
     else:
         ct = cts[0]
-    return tuple(vjp_fn(ct))
+    return tuple(conj_complex(g) for g in vjp_fn(ct))
 
 
 def vjp_of(op: Op) -> Op:

@@ -388,7 +388,8 @@ class Tensor(TensorMethods):
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self._value.ndim == 0 and spec:
+        """A 0-d tensor formats as its number (f"{loss}" gives "0.5"), as in PyTorch."""
+        if self._value.ndim == 0:
             return format(self.item(), spec)
         return repr(self)
 

@@ -75,6 +75,21 @@ class _Formatter:
         return (self.max_width - len(text)) * " " + text
 
 
+class _ComplexFormatter:
+    """PyTorch's complex elements: the real part, then the imaginary part with its sign and a
+    j, each part with one formatter for all elements (torch/_tensor_str.py's two formatters)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real = _Formatter(values.real, True)
+        self.imag = _Formatter(values.imag, True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value) -> str:
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else f"{real}+{imag}"
+
+
 def _summarized(values: np.ndarray) -> np.ndarray:
     """The elements that a summarised print shows (edge items of every dimension)."""
     if values.ndim == 0:
@@ -88,7 +103,7 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     )
 
 
-def _format_nd(values: np.ndarray, formatter: _Formatter, indent: int, summarize: bool) -> str:
+def _format_nd(values: np.ndarray, formatter, indent: int, summarize: bool) -> str:
     if values.ndim == 0:
         return formatter.format(values[()])
     if values.ndim == 1:
@@ -144,12 +159,15 @@ def tensor_repr(tensor, prefix: str = "tensor(") -> str:
     else:
         summarize = values.size > THRESHOLD
         shown = _summarized(values) if summarize else values
-        formatter = _Formatter(shown, dtype.is_floating_point or dtype.is_complex)
+        formatter: _Formatter | _ComplexFormatter
+        if dtype.is_complex:
+            formatter = _ComplexFormatter(shown)
+        else:
+            formatter = _Formatter(shown, dtype.is_floating_point)
         body = _format_nd(values, formatter, indent, summarize)
-    default_dtypes = (_dtypes.get_default_dtype(), _dtypes.int64, _dtypes.bool)
-    if dtype not in default_dtypes or (
-        values.size == 0 and dtype is not _dtypes.get_default_dtype()
-    ):
+    default = _dtypes.get_default_dtype()
+    default_dtypes = (default, default.to_complex(), _dtypes.int64, _dtypes.bool)
+    if dtype not in default_dtypes or (values.size == 0 and dtype is not default):
         suffixes.append(f"dtype={dtype}")
     if tensor.grad_fn is not None:
         suffixes.append(f"grad_fn=<{_graph.type_name(tensor.grad_fn)}>")

@@ -6,10 +6,10 @@ applies its op, and checks the gradients of the differentiable rows against jax.
 op's pure function, central finite differences and, where PyTorch has the same call, PyTorch.
 
 A row's `call(torch, *tensors)` is written against the PyTorch API only (`torch`, `Tensor`
-methods, `torch.nn.functional`, `torch.nn`, `torch.linalg`, `torch.special`, `torch.autograd`),
-so it survives moves of the library's internals and runs unchanged with real PyTorch. Inputs
-are small float64 arrays whose shapes are shared between rows (every new (op, static
-arguments, shape) costs a compilation).
+methods, `torch.nn.functional`, `torch.nn`, `torch.linalg`, `torch.special`, `torch.fft`,
+`torch.distributions`, `torch.autograd`), so it survives moves of the library's internals and
+runs unchanged with real PyTorch. Inputs are small float64 arrays whose shapes are shared
+between rows (every new (op, static arguments, shape) costs a compilation).
 """
 
 from __future__ import annotations
@@ -241,6 +241,24 @@ ROWS: list[OpCase] = [
         torch=False,
     ),
     OpCase("uniform_", lambda torch, x: seeded(torch, lambda: x.clone().uniform_()), torch=False),
+    # The samplers' gradients are implicit reparameterisation (the derivative of the inverse
+    # CDF at the sample), not the derivative of the draw at a fixed key, so finite differences
+    # do not apply; tests/test_distributions.py checks them against PyTorch's
+    # _standard_gamma_grad and the exact gradient of the mean.
+    OpCase(
+        "_standard_gamma",
+        lambda torch, a: seeded(torch, lambda: torch._standard_gamma(a)),
+        domain="pos",
+        grad=False,
+        torch=False,
+    ),
+    OpCase(
+        "distributions.Dirichlet.rsample",
+        lambda torch, a: seeded(torch, lambda: torch.distributions.Dirichlet(a).rsample()),
+        domain="pos",
+        grad=False,
+        torch=False,
+    ),
     OpCase(
         "bernoulli",
         lambda torch, p: seeded(torch, lambda: torch.bernoulli(p)),
@@ -797,6 +815,18 @@ ROWS: list[OpCase] = [
         domain=("wellcond", "normal"),
     ),
     OpCase(
+        "linalg.cholesky_ex",
+        lambda torch, a: torch.linalg.cholesky(a @ a.mT),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    OpCase(
+        "linalg.solve_triangular",
+        lambda torch, a, b: torch.linalg.solve_triangular(a.tril(), b, upper=False),
+        inputs=(M, S),
+        domain=("wellcond", "normal"),
+    ),
+    OpCase(
         "linalg.matrix_norm.sum", lambda torch, a: torch.linalg.matrix_norm(a, "nuc"), inputs=(M,)
     ),
     OpCase("linalg.matrix_norm.amax", lambda torch, a: torch.linalg.matrix_norm(a, 1)),
@@ -938,4 +968,11 @@ ROWS: list[OpCase] = [
         "conj",
         lambda torch, x: torch.abs(torch.conj(x.to(torch.complex128) * (1 + 2j)) + 1j),
     ),
+    # ------------------------------------------------------------------ fft
+    OpCase("_fft_r2c", lambda torch, x: torch.fft.rfft(x, n=6).abs()),
+    OpCase(
+        "_fft_c2c",
+        lambda torch, x: torch.fft.ifft(torch.fft.fft2(x) * (1 + 2j), n=5, norm="ortho").abs(),
+    ),
+    OpCase("_fft_c2r", lambda torch, x: torch.fft.irfft(torch.fft.rfft(x) * (1 - 1j), n=5)),
 ]

@@ -15,7 +15,7 @@ from op_table import ROWS, OpCase
 from torch_compare import _flatten, _grads, _jax_vjp, check_case, grad_fn_name, values
 
 import autograd_compat
-from autograd_compat._pure.op import INEXACT, Op, registered_ops
+from autograd_compat._pure.op import INEXACT, Op, conj_complex, registered_ops
 from autograd_compat._tape import record
 
 OPS = registered_ops()
@@ -133,10 +133,10 @@ def _float_outputs(result) -> list:
 def _op_vjp(case: OpCase, seen) -> bool:
     """(a) The row's op as applied (its last application in the row): the gradients of its
     float outputs with respect to its inputs that require grad, by our engine, against
-    jax.vjp of `Op.fn` with the static arguments and input values it got. Returns False
-    where that does not apply: no input requires grad, or one was changed in place later
-    (the in-place rows: the input now stands for the op's result), or inputs that may depend
-    on each other."""
+    jax.vjp of `Op.fn` (conjugated for complex values, PyTorch's convention) with the static
+    arguments and input values it got. Returns False where that does not apply: no input
+    requires grad, or one was changed in place later (the in-place rows: the input now stands
+    for the op's result), or inputs that may depend on each other."""
     apps = [a for a in seen if a.op.id == case.id]
     if not apps:
         return False
@@ -181,7 +181,9 @@ def _op_vjp(case: OpCase, seen) -> bool:
 
     @jax.jit  # one compilation: eager jax.vjp dispatches (and compiles) primitive by primitive
     def vjp(primals, cotangents):
-        return jax.vjp(pure, *primals)[1](cotangents)
+        # PyTorch's convention for complex values: the conjugate of JAX's cotangents
+        cotangents = [conj_complex(c) for c in cotangents]
+        return [conj_complex(g) for g in jax.vjp(pure, *primals)[1](cotangents)]
 
     expected = vjp([values[i] for i in diff], cts)
     for k, (g, e) in enumerate(zip(ours, expected)):

@@ -1,0 +1,45 @@
+"""torch.distributions: probability distributions with PyTorch's parameters, shapes,
+validation messages and reparameterised (`rsample`) gradients, built on this library's
+tensor ops and random generator (`torch.manual_seed` makes draws repeatable; the values
+differ from PyTorch's generator).
+
+Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma and Dirichlet;
+`kl_divergence` with `register_kl` and the closed forms PyTorch has between two of the same
+family; `constraints` for validation.
+"""
+
+from __future__ import annotations
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .categorical import Categorical
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .gamma import Gamma
+from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli",
+    "Beta",
+    "Categorical",
+    "Dirichlet",
+    "Distribution",
+    "Gamma",
+    "MultivariateNormal",
+    "Normal",
+    "Uniform",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+]
+
+
+def __getattr__(name: str):
+    """`torch.distributions.X` that this package lacks: an AttributeError saying so."""
+    from .._alias import missing_attribute
+
+    missing_attribute(__name__, name)

@@ -1,0 +1,283 @@
+"""`kl_divergence(p, q)` dispatched on the pair of types through a registry (`register_kl`),
+with PyTorch's closed forms for the pairs among the distributions here: each family with
+itself, and the pairs across Beta, Gamma, Normal and Uniform that PyTorch has (infinite where
+p's support reaches outside q's)."""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+
+from .._ops.comparison import where
+from .._ops.elementwise import xlogy
+from .._ops.factories import full_like
+from .._ops.linalg import linalg_solve_triangular
+from .._ops.nn.activation import softplus
+from .._ops.shape import broadcast_shapes
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .categorical import Categorical
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .gamma import Gamma
+from .multivariate_normal import MultivariateNormal, batch_mahalanobis
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL_REGISTRY: dict = {}  # (type_p, type_q) -> function
+_KL_MEMOIZE: dict = {}  # the dispatch result per pair of actual types
+
+
+def register_kl(type_p, type_q):
+    """A decorator registering `fn(p, q)` as KL(p || q) for instances of these types (and
+    their subclasses, the most specific registration winning).
+
+    Example::
+
+        >>> from torch.distributions import Normal, kl_divergence, register_kl
+        >>> class MyNormal(Normal):
+        ...     pass
+        >>> @register_kl(MyNormal, Normal)
+        ... def _kl_mine(p, q):
+        ...     return torch.zeros(())
+        >>> kl_divergence(MyNormal(0.0, 1.0), Normal(1.0, 1.0))
+        tensor(0.)
+    """
+    for name, cls in (("type_p", type_p), ("type_q", type_q)):
+        # PyTorch's check, as it behaves: issubclass raises its TypeError for a non-class
+        if not isinstance(cls, type) and issubclass(cls, Distribution):
+            raise TypeError(f"Expected {name} to be a Distribution subclass but got {cls}")
+
+    def decorator(fn):
+        _KL_REGISTRY[type_p, type_q] = fn
+        _KL_MEMOIZE.clear()
+        return fn
+
+    return decorator
+
+
+@functools.total_ordering
+class _Match:
+    """A registered pair, ordered by specificity (most derived first, left to right)."""
+
+    __slots__ = ["types"]
+
+    def __init__(self, *types) -> None:
+        self.types = types
+
+    def __eq__(self, other) -> bool:
+        return self.types == other.types
+
+    def __le__(self, other) -> bool:
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
+def _dispatch_kl(type_p, type_q):
+    """The most specific registered function for the pair, or NotImplemented."""
+    matches = [(p, q) for p, q in _KL_REGISTRY if issubclass(type_p, p) and issubclass(type_q, q)]
+    if not matches:
+        return NotImplemented
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left, right = _KL_REGISTRY[left_p, left_q], _KL_REGISTRY[right_p, right_q]
+    if left is not right:
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+            f"Please register_kl({left_p.__name__}, {right_q.__name__})",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return left
+
+
+def kl_divergence(p: Distribution, q: Distribution):
+    """KL(p || q), batched over the distributions' batch shape.
+
+    Raises NotImplementedError for a pair of types with no registered formula.
+    """
+    try:
+        fn = _KL_MEMOIZE[type(p), type(q)]
+    except KeyError:
+        fn = _KL_MEMOIZE[type(p), type(q)] = _dispatch_kl(type(p), type(q))
+    if fn is NotImplemented:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+            f"{q.__class__.__name__}"
+        )
+    return fn(p, q)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1 = where(p.probs == 0, 0.0, where(q.probs == 0, math.inf, t1))
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2 = where(p.probs == 1, 0.0, where(q.probs == 1, math.inf, t2))
+    return t1 + t2
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    t5 = (sum_q - sum_p) * sum_p.digamma()
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t = where((p.probs == 0).expand_as(t), 0.0, where((q.probs == 0).expand_as(t), math.inf, t))
+    return t.sum(-1)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with                          "
+            "different event shapes cannot be computed"
+        )
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_tril.diagonal(
+        dim1=-2, dim2=-1
+    ).log().sum(-1)
+    n = p.event_shape[0]
+    batch = tuple(broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2]))
+    solved = linalg_solve_triangular(
+        q_tril.expand((*batch, n, n)), p_tril.expand((*batch, n, n)), upper=False
+    )
+    term2 = solved.pow(2).sum((-2, -1))
+    term3 = batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return where((q.low > p.low) | (q.high < p.high), math.inf, result)
+
+
+# ----------------------------------------------------------------------------- across families
+def _x_log_x(x):
+    return xlogy(x, x)
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    total = p.concentration1 + p.concentration0
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - total.digamma())
+    return -p.entropy() + t2 - t3 + q.rate * p.concentration1 / total
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    total = p.concentration1 + p.concentration0
+    mean = p.concentration1 / total
+    var_normal = q.scale.pow(2)
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (total + 1) + mean.pow(2)) * 0.5
+    return -p.entropy() + t2 + (t3 - q.loc * mean + q.loc.pow(2) * 0.5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    support = p.support
+    return where((q.low > support.lower_bound) | (q.high < support.upper_bound), math.inf, result)
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    c = p.concentration
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log() - c - c.lgamma()
+    t2 = 0.5 * (c.pow(2) + c) / rate_sqr
+    t3 = q.loc * c / p.rate
+    return t1 + (c - 1) * c.digamma() + (t2 - t3 + 0.5 * q.loc.pow(2)) / var_normal
+
+
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, Uniform)
+def _kl_gamma_infinity(p, q):
+    return full_like(p.concentration, math.inf)
+
+
+@register_kl(Normal, Beta)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Uniform)
+def _kl_normal_infinity(p, q):
+    return full_like(p.loc, math.inf)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = (
+        q.concentration1.lgamma()
+        + q.concentration0.lgamma()
+        - (q.concentration1 + q.concentration0).lgamma()
+    )
+    result = t3 + t4 - width.log() - t2
+    support = q.support
+    return where((p.high > support.upper_bound) | (p.low < support.lower_bound), math.inf, result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    width = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = -width.log() + t2 + t3 + q.rate * (p.high + p.low) / 2
+    return where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    width = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (width.pow(2) / 12 + t3) / q.scale.pow(2)

@@ -1,0 +1,77 @@
+"""The continuous uniform distribution on [low, high), reparameterised:
+low + u * (high - low)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .._ops.random import rand
+from .._pure.shapes import Size
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Uniform"]
+
+
+class Uniform(Distribution):
+    """Uniform samples in the half-open interval [low, high)."""
+
+    has_rsample = True
+
+    @property
+    def arg_constraints(self):
+        return {
+            "low": constraints.less_than(self.high),
+            "high": constraints.greater_than(self.low),
+        }
+
+    def __init__(self, low, high, validate_args: bool | None = None) -> None:
+        self.low, self.high = broadcast_all(low, high)
+        scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
+        super().__init__(Size() if scalar else self.low.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Uniform, batch_shape, _instance, ("low", "high"))
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return math.nan * self.high
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 12**0.5
+
+    @property
+    def variance(self):
+        return (self.high - self.low).pow(2) / 12
+
+    def rsample(self, sample_shape=()):
+        u = rand(self._extended_shape(sample_shape), dtype=self.low.dtype)
+        return self.low + u * (self.high - self.low)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        inside = self.low.le(value).type_as(self.low) * self.high.gt(value).type_as(self.low)
+        return inside.log() - (self.high - self.low).log()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
+
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
+
+    def entropy(self):
+        return (self.high - self.low).log()
