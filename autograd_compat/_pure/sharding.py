@@ -54,12 +54,14 @@ def along(mesh: jax.sharding.Mesh, dim: int, ndim: int) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(*spec))
 
 
-def keep_sharding(value: jax.Array, leaf_value) -> jax.Array:
-    """A gradient `value` laid out as its leaf's `leaf_value` when the leaf lives on a mesh
-    (PyTorch keeps `.grad` with its parameter; XLA may return it laid out otherwise)."""
-    if not _USED[0] or isinstance(value, Tracer) or isinstance(leaf_value, Tracer):
+def keep_sharding(value: jax.Array, old) -> jax.Array:
+    """`value` laid out as `old` (an array of the same shape) when `old` lives on a mesh: a
+    `.grad` keeps its leaf's layout as PyTorch keeps it with its parameter (XLA may return it
+    laid out otherwise), and a write into a tensor (copy_, load_state_dict) keeps the
+    tensor's. One list read while nothing has been put on a mesh."""
+    if not _USED[0] or isinstance(value, Tracer) or isinstance(old, Tracer):
         return value
-    sharding = getattr(leaf_value, "sharding", None)
+    sharding = getattr(old, "sharding", None)
     if not isinstance(sharding, NamedSharding) or value.sharding == sharding:
         return value
-    return jax.device_put(value, sharding) if value.shape == leaf_value.shape else value
+    return jax.device_put(value, sharding) if value.shape == old.shape else value
