@@ -57,11 +57,14 @@ def along(mesh: jax.sharding.Mesh, dim: int, ndim: int) -> NamedSharding:
 def keep_sharding(value: jax.Array, old) -> jax.Array:
     """`value` laid out as `old` (an array of the same shape) when `old` lives on a mesh: a
     `.grad` keeps its leaf's layout as PyTorch keeps it with its parameter (XLA may return it
-    laid out otherwise), and a write into a tensor (copy_, load_state_dict) keeps the
-    tensor's. One list read while nothing has been put on a mesh."""
-    if not _USED[0] or isinstance(value, Tracer) or isinstance(old, Tracer):
+    laid out otherwise), and a write into a tensor (copy_, load_state_dict, a compiled step's
+    new state) keeps the tensor's. Traced, `value` is constrained to that layout, so the
+    program itself returns it. One list read while nothing has been put on a mesh."""
+    if not _USED[0] or isinstance(old, Tracer):
         return value
     sharding = getattr(old, "sharding", None)
-    if not isinstance(sharding, NamedSharding) or value.sharding == sharding:
+    if not isinstance(sharding, NamedSharding) or value.shape != old.shape:
         return value
-    return jax.device_put(value, sharding) if value.shape == old.shape else value
+    if isinstance(value, Tracer):
+        return jax.lax.with_sharding_constraint(value, sharding)
+    return value if value.sharding == sharding else jax.device_put(value, sharding)

@@ -1,0 +1,225 @@
+"""FSDP (`fully_shard`, `FullyShardedDataParallel`), checkpoints of sharded models and ops on
+sharded tensors, with 8 simulated CPU devices.
+
+As in tests/test_distributed.py, JAX fixes its device count when it starts, so everything runs
+in one subprocess (`XLA_FLAGS=--xla_force_host_platform_device_count=8`) that prints its
+findings as JSON, and the tests read them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+_SCRIPT = textwrap.dedent(
+    """
+    import io, json, os
+    import numpy as np
+    import autograd_compat as torch
+    import autograd_compat.distributed as dist
+    from autograd_compat.distributed.fsdp import (
+        FSDPModule, FullyShardedDataParallel, ShardingStrategy, fully_shard)
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    def spec(t):
+        s = t._value.sharding
+        entries = getattr(s, "spec", ())  # a SingleDeviceSharding has none
+        return [len(s.device_set), [list(e) if isinstance(e, tuple) else e for e in entries]]
+
+    def per_device_bytes(params):
+        return sum(p._value.addressable_shards[0].data.nbytes for p in params)
+
+    def make():
+        torch.manual_seed(0)
+        # 16x4 weight and 16 bias split over 8 devices; 1x16 weight and 1 bias stay whole
+        return torch.nn.Sequential(
+            torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+
+    def wrap(net, how):
+        if how == "fully_shard":
+            fully_shard(net[0])  # per layer, then the root, as FSDP2 users do
+            return fully_shard(net)
+        if how == "FSDP":
+            return FullyShardedDataParallel(net)
+        return net
+
+    def train(how, compiled):
+        net = make()
+        model = wrap(net, how)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        if compiled:
+            step = torch.compile(step)
+        g = torch.Generator().manual_seed(1)
+        losses = []
+        for _ in range(10):
+            x, y = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+            losses.append(step(x, y).item())
+        params = list(net.parameters())
+        return {
+            "losses": losses,
+            "params": [p.detach().numpy().tolist() for p in params],
+            "shardings": [[spec(p), spec(p.grad), spec(opt.state[p]["exp_avg"])]
+                          for p in params],
+            "type": type(model).__name__,
+            "names": [n for n, _ in model.named_parameters()],
+            "keys": list(model.state_dict()),
+        }
+
+    os.environ.update(RANK="0", WORLD_SIZE="1")
+    dist.init_process_group("gloo")
+    out = {"runs": {}}
+    for how in ("none", "fully_shard", "FSDP"):
+        for compiled in (False, True):
+            out["runs"][f"{how} {compiled}"] = train(how, compiled)
+    counters = torch._dynamo.utils.counters
+    out["breaks"] = sum(counters["graph_break"].values())
+
+    wide = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 64))
+    whole = per_device_bytes(wide.parameters())
+    fully_shard(wide)
+    out["bytes"] = [whole, per_device_bytes(wide.parameters()), isinstance(wide, FSDPModule)]
+
+    # checkpoints: full tensors out, a full state dict in keeps each parameter's layout
+    net = fully_shard(make())
+    saved = io.BytesIO()
+    torch.save(net.state_dict(), saved)
+    saved.seek(0)
+    loaded = torch.load(saved)
+    full = {k: v.detach().numpy() for k, v in make().state_dict().items()}
+    checkpoint = {"saved": all(np.array_equal(loaded[k].numpy(), full[k]) for k in full),
+                  "loaded_on": [spec(v) for v in loaded.values()]}
+    doubled = {k: v * 2 for k, v in loaded.items()}
+    for name, model in (("fsdp", net), ("ddp", torch.nn.parallel.DistributedDataParallel(make())),
+                        ("FSDP", FullyShardedDataParallel(make()))):
+        before = [spec(p) for p in model.parameters()]
+        model.load_state_dict(doubled if name != "ddp" else
+                              {"module." + k: v for k, v in doubled.items()})
+        with torch.no_grad():
+            next(model.parameters()).copy_(torch.full((16, 4), 3.0))
+        values = [p.detach().numpy() for p in model.parameters()]
+        expected = [np.full((16, 4), 3.0)] + [2 * full[k] for k in list(full)[1:]]
+        checkpoint[name] = {
+            "kept": before == [spec(p) for p in model.parameters()],
+            "values": all(np.array_equal(v, e) for v, e in zip(values, expected)),
+        }
+    out["checkpoint"] = checkpoint
+    no_shard = FullyShardedDataParallel(make(), sharding_strategy=ShardingStrategy.NO_SHARD)
+    out["no_shard"] = [spec(p) for p in no_shard.parameters()]
+    try:
+        fully_shard(make())(torch.ones(12, 4))
+    except ValueError as e:
+        out["uneven"] = str(e)
+
+    # ops on sharded tensors: XLA partitions each one; the values are the global ones
+    mesh = Mesh(np.asarray(__import__("jax").local_devices()), ("x",))
+    a = torch.arange(32.0).reshape(8, 4)
+    b = torch.arange(12.0).reshape(4, 3) / 10
+    sa = dist.shard(a, mesh, P("x", None)).requires_grad_(True)
+    sb = dist.shard(b, mesh, P())
+    product, total = sa @ sb, sa.sum(0)
+    (product.sum() + total.square().sum()).backward()
+    grad = np.tile(b.numpy().sum(1), (8, 1)) + 2 * a.numpy().sum(0)
+    out["ops"] = {
+        "matmul": bool(np.allclose(product.detach().numpy(), a.numpy() @ b.numpy())),
+        "matmul_on": spec(product),
+        "sum": bool(np.allclose(total.detach().numpy(), a.numpy().sum(0))),
+        "grad": bool(np.allclose(sa.grad.numpy(), grad)),
+        "grad_on": spec(sa.grad),
+    }
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def eight_devices() -> dict:
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+SHARDED, WHOLE = [8, ["fsdp"]], [8, []]
+
+
+@pytest.mark.parametrize("how", ["fully_shard", "FSDP"])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_fsdp_trains_as_one_device(eight_devices, how, compiled):
+    """10 Adam steps with the parameters sharded over 8 devices: the single-device losses and
+    parameters; each parameter, its .grad and its optimizer state split along dim 0 where the
+    dimension divides by 8, else whole on every device."""
+    base, run = eight_devices["runs"]["none False"], eight_devices["runs"][f"{how} {compiled}"]
+    np.testing.assert_allclose(run["losses"], base["losses"], rtol=1e-5, atol=1e-6)
+    for ours, reference in zip(run["params"], base["params"]):
+        np.testing.assert_allclose(ours, reference, rtol=1e-5, atol=1e-6)
+    assert run["shardings"] == [[SHARDED] * 3, [SHARDED] * 3, [WHOLE] * 3, [WHOLE] * 3]
+    assert base["shardings"] == [[[1, []]] * 3] * 4
+
+
+def test_compiled_fsdp_steps_compile_without_a_graph_break(eight_devices):
+    assert eight_devices["breaks"] == 0
+
+
+def test_module_types_names_and_state_dict_keys_are_pytorchs(eight_devices):
+    """FSDP2 changes the module's class and nothing in its names; FSDP1 wraps it, lists the
+    original parameters under `_fsdp_wrapped_module.` (use_orig_params=True) and keys its
+    state dict as the wrapped module (FULL_STATE_DICT), as torch 2.13 does."""
+    keys = ["0.weight", "0.bias", "2.weight", "2.bias"]
+    fsdp2, fsdp1 = eight_devices["runs"]["fully_shard False"], eight_devices["runs"]["FSDP False"]
+    assert (fsdp2["type"], fsdp2["names"], fsdp2["keys"]) == ("FSDPSequential", keys, keys)
+    assert fsdp1["type"] == "FullyShardedDataParallel"
+    assert fsdp1["names"] == [f"_fsdp_wrapped_module.{k}" for k in keys]
+    assert fsdp1["keys"] == keys
+
+
+def test_sharded_parameters_take_an_eighth_of_the_bytes_per_device(eight_devices):
+    whole, sharded, is_fsdp_module = eight_devices["bytes"]
+    assert whole == 4 * (64 * 256 + 256 + 256 * 64 + 64)
+    assert sharded * 8 == whole and is_fsdp_module
+
+
+def test_checkpoints_of_sharded_models(eight_devices):
+    """torch.save of a sharded model's state dict writes the full values (loaded on one
+    device); load_state_dict and copy_ write into sharded (FSDP) and replicated (DDP)
+    parameters keeping their layouts."""
+    checkpoint = eight_devices["checkpoint"]
+    assert checkpoint["saved"] and checkpoint["loaded_on"] == [[1, []]] * 4
+    for name in ("fsdp", "ddp", "FSDP"):
+        assert checkpoint[name] == {"kept": True, "values": True}, name
+
+
+def test_no_shard_replicates_and_an_uneven_batch_is_refused(eight_devices):
+    assert eight_devices["no_shard"] == [WHOLE] * 4
+    assert eight_devices["uneven"] == (
+        "FSDPSequential: input of shape [12, 4] has size 12 in dimension 0, which does not "
+        "split evenly over 8 devices; use a batch size divisible by 8"
+    )
+
+
+def test_ops_on_a_sharded_tensor_give_the_global_values(eight_devices):
+    """A Shard(0) matrix times a replicated one, and a sum over the sharded axis (an
+    all-reduce XLA inserts), with their gradient laid out as the sharded leaf."""
+    ops = eight_devices["ops"]
+    assert ops == {
+        "matmul": True,
+        "matmul_on": ops["matmul_on"],
+        "sum": True,
+        "grad": True,
+        "grad_on": [8, ["x", None]],
+    }
+    assert ops["matmul_on"][0] == 8
