@@ -223,3 +223,17 @@ def test_ops_on_a_sharded_tensor_give_the_global_values(eight_devices):
         "grad_on": [8, ["x", None]],
     }
     assert ops["matmul_on"][0] == 8
+
+
+def test_precision_and_offload_are_refused_and_fsdp1_needs_a_process_group():
+    import autograd_compat as torch
+    import autograd_compat.distributed as dist
+    from autograd_compat.distributed.fsdp import FullyShardedDataParallel, fully_shard
+
+    with pytest.raises(NotImplementedError, match="FSDP mixed precision"):
+        fully_shard(torch.nn.Linear(2, 2), mp_policy=object())
+    with pytest.raises(NotImplementedError, match="FSDP CPU offload"):
+        fully_shard(torch.nn.Linear(2, 2), offload_policy=object())
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        FullyShardedDataParallel(torch.nn.Linear(2, 2))

@@ -17,8 +17,9 @@ _USED = [False]
 
 
 def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
-    """`value` laid out by `sharding`, after checking that each sharded dimension divides
-    evenly over its mesh axes (XLA's layouts are even), with an error naming the dimension."""
+    """`value` laid out by `sharding` (traced: constrained to it), after checking that each
+    sharded dimension divides evenly over its mesh axes (XLA's layouts are even), with an
+    error naming the dimension."""
     spec = tuple(sharding.spec) + (None,) * (value.ndim - len(sharding.spec))
     if len(spec) > value.ndim:
         raise ValueError(
@@ -38,6 +39,8 @@ def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
                 f"be split evenly over mesh axes {names} of {parts} devices"
             )
     _USED[0] = True
+    if isinstance(value, Tracer):  # inside a compiled step: the program lays it out
+        return jax.lax.with_sharding_constraint(value, sharding)
     return jax.device_put(value, sharding)
 
 

@@ -11,8 +11,8 @@ import numpy as np
 from .._pure import dtypes as _dtypes
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
 from .._pure.op import constant
-from .._pure.sharding import keep_sharding
 from .._pure.shapes import broadcast_shapes
+from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
 from .._tape.record import watch_written

@@ -8,19 +8,22 @@ the devices (a bias of 10 on 8 devices, a scalar) stays whole on every device, s
 layouts are even. Buffers are replicated. Each tensor input of the outermost sharded module is
 split along dim 0 over all the mesh's devices, as DistributedDataParallel's are.
 
-Nothing is gathered by hand: each op (or a whole `torch.compile`d step) is one program that
-XLA partitions, all-gathering the parameters it needs and reduce-scattering their gradients as
-it decides. `.grad` keeps its parameter's layout, and so does the optimizer state, which the
-optimizer's update computes from it. Tensors always hold the global (full) values, so
-`state_dict()` gives full tensors (PyTorch's FSDP2 gives DTensors, FSDP1's default
-FULL_STATE_DICT gives full ones) and `load_state_dict` of a full state dict writes into each
-parameter keeping its layout. With one device the module runs as it is.
+Nothing is gathered by hand: each op (or a whole `torch.compile`d step) is one program that XLA
+partitions, communicating as its partitioner decides (it may all-gather parameters, or keep them
+split and gather activations instead; bench/devices.py shows the collectives). `.grad` keeps its
+parameter's layout, and so does the optimizer state, which the optimizer's update computes from
+it. Tensors always hold the global (full) values, so `state_dict()` gives full tensors
+(PyTorch's FSDP2 gives DTensors, FSDP1's default FULL_STATE_DICT gives full ones) and
+`load_state_dict` of a full state dict writes into each parameter keeping its layout. With one
+device the module runs as it is.
 
 FSDP1 always behaves as `use_orig_params=True`: `named_parameters()` lists the original
 parameters under `_fsdp_wrapped_module.`, and `state_dict()` keys are the wrapped module's own
-(as PyTorch's FULL_STATE_DICT). Its other options (`auto_wrap_policy`, `cpu_offload`,
-`mixed_precision`, prefetching) are accepted and change nothing here: the layout is per
-parameter whatever the wrapping.
+(as PyTorch's FULL_STATE_DICT; `FSDP.state_dict_type` is not provided). Its other options
+(`auto_wrap_policy`, `backward_prefetch`, `forward_prefetch`, `sync_module_states`,
+`limit_all_gathers`) are accepted and change nothing here: the layout is per
+parameter whatever the wrapping. Mixed precision and CPU offload (both APIs) raise
+NotImplementedError.
 """
 
 from __future__ import annotations
@@ -97,6 +100,17 @@ def _run_outermost(mesh: Mesh, owner: str, call, args: tuple, kwargs: dict):
         _DEPTH[0] -= 1
 
 
+def _refuse_precision_and_offload(mp, offload) -> None:
+    """Mixed precision and CPU offload would change the numbers or the memory silently if
+    ignored: refused by name until they are supported."""
+    for name, given in (("mixed precision", mp), ("CPU offload", offload)):
+        if given is not None:
+            raise NotImplementedError(
+                f"FSDP {name} ({given!r}) is not supported by autograd_compat; cast the model "
+                "(model.to(torch.bfloat16)) or use torch.autocast for lower precision"
+            )
+
+
 class FSDPModule:
     """What `fully_shard` makes a module: an instance of `FSDP<its class>`, which derives from
     this and from the module's class (as in PyTorch)."""
@@ -149,6 +163,7 @@ def fully_shard(
     same either way. `ignored_params` stay where they are; the other options are accepted
     (see the module docstring).
     """
+    _refuse_precision_and_offload(mp=mp_policy, offload=offload_policy)
     jax_mesh = _jax_mesh(mesh)
     _lay_out(module, jax_mesh, shard=True, ignored=ignored_params or ())
     module.__class__ = _fsdp_class(type(module))
@@ -173,6 +188,9 @@ class FullyShardedDataParallel(Module):
     ) -> None:
         if not is_initialized():
             raise ValueError(NO_PROCESS_GROUP)
+        _refuse_precision_and_offload(
+            mp=options.get("mixed_precision"), offload=options.get("cpu_offload")
+        )
         super().__init__()
         setattr(self, _WRAPPED, module)
         self.sharding_strategy = sharding_strategy or ShardingStrategy.FULL_SHARD
@@ -202,3 +220,9 @@ def _add_wrapped_prefix(module, state_dict, prefix: str, *args) -> None:
     inner = f"{prefix}{_WRAPPED}."
     for key in [k for k in state_dict if k.startswith(prefix) and not k.startswith(inner)]:
         state_dict[inner + key[len(prefix) :]] = state_dict.pop(key)
+
+
+def __getattr__(name: str):
+    from ..._alias import missing_attribute
+
+    return missing_attribute(__name__, name)
