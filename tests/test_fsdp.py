@@ -1,35 +1,19 @@
 """FSDP (`fully_shard`, `FullyShardedDataParallel`), checkpoints of sharded models and ops on
 sharded tensors, with 8 simulated CPU devices.
 
-As in tests/test_distributed.py, JAX fixes its device count when it starts, so everything runs
-in one subprocess (`XLA_FLAGS=--xla_force_host_platform_device_count=8`) that prints its
-findings as JSON, and the tests read them."""
+The multi-device checks run as one script in a subprocess with 8 simulated CPU devices
+(tests/eight_devices.py), whose JSON findings the tests read."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
+from eight_devices import run_script
 
-_SCRIPT = textwrap.dedent(
-    """
-    import io, json, os
-    import numpy as np
-    import autograd_compat as torch
-    import autograd_compat.distributed as dist
+_SCRIPT = """
     from autograd_compat.distributed.fsdp import (
         FSDPModule, FullyShardedDataParallel, ShardingStrategy, fully_shard)
     from jax.sharding import Mesh, PartitionSpec as P
-
-    def spec(t):
-        s = t._value.sharding
-        entries = getattr(s, "spec", ())  # a SingleDeviceSharding has none
-        return [len(s.device_set), [list(e) if isinstance(e, tuple) else e for e in entries]]
 
     def per_device_bytes(params):
         return sum(p._value.addressable_shards[0].data.nbytes for p in params)
@@ -48,42 +32,14 @@ _SCRIPT = textwrap.dedent(
             return FullyShardedDataParallel(net)
         return net
 
-    def train(how, compiled):
+    def trained(how, compiled):
         net = make()
         model = wrap(net, how)
-        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        return dict(train(net, model, compiled), type=type(model).__name__,
+                    names=[n for n, _ in model.named_parameters()],
+                    keys=list(model.state_dict()))
 
-        def step(x, y):
-            opt.zero_grad()
-            loss = torch.nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
-        if compiled:
-            step = torch.compile(step)
-        g = torch.Generator().manual_seed(1)
-        losses = []
-        for _ in range(10):
-            x, y = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
-            losses.append(step(x, y).item())
-        params = list(net.parameters())
-        return {
-            "losses": losses,
-            "params": [p.detach().numpy().tolist() for p in params],
-            "shardings": [[spec(p), spec(p.grad), spec(opt.state[p]["exp_avg"])]
-                          for p in params],
-            "type": type(model).__name__,
-            "names": [n for n, _ in model.named_parameters()],
-            "keys": list(model.state_dict()),
-        }
-
-    os.environ.update(RANK="0", WORLD_SIZE="1")
-    dist.init_process_group("gloo")
-    out = {"runs": {}}
-    for how in ("none", "fully_shard", "FSDP"):
-        for compiled in (False, True):
-            out["runs"][f"{how} {compiled}"] = train(how, compiled)
+    out = {"runs": runs(trained, ("none", "fully_shard", "FSDP"))}
     counters = torch._dynamo.utils.counters
     out["breaks"] = sum(counters["graph_break"].values())
 
@@ -141,17 +97,11 @@ _SCRIPT = textwrap.dedent(
     }
     print(json.dumps(out))
     """
-)
 
 
 @pytest.fixture(scope="module")
 def eight_devices() -> dict:
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_script(_SCRIPT)
 
 
 SHARDED, WHOLE = [8, ["fsdp"]], [8, []]

@@ -118,7 +118,7 @@ class FSDPModule:
     _fsdp_mesh: Mesh
 
     def forward(self, *args, **kwargs):
-        forward = super().forward  # type: ignore[misc]
+        forward = super().forward  # the module class after FSDPModule in FSDP<class>
         return _run_outermost(self._fsdp_mesh, type(self).__name__, forward, args, kwargs)
 
     def unshard(self, async_op: bool = False) -> None:
