@@ -8,7 +8,9 @@ optimized HLO (`--xla_dump_to`, only modules of the compiled step), and the coll
 are counted: all-reduce, all-gather, reduce-scatter (and all-to-all, collective-permute).
 Workloads: the MLP (64x784-256-10, cross-entropy, SGD) and a small convolutional net (64x1x28x28,
 two 3x3 convolutions with max pooling, a linear classifier, SGD).
-Columns: milliseconds per step (median over timed steps, after warm-up) and collectives.
+Columns: milliseconds per step (median over timed steps, after warm-up), the collectives, and
+how many tensors the all-reduces reduce (XLA's combiner merges them into a few ops; the number
+of parameters beside it).
 The simulated devices share this machine's cores, so more devices do not make a step faster
 here: the table shows the partitioning (what is communicated), not a speed-up.
 Run: `python bench/devices.py [--steps 20]`.
@@ -67,7 +69,11 @@ program = sorted(glob.glob(os.path.join(dump, "*after_optimizations.txt")))[-1]
 text = open(program).read()
 kinds = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
 counts = {k: len(re.findall(rf"\s{k}(?:-start)?\(", text)) for k in kinds}
-print(json.dumps({"ms": 1000 * statistics.median(times), "collectives": counts}))
+# an all-reduce of a tuple reduces several tensors at once (XLA's all-reduce combiner)
+tuples = re.findall(r"= \(([^)]*)\) all-reduce(?:-start)?\(", text)
+tensors = counts["all-reduce"] - len(tuples) + sum(t.count("[") for t in tuples)
+print(json.dumps({"ms": 1000 * statistics.median(times), "collectives": counts,
+                  "reduced": tensors, "params": len(list(net.parameters()))}))
 """
 
 _SHORT = {"all-reduce": "AR", "all-gather": "AG", "reduce-scatter": "RS"}
@@ -84,18 +90,21 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()
-    print("| workload | wrapper | devices | ms / step | collectives in the step's program |")
-    print("|---|---|---:|---:|---|")
+    print(
+        "| workload | wrapper | devices | ms / step | collectives in the step's program "
+        "| tensors all-reduced (parameters) |"
+    )
+    print("|---|---|---:|---:|---|---|")
     for workload in ("mlp", "conv"):
         for wrap in ("DDP", "FSDP"):
             for devices in (1, 2, 4, 8):
                 r = run_row(_ROW, [workload, wrap, str(devices), str(args.steps)], args.timeout)
-                cells = (
-                    ["failed", ""]
-                    if r is None
-                    else [f"{r['ms']:.2f}", _collectives(r["collectives"])]
-                )
-                print(f"| {workload} | {wrap} | {devices} | {cells[0]} | {cells[1]} |", flush=True)
+                cells = ["failed", "", ""]
+                if r is not None:
+                    reduced = f"{r['reduced']} ({r['params']})"
+                    cells = [f"{r['ms']:.2f}", _collectives(r["collectives"]), reduced]
+                row = " | ".join([workload, wrap, str(devices), *cells])
+                print(f"| {row} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -72,6 +72,13 @@ _SCRIPT = """
             "values": all(np.array_equal(v, e) for v, e in zip(values, expected)),
         }
     out["checkpoint"] = checkpoint
+    hybrid_mesh = dist.init_device_mesh("cpu", (2, 4), mesh_dim_names=("replicate", "shard"))
+    hybrid = fully_shard(make(), mesh=hybrid_mesh)
+    x = torch.randn(16, 4)
+    out["hybrid"] = {
+        "layouts": [spec(p) for p in hybrid.parameters()],
+        "values": bool(np.allclose(hybrid(x).detach().numpy(), make()(x).detach().numpy())),
+    }
     no_shard = FullyShardedDataParallel(make(), sharding_strategy=ShardingStrategy.NO_SHARD)
     out["no_shard"] = [spec(p) for p in no_shard.parameters()]
     try:
@@ -151,6 +158,14 @@ def test_checkpoints_of_sharded_models(eight_devices):
     assert checkpoint["saved"] and checkpoint["loaded_on"] == [[1, []]] * 4
     for name in ("fsdp", "ddp", "FSDP"):
         assert checkpoint[name] == {"kept": True, "values": True}, name
+
+
+def test_a_2d_mesh_shards_over_its_last_dimension(eight_devices):
+    """FSDP2's hybrid sharding: split over the mesh's "shard" dimension (4 devices),
+    replicated over "replicate"; the batch is split over all 8."""
+    hybrid = eight_devices["hybrid"]
+    assert hybrid["layouts"] == [[8, ["shard"]], [8, ["shard"]], WHOLE, WHOLE]
+    assert hybrid["values"]
 
 
 def test_no_shard_replicates_and_an_uneven_batch_is_refused(eight_devices):
