@@ -6,68 +6,26 @@ process-group checks run here against real PyTorch's errors."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
+from eight_devices import run_script
 from torch_compare import check_error
 
 import autograd_compat as torch
 import autograd_compat.distributed as dist
 
-_SCRIPT = textwrap.dedent(
-    """
-    import json, os
-    import numpy as np
-    import autograd_compat as torch
-    import autograd_compat.distributed as dist
+_SCRIPT = """
     from autograd_compat.distributed.tensor import Shard, Replicate, distribute_tensor
     from jax.sharding import PartitionSpec as P
 
-    def spec(t):
-        s = t._value.sharding
-        entries = getattr(s, "spec", ())  # a SingleDeviceSharding has none
-        return [len(s.device_set), [list(e) if isinstance(e, tuple) else e for e in entries]]
-
-    def train(wrap, compiled):
+    def trained(wrap, compiled):
         torch.manual_seed(0)
         net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
         wrappers = {"none": lambda m: m, "dp": torch.nn.DataParallel,
                     "ddp": torch.nn.parallel.DistributedDataParallel}
-        model = wrappers[wrap](net)
-        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        return train(net, wrappers[wrap](net), compiled)
 
-        def step(x, y):
-            opt.zero_grad()
-            loss = torch.nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
-        if compiled:
-            step = torch.compile(step)
-        g = torch.Generator().manual_seed(1)
-        losses = []
-        for _ in range(10):
-            x, y = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
-            losses.append(step(x, y).item())
-        w = net[0].weight
-        return {
-            "losses": losses,
-            "params": [p.detach().numpy().tolist() for p in net.parameters()],
-            "shardings": [spec(w), spec(w.grad), spec(opt.state[w]["exp_avg"])],
-        }
-
-    os.environ.update(RANK="0", WORLD_SIZE="1")
-    dist.init_process_group("gloo")
-    out = {"runs": {}}
-    for wrap in ("none", "dp", "ddp"):
-        for compiled in (False, True):
-            out["runs"][f"{wrap} {compiled}"] = train(wrap, compiled)
+    out = {"runs": runs(trained, ("none", "dp", "ddp"))}
     counters = torch._dynamo.utils.counters
     out["counters"] = {"breaks": sum(counters["graph_break"].values()),
                        "graphs": counters["stats"].get("unique_graphs", 0)}
@@ -88,17 +46,11 @@ _SCRIPT = textwrap.dedent(
     out["shard"] = [spec(s), s.requires_grad, s.is_leaf]
     print(json.dumps(out))
     """
-)
 
 
 @pytest.fixture(scope="module")
 def eight_devices() -> dict:
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_script(_SCRIPT)
 
 
 @pytest.mark.parametrize("wrap", ["dp", "ddp"])
@@ -110,8 +62,8 @@ def test_data_parallel_trains_as_one_device(eight_devices, wrap, compiled):
     np.testing.assert_allclose(run["losses"], base["losses"], rtol=1e-5, atol=1e-6)
     for ours, reference in zip(run["params"], base["params"]):
         np.testing.assert_allclose(ours, reference, rtol=1e-5, atol=1e-6)
-    assert run["shardings"] == [[8, []]] * 3
-    assert base["shardings"] == [[1, []]] * 3
+    assert run["shardings"] == [[[8, []]] * 3] * 4
+    assert base["shardings"] == [[[1, []]] * 3] * 4
 
 
 def test_compiled_data_parallel_steps_compile_without_a_graph_break(eight_devices):

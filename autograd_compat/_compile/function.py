@@ -35,6 +35,7 @@ import numpy as np
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import Op
+from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.random import default_generator
@@ -431,6 +432,7 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
         if isinstance(memory, GradMemory):
             memory.hold(root)
     saved = [(m, m.get()) for m in effects.memories]
+    old_leaves = [t._value for t in effects.grad_results]  # new grads take their layouts
     saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
     saved_key = default_generator._key
     capture = Capture(runtime_values=runtime)
@@ -448,8 +450,8 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
         entry.out_tensor_index = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
         entry.out_static = tuple(None if isinstance(x, Tensor) else x for x in leaves)
         results = [leaves[i]._value for i in entry.out_tensor_index]
-        results += [m.get() for m, w in zip(effects.memories, effects.written) if w]
-        results += [_grad_of(t) for t in effects.grad_results]
+        results += [keep_sharding(m.get(), old) for (m, old), w in zip(saved, effects.written) if w]
+        results += [keep_sharding(_grad_of(t), v) for t, v in zip(effects.grad_results, old_leaves)]
         results += [_grad_of(arguments.rebuilt[k]) for k in effects.arg_grads]
         if effects.uses_rng:
             results.append(default_generator._key)

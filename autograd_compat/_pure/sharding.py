@@ -17,8 +17,9 @@ _USED = [False]
 
 
 def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
-    """`value` laid out by `sharding`, after checking that each sharded dimension divides
-    evenly over its mesh axes (XLA's layouts are even), with an error naming the dimension."""
+    """`value` laid out by `sharding` (traced: constrained to it), after checking that each
+    sharded dimension divides evenly over its mesh axes (XLA's layouts are even), with an
+    error naming the dimension."""
     spec = tuple(sharding.spec) + (None,) * (value.ndim - len(sharding.spec))
     if len(spec) > value.ndim:
         raise ValueError(
@@ -38,6 +39,8 @@ def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
                 f"be split evenly over mesh axes {names} of {parts} devices"
             )
     _USED[0] = True
+    if isinstance(value, Tracer):  # inside a compiled step: the program lays it out
+        return jax.lax.with_sharding_constraint(value, sharding)
     return jax.device_put(value, sharding)
 
 
@@ -54,12 +57,17 @@ def along(mesh: jax.sharding.Mesh, dim: int, ndim: int) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(*spec))
 
 
-def keep_sharding(value: jax.Array, leaf_value) -> jax.Array:
-    """A gradient `value` laid out as its leaf's `leaf_value` when the leaf lives on a mesh
-    (PyTorch keeps `.grad` with its parameter; XLA may return it laid out otherwise)."""
-    if not _USED[0] or isinstance(value, Tracer) or isinstance(leaf_value, Tracer):
+def keep_sharding(value: jax.Array, old) -> jax.Array:
+    """`value` laid out as `old` (an array of the same shape) when `old` lives on a mesh: a
+    `.grad` keeps its leaf's layout as PyTorch keeps it with its parameter (XLA may return it
+    laid out otherwise), and a write into a tensor (copy_, load_state_dict, a compiled step's
+    new state) keeps the tensor's. Traced, `value` is constrained to that layout, so the
+    program itself returns it. One list read while nothing has been put on a mesh."""
+    if not _USED[0] or isinstance(old, Tracer):
         return value
-    sharding = getattr(leaf_value, "sharding", None)
-    if not isinstance(sharding, NamedSharding) or value.sharding == sharding:
+    sharding = getattr(old, "sharding", None)
+    if not isinstance(sharding, NamedSharding) or value.shape != old.shape:
         return value
-    return jax.device_put(value, sharding) if value.shape == leaf_value.shape else value
+    if isinstance(value, Tracer):
+        return jax.lax.with_sharding_constraint(value, sharding)
+    return value if value.sharding == sharding else jax.device_put(value, sharding)

@@ -21,6 +21,7 @@ from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.shapes import Size, normalize_dim
+from .._pure.sharding import keep_sharding
 from . import modes as _grad_mode
 from .modes import modes
 from .tensor_str import tensor_repr
@@ -224,7 +225,7 @@ class Tensor(TensorMethods):
         if modes.traces:  # a trace in progress (torch.compile's, torch.func's): the caller's
             modes.written(self)  # state may change
         if self._storage is None:
-            self._value = value
+            self._value = keep_sharding(value, self._value)
         else:
             self._write_shared(value)
 

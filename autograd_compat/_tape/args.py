@@ -12,6 +12,7 @@ from .._pure import dtypes as _dtypes
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
 from .._pure.op import constant
 from .._pure.shapes import broadcast_shapes
+from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
 from .._tape.record import watch_written
@@ -149,7 +150,7 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     if self._storage is not None:
         _views.commit(self, result)
         return self
-    self._value = result._value
+    self._value = keep_sharding(result._value, self._value)
     self._version_counter[0] += 1
     node = result._grad_fn
     if node is not None:

@@ -27,6 +27,7 @@ from .._pure import errors as _errors
 from .._pure import memory as _memory
 from .._pure.op import register
 from .._pure.shapes import normalize_dim
+from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.node import COPY_SLICES_NAME, accumulator_of
 from .._state.tensor import Tensor
@@ -591,9 +592,11 @@ def write(t, value) -> None:
     buf = rec.buffer
     if rec.spec:
         rel, starts = shaped_rel(_root_rel(rec.spec))
-        root = COPY_SLICES.compiled((("rel", rel),))(buf.value, value, starts)
+        root = keep_sharding(
+            COPY_SLICES.compiled((("rel", rel),))(buf.value, value, starts), buf.value
+        )
     else:
-        root = value
+        root = value = keep_sharding(value, buf.value)
     # every new value is computed (and a big one settled) before any is stored: a write that
     # runs out of memory leaves the buffer and its members as they were
     members = buf.members

@@ -50,24 +50,29 @@ class _Replicated(Module):
 
     def forward(self, *inputs, **kwargs):
         if self._mesh is not None:
-            inputs, kwargs = jax.tree_util.tree_map(
-                self._split, (inputs, kwargs), is_leaf=lambda x: isinstance(x, Tensor)
+            inputs, kwargs = split_inputs(
+                (inputs, kwargs), self._mesh, self.dim, type(self).__name__
             )
         return self.module(*inputs, **kwargs)
 
-    def _split(self, x):
-        """`x` split along `dim` over the mesh (a tensor input that does not require grad)."""
-        if not isinstance(x, Tensor) or x.requires_grad or x.ndim <= self.dim:
+
+def split_inputs(inputs, mesh: Mesh, dim: int, owner: str):
+    """The tensors of the pytree `inputs` that do not require grad split along `dim` over all
+    axes of `mesh`; a ValueError naming `owner` for a size that does not split evenly."""
+
+    def split(x):
+        if not isinstance(x, Tensor) or x.requires_grad or x.ndim <= dim:
             return x
-        assert self._mesh is not None
-        size, devices = x.shape[self.dim], self._mesh.size
+        size, devices = x.shape[dim], mesh.size
         if size % devices:
             raise ValueError(
-                f"{type(self).__name__}: input of shape {list(x.shape)} has size {size} in "
-                f"dimension {self.dim}, which does not split evenly over {devices} devices; "
+                f"{owner}: input of shape {list(x.shape)} has size {size} in "
+                f"dimension {dim}, which does not split evenly over {devices} devices; "
                 f"use a batch size divisible by {devices}"
             )
-        return Tensor._wrap(_sharding.put(x._value, _sharding.along(self._mesh, self.dim, x.ndim)))
+        return Tensor._wrap(_sharding.put(x._value, _sharding.along(mesh, dim, x.ndim)))
+
+    return jax.tree_util.tree_map(split, inputs, is_leaf=lambda x: isinstance(x, Tensor))
 
 
 def _index(device_id) -> int:
