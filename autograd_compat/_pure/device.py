@@ -68,7 +68,7 @@ class device:
 @functools.cache
 def _jax_devices(platform: str) -> tuple:
     try:
-        return tuple(jax.devices(platform))
+        return tuple(jax.local_devices(backend=platform))
     except RuntimeError:
         return ()
 
@@ -96,7 +96,7 @@ def to_jax(dev: device | str | int) -> jax.Device:
 
 @functools.cache
 def _default_placement() -> tuple[jax.Device, SingleDeviceSharding]:
-    device = jax.devices()[0]
+    device = jax.local_devices()[0]
     return device, SingleDeviceSharding(device)
 
 
@@ -128,7 +128,7 @@ def from_jax(jax_device: jax.Device) -> device:
 
 def default() -> device:
     """The device new tensors are placed on: JAX's default device."""
-    return from_jax(jax.devices()[0])
+    return from_jax(jax.local_devices()[0])
 
 
 def of_array(value) -> device:
