@@ -13,47 +13,11 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .._pure import sharding as _sharding
 from .._state.tensor import Tensor
+from . import distributed_c10d
 from .device_mesh import DeviceMesh, init_device_mesh
-from .distributed_c10d import (
-    ReduceOp,
-    Work,
-    all_gather,
-    all_gather_into_tensor,
-    all_gather_single,
-    all_reduce,
-    barrier,
-    broadcast,
-    destroy_process_group,
-    get_backend,
-    get_rank,
-    get_world_size,
-    init_process_group,
-    is_available,
-    is_initialized,
-    reduce,
-)
+from .distributed_c10d import *  # noqa: F403  (the process group and its collectives)
 
-__all__ = [
-    "DeviceMesh",
-    "ReduceOp",
-    "Work",
-    "all_gather",
-    "all_gather_into_tensor",
-    "all_gather_single",
-    "all_reduce",
-    "barrier",
-    "broadcast",
-    "destroy_process_group",
-    "get_backend",
-    "get_rank",
-    "get_world_size",
-    "init_device_mesh",
-    "init_process_group",
-    "is_available",
-    "is_initialized",
-    "reduce",
-    "shard",
-]
+__all__ = [*distributed_c10d.__all__, "DeviceMesh", "init_device_mesh", "shard"]
 
 
 def shard(tensor: Tensor, mesh: Mesh | DeviceMesh, spec: PartitionSpec) -> Tensor:

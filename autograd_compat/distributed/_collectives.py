@@ -55,7 +55,7 @@ class Collectives:
     """The collectives of this process among all processes of the `jax.distributed` job."""
 
     def __init__(self) -> None:
-        first = {}
+        first: dict[int, jax.Device] = {}
         for device in jax.devices():
             first.setdefault(device.process_index, device)
         self.world_size = jax.process_count()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import Any
 
 import jax
 from jax._src import xla_bridge
@@ -132,7 +133,9 @@ def _start_processes(address: str, world_size: int, rank: int, timeout) -> Colle
         )
     if jax.config.jax_cpu_collectives_implementation in (None, "none"):  # type: ignore[attr-defined]
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    options = {} if timeout is None else {"initialization_timeout": int(timeout.total_seconds())}
+    options: dict[str, Any] = {}
+    if timeout is not None:
+        options["initialization_timeout"] = int(timeout.total_seconds())
     if address.rsplit(":", 1)[0].strip("[]") in ("localhost", "::1") or address.startswith("127."):
         options["coordinator_bind_address"] = address  # loopback stays loopback (JAX binds [::])
     jax.distributed.initialize(
@@ -153,7 +156,7 @@ def _exit_at_once(report):
         sys.stderr.flush()
         os._exit(1)
 
-    hook.report = report  # type: ignore[attr-defined]  # restored by destroy_process_group
+    hook.report = report  # restored by destroy_process_group
     return hook
 
 
