@@ -73,6 +73,25 @@ if world > 1:
     dist.all_gather(grads, flat_grad())
     record["grads_equal_after_sync"] = all(torch.equal(g, grads[0]) for g in grads)
 
+
+class HalfUsed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.used, self.unused = nn.Linear(4, 1), nn.Linear(4, 1)
+
+    def forward(self, inputs):
+        return self.used(inputs)
+
+
+if world > 1:  # a parameter without a gradient leaves the reduction unfinished
+    half_used = DistributedDataParallel(HalfUsed())
+    half_used(x[:2]).sum().backward()
+    try:
+        half_used(x[:2])
+        record["unused_parameters"] = "no error"
+    except RuntimeError as error:
+        record["unused_parameters"] = str(error).split(".")[0]
+
 mine = torch.tensor([rank + 1.0, 2.0 * (rank + 1) - 3.0])
 reduced = {}
 for name in ("SUM", "AVG", "MIN", "MAX", "PRODUCT"):

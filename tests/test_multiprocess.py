@@ -65,6 +65,13 @@ def test_rank_0_parameters_are_broadcast_and_no_sync_skips_the_averaging(runs):
     assert [r["grads_equal_after_sync"] for r in run] == [True, True]
 
 
+def test_a_parameter_without_gradient_fails_the_next_forward(runs):
+    for record in runs["ours"]:
+        assert record["unused_parameters"] == (
+            "Expected to have finished reduction in the prior iteration before starting a new one"
+        )
+
+
 def test_collectives_across_two_processes_give_pytorchs_values(runs):
     """Each rank's results, from the ranks' inputs by PyTorch's definitions (`reduce`
     leaves a non-destination rank's tensor as it was; PyTorch leaves it unspecified)."""
