@@ -138,7 +138,8 @@ def test_launcher_arguments():
 
 def test_the_import_leaves_jax_unstarted_and_a_late_init_is_refused():
     """jax.distributed must join the processes before JAX's backend starts: importing the
-    library does not start it; init_process_group after a tensor exists says why it fails."""
+    library does not start it, nor does seeding or asking for CUDA without a GPU plugin;
+    init_process_group after a tensor exists says why it fails."""
     code = textwrap.dedent(
         """
         from jax._src import xla_bridge
@@ -147,7 +148,7 @@ def test_the_import_leaves_jax_unstarted_and_a_late_init_is_refused():
         from autograd_compat.utils.data import DistributedSampler
         print(xla_bridge.backends_are_initialized())
         torch.manual_seed(0)
-        print(xla_bridge.backends_are_initialized())
+        print(torch.cuda.is_available(), xla_bridge.backends_are_initialized())
         torch.ones(1)
         try:
             dist.init_process_group("gloo", "tcp://127.0.0.1:1", world_size=2, rank=0)
@@ -160,7 +161,7 @@ def test_the_import_leaves_jax_unstarted_and_a_late_init_is_refused():
     )
     assert done.stdout.splitlines() == [
         "False",
-        "False",
+        "False False",
         "init_process_group(world_size=2): JAX's backend has already started in this process "
         "(a tensor was made or a device queried), and jax.distributed must join the processes "
         "before that; call init_process_group first",

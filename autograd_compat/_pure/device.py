@@ -6,6 +6,7 @@ import functools
 
 import jax
 import numpy as np
+from jax._src import xla_bridge
 from jax.sharding import SingleDeviceSharding
 
 from . import errors as _errors
@@ -67,6 +68,10 @@ class device:
 
 @functools.cache
 def _jax_devices(platform: str) -> tuple:
+    if platform == "gpu" and not {"cuda", "rocm"} & set(xla_bridge._backend_factories):
+        # No GPU plugin: answer without starting JAX's backend, so that `cuda.is_available()`
+        # may come before `init_process_group` (which must configure it first).
+        return ()
     try:
         return tuple(jax.local_devices(backend=platform))
     except RuntimeError:
