@@ -2,7 +2,7 @@
 
 `python -m autograd_compat run script.py [args...]` runs an unchanged PyTorch script with
 `torch` (and every `torch.*` submodule) resolved to autograd_compat; `run -m module` runs a
-module the same way.
+module the same way; `run --nproc N script.py` runs N processes of a torch.distributed job.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import sys
 USAGE = """usage: python -m autograd_compat [demo]
        python -m autograd_compat run script.py [args...]
        python -m autograd_compat run -m module [args...]
+       python -m autograd_compat run --nproc N script.py [args...]
 
 With no command, run the founding autograd examples. `run` executes an unchanged PyTorch
-script with `import torch` resolved to autograd_compat (even if PyTorch is installed)."""
+script with `import torch` resolved to autograd_compat (even if PyTorch is installed);
+with --nproc N it starts N local processes as `torchrun --nproc_per_node=N` does."""
 
 
 def demo() -> None:
@@ -57,8 +59,12 @@ def main(argv: list | None = None) -> int:
         return 0
     if argv[0] == "run":
         from ._alias import run
+        from ._launch import launch, split_nproc
 
-        run(argv[1:])
+        nproc, rest = split_nproc(argv[1:])
+        if nproc is not None:
+            return launch(nproc, rest)
+        run(rest)
         return 0
     print(f"autograd_compat: unknown command {argv[0]!r}\n\n{USAGE}", file=sys.stderr)
     return 2

@@ -8,6 +8,9 @@ from torch_compare import require_torch
 
 import autograd_compat as torch
 
+# Scripts that tests launch (not modules to import for doctests: they parse argv and run).
+collect_ignore = ["ddp_job.py"]
+
 
 @pytest.fixture(autouse=True)
 def _seed():

@@ -6,6 +6,7 @@ import functools
 
 import jax
 import numpy as np
+from jax._src import xla_bridge
 from jax.sharding import SingleDeviceSharding
 
 from . import errors as _errors
@@ -67,8 +68,12 @@ class device:
 
 @functools.cache
 def _jax_devices(platform: str) -> tuple:
+    if platform == "gpu" and not {"cuda", "rocm"} & set(xla_bridge._backend_factories):
+        # No GPU plugin: answer without starting JAX's backend, so that `cuda.is_available()`
+        # may come before `init_process_group` (which must configure it first).
+        return ()
     try:
-        return tuple(jax.devices(platform))
+        return tuple(jax.local_devices(backend=platform))
     except RuntimeError:
         return ()
 
@@ -96,7 +101,7 @@ def to_jax(dev: device | str | int) -> jax.Device:
 
 @functools.cache
 def _default_placement() -> tuple[jax.Device, SingleDeviceSharding]:
-    device = jax.devices()[0]
+    device = jax.local_devices()[0]
     return device, SingleDeviceSharding(device)
 
 
@@ -128,7 +133,7 @@ def from_jax(jax_device: jax.Device) -> device:
 
 def default() -> device:
     """The device new tensors are placed on: JAX's default device."""
-    return from_jax(jax.devices()[0])
+    return from_jax(jax.local_devices()[0])
 
 
 def of_array(value) -> device:

@@ -87,7 +87,7 @@ def error(nbytes: int, device=None) -> OutOfMemoryError:
     """PyTorch's out-of-memory error for an allocation of `nbytes` on `device` (an XLA
     device; None: the default one)."""
     if device is None:
-        device = jax.devices()[0]
+        device = jax.local_devices()[0]
     if device.platform == "cpu":
         return OutOfMemoryError(_ALLOC_CPU.format(nbytes=nbytes))
     total = device_bytes(device)
@@ -118,7 +118,7 @@ def check_size(shape, itemsize: int, device=None) -> None:
     for n in shape:
         nbytes *= n
     if nbytes > BLOCK_BYTES:
-        target = jax.devices()[0] if device is None else _device.to_jax(device)
+        target = jax.local_devices()[0] if device is None else _device.to_jax(device)
         if nbytes > device_bytes(target):
             raise error(nbytes, target)
 

@@ -18,13 +18,26 @@ class Generator:
     """A PRNG stream (`torch.Generator`): a JAX key split at every draw."""
 
     def __init__(self, device="cpu") -> None:
-        self._key: jax.Array | None = None
+        self._key_data: jax.Array | None = None
         self._seed = 0
         self.manual_seed(_entropy() % 2**63)
 
+    @property
+    def _key(self) -> jax.Array:
+        """The key data, made from the seed at the first draw: creating a generator (the
+        global one, at import) must not start JAX's backend, which
+        `torch.distributed.init_process_group` has to configure first."""
+        if self._key_data is None:
+            self._key_data = jax.random.key_data(jax.random.key(self._seed))
+        return self._key_data
+
+    @_key.setter
+    def _key(self, value: jax.Array) -> None:
+        self._key_data = value
+
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
-        self._key = jax.random.key_data(jax.random.key(self._seed))
+        self._key_data = None
         return self
 
     def seed(self) -> int:

@@ -36,7 +36,7 @@ def place(array: np.ndarray, device=None, like=None):
         target = next(iter(devices)) if len(devices) == 1 else None
     elif device is not None:
         target = _device.to_jax(device)
-    if target is None or target == jax.devices()[0]:
+    if target is None or target == jax.local_devices()[0]:
         return _device.host_to_device(array)
     return jax.device_put(array, target)
 

@@ -1,4 +1,4 @@
-"""torch.nn.parallel on JAX's SPMD sharding, in one process.
+"""torch.nn.parallel on JAX's SPMD sharding, and DistributedDataParallel across processes.
 
 `DataParallel(module)` and `DistributedDataParallel(module)` (after `init_process_group`) put
 the module's parameters and buffers on every local device (a replicated `NamedSharding` over a
@@ -11,6 +11,11 @@ user code are the global ones (the whole batch), as DataParallel's outputs are.
 With one device both wrappers run the module as it is. A batch that does not split evenly
 over the devices raises a ValueError naming the sizes; an input that requires grad is not
 split (XLA moves it whole), so its gradient is exact.
+
+With several processes (`init_process_group` of world size N > 1), `DistributedDataParallel`
+is PyTorch's: rank 0's parameters and buffers are broadcast at construction (buffers again at
+each forward), each rank runs the module on its own batch on its default device, and the
+gradients are averaged over the ranks after each backward (`_gradient_sync`).
 """
 
 from __future__ import annotations
@@ -23,8 +28,14 @@ from jax.sharding import Mesh
 
 from ..._pure import sharding as _sharding
 from ..._state.tensor import Tensor
-from ...distributed import NO_PROCESS_GROUP, is_initialized
+from ...distributed.distributed_c10d import (
+    NO_PROCESS_GROUP,
+    broadcast_bucket,
+    get_world_size,
+    is_initialized,
+)
 from ..modules.module import Module
+from ._gradient_sync import GradientSync
 
 __all__ = ["DataParallel", "DistributedDataParallel"]
 
@@ -93,20 +104,54 @@ class DataParallel(_Replicated):
 
 
 class DistributedDataParallel(_Replicated):
-    """DataParallel's layout for a process of the default process group (world size 1 here:
-    all local devices, see the module docstring); PyTorch's ValueError before
-    `init_process_group`."""
+    """Data parallelism over the processes of the default process group and, with one
+    process, over its local devices (DataParallel's layout); see the module docstring.
+    PyTorch's ValueError before `init_process_group`."""
 
     def __init__(
-        self, module: Module, device_ids=None, output_device=None, dim: int = 0, **options
+        self,
+        module: Module,
+        device_ids=None,
+        output_device=None,
+        dim: int = 0,
+        broadcast_buffers: bool | None = None,
+        find_unused_parameters: bool = False,
+        **options,
     ) -> None:
         if not is_initialized():
             raise ValueError(NO_PROCESS_GROUP)
-        super().__init__(module, None, dim)
+        several = get_world_size() > 1
+        if several and find_unused_parameters:
+            raise NotImplementedError(
+                "DistributedDataParallel(find_unused_parameters=True) across processes is not "
+                "supported by autograd_compat: every parameter must contribute to the loss"
+            )
+        # Across processes each rank computes on its own default device.
+        super().__init__(module, [0] if several else None, dim)
+        self.broadcast_buffers = broadcast_buffers is not False
+        self.find_unused_parameters = find_unused_parameters
         self.options = options
+        self._sync = GradientSync(module.parameters()) if several else None
+        if several:
+            broadcast_bucket([*module.parameters(), *module.buffers()], 0)
+
+    def forward(self, *inputs, **kwargs):
+        if self._sync is not None:
+            self._sync.check_finished()
+            if self.broadcast_buffers:
+                broadcast_bucket(list(self.module.buffers()), 0)
+        return super().forward(*inputs, **kwargs)
 
     @contextlib.contextmanager
     def no_sync(self):
-        """Gradients here are always those of the whole batch (one SPMD program), so
-        accumulating without synchronisation gives the synchronised result: nothing to do."""
-        yield
+        """Backwards inside accumulate gradients locally, unaveraged; the next backward
+        outside averages the total. With one process the gradients are always those of the
+        whole batch (one SPMD program), so there is nothing to skip."""
+        if self._sync is None:
+            yield
+            return
+        self._sync.enabled = False
+        try:
+            yield
+        finally:
+            self._sync.enabled = True
