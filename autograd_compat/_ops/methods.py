@@ -27,9 +27,9 @@ from . import (
 )
 from . import factories as _factories
 from . import pieces as _pieces
+from . import sampling as _sampling
 from . import scatters as _scatters
 from . import tensor_info as _info
-from . import sampling as _sampling
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
 from .nn import activation

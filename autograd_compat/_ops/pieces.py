@@ -68,8 +68,7 @@ def split_with_sizes(input, split_sizes, dim: int = 0):
     tensor_arg(input, "split_with_sizes")
     if isinstance(split_sizes, int):
         raise TypeError(
-            "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
-            "not int"
+            "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not int"
         )
     return _shape.split(input, list(split_sizes), dim)
 
@@ -125,7 +124,9 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     d = normalize_dim(dimension, max(self.ndim, 1))
     length = self.shape[d] if self.ndim else 1
     if size > length:
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {d} is {length} but size is {size}"
+        )
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:

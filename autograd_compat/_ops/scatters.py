@@ -9,8 +9,10 @@ segmented product scan (exact at zeros; XLA's scatter-multiply has no gradient).
 
 from __future__ import annotations
 
+import functools
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -184,8 +186,38 @@ _SCATTER_REDUCE_TWO = register(
     saves="all",
 )
 
+
+@functools.cache
+def _without_gradient(dim: int, reduce: str, include_self: bool, name: str):
+    """scatter_reduce under an older reduction name: PyTorch computes it, but its backward
+    refuses the name; so does this function's derivative."""
+
+    @jax.custom_jvp
+    def raw(x, index, src):
+        return _scatter_reduce(x, index, src, dim=dim, reduce=reduce, include_self=include_self)
+
+    @raw.defjvp
+    def _jvp(primals, tangents):
+        raise RuntimeError(
+            f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {name}."
+        )
+
+    return raw
+
+
+def _scatter_reduce_legacy(x, index, src, *, dim, reduce, include_self, name):
+    return _without_gradient(dim, reduce, include_self, name)(x, index, src)
+
+
+_SCATTER_REDUCE_LEGACY = register(
+    "scatter_reduce.legacy_name",
+    _scatter_reduce_legacy,
+    node="ScatterReduceBackward0",
+    shown_inputs=(0, 2),
+    saves="all",
+)
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin": "amin"}
-_REDUCTIONS.update(max="amax", min="amin")  # PyTorch takes the older names too
+_LEGACY_REDUCTIONS = {"max": "amax", "min": "amin"}  # PyTorch's forward takes them
 
 
 def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bool = True):
@@ -194,20 +226,31 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
     `include_self` (positions nothing is written to keep their value)."""
     tensor_arg(input, "scatter_reduce")
     tensor_arg(src, "scatter_reduce", "src", 4)
-    if reduce not in _REDUCTIONS:
+    if reduce not in _REDUCTIONS and reduce not in _LEGACY_REDUCTIONS:
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     d = _index._gather_checks("scatter_reduce", input, dim, index, src)
+    if reduce in _LEGACY_REDUCTIONS:
+        return apply(
+            _SCATTER_REDUCE_LEGACY,
+            input,
+            index,
+            src,
+            dim=d,
+            reduce=_LEGACY_REDUCTIONS[reduce],
+            include_self=bool(include_self),
+            name=reduce,
+        )
     return apply(
         _SCATTER_REDUCE_TWO,
         input,
         index,
         src,
         dim=d,
-        reduce=_REDUCTIONS[reduce],
+        reduce=reduce,
         include_self=bool(include_self),
     )
 
@@ -258,9 +301,13 @@ def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: b
         )
     d = normalize_dim(dim, input.ndim)
     index = index.reshape(-1)
-    if input.ndim and source.ndim and (
-        tuple(source.shape[:d]) + tuple(source.shape[d + 1 :])
-        != tuple(input.shape[:d]) + tuple(input.shape[d + 1 :])
+    if (
+        input.ndim
+        and source.ndim
+        and (
+            tuple(source.shape[:d]) + tuple(source.shape[d + 1 :])
+            != tuple(input.shape[:d]) + tuple(input.shape[d + 1 :])
+        )
     ):
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified "

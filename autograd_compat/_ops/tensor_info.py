@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import warnings
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -172,7 +173,7 @@ class TypedStorage(UntypedStorage):
         return UntypedStorage(self._buffer, self._nbytes)
 
 
-def _buffer_bytes(self: Tensor) -> tuple:
+def _buffer_bytes(self: Tensor) -> tuple[_views.Buffer, int]:
     buffer = _views.record_of(self).buffer
     return buffer, int(buffer.value.size) * self.element_size()
 
@@ -192,10 +193,11 @@ _TYPED_STORAGE = (
 def storage(self: Tensor) -> TypedStorage:
     """The memory this tensor lies in, typed by its dtype (PyTorch's deprecation warning)."""
     warnings.warn(_TYPED_STORAGE, UserWarning, stacklevel=2)
-    return TypedStorage(*_buffer_bytes(self), self.dtype)
+    buffer, nbytes = _buffer_bytes(self)
+    return TypedStorage(buffer, nbytes, self.dtype)
 
 
-_SHARED = _views.Members()  # the tensors share_memory_() was called on
+_SHARED: weakref.WeakSet = weakref.WeakSet()  # the buffers share_memory_() was called on
 
 
 def pin_memory(self: Tensor, device=None) -> Tensor:
@@ -213,20 +215,21 @@ def is_pinned(self: Tensor, device=None) -> bool:
 
 def share_memory_(self: Tensor) -> Tensor:
     """Mark the tensor shared (JAX arrays can be read from every thread already)."""
-    _SHARED.add(self)
+    _SHARED.add(_views.record_of(self).buffer)
     return self
 
 
 def is_shared(self: Tensor) -> bool:
-    """True after `share_memory_()`."""
-    return self in _SHARED
+    """True after `share_memory_()` on this tensor or one sharing its memory."""
+    return self._storage is not None and self._storage.buffer in _SHARED
 
 
 def dim_order(self: Tensor, *, ambiguity_check: bool = False) -> tuple:
-    """The dimensions from outermost to innermost in memory (PyTorch's stable sort by
-    stride, then size). `ambiguity_check=True` raises when size-1 dimensions or equal
-    strides make more than one order valid."""
+    """The dimensions from outermost to innermost in memory, by PyTorch's insertion sort on
+    strides (`compute_elementwise_output_logical_to_physical_perm`). `ambiguity_check=True`
+    raises when size-1 dimensions or equal strides make more than one order valid."""
     shape, strides, _ = _views.layout_of(self)
+    ndim = len(shape)
     if ambiguity_check and (
         builtins.any(a == b for a, b in zip(strides, strides[1:]))
         or builtins.any(s == 1 for s in shape)
@@ -235,16 +238,27 @@ def dim_order(self: Tensor, *, ambiguity_check: bool = False) -> tuple:
             "The tensor does not have unique dim order, or cannot map to exact one of the given "
             "memory formats."
         )
+    if ndim <= 1:
+        return tuple(range(ndim))
+    plain = _views.is_contiguous((shape, strides, 0))
+    channels_last = _channels_last_contiguous(shape, strides)
+    if plain and not channels_last:
+        return tuple(range(ndim))
+    if channels_last and not plain:
+        return (0, *range(2, ndim), 1)
+
+    def ge(a: int, b: int) -> bool:
+        return b == 0 or (a != 0 and (a >= b or a % b == 0))
 
     def should_swap(a: int, b: int) -> int:
         if strides[a] == 0 or strides[b] == 0:
             return 0
-        if strides[a] != strides[b]:
-            return -1 if strides[a] < strides[b] else 1
-        return 1 if shape[a] > shape[b] else 0
+        if strides[a] == strides[b]:
+            return 0 if ge(shape[b], shape[a]) else 1
+        return -1 if ge(strides[b], strides[a]) else 1
 
-    perm = list(reversed(range(len(shape))))
-    for i in range(1, len(perm)):
+    perm = list(reversed(range(ndim)))
+    for i in range(1, ndim):
         dim1 = i
         for dim0 in reversed(range(i)):
             comparison = should_swap(perm[dim0], perm[dim1])
@@ -253,7 +267,23 @@ def dim_order(self: Tensor, *, ambiguity_check: bool = False) -> tuple:
                 dim1 = dim0
             elif comparison < 0:
                 break
+    if ambiguity_check and builtins.any(should_swap(a, b) != -1 for a, b in zip(perm, perm[1:])):
+        raise RuntimeError("The tensor does not have unique dim order.")
     return tuple(reversed(perm))
+
+
+def _channels_last_contiguous(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's is_channels_last_contiguous (4-d tensors; size-1 dims are skipped)."""
+    if len(shape) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] == 1:
+            continue
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
 
 
 # ----------------------------------------------------------------------------- host functions

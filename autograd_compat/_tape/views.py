@@ -85,10 +85,6 @@ class Members:
     def __len__(self) -> int:
         return len(self.refs)
 
-    def __contains__(self, t) -> bool:
-        ref = self.refs.get(id(t))
-        return ref is not None and ref() is t
-
     def __iter__(self):
         for ref in list(self.refs.values()):
             t = ref()
