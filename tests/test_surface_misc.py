@@ -12,6 +12,7 @@ import pytest
 from torch_compare import arr, catch, check_case, check_error, require_torch, run_parity
 
 import autograd_compat as ac
+from autograd_compat._ops import scatters
 
 S = (3, 4)  # the shape most cases share (each new shape compiles anew)
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -254,7 +255,11 @@ def test_index_reduce(reduce, real_torch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_case(fn, [arr(S), np.array([2, 0, 2, 2]), arr((4, 4), seed=8)], real_torch)
+    scatters._warn_beta_once.cache_clear()
     with pytest.warns(UserWarning, match="index_reduce\\(\\) is in beta"):
+        ac.ones(S).index_reduce_(0, ac.tensor([0]), ac.ones(1, 4), reduce)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per process, as PyTorch's TORCH_WARN_ONCE
         ac.ones(S).index_reduce_(0, ac.tensor([0]), ac.ones(1, 4), reduce)
 
 
@@ -420,3 +425,18 @@ def test_surface_oracle_is_present():
     torch = require_torch()
     for name in ("unsafe_split", "scatter_reduce", "index_reduce", "slice_scatter", "put"):
         assert hasattr(torch, name) and hasattr(ac, name)
+
+
+def test_zero_dim_reductions():
+    def prog(torch):
+        x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+        three = torch.tensor(3.0, dtype=torch.float64)
+        a = torch.scatter_reduce(x, 0, torch.tensor(0), three, "prod")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the beta warning: once per process in both
+            b = torch.index_reduce(x, 0, torch.tensor([0]), three + 2, "amax")
+            c = catch(lambda: torch.index_reduce(x, 0, torch.tensor([0]), three.reshape(1), "amax"))
+        (a + b).backward()
+        return a, b, c, x.grad
+
+    _parity(prog)

@@ -5,8 +5,6 @@ sum_to_size (the reduction that undoes a broadcast).
 
 from __future__ import annotations
 
-import math
-
 from jax import lax
 
 from .._pure.op import register
@@ -104,12 +102,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim: int = 0):
 def unsafe_chunk(input, chunks: int, dim: int = 0):
     """`chunk`, the pieces new tensors rather than views."""
     tensor_arg(input, "unsafe_chunk")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    if input.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    d = normalize_dim(dim, input.ndim)
-    step = math.ceil(input.shape[d] / chunks)
+    d, step = _shape.chunk_plan(input, chunks, dim)
     if step == 0:
         return apply(_UNSAFE_SPLIT, input, sizes=(0,) * chunks, dim=d)
     return _unsafe_pieces(input, step, d)

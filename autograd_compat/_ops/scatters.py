@@ -164,27 +164,19 @@ def _reduce_at(x, where, src, reduce: str, include_self: bool):
 
 
 def _scatter_reduce(x, index, src, *, dim, reduce, include_self):
-    if x.ndim == 0:
-        out = _scatter_reduce(
-            x.reshape(1),
-            index.reshape(-1),
-            src.reshape(-1),
-            dim=0,
-            reduce=reduce,
-            include_self=include_self,
-        )
-        return out.reshape(())
+    if x.ndim == 0:  # a 0-d tensor acts as a 1-element vector (and so do index and src)
+        x, index, src = x.reshape(1), index.reshape(-1), src.reshape(-1)
+        return _scatter_reduce(x, index, src, dim=0, reduce=reduce, include_self=include_self)[0]
     src = src[tuple(slice(0, s) for s in index.shape)]
     return _reduce_at(x, _index._full_index(index, dim), src, reduce, include_self)
 
 
-_SCATTER_REDUCE_TWO = register(
-    "scatter_reduce.two",
-    _scatter_reduce,
-    node="ScatterReduceBackward0",
-    shown_inputs=(0, 2),
-    saves="all",
-)
+def _reduce_op(op_id: str, fn, node: str):
+    """A reduction into a copy of its first input; the index (input 1) gets no gradient."""
+    return register(op_id, fn, node=node, shown_inputs=(0, 2), saves="all")
+
+
+_SCATTER_REDUCE_TWO = _reduce_op("scatter_reduce.two", _scatter_reduce, "ScatterReduceBackward0")
 
 
 @functools.cache
@@ -209,12 +201,8 @@ def _scatter_reduce_legacy(x, index, src, *, dim, reduce, include_self, name):
     return _without_gradient(dim, reduce, include_self, name)(x, index, src)
 
 
-_SCATTER_REDUCE_LEGACY = register(
-    "scatter_reduce.legacy_name",
-    _scatter_reduce_legacy,
-    node="ScatterReduceBackward0",
-    shown_inputs=(0, 2),
-    saves="all",
+_SCATTER_REDUCE_LEGACY = _reduce_op(
+    "scatter_reduce.legacy_name", _scatter_reduce_legacy, "ScatterReduceBackward0"
 )
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin": "amin"}
 _LEGACY_REDUCTIONS = {"max": "amax", "min": "amin"}  # PyTorch's forward takes them
@@ -257,32 +245,32 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
 
 # ----------------------------------------------------------------------------- index_reduce
 def _index_reduce(x, index, source, *, dim, reduce, include_self):
-    if x.ndim == 0:
+    if x.ndim == 0:  # a 0-d tensor acts as a 1-element vector (and so does source)
         x, source = x.reshape(1), source.reshape(-1)
-        out = _index_reduce(x, index, source, dim=0, reduce=reduce, include_self=include_self)
-        return out.reshape(())
+        return _index_reduce(x, index, source, dim=0, reduce=reduce, include_self=include_self)[0]
     along = [1] * source.ndim
     along[dim] = index.shape[0]
     full = jnp.broadcast_to(index.reshape(along), source.shape)
     return _reduce_at(x, _index._full_index(full, dim), source, reduce, include_self)
 
 
-_INDEX_REDUCE = register(
-    "index_reduce",
-    _index_reduce,
-    node="IndexReduceBackward0",
-    shown_inputs=(0, 2),
-    saves="all",
-)
-_INDEX_REDUCE_BETA = "index_reduce() is in beta and the API may change at any time."
+_INDEX_REDUCE = _reduce_op("index_reduce", _index_reduce, "IndexReduceBackward0")
+
+
+@functools.cache
+def _warn_beta_once() -> None:
+    """PyTorch's warning that index_reduce is in beta, once per process (TORCH_WARN_ONCE)."""
+    warnings.warn(
+        "index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3
+    )
 
 
 def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: bool = True):
     """Reduce the slices of `source` into a copy of `input` at the positions `index` lists
-    along `dim`: "prod", "mean", "amax" or "amin" (beta in PyTorch, which warns)."""
+    along `dim`: "prod", "mean", "amax" or "amin" (beta in PyTorch, which warns once)."""
     tensor_arg(input, "index_reduce")
     tensor_arg(source, "index_reduce", "source", 4)
-    warnings.warn(_INDEX_REDUCE_BETA, UserWarning, stacklevel=2)
+    _warn_beta_once()
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(
             "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
@@ -301,14 +289,8 @@ def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: b
         )
     d = normalize_dim(dim, input.ndim)
     index = index.reshape(-1)
-    if (
-        input.ndim
-        and source.ndim
-        and (
-            tuple(source.shape[:d]) + tuple(source.shape[d + 1 :])
-            != tuple(input.shape[:d]) + tuple(input.shape[d + 1 :])
-        )
-    ):
+    others = [(shape[:d] + shape[d + 1 :]) for shape in (tuple(input.shape), tuple(source.shape))]
+    if input.ndim != source.ndim or others[0] != others[1]:
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified "
             f"dimension. Got self.shape = {list(input.shape)} source.shape = "

@@ -674,16 +674,20 @@ def split_plan(tensor: Tensor, split_size_or_sections, dim: int) -> tuple[int, t
 def chunk(input, chunks: int, dim: int = 0):
     """Split into `chunks` pieces of size ceil(size / chunks) (fewer when it divides unevenly)."""
     tensor_arg(input, "chunk")
+    d, step = chunk_plan(input, chunks, dim)
+    if step == 0:
+        return _split_views(_SPLIT, input, (0,) * chunks, d)
+    return split(input, step, d)
+
+
+def chunk_plan(input: Tensor, chunks: int, dim: int) -> tuple[int, int]:
+    """(dim, piece size) of a chunk, checked as PyTorch checks them."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, input.ndim)
-    size = input.shape[d]
-    step = math.ceil(size / chunks)
-    if step == 0:
-        return _split_views(_SPLIT, input, (0,) * chunks, d)
-    return split(input, step, d)
+    return d, math.ceil(input.shape[d] / chunks)
 
 
 def _clamped_slice(input: Tensor, dim: int, start: int, stop: int) -> Tensor:
