@@ -9,7 +9,15 @@ import warnings
 
 import numpy as np
 import pytest
-from torch_compare import arr, catch, check_case, check_error, require_torch, run_parity
+from torch_compare import (
+    arr,
+    catch,
+    check_case,
+    check_error,
+    no_names,
+    require_torch,
+    run_parity,
+)
 
 import autograd_compat as ac
 from autograd_compat._ops import scatters
@@ -438,5 +446,49 @@ def test_zero_dim_reductions():
             c = catch(lambda: torch.index_reduce(x, 0, torch.tensor([0]), three.reshape(1), "amax"))
         (a + b).backward()
         return a, b, c, x.grad
+
+    _parity(prog)
+
+
+# ----------------------------------------------------------------------------- torch.* spellings
+def test_view_copies_and_function_forms():
+    def prog(torch):
+        x = torch.arange(24.0, dtype=torch.float64).reshape(2, 3, 4).requires_grad_()
+        outs = [
+            torch.alias_copy(x),
+            torch.diagonal_copy(x, 1, 1, 2),
+            torch.permute_copy(x, (2, 0, 1)),
+            torch.select_copy(x, 1, -1),
+            torch.slice_copy(x, -1, 1, None, 2),
+            torch.squeeze_copy(x[:1]),
+            torch.t_copy(x[0]),
+            torch.transpose_copy(x, 0, 2),
+            torch.unfold_copy(x, 2, 2, 2),
+            torch.unsqueeze_copy(x, 1),
+            torch.view_copy(x, (6, 4)),
+            *torch.split_copy(x, 1, 1),
+            *torch.split_with_sizes_copy(x, [3, 1], 2),
+            *torch.unbind_copy(x, 2),
+        ]
+        sum((o * (i + 1)).sum() for i, o in enumerate(outs)).backward()
+        torch.t_copy(x.detach()[0])[0, 0] = 100.0  # shares no memory: x is unchanged
+        y = torch.ones(2, 3)
+        torch.abs_(torch.neg_(y))
+        torch.clamp_(y, max=0.5)
+        torch.fill_(y[0], 3.0)
+        z = torch.zero_(torch.exp_(torch.zeros(3)))
+        return (
+            no_names(outs),  # PyTorch's nodes are PermuteBackward0_copy...; here the clone's
+            x,
+            x.grad,
+            torch.detach_copy(x.detach()),
+            y,
+            z,
+            torch.fill(y, 2.0),
+            torch.detach(x),
+            torch.detach_(x * 1),
+            [torch.is_complex(x), torch.is_inference(x), torch.get_device(x)],
+            torch.is_distributed(x),
+        )
 
     _parity(prog)
