@@ -75,13 +75,15 @@ def test_new_and_new_empty_strided():
             strided.shape,
             strided.dtype,
             x.new_empty_strided((2,), (1,), dtype=torch.int64).dtype,
+            torch.empty_strided((2, 3), (3, 1)).zero_(),
+            torch.empty_strided((2,), (1,), dtype=torch.int64, requires_grad=False).dtype,
+            catch(lambda: torch.empty_strided((2, 3), (1,))),
         )
 
     _parity(prog)
     with pytest.raises(TypeError, match="new"):
         ac.ones(2).new(ac.tensor([1, 2]))
-    with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
-        ac.ones(2).new_empty_strided((2, 3), (1,))
+    check_error(lambda t: t.ones(2).new_empty_strided((2, 3), (1,)), require_torch())
 
 
 # ----------------------------------------------------------------------------- splits, unfold
@@ -385,6 +387,8 @@ def test_data_ptr_and_storage():
         typed = x.storage()
     assert typed.size() == 12 and typed.dtype is ac.float32 and typed.element_size() == 4
     assert x.is_set_to(x.view(3, 4)) and not x.is_set_to(x.t())
+    assert x.const_data_ptr() == ptr and ac.is_storage(storage) and not ac.is_storage(x)
+    assert isinstance(typed, ac.TypedStorage) and isinstance(storage, ac.UntypedStorage)
 
 
 @pytest.mark.parametrize("perm", [(0, 1, 2), (2, 1, 0), (1, 0, 2), (0, 2, 1), (2, 0, 1)])

@@ -32,6 +32,7 @@ __all__ = [
     "arange",
     "as_tensor",
     "empty",
+    "empty_strided",
     "empty_like",
     "eye",
     "from_jax",
@@ -574,7 +575,29 @@ def new_empty_strided(
 ):
     """An 'uninitialized' tensor (zeros) of `size`, with self's dtype unless `dtype` is given.
     XLA chooses physical layouts itself: the result is contiguous whatever `stride` says."""
-    size = new_shape((size,), "new_empty_strided")
+    return _strided_zeros("new_empty_strided", size, stride, _new_dtype(self, dtype), requires_grad)
+
+
+def empty_strided(
+    size,
+    stride,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+):
+    """An 'uninitialized' tensor (zeros) of `size`; contiguous whatever `stride` says (XLA
+    chooses physical layouts itself)."""
+    return _strided_zeros("empty_strided", size, stride, _float_dtype(dtype), requires_grad)
+
+
+def _strided_zeros(fname: str, size, stride, dtype: _dtypes.dtype, requires_grad) -> Tensor:
+    size = new_shape((size,), fname)
     if len(tuple(stride)) != len(size):
-        raise RuntimeError("mismatch in length of strides and shape")
-    return _filled(size, 0, _new_dtype(self, dtype), None, requires_grad)
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(tuple(stride))})"
+        )
+    return _filled(size, 0, dtype, None, requires_grad)

@@ -532,6 +532,7 @@ class TensorMethods:
     is_maia = property(_info._false)
     is_distributed = _info._false
     data_ptr = _info.data_ptr
+    const_data_ptr = _info.data_ptr
     untyped_storage = _info.untyped_storage
     storage = _info.storage
     cfloat = convert._cast_method(dtypes.complex64)

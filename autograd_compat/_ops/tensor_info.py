@@ -24,11 +24,14 @@ from .._tape.args import check_inplace, commit_inplace, tensor_arg
 from . import convert as _convert
 
 __all__ = [
+    "TypedStorage",
+    "UntypedStorage",
     "conj_physical",
     "conj_physical_",
     "is_conj",
     "is_neg",
     "is_nonzero",
+    "is_storage",
     "is_same_size",
     "resize_as_",
     "resolve_conj",
@@ -176,6 +179,11 @@ class TypedStorage(UntypedStorage):
 def _buffer_bytes(self: Tensor) -> tuple[_views.Buffer, int]:
     buffer = _views.record_of(self).buffer
     return buffer, int(buffer.value.size) * self.element_size()
+
+
+def is_storage(obj) -> bool:
+    """Whether `obj` is a storage object (what `untyped_storage()`/`storage()` return)."""
+    return isinstance(obj, UntypedStorage)
 
 
 def untyped_storage(self: Tensor) -> UntypedStorage:
