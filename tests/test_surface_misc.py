@@ -41,6 +41,12 @@ def test_inplace_comparisons_keep_dtype():
         for name in ("less_", "less_equal_", "not_equal_"):
             out[name] = getattr(x.clone(), name)(2.0)
         out["int_eq_"] = torch.arange(3).eq_(1.5)
+        leaf = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+        other = torch.tensor([2.0, 2.0, 2.0], dtype=torch.float64, requires_grad=True)
+        by_number, by_tensor = (leaf * 2).ge_(4.0), (leaf * 1).lt_(other)
+        plain = torch.zeros(3, dtype=torch.float64).eq_(other)  # now in the graph (Backward1)
+        (by_number * leaf + by_tensor + plain).sum().backward()  # the old values get zero
+        out["graph"] = (by_number, by_tensor, plain, leaf.grad, other.grad)
         return out
 
     _parity(prog)

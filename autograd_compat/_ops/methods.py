@@ -16,6 +16,7 @@ from .._tape import hooks as _hooks
 from .._tape import views as _views
 from . import (
     comparison,
+    comparison_inplace,
     convert,
     elementwise,
     index,
@@ -465,12 +466,12 @@ class TensorMethods:
     itemsize = property(convert._itemsize)
     nbytes = property(convert._nbytes)
     # ---- surface audit (issue 12): in-place aliases, splits and scatters, tensor attributes
-    eq_ = inplace(comparison.eq)
-    ne_ = inplace(comparison.ne)
-    lt_ = inplace(comparison.lt)
-    le_ = inplace(comparison.le)
-    gt_ = inplace(comparison.gt)
-    ge_ = inplace(comparison.ge)
+    eq_ = comparison_inplace.eq_
+    ne_ = comparison_inplace.ne_
+    lt_ = comparison_inplace.lt_
+    le_ = comparison_inplace.le_
+    gt_ = comparison_inplace.gt_
+    ge_ = comparison_inplace.ge_
     greater_ = gt_
     greater_equal_ = ge_
     less_ = lt_

@@ -865,6 +865,19 @@ ROWS: list[OpCase] = [
         grad=False,
         inputs=(S, np.array([[0, 3]] * 3), (3, 2)),
     ),
+    # surface audit (issue 12): in-place comparisons in the graph (a zero gradient)
+    *[
+        OpCase(f"{name}_", lambda torch, x, name=name: getattr(x * 1, f"{name}_")(0.1))
+        for name in ("eq", "ne", "lt", "le", "gt", "ge")
+    ],
+    *[
+        OpCase(
+            f"{name}_.tensor",
+            lambda torch, x, y, name=name: getattr(x * 1, f"{name}_")(y),
+            inputs=(S, V),
+        )
+        for name in ("eq", "ne", "lt", "le", "gt", "ge")
+    ],
     # surface audit (issue 12): splits that are not views, unfold, the view scatters, reductions
     OpCase("unsafe_split", lambda torch, x: torch.unsafe_split(x, 2)),
     OpCase("unsafe_split_with_sizes", lambda torch, x: torch.unsafe_split_with_sizes(x, [1, 2])),
