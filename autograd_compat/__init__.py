@@ -70,6 +70,12 @@ from ._ops.reduce import *  # noqa: F403
 from ._ops.sampling import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
+from ._ops.pieces import *  # noqa: F403
+from ._ops.scatters import *  # noqa: F403
+from ._ops.tensor_info import *  # noqa: F403
+from ._ops.function_forms import *  # noqa: F403
+from ._ops.view_copies import *  # noqa: F403
+from ._pure.layouts import *  # noqa: F403
 from ._state.random import (
     Generator,
     default_generator,

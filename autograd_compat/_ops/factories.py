@@ -32,6 +32,7 @@ __all__ = [
     "arange",
     "as_tensor",
     "empty",
+    "empty_strided",
     "empty_like",
     "eye",
     "from_jax",
@@ -544,3 +545,59 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         data = data.detach()
     return tensor(data, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
+
+
+def new(self: Tensor, *args, device=None) -> Tensor:
+    """`Tensor.new(...)`, the legacy constructor with self's dtype: sizes give zeros (PyTorch:
+    uninitialized), data a copy, and a tensor of self's dtype a tensor sharing its memory."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype is not self.dtype:
+            raise TypeError(
+                f"new(): expected a tensor of dtype {self.dtype} (self's), got {other.dtype}; "
+                "use other.to(self.dtype) or self.new_tensor(other)"
+            )
+        return other._alias(share_version=False)
+    out = legacy_new(self.dtype, args)
+    return out if device is None else out.to(device)
+
+
+def new_empty_strided(
+    self,
+    size,
+    stride,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    pin_memory=False,
+):
+    """An 'uninitialized' tensor (zeros) of `size`, with self's dtype unless `dtype` is given.
+    XLA chooses physical layouts itself: the result is contiguous whatever `stride` says."""
+    return _strided_zeros("new_empty_strided", size, stride, _new_dtype(self, dtype), requires_grad)
+
+
+def empty_strided(
+    size,
+    stride,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+):
+    """An 'uninitialized' tensor (zeros) of `size`; contiguous whatever `stride` says (XLA
+    chooses physical layouts itself)."""
+    return _strided_zeros("empty_strided", size, stride, _float_dtype(dtype), requires_grad)
+
+
+def _strided_zeros(fname: str, size, stride, dtype: _dtypes.dtype, requires_grad) -> Tensor:
+    size = new_shape((size,), fname)
+    if len(tuple(stride)) != len(size):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(tuple(stride))})"
+        )
+    return _filled(size, 0, dtype, None, requires_grad)

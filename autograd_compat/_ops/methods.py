@@ -16,6 +16,7 @@ from .._tape import hooks as _hooks
 from .._tape import views as _views
 from . import (
     comparison,
+    comparison_inplace,
     convert,
     elementwise,
     index,
@@ -26,7 +27,10 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import pieces as _pieces
 from . import sampling as _sampling
+from . import scatters as _scatters
+from . import tensor_info as _info
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
 from .nn import activation
@@ -463,6 +467,89 @@ class TensorMethods:
     is_cpu = property(convert._is_cpu)
     itemsize = property(convert._itemsize)
     nbytes = property(convert._nbytes)
+    # ---- surface audit (issue 12): in-place aliases, splits and scatters, tensor attributes
+    eq_ = comparison_inplace.eq_
+    ne_ = comparison_inplace.ne_
+    lt_ = comparison_inplace.lt_
+    le_ = comparison_inplace.le_
+    gt_ = comparison_inplace.gt_
+    ge_ = comparison_inplace.ge_
+    greater_ = gt_
+    greater_equal_ = ge_
+    less_ = lt_
+    less_equal_ = le_
+    not_equal_ = ne_
+    subtract_ = sub_
+    multiply_ = mul_
+    divide_ = div_
+    true_divide_ = div_
+    negative_ = neg_
+    absolute_ = abs_
+    swapaxes_ = shape.transpose_
+    swapdims_ = shape.transpose_
+    new = _factories.new
+    new_empty_strided = _factories.new_empty_strided
+    split_with_sizes = _pieces.split_with_sizes
+    hsplit = _pieces.hsplit
+    vsplit = _pieces.vsplit
+    dsplit = _pieces.dsplit
+    unsafe_split = _pieces.unsafe_split
+    unsafe_split_with_sizes = _pieces.unsafe_split_with_sizes
+    unsafe_chunk = _pieces.unsafe_chunk
+    unfold = _pieces.unfold
+    narrow_copy = _pieces.narrow_copy
+    sum_to_size = _pieces.sum_to_size
+    select_scatter = _scatters.select_scatter
+    slice_scatter = _scatters.slice_scatter
+    diagonal_scatter = _scatters.diagonal_scatter
+    scatter_reduce = _scatters.scatter_reduce
+    scatter_reduce_ = inplace(_scatters.scatter_reduce)
+    index_reduce = _scatters.index_reduce
+    index_reduce_ = inplace(_scatters.index_reduce)
+    index_put = _scatters.index_put
+    index_put_ = _scatters.index_put_
+    put = _scatters.put
+    put_ = inplace(_scatters.put)
+    is_nonzero = _info.is_nonzero
+    is_same_size = _info.is_same_size
+    is_set_to = _info.is_set_to
+    is_conj = _info.is_conj
+    is_neg = _info.is_neg
+    resolve_conj = _info.resolve_conj
+    resolve_neg = _info.resolve_neg
+    conj_physical = _info.conj_physical
+    conj_physical_ = _info.conj_physical_
+    layout = property(_info.layout)
+    is_sparse = property(_info._false)
+    is_sparse_csr = property(_info._false)
+    is_quantized = property(_info._false)
+    is_meta = property(_info._false)
+    is_nested = property(_info._false)
+    is_mkldnn = property(_info._false)
+    is_xla = property(_info._false)
+    is_xpu = property(_info._false)
+    is_mps = property(_info._false)
+    is_ipu = property(_info._false)
+    is_vulkan = property(_info._false)
+    is_mtia = property(_info._false)
+    is_maia = property(_info._false)
+    is_distributed = _info._false
+    data_ptr = _info.data_ptr
+    const_data_ptr = _info.data_ptr
+    untyped_storage = _info.untyped_storage
+    storage = _info.storage
+    cfloat = convert._cast_method(dtypes.complex64)
+    cdouble = convert._cast_method(dtypes.complex128)
+    pin_memory = _info.pin_memory
+    is_pinned = _info.is_pinned
+    share_memory_ = _info.share_memory_
+    is_shared = _info.is_shared
+    dim_order = _info.dim_order
+    apply_ = _info.apply_
+    map_ = _info.map_
+    resize_ = _info.resize_
+    resize_as_ = _info.resize_as_
+    # ---- end of the surface audit block
     # in-place operators: the in-place methods above
     __iadd__ = add_
     __isub__ = sub_

@@ -648,6 +648,13 @@ def split(tensor, split_size_or_sections, dim: int = 0):
     """Split into pieces of `split_size` along `dim` (the last may be smaller), or into pieces
     of the listed sizes. Returns a tuple of views of `tensor`."""
     tensor_arg(tensor, "split", "tensor")
+    d, sizes, listed = split_plan(tensor, split_size_or_sections, dim)
+    return _split_views(_SPLIT_WITH_SIZES if listed else _SPLIT, tensor, sizes, d)
+
+
+def split_plan(tensor: Tensor, split_size_or_sections, dim: int) -> tuple[int, tuple, bool]:
+    """(dim, piece sizes, whether the sizes were listed) of a split, checked as PyTorch
+    checks them."""
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, tensor.ndim)
@@ -665,30 +672,33 @@ def split(tensor, split_size_or_sections, dim: int = 0):
                 f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
             )
         count = max(1, math.ceil(size / step)) if step else 1
-        sizes = tuple(min(step, size - i * step) for i in range(count))
-        return _split_views(_SPLIT, tensor, sizes, d)
+        return d, tuple(min(step, size - i * step) for i in range(count)), False
     sizes = tuple(int(s) for s in split_size_or_sections)
     if sum(sizes) != size or any(s < 0 for s in sizes):
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
             f"size at dimension {d}), but got split_sizes={list(sizes)}"
         )
-    return _split_views(_SPLIT_WITH_SIZES, tensor, sizes, d)
+    return d, sizes, True
 
 
 def chunk(input, chunks: int, dim: int = 0):
     """Split into `chunks` pieces of size ceil(size / chunks) (fewer when it divides unevenly)."""
     tensor_arg(input, "chunk")
+    d, step = chunk_plan(input, chunks, dim)
+    if step == 0:
+        return _split_views(_SPLIT, input, (0,) * chunks, d)
+    return split(input, step, d)
+
+
+def chunk_plan(input: Tensor, chunks: int, dim: int) -> tuple[int, int]:
+    """(dim, piece size) of a chunk, checked as PyTorch checks them."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, input.ndim)
-    size = input.shape[d]
-    step = math.ceil(size / chunks)
-    if step == 0:
-        return _split_views(_SPLIT, input, (0,) * chunks, d)
-    return split(input, step, d)
+    return d, math.ceil(input.shape[d] / chunks)
 
 
 def _clamped_slice(input: Tensor, dim: int, start: int, stop: int) -> Tensor:

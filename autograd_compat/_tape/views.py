@@ -194,7 +194,17 @@ def _apply_op(x, op, start=None):
     if kind == "diagonal":
         _, offset, dim1, dim2 = op
         return jnp.diagonal(x, offset, dim1, dim2)
+    if kind == "unfold":
+        _, dim, size, step = op
+        windows = jnp.take(x, _window_positions(x.shape[dim], size, step), axis=dim)
+        return jnp.moveaxis(windows, dim + 1, -1)
     raise ValueError(f"unknown view op {op!r}")
+
+
+def _window_positions(length: int, size: int, step: int) -> np.ndarray:
+    """The (windows, size) positions along a dimension of `length` that unfold views."""
+    count = (length - size) // step + 1
+    return np.arange(count)[:, None] * step + np.arange(size)[None, :]
 
 
 def _scatter_op(x, v, op, start=None):
@@ -234,6 +244,13 @@ def _scatter_op(x, v, op, start=None):
         cols = np.arange(n) + max(offset, 0)
         moved = moved.at[..., rows, cols].set(v)
         return jnp.moveaxis(moved, (-2, -1), (dim1, dim2))
+    if kind == "unfold":
+        # Overlapping windows (step < size) alias elements: one of their values is written.
+        _, dim, size, step = op
+        positions = _window_positions(x.shape[dim], size, step)
+        windows = jnp.moveaxis(jnp.moveaxis(v, -1, dim + 1), (dim, dim + 1), (-2, -1))
+        moved = jnp.moveaxis(x, dim, -1).at[..., positions].set(windows)
+        return jnp.moveaxis(moved, -1, dim)
     raise ValueError(f"unknown view op {op!r}")
 
 
@@ -464,6 +481,14 @@ def layout_op(layout: tuple, op: tuple) -> tuple:
         return (
             tuple(shape[i] for i in keep) + (n,),
             tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],),
+            offset,
+        )
+    if kind == "unfold":
+        _, d, size, step = op
+        count = (shape[d] - size) // step + 1
+        return (
+            shape[:d] + (count,) + shape[d + 1 :] + (size,),
+            strides[:d] + (strides[d] * step,) + strides[d + 1 :] + (strides[d],),
             offset,
         )
     raise ValueError(f"unknown view op {op!r}")

@@ -895,6 +895,57 @@ ROWS: list[OpCase] = [
         grad=False,
         inputs=(S, np.array([[0, 3]] * 3), (3, 2)),
     ),
+    # surface audit (issue 12): in-place comparisons in the graph (a zero gradient)
+    *[
+        OpCase(f"{name}_", lambda torch, x, name=name: getattr(x * 1, f"{name}_")(0.1))
+        for name in ("eq", "ne", "lt", "le", "gt", "ge")
+    ],
+    *[
+        OpCase(
+            f"{name}_.tensor",
+            lambda torch, x, y, name=name: getattr(x * 1, f"{name}_")(y),
+            inputs=(S, V),
+        )
+        for name in ("eq", "ne", "lt", "le", "gt", "ge")
+    ],
+    # surface audit (issue 12): splits that are not views, unfold, the view scatters, reductions
+    OpCase("unsafe_split", lambda torch, x: torch.unsafe_split(x, 2)),
+    OpCase("unsafe_split_with_sizes", lambda torch, x: torch.unsafe_split_with_sizes(x, [1, 2])),
+    OpCase("unfold.dimension", lambda torch, x: x.unfold(1, 2, 1)),
+    OpCase("narrow_copy", lambda torch, x: torch.narrow_copy(x, 1, 1, 2)),
+    OpCase("select_scatter", lambda torch, x, s: torch.select_scatter(x, s, 0, 1), inputs=(S, V)),
+    OpCase(
+        "slice_scatter",
+        lambda torch, x, s: torch.slice_scatter(x, s, 1, 0, 4, 2),
+        inputs=(S, (3, 2)),
+    ),
+    OpCase(
+        "diagonal_scatter",
+        lambda torch, x, s: torch.diagonal_scatter(x, s, 1),
+        inputs=(S, (3,)),
+    ),
+    OpCase(
+        "scatter_reduce.two",
+        lambda torch, x, i, s: torch.scatter_reduce(x, 1, i, s, "prod"),
+        inputs=(S, np.array([[0, 0], [1, 3], [2, 2]]), (3, 2)),
+    ),
+    OpCase(
+        "scatter_reduce.legacy_name",
+        lambda torch, x, i, s: torch.scatter_reduce(x, 1, i, s, "max"),
+        grad=False,  # PyTorch's backward refuses the older names, and so does this one's
+        inputs=(S, np.array([[0, 0], [1, 3], [2, 2]]), (3, 2)),
+    ),
+    OpCase(
+        "index_reduce",
+        lambda torch, x, i, s: quiet(lambda: torch.index_reduce(x, 1, i, s, "mean")),
+        inputs=(S, _idx(0, 2, 0), (3, 3)),
+    ),
+    OpCase(
+        "index_put.accumulate",
+        lambda torch, x, i, v: torch.index_put(x, (i,), v, accumulate=True),
+        inputs=(S, _idx(0, 2, 0), V),
+    ),
+    OpCase("put", lambda torch, x, i, s: torch.put(x, i, s), inputs=(S, _idx(0, 5, -1), (3,))),
     OpCase("index_select", lambda torch, x, i: torch.index_select(x, 1, i), inputs=(S, _idx(0, 2))),
     OpCase(
         "index_add",
