@@ -1,5 +1,5 @@
 """Conversions and tensor properties: to/cpu/cuda/type_as and the dtype-cast methods
-(float(), long()...), real/imag/conj (and resolve_conj/is_conj), is_signed, get_device, and
+(float(), long()...), real/imag/conj, is_signed, get_device, and
 the is_cpu/itemsize/nbytes properties.
 """
 
@@ -17,7 +17,7 @@ from .._tape.args import tensor_arg
 from .._tape.autocast import CAST as _CAST
 from .._tape.record import apply
 
-__all__ = ["conj", "imag", "is_conj", "is_signed", "real", "resolve_conj"]
+__all__ = ["conj", "imag", "is_signed", "real"]
 
 
 def type_as(self: Tensor, other: Tensor) -> Tensor:
@@ -129,19 +129,6 @@ def conj(input):
     """The complex conjugate: `input` itself for real tensors."""
     tensor_arg(input, "conj")
     return apply(_CONJ, input) if input.dtype.is_complex else input
-
-
-def resolve_conj(input):
-    """`input` itself: `conj` computes the conjugate here, never a view with a conjugate bit
-    for this to materialise."""
-    tensor_arg(input, "resolve_conj")
-    return input
-
-
-def is_conj(input) -> bool:
-    """False: no tensor here is a lazy conjugate (see `resolve_conj`)."""
-    tensor_arg(input, "is_conj")
-    return False
 
 
 def _is_cpu(self: Tensor) -> bool:

@@ -427,8 +427,6 @@ class TensorMethods:
     baddbmm = linalg.baddbmm
     broadcast_to = shape.broadcast_to
     conj = convert.conj
-    is_conj = convert.is_conj
-    resolve_conj = convert.resolve_conj
     corrcoef = linalg.corrcoef
     count_nonzero = reduce.count_nonzero
     cov = linalg.cov
