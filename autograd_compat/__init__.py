@@ -48,6 +48,8 @@ from ._state.modes import *  # noqa: F403  (the grad-mode switches)
 from ._interop import to_jax
 from ._ops.comparison import *  # noqa: F403  (each op module lists its public names)
 from ._ops.convert import *  # noqa: F403
+from ._ops.counting import *  # noqa: F403
+from ._ops.decomposition import *  # noqa: F403
 from ._ops.elementwise import *  # noqa: F403
 from ._ops.index import *  # noqa: F403
 from ._ops.linalg import *  # noqa: F403

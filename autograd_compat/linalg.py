@@ -1,4 +1,6 @@
-"""torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, and LinAlgError.
+"""torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, the decompositions (svd,
+svdvals, qr, eigh, eigvalsh, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, and
+LinAlgError.
 
 Each function is one op of the library (a pure JAX function differentiated by jax.vjp).
 Singular matrices raise `LinAlgError` as in PyTorch; that check reads the factorization's
@@ -7,6 +9,16 @@ result, so it runs on concrete values only (under a jax trace the result is inf/
 
 from __future__ import annotations
 
+from ._ops.decomposition import linalg_cholesky as cholesky
+from ._ops.decomposition import linalg_cholesky_ex as cholesky_ex
+from ._ops.decomposition import linalg_eigh as eigh
+from ._ops.decomposition import linalg_eigvalsh as eigvalsh
+from ._ops.decomposition import linalg_pinv as pinv
+from ._ops.decomposition import linalg_qr as qr
+from ._ops.decomposition import linalg_slogdet as slogdet
+from ._ops.decomposition import linalg_svd as svd
+from ._ops.decomposition import linalg_svdvals as svdvals
+from ._ops.decomposition import matrix_exp
 from ._ops.linalg import LinAlgError
 from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
@@ -14,7 +26,25 @@ from ._ops.linalg import linalg_solve as solve
 from ._ops.reduce import matrix_norm, vector_norm
 from ._tape.args import tensor_arg
 
-__all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matrix_exp",
+    "matrix_norm",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "vector_norm",
+]
 
 
 def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):

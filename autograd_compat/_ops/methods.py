@@ -17,6 +17,8 @@ from .._tape import views as _views
 from . import (
     comparison,
     convert,
+    counting,
+    decomposition,
     elementwise,
     index,
     linalg,
@@ -461,6 +463,31 @@ class TensorMethods:
     is_cpu = property(convert._is_cpu)
     itemsize = property(convert._itemsize)
     nbytes = property(convert._nbytes)
+    # ---- surface-math: linear algebra, counting and special functions (one block) ----
+    svd = decomposition.svd
+    qr = decomposition.qr
+    slogdet = decomposition.slogdet
+    logdet = decomposition.logdet
+    matrix_exp = decomposition.matrix_exp
+    cholesky = decomposition.cholesky
+    cholesky_solve = decomposition.cholesky_solve
+    cholesky_inverse = decomposition.cholesky_inverse
+    pinverse = decomposition.pinverse
+    vdot = decomposition.vdot
+    dist = decomposition.dist
+    renorm = decomposition.renorm
+    renorm_ = inplace(decomposition.renorm)
+    unique = counting.unique
+    unique_consecutive = counting.unique_consecutive
+    bincount = counting.bincount
+    histc = counting.histc
+    argwhere = counting.argwhere
+    mode = counting.mode
+    nanmedian = counting.nanmedian
+    aminmax = counting.aminmax
+    msort = counting.msort
+    logcumsumexp = counting.logcumsumexp
+    # ---- end surface-math ----
     # in-place operators: the in-place methods above
     __iadd__ = add_
     __isub__ = sub_

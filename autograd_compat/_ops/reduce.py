@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 import sys
 import types
 import warnings
@@ -185,12 +186,18 @@ _NORM_SPECIAL = frozenset([0.0, 1.0, 2.0, math.inf, -math.inf])
 _NO_ORDER = np.zeros((), np.float64)  # the unused order input of a static order
 
 
-def _apply_norm(x, ord: float, **static):
-    """The norm op with `ord` static when special, else a runtime input (see _vector_norm)."""
+def norm_order(ord: float) -> tuple:
+    """`_vector_norm`'s (order input, static `ord`): `ord` static when special, else a runtime
+    float64 input and its branch's name."""
     if ord in _NORM_SPECIAL or math.isnan(ord):
-        return apply(_NORM, x, _NO_ORDER, ord=ord, **static)
-    kind = "p>1" if ord > 1 else "0<p<1" if ord > 0 else "p<0"
-    return apply(_NORM, x, scalar_input(ord), ord=kind, **static)
+        return _NO_ORDER, ord
+    return scalar_input(ord), "p>1" if ord > 1 else "0<p<1" if ord > 0 else "p<0"
+
+
+def _apply_norm(x, ord: float, **static):
+    """The norm op of `x` for the order `ord` (see `norm_order`)."""
+    order, static_ord = norm_order(ord)
+    return apply(_NORM, x, order, ord=static_ord, **static)
 
 
 def _norm_dtype(fname: str, input, dtype) -> _dtypes.dtype:
@@ -298,43 +305,57 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
 
 # ----------------------------------------------------------------------------- return types
 class _ReturnType(tuple):
-    """A `(values, indices)` pair with named fields, like `torch.return_types.max`."""
+    """A tuple with named fields, like `torch.return_types.max` (`values`, `indices`)."""
 
     __slots__ = ()
     _name = "return_type"
+    _fields: tuple[str, ...] = ("values", "indices")
 
-    def __new__(cls, values, indices=None):
-        if indices is None:  # built from one iterable, as structseq types allow
-            values, indices = values
-        return super().__new__(cls, (values, indices))
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
+    def __new__(cls, *items):
+        if len(items) == 1:  # built from one iterable, as structseq types allow
+            items = tuple(items[0])
+        if len(items) != len(cls._fields):
+            raise TypeError(f"torch.return_types.{cls._name} takes a {len(cls._fields)}-sequence")
+        return super().__new__(cls, items)
 
     def __repr__(self) -> str:
-        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        shown = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{self._name}(\n{shown})"
 
     def __reduce__(self):
         return (type(self), (tuple(self),))
 
 
-def _return_type(name: str) -> type:
-    cls = type(name, (_ReturnType,), {"__slots__": (), "_name": name})
+def _return_type(name: str, fields: tuple[str, ...] = ("values", "indices")) -> type:
+    """A `torch.return_types.<name>` tuple type whose items are named `fields`."""
+    body: dict = {"__slots__": (), "_name": name, "_fields": fields}
+    for i, field in enumerate(fields):
+        body[field] = property(operator.itemgetter(i), doc=f"Item {i}.")
+    cls = type(name, (_ReturnType,), body)
     cls.__module__ = "torch.return_types"
     cls.__qualname__ = name
     return cls
 
 
 return_types = types.ModuleType(
-    "autograd_compat.return_types", "Named (values, indices) tuples returned by some ops."
+    "autograd_compat.return_types", "Named tuples returned by some ops."
 )
 for _name in ("max", "min", "median", "topk", "sort", "kthvalue", "mode", "cummax", "cummin"):
     setattr(return_types, _name, _return_type(_name))
+for _name, _fields in (
+    ("nanmedian", ("values", "indices")),
+    ("aminmax", ("min", "max")),
+    ("frexp", ("mantissa", "exponent")),
+    ("svd", ("U", "S", "V")),
+    ("linalg_svd", ("U", "S", "Vh")),
+    ("qr", ("Q", "R")),
+    ("linalg_qr", ("Q", "R")),
+    ("slogdet", ("sign", "logabsdet")),
+    ("linalg_slogdet", ("sign", "logabsdet")),
+    ("linalg_eigh", ("eigenvalues", "eigenvectors")),
+    ("linalg_cholesky_ex", ("L", "info")),
+):
+    setattr(return_types, _name, _return_type(_name, _fields))
 
 
 sys.modules.setdefault("autograd_compat.return_types", return_types)
