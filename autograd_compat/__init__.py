@@ -57,6 +57,7 @@ from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
 from ._ops.sampling import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
+from ._ops.special_math import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
 from ._state.random import (
     Generator,
@@ -84,6 +85,7 @@ from ._state.modes import (
 )
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
+from ._ops.nn.activation import hardshrink, prelu
 from ._ops.nn.activation import tensor_log_softmax as log_softmax
 from ._ops.nn.activation import tensor_softmax as softmax
 from .autograd.anomaly_mode import (

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from ._ops.elementwise import xlogy
 from ._ops.reduce import logsumexp
+from ._ops.special_math import i0, polygamma
+from ._ops.special_math import igamma as gammainc
+from ._ops.special_math import igammac as gammaincc
+from ._ops.special_math import mvlgamma as _mvlgamma
 from ._ops.unary import digamma, erf, erfc, erfinv, exp2, expm1, log1p, logit, sinc
 from ._ops.unary import lgamma as gammaln
 from ._ops.unary import sigmoid as expit
@@ -19,11 +23,16 @@ __all__ = [
     "exp2",
     "expit",
     "expm1",
+    "gammainc",
+    "gammaincc",
     "gammaln",
+    "i0",
     "log1p",
     "log_softmax",
     "logit",
     "logsumexp",
+    "multigammaln",
+    "polygamma",
     "psi",
     "sinc",
     "softmax",
@@ -31,6 +40,11 @@ __all__ = [
 ]
 
 psi = digamma
+
+
+def multigammaln(input, p: int):
+    """The multivariate log-gamma function of dimension `p` (`torch.mvlgamma`)."""
+    return _mvlgamma(input, p)
 
 
 def softmax(input, dim, *, dtype=None):

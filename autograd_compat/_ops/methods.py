@@ -25,6 +25,7 @@ from . import (
     random,
     reduce,
     shape,
+    special_math,
     unary,
 )
 from . import factories as _factories
@@ -487,6 +488,33 @@ class TensorMethods:
     aminmax = counting.aminmax
     msort = counting.msort
     logcumsumexp = counting.logcumsumexp
+    angle = special_math.angle
+    signbit = special_math.signbit
+    isposinf = special_math.isposinf
+    isneginf = special_math.isneginf
+    isreal = special_math.isreal
+    gcd = special_math.gcd
+    gcd_ = inplace(special_math.gcd)
+    lcm = special_math.lcm
+    lcm_ = inplace(special_math.lcm)
+    ldexp = special_math.ldexp
+    ldexp_ = inplace(special_math.ldexp)
+    frexp = special_math.frexp
+    nextafter = special_math.nextafter
+    nextafter_ = inplace(special_math.nextafter)
+    i0 = special_math.i0
+    i0_ = inplace(special_math.i0)
+    polygamma = special_math.tensor_polygamma
+    polygamma_ = inplace(special_math.tensor_polygamma)
+    mvlgamma = special_math.mvlgamma
+    mvlgamma_ = inplace(special_math.mvlgamma)
+    igamma = special_math.igamma
+    igamma_ = inplace(special_math.igamma)
+    igammac = special_math.igammac
+    igammac_ = inplace(special_math.igammac)
+    hardshrink = activation.hardshrink
+    prelu = activation.prelu
+    bernoulli = random.bernoulli
     # ---- end surface-math ----
     # in-place operators: the in-place methods above
     __iadd__ = add_
