@@ -938,4 +938,88 @@ ROWS: list[OpCase] = [
         "conj",
         lambda torch, x: torch.abs(torch.conj(x.to(torch.complex128) * (1 + 2j)) + 1j),
     ),
+    # ------------------------------------------------------------------ surface-math
+    # gauge-invariant results (U Vh, eigenvectors squared): singular/eigen vectors have a sign
+    OpCase(
+        "linalg.svd",
+        lambda torch, x: (lambda r: (r.U @ r.Vh, r.S))(torch.linalg.svd(x, full_matrices=False)),
+    ),
+    OpCase("linalg.svdvals", lambda torch, x: torch.linalg.svdvals(x)),
+    OpCase("linalg.qr", lambda torch, x: torch.linalg.qr(x.mT)),
+    OpCase(
+        "linalg.eigh",
+        lambda torch, a: (lambda r: (r.eigenvalues, r.eigenvectors**2))(
+            torch.linalg.eigh(a @ a.mT)
+        ),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    OpCase(
+        "linalg.eigvalsh",
+        lambda torch, a: torch.linalg.eigvalsh(a @ a.mT, UPLO="U"),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    OpCase(
+        "linalg.slogdet", lambda torch, a: torch.linalg.slogdet(a), inputs=(M,), domain="wellcond"
+    ),
+    OpCase("linalg.matrix_exp", lambda torch, a: torch.matrix_exp(a), inputs=(M,)),
+    OpCase("linalg.pinv", lambda torch, x: torch.linalg.pinv(x)),
+    OpCase(
+        "linalg.cholesky_ex",
+        lambda torch, a: torch.linalg.cholesky(a @ a.mT),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    OpCase(
+        "cholesky_solve",
+        lambda torch, a, b: torch.cholesky_solve(b, torch.linalg.cholesky(a @ a.mT)),
+        inputs=(M, S),
+        domain=("wellcond", "normal"),
+    ),
+    OpCase(
+        "cholesky_inverse",
+        lambda torch, a: torch.cholesky_inverse(torch.linalg.cholesky(a @ a.mT)),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    OpCase("vdot", lambda torch, a, b: torch.vdot(a, b), inputs=(V, V)),
+    OpCase("dist", lambda torch, a, b: torch.dist(a, b, 3), inputs=(S, S)),
+    OpCase("renorm", lambda torch, x: x.renorm(2, 0, 1.5)),
+    OpCase("histc", lambda torch, x: torch.histc(x, bins=4)),
+    OpCase("mode", lambda torch, x: torch.mode(x, 1)),
+    OpCase("nanmedian", lambda torch, x: x.nanmedian()),
+    OpCase("nanmedian.dim", lambda torch, x: x.nanmedian(1)),
+    OpCase("logcumsumexp", lambda torch, x: torch.logcumsumexp(x, 1)),
+    OpCase("angle", lambda torch, x: torch.angle(x)),
+    OpCase("signbit", lambda torch, x: torch.signbit(x)),
+    OpCase("isreal", lambda torch, x: torch.isreal(x)),
+    OpCase("isposinf", lambda torch, x: torch.isposinf(x / (x > 0))),
+    OpCase("isneginf", lambda torch, x: torch.isneginf(-x / (x > 0))),
+    OpCase("gcd", lambda torch, a, b: torch.gcd(a, b), inputs=(S, S), domain="int"),
+    OpCase("lcm", lambda torch, a, b: torch.lcm(a, b), inputs=(S, S), domain="int"),
+    # non-negative exponents: PyTorch's backward computes 2**e in integers (0 for e < 0)
+    OpCase("ldexp", lambda torch, x, e: torch.ldexp(x, e), inputs=(S, S), domain=("normal", "nat")),
+    OpCase("frexp", lambda torch, x: torch.frexp(x)),
+    OpCase("nextafter", lambda torch, a, b: torch.nextafter(a, b), inputs=(S, S)),
+    OpCase("i0", lambda torch, x: torch.i0(x)),
+    OpCase("polygamma", lambda torch, x: torch.polygamma(1, x), domain="pos"),
+    OpCase("mvlgamma", lambda torch, x: torch.mvlgamma(x, 2), domain="gt1"),
+    # PyTorch has no derivative in a
+    OpCase(
+        "igamma",
+        lambda torch, a, x: torch.igamma(a, x),
+        inputs=(S, S),
+        domain="pos",
+        requires_grad=(False, True),
+    ),
+    OpCase(
+        "igammac",
+        lambda torch, a, x: torch.special.gammaincc(a, x),
+        inputs=(S, S),
+        domain="pos",
+        requires_grad=(False, True),
+    ),
+    OpCase("hardshrink", lambda torch, x: F(torch).hardshrink(x, 0.3)),
+    OpCase("softshrink", lambda torch, x: F(torch).softshrink(x, 0.3)),
 ]
