@@ -113,6 +113,7 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
 def argwhere(input):
     """The indices of the nonzero elements, one row per element: `nonzero(input)`."""
     tensor_arg(input, "argwhere")
+    _needs_concrete("argwhere", input)
     return nonzero(input)
 
 
@@ -238,7 +239,9 @@ def nanmedian(input, dim=None, keepdim: bool = False):
     tensor_arg(input, "nanmedian")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         # integers have no NaN: the same as median
-        return median(input) if dim is None else median(input, dim, keepdim)
+        if dim is None:
+            return median(input)
+        return return_types.nanmedian(*median(input, dim, keepdim))
     if dim is None:
         return apply(_NANMEDIAN_ALL, input)
     d = normalize_dim(dim, input.ndim)

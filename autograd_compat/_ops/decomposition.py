@@ -99,7 +99,7 @@ def linalg_svd(A, full_matrices: bool = True, *, driver=None):
 
 def linalg_svdvals(A, *, driver=None):
     """The singular values of each matrix, in descending order."""
-    _check_matrix("linalg.svdvals", A)
+    _check_matrix("linalg.svd", A)
     return apply(_SVDVALS, A)
 
 
@@ -266,11 +266,11 @@ def linalg_cholesky_ex(A, *, upper: bool = False, check_errors: bool = False):
     factor, failed = apply(_CHOLESKY, A, upper=bool(upper))
     info = _cholesky_info(A, failed)
     if check_errors:
-        _raise_not_positive_definite(info)
+        _raise_not_positive_definite(info, "linalg.cholesky_ex")
     return return_types.linalg_cholesky_ex(factor, info)
 
 
-def _raise_not_positive_definite(info: Tensor) -> None:
+def _raise_not_positive_definite(info: Tensor, fname: str = "linalg.cholesky") -> None:
     if is_tracer(info._value):
         return
     flat = np.asarray(info._value).reshape(-1)
@@ -278,7 +278,7 @@ def _raise_not_positive_definite(info: Tensor) -> None:
     if bad.size:
         prefix = f"(Batch element {int(bad[0])}): " if info.ndim else ""
         raise LinAlgError(
-            f"linalg.cholesky: {prefix}The factorization could not be completed because the "
+            f"{fname}: {prefix}The factorization could not be completed because the "
             f"input is not positive-definite (the leading minor of order {int(flat[bad[0]])} is "
             "not positive-definite)."
         )
