@@ -21,7 +21,16 @@ from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .index import nonzero
-from .reduce import _evenly_distributed, _gather_along, amax, amin, median, return_types, sort
+from .reduce import (
+    _evenly_distributed,
+    amax,
+    amin,
+    gathered_at,
+    median,
+    pick_along,
+    return_types,
+    sort,
+)
 from .shape import _needs_concrete
 
 __all__ = [
@@ -44,11 +53,12 @@ def _wrap(array: np.ndarray, dtype=None) -> Tensor:
 
 # ----------------------------------------------------------------------------- unique
 def _unique_result(values, inverse, counts, return_inverse: bool, return_counts: bool):
-    out = [values]
+    """The values as a tensor, with the int64 inverse and counts tensors asked for."""
+    out = [_wrap(values)]
     if return_inverse:
-        out.append(inverse)
+        out.append(_wrap(inverse, np.int64))
     if return_counts:
-        out.append(counts)
+        out.append(_wrap(counts, np.int64))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -73,11 +83,7 @@ def unique(
         values, inverse, counts = np.unique(array, return_inverse=True, return_counts=True, axis=d)
         inverse = inverse.reshape(-1)
     return _unique_result(
-        _wrap(values, array.dtype),
-        _wrap(inverse, np.int64),
-        _wrap(counts, np.int64),
-        return_inverse,
-        return_counts,
+        values.astype(array.dtype), inverse, counts, return_inverse, return_counts
     )
 
 
@@ -102,11 +108,7 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
     if dim is None:
         inverse = inverse.reshape(array.shape)
     return _unique_result(
-        _wrap(values, array.dtype),
-        _wrap(inverse, np.int64),
-        _wrap(counts, np.int64),
-        return_inverse,
-        return_counts,
+        values.astype(array.dtype), inverse, counts, return_inverse, return_counts
     )
 
 
@@ -189,22 +191,14 @@ def _mode_index(x, dim):
     return jnp.moveaxis(last, -1, dim)
 
 
-def _mode(x, *, dim, keepdim, scalar):
-    return _gather_along(x, lambda v: _mode_index(v, dim), dim=dim, keepdim=keepdim, scalar=scalar)
-
-
-_MODE = register("mode", _mode, node="ModeBackward0")
+_MODE = register("mode", gathered_at(_mode_index), node="ModeBackward0")
 
 
 def mode(input, dim: int = -1, keepdim: bool = False):
     """`(values, indices)`: the most frequent value along `dim` (the smallest on a tie) and
     the last index where it occurs."""
     tensor_arg(input, "mode")
-    d = normalize_dim(dim, input.ndim)
-    if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = apply(_MODE, input, dim=d, keepdim=bool(keepdim), scalar=input.ndim == 0)
-    return return_types.mode(values, indices)
+    return return_types.mode(*pick_along("mode", _MODE, input, dim, keepdim))
 
 
 def _nan_median_index(x, dim):
@@ -223,14 +217,10 @@ def _nanmedian_all(x):
     return _evenly_distributed(flat, flat[_nan_median_index(flat, 0)[0]])
 
 
-def _nanmedian_dim(x, *, dim, keepdim, scalar):
-    return _gather_along(
-        x, lambda v: _nan_median_index(v, dim), dim=dim, keepdim=keepdim, scalar=scalar
-    )
-
-
 _NANMEDIAN_ALL = register("nanmedian", _nanmedian_all, node="NanmedianBackward0")
-_NANMEDIAN_DIM = register("nanmedian.dim", _nanmedian_dim, node="NanmedianBackward1")
+_NANMEDIAN_DIM = register(
+    "nanmedian.dim", gathered_at(_nan_median_index), node="NanmedianBackward1"
+)
 
 
 def nanmedian(input, dim=None, keepdim: bool = False):
@@ -244,13 +234,7 @@ def nanmedian(input, dim=None, keepdim: bool = False):
         return return_types.nanmedian(*median(input, dim, keepdim))
     if dim is None:
         return apply(_NANMEDIAN_ALL, input)
-    d = normalize_dim(dim, input.ndim)
-    if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = apply(
-        _NANMEDIAN_DIM, input, dim=d, keepdim=bool(keepdim), scalar=input.ndim == 0
-    )
-    return return_types.nanmedian(values, indices)
+    return return_types.nanmedian(*pick_along("nanmedian", _NANMEDIAN_DIM, input, dim, keepdim))
 
 
 # ----------------------------------------------------------------------------- the rest

@@ -43,6 +43,16 @@ __all__ = [
 ]
 
 
+def _warn_deprecated(name: str) -> None:
+    """PyTorch's warning for the torch.X forms that torch.linalg.X replaces."""
+    warnings.warn(
+        f"torch.{name} is deprecated in favor of torch.linalg.{name} and will be removed in a "
+        "future PyTorch release.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def _check_matrix(fname: str, A) -> None:
     """A floating tensor of at least 2 dims, PyTorch's errors otherwise."""
     tensor_arg(A, fname.split(".")[-1], "A")
@@ -131,12 +141,7 @@ def linalg_qr(A, mode: str = "reduced"):
 
 def qr(input, some: bool = True):
     """`torch.qr`: `linalg.qr(input, "reduced" if some else "complete")` (deprecated there)."""
-    warnings.warn(
-        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
-        "PyTorch release.",
-        UserWarning,
-        stacklevel=2,
-    )
+    _warn_deprecated("qr")
     return return_types.qr(*linalg_qr(input, "reduced" if some else "complete"))
 
 
@@ -294,12 +299,7 @@ def linalg_cholesky(A, *, upper: bool = False):
 
 def cholesky(input, upper: bool = False):
     """`torch.cholesky` (deprecated there): `linalg.cholesky(input, upper=upper)`."""
-    warnings.warn(
-        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
-        "a future PyTorch release.",
-        UserWarning,
-        stacklevel=2,
-    )
+    _warn_deprecated("cholesky")
     return linalg_cholesky(input, upper=upper)
 
 

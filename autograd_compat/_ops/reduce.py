@@ -13,6 +13,7 @@ elements, as PyTorch does.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 import sys
@@ -772,14 +773,19 @@ def _median_all(x):
     return _evenly_distributed(flat, value)
 
 
-def _median_dim(x, *, dim, keepdim, scalar):
-    return _gather_along(
-        x, lambda v: _lower_median_index(v, dim), dim=dim, keepdim=keepdim, scalar=scalar
-    )
+def gathered_at(index_of):
+    """The pure function of an op that picks the element at `index_of(x, dim)` (kept dims)
+    along `dim`: (values, int64 indices), the gradient going to the index."""
+
+    def pure(x, *, dim, keepdim, scalar):
+        pick = functools.partial(index_of, dim=dim)
+        return _gather_along(x, pick, dim=dim, keepdim=keepdim, scalar=scalar)
+
+    return pure
 
 
 _MEDIAN_ALL = register("median", _median_all, node="MedianBackward0")
-_MEDIAN_DIM = register("median.dim", _median_dim, node="MedianBackward1")
+_MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="MedianBackward1")
 
 
 def median(input, dim=None, keepdim: bool = False):
@@ -791,13 +797,16 @@ def median(input, dim=None, keepdim: bool = False):
     tensor_arg(input, "median")
     if dim is None:
         return apply(_MEDIAN_ALL, input)
+    return return_types.median(*pick_along("median", _MEDIAN_DIM, input, dim, keepdim))
+
+
+def pick_along(fname: str, op, input: Tensor, dim, keepdim) -> tuple:
+    """(values, indices) of the op `op`, which picks one element along `dim` (static `dim`,
+    `keepdim`, `scalar`); PyTorch's IndexError for an empty dim."""
     d = normalize_dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = apply(
-        _MEDIAN_DIM, input, dim=d, keepdim=bool(keepdim), scalar=input.ndim == 0
-    )
-    return return_types.median(values, indices)
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    return apply(op, input, dim=d, keepdim=bool(keepdim), scalar=input.ndim == 0)
 
 
 # ----------------------------------------------------------------------------- sort / topk
