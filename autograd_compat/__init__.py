@@ -53,6 +53,7 @@ from ._ops.decomposition import *  # noqa: F403
 from ._ops.elementwise import *  # noqa: F403
 from ._ops.index import *  # noqa: F403
 from ._ops.linalg import *  # noqa: F403
+from ._ops.pairwise import *  # noqa: F403
 from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
 from ._ops.sampling import *  # noqa: F403

@@ -1,6 +1,6 @@
 """torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, the decompositions (svd,
-svdvals, qr, eigh, eigvalsh, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, and
-LinAlgError.
+svdvals, qr, eigh, eigvalsh, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, the solvers
+(solve_triangular, lu_factor, lu_solve, lstsq), matrix_rank, multi_dot, vecdot, and LinAlgError.
 
 Each function is one op of the library (a pure JAX function differentiated by jax.vjp).
 Singular matrices raise `LinAlgError` as in PyTorch; that check reads the factorization's
@@ -24,10 +24,28 @@ from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
 from ._ops.linalg import linalg_solve as solve
 from ._ops.reduce import matrix_norm, vector_norm
+from ._ops.solvers import (
+    lstsq,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_rank,
+    multi_dot,
+    solve_triangular,
+    vecdot,
+)
 from ._tape.args import tensor_arg
 
 __all__ = [
     "LinAlgError",
+    "vecdot",
+    "solve_triangular",
+    "multi_dot",
+    "matrix_rank",
+    "lu_solve",
+    "lu_factor_ex",
+    "lu_factor",
+    "lstsq",
     "cholesky",
     "cholesky_ex",
     "det",

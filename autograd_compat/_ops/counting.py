@@ -1,5 +1,5 @@
-"""Counting and order statistics: unique/unique_consecutive, bincount, histc, argwhere, mode,
-nanmedian, aminmax, msort and logcumsumexp.
+"""Counting, bucketing and order statistics: unique/unique_consecutive, bincount, histc,
+argwhere, searchsorted/bucketize, mode, nanmedian, aminmax, msort and logcumsumexp.
 
 unique, unique_consecutive, bincount and argwhere have output shapes that depend on the
 values: they run eagerly on the host (numpy) and raise a DataDependentError under a jax trace,
@@ -10,6 +10,7 @@ nanmedian gather the value at the index they pick, so the gradient flows there o
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -37,11 +38,13 @@ __all__ = [
     "aminmax",
     "argwhere",
     "bincount",
+    "bucketize",
     "histc",
     "logcumsumexp",
     "mode",
     "msort",
     "nanmedian",
+    "searchsorted",
     "unique",
     "unique_consecutive",
 ]
@@ -176,6 +179,74 @@ def histc(input, bins: int = 100, min=0, max=0):
     if float(min) > float(max):
         raise RuntimeError("torch.histc: max must be larger than min")
     return apply(_HISTC, input, bins=int(bins), low=float(min), high=float(max))
+
+
+# ----------------------------------------------------------------------------- searchsorted
+def _searchsorted(sorted_sequence, values, *, right, dtype):
+    """Insertion positions of `values` in each row of `sorted_sequence` (a 1-D sequence is
+    shared by all values)."""
+    side = "right" if right else "left"
+    if sorted_sequence.ndim == 1:
+        return jnp.searchsorted(sorted_sequence, values, side=side).astype(dtype)
+    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    flat = values.reshape(rows.shape[0], -1)
+    found = jax.vmap(lambda s, v: jnp.searchsorted(s, v, side=side))(rows, flat)
+    return found.reshape(values.shape).astype(dtype)
+
+
+_SEARCHSORTED = register(
+    "searchsorted", _searchsorted, node="SearchsortedBackward0", differentiable=False
+)
+
+
+def searchsorted(
+    sorted_sequence,
+    values,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side=None,
+    sorter=None,
+):
+    """For each value, the index where it would be inserted into the innermost dim of
+    `sorted_sequence` to keep it sorted (after equal elements when `right` or side="right")."""
+    tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(
+                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+            )
+        if right and side == "left":
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of "
+                "left while right was True"
+            )
+        right = side == "right"
+    if sorter is not None:
+        sorted_sequence = sorted_sequence.gather(-1, sorter)
+    if not isinstance(values, Tensor):
+        values = Tensor._wrap(jnp.asarray(values, sorted_sequence._value.dtype))
+    if sorted_sequence.ndim > 1 and (
+        values.ndim != sorted_sequence.ndim
+        or tuple(values.shape[:-1]) != tuple(sorted_sequence.shape[:-1])
+    ):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(sorted_sequence.shape)} and input value tensor "
+            f"{list(values.shape)}"
+        )
+    dtype = jnp.int32 if out_int32 else jnp.int64
+    return apply(_SEARCHSORTED, sorted_sequence, values, right=bool(right), dtype=dtype)
+
+
+def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False):
+    """The index of the bucket of each element: i with boundaries[i-1] < x <= boundaries[i]
+    (boundaries[i-1] <= x < boundaries[i] when `right`)."""
+    tensor_arg(boundaries, "bucketize", "boundaries", 2)
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 # ----------------------------------------------------------------------------- mode, nanmedian

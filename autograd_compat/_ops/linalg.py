@@ -599,8 +599,8 @@ def _check_floating(fname: str, A: Tensor) -> None:
         )
 
 
-def _raise_if_singular(info: Tensor, message) -> None:
-    """Raise LinAlgError when `info` (concrete values only) marks a singular matrix."""
+def _raise_if_singular(info: Tensor, message, error: type[Exception] = LinAlgError) -> None:
+    """Raise `error` when `info` (concrete values only) marks a singular matrix."""
     value = info._value
     if isinstance(value, jax.core.Tracer):
         return
@@ -608,7 +608,7 @@ def _raise_if_singular(info: Tensor, message) -> None:
     bad = np.flatnonzero(array.reshape(-1))
     if bad.size:
         batch = int(bad[0]) if array.ndim else None
-        raise LinAlgError(message(batch, int(array.reshape(-1)[bad[0]])))
+        raise error(message(batch, int(array.reshape(-1)[bad[0]])))
 
 
 def linalg_inv(A):

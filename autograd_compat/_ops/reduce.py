@@ -66,9 +66,11 @@ __all__ = [
     "return_types",
     "sort",
     "std",
+    "std_mean",
     "sum",
     "topk",
     "var",
+    "var_mean",
 ]
 
 
@@ -355,6 +357,9 @@ for _name, _fields in (
     ("linalg_slogdet", ("sign", "logabsdet")),
     ("linalg_eigh", ("eigenvalues", "eigenvectors")),
     ("linalg_cholesky_ex", ("L", "info")),
+    ("linalg_lu_factor", ("LU", "pivots")),
+    ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
+    ("linalg_lstsq", ("solution", "residuals", "rank", "singular_values")),
 ):
     setattr(return_types, _name, _return_type(_name, _fields))
 
@@ -497,6 +502,18 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """`(var(...), mean(...))` over the same dims."""
+    variance = var(input, dim, unbiased, keepdim, correction=correction)
+    return variance, mean(input, dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """`(std(...), mean(...))` over the same dims."""
+    deviation = std(input, dim, unbiased, keepdim, correction=correction)
+    return deviation, mean(input, dim, keepdim)
 
 
 # ----------------------------------------------------------------------------- max / min

@@ -1022,4 +1022,29 @@ ROWS: list[OpCase] = [
     ),
     OpCase("hardshrink", lambda torch, x: F(torch).hardshrink(x, 0.3)),
     OpCase("softshrink", lambda torch, x: F(torch).softshrink(x, 0.3)),
+    OpCase(
+        "linalg.solve_triangular",
+        lambda torch, a, b: torch.linalg.solve_triangular(a.triu(), b, upper=True),
+        inputs=(M, S),
+        domain=("wellcond", "normal"),
+    ),
+    OpCase("linalg.lu_factor_ex", lambda torch, a: torch.linalg.lu_factor(a), inputs=(M,)),
+    OpCase(
+        "linalg.lu_solve",
+        lambda torch, a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b, adjoint=True),
+        inputs=(M, S),
+        domain=("wellcond", "normal"),
+    ),
+    OpCase(
+        "linalg.lstsq",
+        lambda torch, a, b: torch.linalg.lstsq(a.mT, b).solution,
+        inputs=(S, (4, 2)),
+    ),
+    OpCase("cdist", lambda torch, a, b: torch.cdist(a, b, 3), inputs=(S, (2, 4))),
+    OpCase("block_diag", lambda torch, a, b: torch.block_diag(a, b), inputs=(S, V)),
+    OpCase(
+        "searchsorted",
+        lambda torch, s, v: torch.searchsorted(s.sort().values, v),
+        inputs=(S, S),
+    ),
 ]

@@ -110,6 +110,33 @@ FORWARD = {
     "qr_complete": lambda t: t.linalg.qr(t.tensor([[1.0, 2], [3, 4], [5, 6]]), mode="complete"),
     "pinverse": lambda t: t.tensor([[1.0, 2], [2, 4], [0, 0]]).pinverse(1e-3),
     "dist_inf": lambda t: t.dist(t.tensor([1.0, 5]), t.tensor([[0.0], [2]]), INF),
+    "searchsorted_batched": lambda t: t.searchsorted(
+        t.tensor([[1.0, 3, 5], [0, 2, 4]]), t.tensor([[0.0, 3], [4, 5]]), side="right"
+    ),
+    "searchsorted_number": lambda t: t.searchsorted(t.tensor([1.0, 3, 5]), 3, out_int32=True),
+    "searchsorted_sorter": lambda t: t.searchsorted(
+        t.tensor([5.0, 1, 3]), t.tensor([2.0, 3]), sorter=t.tensor([1, 2, 0])
+    ),
+    "bucketize": lambda t: t.bucketize(t.tensor([[0, 3], [6, 1]]), t.tensor([1, 3, 5])),
+    "bucketize_right": lambda t: t.bucketize(
+        t.tensor([0.0, 3, 6]), t.tensor([1.0, 3, 5]), right=True
+    ),
+    "block_diag_mixed": lambda t: t.block_diag(
+        t.tensor(1.0), t.ones(2), t.ones(2, 2, dtype=t.int64)
+    ),
+    "block_diag_none": lambda t: t.block_diag(),
+    "cartesian_prod": lambda t: t.cartesian_prod(t.tensor([1, 2]), t.tensor([3, 4, 5])),
+    "std_mean": lambda t: t.std_mean(t.tensor(SLICES, dtype=t.float32), 1, keepdim=True),
+    "var_mean": lambda t: t.var_mean(t.tensor(SLICES, dtype=t.float32), correction=0),
+    "matrix_rank": lambda t: t.linalg.matrix_rank(t.tensor([[1.0, 2], [2, 4], [0, 1]])),
+    "matrix_rank_tol": lambda t: t.linalg.matrix_rank(t.tensor([[3.0, 0], [0, 0.1]]), atol=0.5),
+    "multi_dot_vectors": lambda t: t.linalg.multi_dot(
+        [t.ones(3), t.tensor([[1.0, 2], [3, 4], [5, 6]]), t.ones(2)]
+    ),
+    "vecdot": lambda t: t.linalg.vecdot(t.tensor([[1.0, 2], [3, 4]]), t.tensor([1.0, -1])),
+    "lstsq_rank_deficient": lambda t: t.linalg.lstsq(t.ones(3, 2), t.ones(3, 1)),
+    "lu_factor_ex_singular": lambda t: t.linalg.lu_factor_ex(t.tensor([[1.0, 2], [2, 4]])),
+    "cdist_same": lambda t: t.cdist(t.tensor([[0.0, 1], [2, 2]]), t.tensor([[0.0, 1]]), 0),
 }
 
 
@@ -204,6 +231,21 @@ ERRORS = [
     lambda t: t.renorm(t.ones(3, 4), 0, 0, 1),
     lambda t: t.ones(3, 4).renorm(2, 0, -1),
     lambda t: t.renorm(t.ones(3, 4), 2, 5, 1),
+    lambda t: t.searchsorted(t.tensor([[1.0, 3, 5]]), t.tensor([[0.0, 3, 6], [1, 1, 1]])),
+    lambda t: t.searchsorted(t.tensor([1.0, 3]), t.tensor([1.0]), side="middle"),
+    lambda t: t.bucketize(t.tensor([3]), t.tensor([[1.0, 3, 5]])),
+    lambda t: t.block_diag(t.ones(2, 2, 2)),
+    lambda t: t.cartesian_prod(t.ones(2, 2)),
+    lambda t: t.cartesian_prod(t.ones(2), t.ones(2, dtype=t.int64)),
+    lambda t: t.cdist(t.ones(3), t.ones(2, 3)),
+    lambda t: t.cdist(t.ones(3, 4), t.ones(2, 3)),
+    lambda t: t.cdist(t.ones(3, 2), t.ones(2, 2), p=-1),
+    lambda t: t.cdist(t.ones(3, 2, dtype=t.int64), t.ones(2, 2, dtype=t.int64)),
+    lambda t: t.linalg.lu_factor(t.tensor([[1.0, 2], [2, 4]])),
+    lambda t: t.linalg.lu_solve(*t.linalg.lu_factor(t.eye(3)), t.ones(3)),
+    lambda t: t.linalg.solve_triangular(t.eye(3), t.ones(2, 2), upper=True),
+    lambda t: t.linalg.lstsq(t.ones(3, 2), t.ones(2, 1)),
+    lambda t: t.linalg.multi_dot([t.ones(3)]),
 ]
 
 

@@ -1,0 +1,199 @@
+"""Linear solvers of torch.linalg beyond `solve`: solve_triangular, lu_factor/lu_factor_ex,
+lu_solve, lstsq; and matrix_rank, multi_dot and vecdot, composed from other ops.
+
+The solvers are pure JAX functions (lax.linalg's triangular solve and LU, jnp.linalg.lstsq)
+differentiated by jax.vjp. LU pivots are 1-based int32, as LAPACK's and PyTorch's.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .._pure.op import register
+from .._pure.shapes import broadcast_shapes
+from .._state.tensor import Tensor
+from .._tape.args import check_same_dtype, tensor_arg
+from .._tape.record import apply
+from .decomposition import _check_matrix, linalg_svdvals
+from .linalg import _check_square, _raise_if_singular, _zero_pivot, matmul
+from .reduce import return_types, sum
+
+__all__: list[str] = []  # all torch.linalg functions: re-exported by autograd_compat/linalg.py
+
+
+def _broadcast_batches(a, b):
+    """`a` and `b` (matrices) broadcast to their common batch shape."""
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return jnp.broadcast_to(a, batch + a.shape[-2:]), jnp.broadcast_to(b, batch + b.shape[-2:])
+
+
+def _solve_triangular(a, b, *, upper, left, unitriangular):
+    a, b = _broadcast_batches(a, b)
+    return lax.linalg.triangular_solve(
+        a, b, left_side=left, lower=not upper, unit_diagonal=unitriangular
+    )
+
+
+_SOLVE_TRIANGULAR = register(
+    "linalg.solve_triangular", _solve_triangular, node="LinalgSolveTriangularBackward0"
+)
+
+
+def _check_rhs(fname: str, A: Tensor, B: Tensor, left: bool) -> None:
+    """B: a batch of matrices of A's dtype whose rows (columns when not `left`) match A."""
+    tensor_arg(B, fname.split(".")[-1], "B", 2)
+    if B.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor B must have at least 2 dimensions.")
+    check_same_dtype(
+        A,
+        B,
+        f"{fname}: Expected A and B to have the same dtype, but found A of type {{a}} and B of "
+        "type {b} instead",
+    )
+    n, rows = A.shape[-1], B.shape[-2] if left else B.shape[-1]
+    if rows != n:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fname}: Incompatible shapes of A and B for the equation {equation} "
+            f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+
+
+def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False):
+    """The solution X of AX = B (XA = B when not `left`) for triangular A (`upper` or lower;
+    its diagonal taken as ones when `unitriangular`)."""
+    _check_square("linalg.solve_triangular", A)
+    _check_rhs("linalg.solve_triangular", A, B, left)
+    return apply(
+        _SOLVE_TRIANGULAR,
+        A,
+        B,
+        upper=bool(upper),
+        left=bool(left),
+        unitriangular=bool(unitriangular),
+    )
+
+
+def _lu_factor_ex(a):
+    lu, pivots, _ = lax.linalg.lu(a)
+    return lu, pivots + 1, _zero_pivot(lu)
+
+
+_LU_FACTOR = register("linalg.lu_factor_ex", _lu_factor_ex, node="LinalgLuFactorExBackward0")
+
+
+def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False):
+    """`(LU, pivots, info)`: the partially pivoted LU factorization (L below the diagonal,
+    unit diagonal implied, U on and above), 1-based int32 pivots, and per matrix 0 or the
+    1-based position of U's first zero on the diagonal."""
+    _check_matrix("linalg.lu_factor_ex", A)
+    if not pivot:
+        raise NotImplementedError("linalg.lu_factor_ex: pivot=False is only supported on CUDA")
+    lu, pivots, info = apply(_LU_FACTOR, A)
+    if check_errors:
+        _raise_if_singular(info, _zero_pivot_message("linalg.lu_factor_ex"))
+    return return_types.linalg_lu_factor_ex(lu, pivots, info)
+
+
+def _zero_pivot_message(fname: str):
+    def message(batch, element):
+        prefix = f"(Batch element {batch}): " if batch is not None else ""
+        return (
+            f"torch.{fname}: {prefix}U[{element},{element}] is zero and using it on lu_solve "
+            "would result in a division by zero. If you still want to perform the "
+            "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+
+    return message
+
+
+def lu_factor(A, *, pivot: bool = True):
+    """`(LU, pivots)` of `lu_factor_ex`; a LinAlgError (checked eagerly) for a singular A."""
+    lu, pivots, info = lu_factor_ex(A, pivot=pivot)
+    _raise_if_singular(info, _zero_pivot_message("linalg.lu_factor"), RuntimeError)
+    return return_types.linalg_lu_factor(lu, pivots)
+
+
+def _lu_solve(lu, pivots, b, *, left, adjoint):
+    """X with AX = B (XA = B when not `left`; A^H in place of A when `adjoint`) from A's LU."""
+    if not left:  # X A = B  <=>  A^H X^H = B^H
+        b, adjoint = jnp.conj(jnp.swapaxes(b, -1, -2)), not adjoint
+    lu_b, b = _broadcast_batches(lu, b)
+    pivots = jnp.broadcast_to(pivots, lu_b.shape[:-1])
+    trans = (2 if jnp.iscomplexobj(lu) else 1) if adjoint else 0
+    x = jax.scipy.linalg.lu_solve((lu_b, pivots - 1), b, trans=trans)
+    return jnp.conj(jnp.swapaxes(x, -1, -2)) if not left else x
+
+
+_LU_SOLVE = register(
+    "linalg.lu_solve", _lu_solve, node="LinalgLuSolveBackward0", shown_inputs=(0, 2)
+)
+
+
+def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False):
+    """The solution of AX = B (XA = B when not `left`, A^H for A when `adjoint`) given A's
+    `lu_factor` result."""
+    _check_square("linalg.lu_solve", LU, "LU")
+    tensor_arg(pivots, "lu_solve", "pivots", 2)
+    _check_rhs("linalg.lu_solve", LU, B, left)
+    return apply(_LU_SOLVE, LU, pivots, B, left=bool(left), adjoint=bool(adjoint))
+
+
+def _lstsq(a, b, *, rcond):
+    solution, _, rank, _ = jnp.linalg.lstsq(a, b, rcond=rcond)
+    return solution, lax.stop_gradient(rank).astype(jnp.int64)
+
+
+_LSTSQ = register("linalg.lstsq", _lstsq, node="LinalgLstsqBackward0")
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """`(solution, residuals, rank, singular_values)`: the least-squares (minimum-norm for a
+    rank-deficient A) solution of AX = B, as PyTorch's default CPU driver "gelsy" (residuals
+    and singular values empty). Single matrices only (no batch)."""
+    _check_matrix("linalg.lstsq", A)
+    tensor_arg(B, "lstsq", "B", 2)
+    if driver not in (None, "gelsy"):
+        raise NotImplementedError(
+            f"linalg.lstsq: driver {driver!r} is not supported by autograd_compat; use "
+            "driver=None (PyTorch's default, 'gelsy')"
+        )
+    if A.ndim != 2 or B.ndim not in (1, 2):
+        raise NotImplementedError("linalg.lstsq: batches of matrices are not supported yet")
+    if B.shape[0] != A.shape[0]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    solution, rank = apply(_LSTSQ, A, B, rcond=None if rcond is None else float(rcond))
+    empty = Tensor._wrap(jnp.zeros((0,), A._value.dtype))
+    return return_types.linalg_lstsq(solution, empty, rank, empty)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False):
+    """The number of singular values above max(atol, rtol * largest) (rtol defaulting to
+    eps * max(m, n) when neither is given), an int64 tensor per matrix."""
+    values = linalg_svdvals(A).detach()
+    if rtol is None:
+        rtol = 0.0 if atol is not None else float(np.finfo(A._value.dtype).eps) * max(A.shape[-2:])
+    largest = values.amax(-1, keepdim=True) if values.shape[-1] else values.sum(-1, keepdim=True)
+    cutoff = (largest * rtol).clamp_min(0.0 if atol is None else float(atol))
+    return sum(values > cutoff, -1)
+
+
+def multi_dot(tensors):
+    """The product of the matrices in `tensors`, a first 1-D one a row and a last a column."""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = matmul(out, t)
+    return out
+
+
+def vecdot(x, y, *, dim: int = -1):
+    """The dot product along `dim` (x conjugated), broadcasting the other dims."""
+    tensor_arg(x, "vecdot", "x")
+    tensor_arg(y, "vecdot", "y", 2)
+    return sum(x.conj() * y, dim)
