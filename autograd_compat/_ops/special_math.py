@@ -1,6 +1,7 @@
 """Floating-point representation, number theory and special functions: angle, signbit,
-isposinf/isneginf/isreal, gcd/lcm, ldexp/frexp/nextafter, i0, polygamma, mvlgamma and
-igamma/igammac.
+isposinf/isneginf/isreal, gcd/lcm, ldexp/frexp/nextafter, i0, polygamma, mvlgamma,
+igamma/igammac, and torch.special's ndtr/ndtri/log_ndtr, i0e/i1/i1e, erfcx, entr, xlog1py and
+zeta (their torch.special names are bound in autograd_compat/special.py).
 
 Each op is one pure JAX function (jax.numpy's or jax.scipy.special's). Where PyTorch has no
 derivative (gcd, lcm, nextafter, the predicates) the op is registered non-differentiable; where
@@ -164,6 +165,16 @@ def frexp(input):
 
 # ----------------------------------------------------------------------------- special functions
 i0 = _float_unary("i0", "I0Backward0", _special.i0)
+special_ndtr = _float_unary("special.ndtr", "MulBackward1", _special.ndtr)
+special_ndtri = _float_unary("special.ndtri", "SpecialNdtriBackward0", _special.ndtri)
+special_log_ndtr = _float_unary("special.log_ndtr", "SpecialLogNdtrBackward0", _special.log_ndtr)
+special_i0e = _float_unary("special.i0e", "SpecialI0EBackward0", _special.i0e)
+special_i1 = _float_unary("special.i1", "SpecialI1Backward0", _special.i1)
+special_i1e = _float_unary("special.i1e", "SpecialI1EBackward0", _special.i1e)
+special_erfcx = _float_unary("special.erfcx", "SpecialErfcxBackward0", _special.erfcx)
+special_entr = _float_unary("special.entr", "SpecialEntrBackward0", _special.entr)
+special_xlog1py = _float_binary("special.xlog1py", "SpecialXlog1PyBackward0", _special.xlog1py)
+special_zeta = _float_binary("special.zeta", "SpecialZetaBackward0", _special.zeta)
 
 
 def _polygamma(x, *, n, dtype):

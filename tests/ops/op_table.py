@@ -1047,4 +1047,26 @@ ROWS: list[OpCase] = [
         lambda torch, s, v: torch.searchsorted(s.sort().values, v),
         inputs=(S, S),
     ),
+    OpCase("special.ndtr", lambda torch, x: torch.special.ndtr(x)),
+    OpCase("special.ndtri", lambda torch, p: torch.special.ndtri(p), domain="prob"),
+    OpCase("special.log_ndtr", lambda torch, x: torch.special.log_ndtr(x)),
+    OpCase("special.i0e", lambda torch, x: torch.special.i0e(x)),
+    OpCase("special.i1", lambda torch, x: torch.special.i1(x)),
+    OpCase("special.i1e", lambda torch, x: torch.special.i1e(x)),
+    OpCase("special.erfcx", lambda torch, x: torch.special.erfcx(x)),
+    OpCase("special.entr", lambda torch, x: torch.special.entr(x), domain="pos"),
+    OpCase(
+        "special.xlog1py",
+        lambda torch, x, y: torch.special.xlog1py(x, y),
+        inputs=(S, S),
+        domain=("normal", "pos"),
+    ),
+    # PyTorch has no derivative of zeta
+    OpCase(
+        "special.zeta",
+        lambda torch, x, q: torch.special.zeta(x, q),
+        inputs=(S, S),
+        domain=("gt1", "pos"),
+        grad=False,
+    ),
 ]
