@@ -58,6 +58,7 @@ from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
 from ._ops.sampling import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
+from ._ops.solvers import *  # noqa: F403
 from ._ops.special_math import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
 from ._state.random import (

@@ -19,25 +19,38 @@ from ._ops.decomposition import linalg_slogdet as slogdet
 from ._ops.decomposition import linalg_svd as svd
 from ._ops.decomposition import linalg_svdvals as svdvals
 from ._ops.decomposition import matrix_exp
-from ._ops.linalg import LinAlgError
+from ._ops.linalg import LinAlgError, matmul
 from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
 from ._ops.linalg import linalg_solve as solve
 from ._ops.reduce import matrix_norm, vector_norm
 from ._ops.solvers import (
+    inv_ex,
     lstsq,
     lu_factor,
     lu_factor_ex,
     lu_solve,
     matrix_rank,
     multi_dot,
+    solve_ex,
     solve_triangular,
     vecdot,
 )
+from ._ops.solvers import linalg_cross as cross
+from ._ops.solvers import linalg_diagonal as diagonal
+from ._ops.solvers import linalg_matrix_power as matrix_power
+from ._ops.solvers import linalg_vander as vander
 from ._tape.args import tensor_arg
 
 __all__ = [
     "LinAlgError",
+    "solve_ex",
+    "inv_ex",
+    "matmul",
+    "vander",
+    "matrix_power",
+    "diagonal",
+    "cross",
     "vecdot",
     "solve_triangular",
     "multi_dot",

@@ -611,19 +611,24 @@ def _raise_if_singular(info: Tensor, message, error: type[Exception] = LinAlgErr
         raise error(message(batch, int(array.reshape(-1)[bad[0]])))
 
 
-def linalg_inv(A):
-    """The inverse of each square matrix; LinAlgError if one is singular (checked eagerly)."""
-    _check_square("linalg.inv", A)
-    inverse, info = apply(_INV, A)
+def inverse_message(fname: str):
+    """PyTorch's text for a singular input of `fname` (linalg.inv, linalg.inv_ex)."""
 
     def message(batch, element):
         prefix = f"(Batch element {batch}): " if batch is not None else ""
         return (
-            f"linalg.inv: {prefix}The diagonal element {element} is zero, the inversion could "
+            f"{fname}: {prefix}The diagonal element {element} is zero, the inversion could "
             "not be completed because the input matrix is singular."
         )
 
-    _raise_if_singular(info, message)
+    return message
+
+
+def linalg_inv(A):
+    """The inverse of each square matrix; LinAlgError if one is singular (checked eagerly)."""
+    _check_square("linalg.inv", A)
+    inverse, info = apply(_INV, A)
+    _raise_if_singular(info, inverse_message("linalg.inv"))
     return inverse
 
 
@@ -635,6 +640,19 @@ def linalg_det(A):
 
 def linalg_solve(A, B, *, left: bool = True):
     """The solution X of AX = B (or XA = B); B may be a vector or a batch of vectors."""
+    x, info = solve_with_info(A, B, left)
+    _raise_if_singular(info, lambda batch, element: singular_solve("linalg.solve"))
+    return x
+
+
+def singular_solve(fname: str) -> str:
+    """PyTorch's text for a singular matrix in `fname` (linalg.solve, linalg.solve_ex)."""
+    return f"torch.{fname}: The solver failed because the input matrix is singular."
+
+
+def solve_with_info(A, B, left: bool) -> tuple:
+    """(X, info) of linalg.solve's equation, its arguments checked; info > 0 marks a singular
+    matrix."""
     _check_square("linalg.solve", A)
     tensor_arg(B, "solve", "B", 2)
     if A.dtype is not B.dtype:
@@ -661,14 +679,7 @@ def linalg_solve(A, B, *, left: bool = True):
         )
     batch_b = B.shape[:-1] if vector else B.shape[:-2]
     broadcast_shapes(tuple(A.shape[:-2]), tuple(batch_b))
-    x, info = apply(_SOLVE, A, B, vector=vector, left=bool(left))
-    _raise_if_singular(
-        info,
-        lambda batch, element: (
-            "torch.linalg.solve: The solver failed because the input matrix is singular."
-        ),
-    )
-    return x
+    return apply(_SOLVE, A, B, vector=vector, left=bool(left))
 
 
 def det(input):

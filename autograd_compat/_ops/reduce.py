@@ -360,6 +360,8 @@ for _name, _fields in (
     ("linalg_lu_factor", ("LU", "pivots")),
     ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
     ("linalg_lstsq", ("solution", "residuals", "rank", "singular_values")),
+    ("linalg_inv_ex", ("inverse", "info")),
+    ("linalg_solve_ex", ("result", "info")),
 ):
     setattr(return_types, _name, _return_type(_name, _fields))
 

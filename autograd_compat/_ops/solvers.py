@@ -1,5 +1,6 @@
 """Linear solvers of torch.linalg beyond `solve`: solve_triangular, lu_factor/lu_factor_ex,
-lu_solve, lstsq; and matrix_rank, multi_dot and vecdot, composed from other ops.
+lu_solve, lstsq, inv_ex/solve_ex; and matrix_rank, multi_dot, vecdot, vander and the
+torch.linalg spellings of matmul, matrix_power, cross and diagonal, composed from other ops.
 
 The solvers are pure JAX functions (lax.linalg's triangular solve and LU, jnp.linalg.lstsq)
 differentiated by jax.vjp. LU pivots are 1-based int32, as LAPACK's and PyTorch's.
@@ -12,16 +13,30 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._pure import dtypes as _dtypes
 from .._pure.op import register
 from .._pure.shapes import broadcast_shapes
 from .._state.tensor import Tensor
 from .._tape.args import check_same_dtype, tensor_arg
 from .._tape.record import apply
 from .decomposition import _check_matrix, linalg_svdvals
-from .linalg import _check_square, _raise_if_singular, _zero_pivot, matmul
+from .factories import ones_like
+from .linalg import (
+    _INV,
+    _check_square,
+    _raise_if_singular,
+    _zero_pivot,
+    cross,
+    inverse_message,
+    matmul,
+    matrix_power,
+    singular_solve,
+    solve_with_info,
+)
 from .reduce import return_types, sum
+from .shape import cat
 
-__all__: list[str] = []  # all torch.linalg functions: re-exported by autograd_compat/linalg.py
+__all__ = ["vander"]  # the rest are torch.linalg functions (autograd_compat/linalg.py)
 
 
 def _broadcast_batches(a, b):
@@ -197,3 +212,78 @@ def vecdot(x, y, *, dim: int = -1):
     tensor_arg(x, "vecdot", "x")
     tensor_arg(y, "vecdot", "y", 2)
     return sum(x.conj() * y, dim)
+
+
+def inv_ex(A, *, check_errors: bool = False):
+    """`(inverse, info)`: info per matrix 0, or > 0 for a singular one (raising LinAlgError
+    instead when `check_errors`)."""
+    _check_square("linalg.inv_ex", A)
+    inverse, info = apply(_INV, A)
+    if check_errors:
+        _raise_if_singular(info, inverse_message("linalg.inv_ex"))
+    return return_types.linalg_inv_ex(inverse, info)
+
+
+def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
+    """`(result, info)` of linalg.solve's equation; info > 0 marks a singular matrix (a
+    LinAlgError when `check_errors`)."""
+    x, info = solve_with_info(A, B, left)
+    if check_errors:
+        _raise_if_singular(info, lambda batch, element: singular_solve("linalg.solve_ex"))
+    return return_types.linalg_solve_ex(x, info)
+
+
+def linalg_cross(input, other, *, dim: int = -1):
+    """The cross product of 3-vectors along `dim` (default the last); inputs of the same
+    number of dims broadcast."""
+    tensor_arg(input, "linalg_cross")
+    tensor_arg(other, "linalg_cross", "other", 2)
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    if tuple(input.shape) != shape:
+        input = input.expand(shape)
+    if tuple(other.shape) != shape:
+        other = other.expand(shape)
+    return cross(input, other, dim)
+
+
+def linalg_diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1):
+    """The diagonal of each matrix (a view), the last two dims by default."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def linalg_matrix_power(A, n: int):
+    """A to the integer power `n` (negative: of the inverse)."""
+    return matrix_power(A, n)
+
+
+def _vander_input(x):
+    """`x` with integral and bool inputs widened to int64, as PyTorch's vander does."""
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        return x
+    return x.to(_dtypes.int64)
+
+
+def linalg_vander(x, *, N=None):
+    """The Vandermonde matrix of increasing powers x**0 .. x**(N-1) along a new last dim."""
+    tensor_arg(x, "vander", "x")
+    n = (x.shape[-1] if x.ndim else 0) if N is None else int(N)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    x = _vander_input(x).unsqueeze(-1)
+    return cat([ones_like(x), x.expand(*x.shape[:-1], n - 1).cumprod(-1)], -1)
+
+
+def vander(x, N=None, increasing: bool = False):
+    """`torch.vander`: the powers of the 1-D `x`, decreasing unless `increasing`."""
+    tensor_arg(x, "vander", "x")
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    if N is not None and N < 0:
+        raise RuntimeError("N must be non-negative.")
+    n = x.shape[0] if N is None else int(N)
+    if n <= 1:
+        return ones_like(_vander_input(x)).unsqueeze(-1)[:, :n]
+    out = linalg_vander(x, N=n)
+    return out if increasing else out.flip(-1)

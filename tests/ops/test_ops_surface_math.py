@@ -136,6 +136,15 @@ FORWARD = {
     "vecdot": lambda t: t.linalg.vecdot(t.tensor([[1.0, 2], [3, 4]]), t.tensor([1.0, -1])),
     "lstsq_rank_deficient": lambda t: t.linalg.lstsq(t.ones(3, 2), t.ones(3, 1)),
     "lu_factor_ex_singular": lambda t: t.linalg.lu_factor_ex(t.tensor([[1.0, 2], [2, 4]])),
+    "inv_ex_singular": lambda t: t.linalg.inv_ex(t.tensor([[1.0, 2], [2, 4]])),
+    "solve_ex_vector": lambda t: t.linalg.solve_ex(t.tensor([[2.0, 1], [1, 3]]), t.ones(2)),
+    "linalg_cross": lambda t: t.linalg.cross(t.eye(3), t.ones(1, 3)),
+    "linalg_diagonal": lambda t: t.linalg.diagonal(t.arange(8.0).reshape(2, 2, 2), offset=1),
+    "linalg_matrix_power": lambda t: t.linalg.matrix_power(t.tensor([[2.0, 1], [1, 3]]), -2),
+    "linalg_vander": lambda t: t.linalg.vander(t.tensor([1, 2, 3], dtype=t.int32), N=4),
+    "vander": lambda t: t.vander(t.tensor([1.0, 2, 3])),
+    "vander_increasing": lambda t: t.vander(t.tensor([True, False]), 3, increasing=True),
+    "vander_small": lambda t: (t.vander(t.ones(3), N=0), t.vander(t.ones(3), N=1)),
     "cdist_same": lambda t: t.cdist(t.tensor([[0.0, 1], [2, 2]]), t.tensor([[0.0, 1]]), 0),
 }
 
@@ -246,6 +255,12 @@ ERRORS = [
     lambda t: t.linalg.solve_triangular(t.eye(3), t.ones(2, 2), upper=True),
     lambda t: t.linalg.lstsq(t.ones(3, 2), t.ones(2, 1)),
     lambda t: t.linalg.multi_dot([t.ones(3)]),
+    lambda t: t.linalg.inv_ex(t.tensor([[1.0, 2], [2, 4]]), check_errors=True),
+    lambda t: t.linalg.solve_ex(t.tensor([[1.0, 2], [2, 4]]), t.ones(2), check_errors=True),
+    lambda t: t.linalg.vander(t.tensor([1.0, 2]), N=1),
+    lambda t: t.vander(t.ones(2, 2)),
+    lambda t: t.vander(t.ones(2), N=-1),
+    lambda t: t.linalg.cross(t.eye(3), t.ones(3)),
 ]
 
 
