@@ -25,25 +25,31 @@ from ._ops.linalg import linalg_inv as inv
 from ._ops.linalg import linalg_solve as solve
 from ._ops.reduce import matrix_norm, vector_norm
 from ._ops.solvers import (
+    cond,
     inv_ex,
     lstsq,
     lu_factor,
     lu_factor_ex,
-    lu_solve,
     matrix_rank,
     multi_dot,
     solve_ex,
     solve_triangular,
+    tensorinv,
+    tensorsolve,
     vecdot,
 )
 from ._ops.solvers import linalg_cross as cross
 from ._ops.solvers import linalg_diagonal as diagonal
+from ._ops.solvers import linalg_lu_solve as lu_solve
 from ._ops.solvers import linalg_matrix_power as matrix_power
 from ._ops.solvers import linalg_vander as vander
 from ._tape.args import tensor_arg
 
 __all__ = [
     "LinAlgError",
+    "tensorsolve",
+    "tensorinv",
+    "cond",
     "solve_ex",
     "inv_ex",
     "matmul",

@@ -25,6 +25,7 @@ from . import (
     random,
     reduce,
     shape,
+    solvers,
     special_math,
     unary,
 )
@@ -515,6 +516,9 @@ class TensorMethods:
     hardshrink = activation.hardshrink
     prelu = activation.prelu
     bernoulli = random.bernoulli
+    lu = solvers.lu
+    lu_solve = solvers.lu_solve
+    triangular_solve = solvers.triangular_solve
     # ---- end surface-math ----
     # in-place operators: the in-place methods above
     __iadd__ = add_

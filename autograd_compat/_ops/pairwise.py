@@ -1,5 +1,5 @@
-"""Pairwise and block constructions: cdist (distances between two sets of row vectors),
-block_diag and cartesian_prod.
+"""Pairwise and block constructions and the trapezoid rule: cdist/pdist (distances between
+row vectors), block_diag, cartesian_prod, combinations, trapezoid/trapz/cumulative_trapezoid.
 
 cdist and block_diag are pure JAX functions (cdist's norm is reduce.py's `_vector_norm`, so
 its gradient at a zero distance is PyTorch's 0); cartesian_prod is composed of views and
@@ -8,21 +8,32 @@ its gradient at a zero distance is PyTorch's 0); cartesian_prod is composed of v
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import register
 from .._pure.shapes import broadcast_shapes
 from .._tape.args import check_same_dtype, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .factories import empty
+from .factories import empty, tensor, triu_indices
 from .reduce import _vector_norm, norm_order
 from .shape import stack
 
-__all__ = ["block_diag", "cartesian_prod", "cdist"]
+__all__ = [
+    "block_diag",
+    "cartesian_prod",
+    "cdist",
+    "combinations",
+    "cumulative_trapezoid",
+    "pdist",
+    "trapezoid",
+    "trapz",
+]
 
 
 def _cdist(x1, x2, p, *, ord):
@@ -105,3 +116,75 @@ def cartesian_prod(*tensors):
         shape = tuple(-1 if j == i else 1 for j in range(len(tensors)))
         columns.append(t.reshape(shape).expand(sizes).reshape(-1))
     return stack(columns, 1)
+
+
+def pdist(input, p: float = 2):
+    """The p-norm distances between the rows of the 2-D `input`, each pair i < j once, in
+    row-major order (the upper triangle of `cdist(input, input)`)."""
+    tensor_arg(input, "pdist")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    n = input.shape[0]
+    rows, cols = triu_indices(n, n, 1)
+    return cdist(input.index_select(0, rows), input.index_select(0, cols), p).diagonal()
+
+
+def combinations(input, r: int = 2, with_replacement: bool = False):
+    """All r-element combinations of the 1-D `input`'s elements, one per row (as
+    itertools.combinations, or combinations_with_replacement)."""
+    tensor_arg(input, "combinations")
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_empty((0,))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    chosen = np.asarray(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
+    index = tensor(chosen)
+    return stack([input.index_select(0, index[:, i]) for i in range(r)], 1)
+
+
+def _trapezoid_terms(y, x, dx, dim: int, fname: str):
+    """The areas of the trapezoids along `dim`: (y[i] + y[i+1]) / 2 times the spacing."""
+    tensor_arg(y, fname, "y")
+    if x is not None and dx is not None:
+        raise TypeError(
+            f"{fname}() received an invalid combination of arguments - got (Tensor, Tensor, "
+            f"dx={type(dx).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim "
+            "= -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n"
+        )
+    n = y.shape[dim]
+    if n == 0:
+        return None
+    heights = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) / 2
+    if x is None:
+        return heights * (1 if dx is None else dx)
+    if x.ndim == 1:
+        spacing = x[1:] - x[:-1]
+        shape = [1] * y.ndim
+        shape[dim] = n - 1
+        return heights * spacing.reshape(shape)
+    return heights * x.diff(dim=dim)
+
+
+def trapezoid(y, x=None, *, dx=None, dim: int = -1):
+    """The trapezoid-rule integral of `y` along `dim`, at positions `x` or spacing `dx`
+    (default 1)."""
+    terms = _trapezoid_terms(y, x, dx, dim, "trapezoid")
+    if terms is None:
+        return y.sum(dim)
+    return terms.sum(dim)
+
+
+def trapz(y, x=None, *, dx=None, dim: int = -1):
+    """`trapezoid`'s older name."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim: int = -1):
+    """The running trapezoid-rule integral of `y` along `dim` (one element fewer)."""
+    terms = _trapezoid_terms(y, x, dx, dim, "cumulative_trapezoid")
+    if terms is None:
+        return y
+    return terms.cumsum(dim)

@@ -361,6 +361,9 @@ for _name, _fields in (
     ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
     ("linalg_lstsq", ("solution", "residuals", "rank", "singular_values")),
     ("linalg_inv_ex", ("inverse", "info")),
+    ("lu_unpack", ("P", "L", "U")),
+    ("_lu_with_info", ("LU", "pivots", "info")),
+    ("triangular_solve", ("solution", "cloned_coefficient")),
     ("linalg_solve_ex", ("result", "info")),
 ):
     setattr(return_types, _name, _return_type(_name, _fields))

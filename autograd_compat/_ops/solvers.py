@@ -8,6 +8,9 @@ differentiated by jax.vjp. LU pivots are 1-based int32, as LAPACK's and PyTorch'
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -20,7 +23,7 @@ from .._state.tensor import Tensor
 from .._tape.args import check_same_dtype, tensor_arg
 from .._tape.record import apply
 from .decomposition import _check_matrix, linalg_svdvals
-from .factories import ones_like
+from .factories import eye, ones_like
 from .linalg import (
     _INV,
     _check_square,
@@ -28,15 +31,18 @@ from .linalg import (
     _zero_pivot,
     cross,
     inverse_message,
+    linalg_inv,
+    linalg_solve,
     matmul,
     matrix_power,
     singular_solve,
     solve_with_info,
 )
-from .reduce import return_types, sum
+from .reduce import matrix_norm, return_types, sum
 from .shape import cat
 
-__all__ = ["vander"]  # the rest are torch.linalg functions (autograd_compat/linalg.py)
+# the rest are torch.linalg functions (autograd_compat/linalg.py)
+__all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve", "vander"]
 
 
 def _broadcast_batches(a, b):
@@ -149,7 +155,7 @@ _LU_SOLVE = register(
 )
 
 
-def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False):
+def linalg_lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False):
     """The solution of AX = B (XA = B when not `left`, A^H for A when `adjoint`) given A's
     `lu_factor` result."""
     _check_square("linalg.lu_solve", LU, "LU")
@@ -287,3 +293,105 @@ def vander(x, N=None, increasing: bool = False):
         return ones_like(_vander_input(x)).unsqueeze(-1)[:, :n]
     out = linalg_vander(x, N=n)
     return out if increasing else out.flip(-1)
+
+
+# ----------------------------------------------------------------------------- torch.* forms
+def _warn_replaced(text: str) -> None:
+    """The first line of PyTorch's deprecation warning of a torch.* solver."""
+    warnings.warn(text, UserWarning, stacklevel=3)
+
+
+def lu(A, pivot: bool = True, get_infos: bool = False):
+    """`torch.lu` (deprecated there): `(LU, pivots)` of `linalg.lu_factor`, with the infos
+    when `get_infos` (a singular A raises otherwise)."""
+    _warn_replaced(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release."
+    )
+    if get_infos:
+        return return_types._lu_with_info(*lu_factor_ex(A, pivot=pivot))
+    return tuple(lu_factor(A, pivot=pivot))
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """`torch.lu_solve(b, LU_data, LU_pivots)`: `linalg.lu_solve(LU_data, LU_pivots, b)`."""
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+def _permutation(pivots, *, m, dtype):
+    """The permutation matrix P with A = P L U, from 1-based LAPACK pivots."""
+    permutation = lax.linalg.lu_pivots_to_permutation(pivots - 1, m)
+    return jnp.swapaxes(jax.nn.one_hot(permutation, m, dtype=dtype), -1, -2)
+
+
+_PERMUTATION = register(
+    "lu_unpack.permutation", _permutation, node="LuUnpackBackward0", differentiable=False
+)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):
+    """`(P, L, U)` with A = P L U from `lu_factor`'s result (empty tensors for the parts not
+    unpacked)."""
+    tensor_arg(LU_data, "lu_unpack", "LU_data")
+    tensor_arg(LU_pivots, "lu_unpack", "LU_pivots", 2)
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    none = LU_data.new_empty((0,))
+    if unpack_data:
+        lower = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype)
+        upper = LU_data[..., :k, :].triu()
+    else:
+        lower = upper = none
+    if unpack_pivots:
+        p = apply(_PERMUTATION, LU_pivots, m=m, dtype=LU_data._value.dtype)
+    else:
+        p = none
+    return return_types.lu_unpack(p, lower, upper)
+
+
+def triangular_solve(b, A, upper: bool = True, transpose: bool = False, unitriangular=False):
+    """`torch.triangular_solve` (deprecated there): `(solution, cloned_coefficient)` with
+    solution X of AX = b (A^T X = b when `transpose`)."""
+    _warn_replaced(
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+        "and will be removed in a future PyTorch release."
+    )
+    coefficient = A.mT if transpose else A
+    solution = solve_triangular(
+        coefficient, b, upper=bool(upper) != bool(transpose), unitriangular=unitriangular
+    )
+    return return_types.triangular_solve(solution, A.clone())
+
+
+# ----------------------------------------------------------------------------- cond, tensor*
+def cond(A, p=None):
+    """The condition number of each matrix in the norm `p` (2 by default: the ratio of the
+    largest to the smallest singular value)."""
+    tensor_arg(A, "cond", "A")
+    if p is None or p in (2, -2):
+        values = linalg_svdvals(A)
+        ratio = values[..., 0] / values[..., -1]
+        return ratio if p != -2 else 1 / ratio
+    return matrix_norm(A, p) * matrix_norm(linalg_inv(A), p)
+
+
+def tensorinv(A, ind: int = 2):
+    """The tensor inverse: the inverse of A reshaped to a prod(shape[:ind]) square matrix,
+    shaped back to shape[ind:] + shape[:ind]."""
+    tensor_arg(A, "tensorinv", "A")
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    inverse = linalg_inv(A.reshape(math.prod(rows), math.prod(cols)))
+    return inverse.reshape(cols + rows)
+
+
+def tensorsolve(A, B, dims=None):
+    """X with tensordot(A, X, X.ndim) = B (`dims`: the dims of A moved to the end first)."""
+    tensor_arg(A, "tensorsolve", "A")
+    if dims is not None:
+        moved = [d % A.ndim for d in dims]
+        A = A.permute(*[d for d in range(A.ndim) if d not in moved], *moved)
+    solution_shape = tuple(A.shape[B.ndim :])
+    matrix = A.reshape(B.numel(), math.prod(solution_shape))
+    return linalg_solve(matrix, B.reshape(-1)).reshape(solution_shape)

@@ -145,6 +145,27 @@ FORWARD = {
     "vander": lambda t: t.vander(t.tensor([1.0, 2, 3])),
     "vander_increasing": lambda t: t.vander(t.tensor([True, False]), 3, increasing=True),
     "vander_small": lambda t: (t.vander(t.ones(3), N=0), t.vander(t.ones(3), N=1)),
+    "torch_lu": lambda t: t.lu(t.tensor([[2.0, 1], [4, 3]]), get_infos=True),
+    "lu_unpack_wide": lambda t: t.lu_unpack(
+        *t.linalg.lu_factor(t.tensor([[2.0, 1, 0], [4, 3, 1]]))
+    ),
+    "lu_unpack_parts": lambda t: t.lu_unpack(
+        *t.linalg.lu_factor(t.tensor([[2.0, 1], [4, 3]])), unpack_data=False
+    ),
+    "torch_lu_solve": lambda t: t.lu_solve(
+        t.ones(2, 1), *t.linalg.lu_factor(t.tensor([[2.0, 1], [4, 3]]))
+    ),
+    "triangular_solve": lambda t: t.ones(2, 1).triangular_solve(t.tensor([[2.0, 1], [0, 3]])),
+    "cond": lambda t: t.linalg.cond(t.tensor([[2.0, 1], [1, 3]]), "nuc"),
+    "tensorinv": lambda t: t.linalg.tensorinv(t.tensor([[2.0, 1], [1, 3]]).reshape(2, 1, 2), ind=2),
+    "tensorsolve": lambda t: t.linalg.tensorsolve(t.tensor([[2.0, 1], [1, 3]]), t.ones(2)),
+    "combinations": lambda t: t.combinations(t.tensor([1, 2, 3])),
+    "combinations_replacement": lambda t: t.combinations(t.tensor([1.0, 2]), 3, True),
+    "combinations_none": lambda t: t.combinations(t.tensor([1, 2, 3]), 0),
+    "pdist": lambda t: t.pdist(t.tensor([[0.0, 1], [2, 2], [3, 3]]), 0),
+    "trapezoid_int": lambda t: t.trapezoid(t.tensor([1, 2, 4])),
+    "trapezoid_x": lambda t: t.trapezoid(t.tensor([1.0, 2, 4]), t.tensor([0.0, 1, 3])),
+    "trapz_empty": lambda t: (t.trapz(t.ones(0)), t.cumulative_trapezoid(t.ones(2, 0))),
     "cdist_same": lambda t: t.cdist(t.tensor([[0.0, 1], [2, 2]]), t.tensor([[0.0, 1]]), 0),
 }
 
@@ -153,9 +174,10 @@ FORWARD = {
 def test_forward(name, real_torch):
     program = FORWARD[name]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # torch.cholesky/qr deprecation
+        warnings.simplefilter("ignore", UserWarning)  # torch.cholesky/qr/lu deprecation
         theirs = snap(program(real_torch))
-    assert_same(snap(program(ac)), theirs)
+        ours = snap(program(ac))
+    assert_same(ours, theirs)
 
 
 def test_torch_svd_returns_v(real_torch):
@@ -261,6 +283,10 @@ ERRORS = [
     lambda t: t.vander(t.ones(2, 2)),
     lambda t: t.vander(t.ones(2), N=-1),
     lambda t: t.linalg.cross(t.eye(3), t.ones(3)),
+    lambda t: t.combinations(t.ones(2, 2)),
+    lambda t: t.combinations(t.ones(2), -1),
+    lambda t: t.pdist(t.ones(3)),
+    lambda t: t.trapezoid(t.ones(3), t.ones(3), dx=1.0),
 ]
 
 
