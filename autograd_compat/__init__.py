@@ -62,13 +62,18 @@ from ._state.modes import *  # noqa: F403  (the grad-mode switches)
 from ._interop import to_jax
 from ._ops.comparison import *  # noqa: F403  (each op module lists its public names)
 from ._ops.convert import *  # noqa: F403
+from ._ops.counting import *  # noqa: F403
+from ._ops.decomposition import *  # noqa: F403
 from ._ops.elementwise import *  # noqa: F403
 from ._ops.index import *  # noqa: F403
 from ._ops.linalg import *  # noqa: F403
+from ._ops.pairwise import *  # noqa: F403
 from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
 from ._ops.sampling import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403
+from ._ops.solvers import *  # noqa: F403
+from ._ops.special_math import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
 from ._ops.pieces import *  # noqa: F403
 from ._ops.scatters import *  # noqa: F403
@@ -102,6 +107,7 @@ from ._state.modes import (
 )
 from ._pure.shapes import Size
 from ._state.tensor import Tensor, is_tensor
+from ._ops.nn.activation import hardshrink, prelu
 from ._ops.nn.activation import tensor_log_softmax as log_softmax
 from ._ops.nn.activation import tensor_softmax as softmax
 from .autograd.anomaly_mode import (

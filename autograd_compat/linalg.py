@@ -1,5 +1,6 @@
-"""torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, cholesky, solve_triangular,
-and LinAlgError.
+"""torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, the decompositions (svd,
+svdvals, qr, eigh, eigvalsh, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, the solvers
+(solve_triangular, lu_factor, lu_solve, lstsq), matrix_rank, multi_dot, vecdot, and LinAlgError.
 
 Each function is one op of the library (a pure JAX function differentiated by jax.vjp).
 Singular matrices raise `LinAlgError` as in PyTorch; that check reads the factorization's
@@ -8,24 +9,77 @@ result, so it runs on concrete values only (under a jax trace the result is inf/
 
 from __future__ import annotations
 
-from ._ops.linalg import LinAlgError
-from ._ops.linalg import linalg_cholesky as cholesky
+from ._ops.decomposition import linalg_cholesky as cholesky
+from ._ops.decomposition import linalg_cholesky_ex as cholesky_ex
+from ._ops.decomposition import linalg_eigh as eigh
+from ._ops.decomposition import linalg_eigvalsh as eigvalsh
+from ._ops.decomposition import linalg_pinv as pinv
+from ._ops.decomposition import linalg_qr as qr
+from ._ops.decomposition import linalg_slogdet as slogdet
+from ._ops.decomposition import linalg_svd as svd
+from ._ops.decomposition import linalg_svdvals as svdvals
+from ._ops.decomposition import matrix_exp
+from ._ops.linalg import LinAlgError, matmul
 from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
 from ._ops.linalg import linalg_solve as solve
-from ._ops.linalg import linalg_solve_triangular as solve_triangular
 from ._ops.reduce import matrix_norm, vector_norm
+from ._ops.solvers import (
+    cond,
+    inv_ex,
+    lstsq,
+    lu_factor,
+    lu_factor_ex,
+    matrix_rank,
+    multi_dot,
+    solve_ex,
+    solve_triangular,
+    tensorinv,
+    tensorsolve,
+    vecdot,
+)
+from ._ops.solvers import linalg_cross as cross
+from ._ops.solvers import linalg_diagonal as diagonal
+from ._ops.solvers import linalg_lu_solve as lu_solve
+from ._ops.solvers import linalg_matrix_power as matrix_power
+from ._ops.solvers import linalg_vander as vander
 from ._tape.args import tensor_arg
 
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cholesky_ex",
+    "cond",
+    "cross",
     "det",
+    "diagonal",
+    "eigh",
+    "eigvalsh",
     "inv",
+    "inv_ex",
+    "lstsq",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "matmul",
+    "matrix_exp",
     "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
     "norm",
+    "pinv",
+    "qr",
+    "slogdet",
     "solve",
+    "solve_ex",
     "solve_triangular",
+    "svd",
+    "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
     "vector_norm",
 ]
 

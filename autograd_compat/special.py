@@ -6,12 +6,36 @@ from __future__ import annotations
 
 from ._ops.elementwise import xlogy
 from ._ops.reduce import logsumexp
+from ._ops.special_math import i0, polygamma
+from ._ops.special_math import igamma as gammainc
+from ._ops.special_math import igammac as gammaincc
+from ._ops.special_math import mvlgamma as _mvlgamma
+from ._ops.special_math import special_entr as entr
+from ._ops.special_math import special_erfcx as erfcx
+from ._ops.special_math import special_i0e as i0e
+from ._ops.special_math import special_i1 as i1
+from ._ops.special_math import special_i1e as i1e
+from ._ops.special_math import special_log_ndtr as log_ndtr
+from ._ops.special_math import special_ndtr as ndtr
+from ._ops.special_math import special_ndtri as ndtri
+from ._ops.special_math import special_xlog1py as xlog1py
+from ._ops.special_math import special_zeta as zeta
 from ._ops.unary import digamma, erf, erfc, erfinv, exp2, expm1, log1p, logit, sinc
 from ._ops.unary import lgamma as gammaln
 from ._ops.unary import sigmoid as expit
 from .nn import functional as _F
 
 __all__ = [
+    "entr",
+    "erfcx",
+    "i0e",
+    "i1",
+    "i1e",
+    "log_ndtr",
+    "ndtr",
+    "ndtri",
+    "xlog1py",
+    "zeta",
     "digamma",
     "erf",
     "erfc",
@@ -19,11 +43,16 @@ __all__ = [
     "exp2",
     "expit",
     "expm1",
+    "gammainc",
+    "gammaincc",
     "gammaln",
+    "i0",
     "log1p",
     "log_softmax",
     "logit",
     "logsumexp",
+    "multigammaln",
+    "polygamma",
     "psi",
     "sinc",
     "softmax",
@@ -31,6 +60,11 @@ __all__ = [
 ]
 
 psi = digamma
+
+
+def multigammaln(input, p: int):
+    """The multivariate log-gamma function of dimension `p` (`torch.mvlgamma`)."""
+    return _mvlgamma(input, p)
 
 
 def softmax(input, dim, *, dtype=None):

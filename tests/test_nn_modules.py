@@ -172,6 +172,7 @@ def test_activations_match_pytorch(real_torch):
         ("Mish", ()), ("SELU", ()), ("CELU", (0.7,)), ("LogSigmoid", ()), ("Softsign", ()),
         ("Hardswish", ()), ("Hardsigmoid", ()), ("GLU", ()), ("Softmin", (1,)),
         ("Threshold", (0.5, -1.0)), ("Tanhshrink", ()), ("PReLU", ()), ("PReLU", (4, 0.1)),
+        ("Hardshrink", (0.3,)), ("Softshrink", ()),
     ]:  # fmt: skip
         ours, theirs = getattr(nn, name)(*args), getattr(real_torch.nn, name)(*args)
         assert repr(ours) == repr(theirs)

@@ -599,8 +599,8 @@ def _check_floating(fname: str, A: Tensor) -> None:
         )
 
 
-def _raise_if_singular(info: Tensor, message) -> None:
-    """Raise LinAlgError when `info` (concrete values only) marks a singular matrix."""
+def _raise_if_singular(info: Tensor, message, error: type[Exception] = LinAlgError) -> None:
+    """Raise `error` when `info` (concrete values only) marks a singular matrix."""
     value = info._value
     if isinstance(value, jax.core.Tracer):
         return
@@ -608,22 +608,27 @@ def _raise_if_singular(info: Tensor, message) -> None:
     bad = np.flatnonzero(array.reshape(-1))
     if bad.size:
         batch = int(bad[0]) if array.ndim else None
-        raise LinAlgError(message(batch, int(array.reshape(-1)[bad[0]])))
+        raise error(message(batch, int(array.reshape(-1)[bad[0]])))
+
+
+def inverse_message(fname: str):
+    """PyTorch's text for a singular input of `fname` (linalg.inv, linalg.inv_ex)."""
+
+    def message(batch, element):
+        prefix = f"(Batch element {batch}): " if batch is not None else ""
+        return (
+            f"{fname}: {prefix}The diagonal element {element} is zero, the inversion could "
+            "not be completed because the input matrix is singular."
+        )
+
+    return message
 
 
 def linalg_inv(A):
     """The inverse of each square matrix; LinAlgError if one is singular (checked eagerly)."""
     _check_square("linalg.inv", A)
     inverse, info = apply(_INV, A)
-
-    def message(batch, element):
-        prefix = f"(Batch element {batch}): " if batch is not None else ""
-        return (
-            f"linalg.inv: {prefix}The diagonal element {element} is zero, the inversion could "
-            "not be completed because the input matrix is singular."
-        )
-
-    _raise_if_singular(info, message)
+    _raise_if_singular(info, inverse_message("linalg.inv"))
     return inverse
 
 
@@ -635,6 +640,19 @@ def linalg_det(A):
 
 def linalg_solve(A, B, *, left: bool = True):
     """The solution X of AX = B (or XA = B); B may be a vector or a batch of vectors."""
+    x, info = solve_with_info(A, B, left)
+    _raise_if_singular(info, lambda batch, element: singular_solve("linalg.solve"))
+    return x
+
+
+def singular_solve(fname: str) -> str:
+    """PyTorch's text for a singular matrix in `fname` (linalg.solve, linalg.solve_ex)."""
+    return f"torch.{fname}: The solver failed because the input matrix is singular."
+
+
+def solve_with_info(A, B, left: bool) -> tuple:
+    """(X, info) of linalg.solve's equation, its arguments checked; info > 0 marks a singular
+    matrix."""
     _check_square("linalg.solve", A)
     tensor_arg(B, "solve", "B", 2)
     if A.dtype is not B.dtype:
@@ -661,103 +679,7 @@ def linalg_solve(A, B, *, left: bool = True):
         )
     batch_b = B.shape[:-1] if vector else B.shape[:-2]
     broadcast_shapes(tuple(A.shape[:-2]), tuple(batch_b))
-    x, info = apply(_SOLVE, A, B, vector=vector, left=bool(left))
-    _raise_if_singular(
-        info,
-        lambda batch, element: (
-            "torch.linalg.solve: The solver failed because the input matrix is singular."
-        ),
-    )
-    return x
-
-
-def _cholesky(a, *, upper):
-    """The Cholesky factor of the Hermitian matrix given by the lower triangle (as LAPACK
-    reads it), NaN where it is not positive-definite; the gradient is PyTorch's, Hermitian:
-    the derivative through (A + A^H) / 2, which has the same value for a Hermitian A."""
-    hermitian = (a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2
-    from_lower = jnp.tril(a) + jnp.conj(jnp.swapaxes(jnp.tril(a, -1), -1, -2))
-    a = hermitian + lax.stop_gradient(from_lower - hermitian)
-    lower = lax.linalg.cholesky(a, symmetrize_input=False)
-    return jnp.conj(jnp.swapaxes(lower, -1, -2)) if upper else lower
-
-
-_CHOLESKY = register("linalg.cholesky_ex", _cholesky, node="LinalgCholeskyExBackward0")
-
-
-def _failed_minor(matrix: np.ndarray) -> int:
-    """The order of the first leading minor of `matrix` that is not positive-definite."""
-    for order in range(1, matrix.shape[-1] + 1):
-        try:
-            np.linalg.cholesky(matrix[:order, :order])
-        except np.linalg.LinAlgError:
-            return order
-    return matrix.shape[-1]
-
-
-def cholesky_factor(A: Tensor, upper: bool = False) -> Tensor:
-    """The Cholesky factor of each matrix, NaN for those that are not positive-definite."""
-    return apply(_CHOLESKY, A, upper=bool(upper))
-
-
-def linalg_cholesky(A, *, upper: bool = False):
-    """The Cholesky factor L (L @ L.mH = A) of each positive-definite matrix, from its lower
-    triangle; LinAlgError naming the failed leading minor otherwise (checked eagerly)."""
-    _check_square("linalg.cholesky", A)
-    factor = cholesky_factor(A, upper)
-    value = factor._value
-    if isinstance(value, jax.core.Tracer) or value.size == 0:
-        return factor
-    failed = ~np.isfinite(np.asarray(value)).reshape(-1, A.shape[-1] ** 2).all(-1)
-    if failed.any():
-        batch = int(np.flatnonzero(failed)[0])
-        matrix = np.asarray(A._value).reshape(-1, A.shape[-1], A.shape[-1])[batch]
-        prefix = f"(Batch element {batch}): " if A.ndim > 2 else ""
-        raise LinAlgError(
-            f"linalg.cholesky: {prefix}The factorization could not be completed because the "
-            f"input is not positive-definite (the leading minor of order "
-            f"{_failed_minor(matrix)} is not positive-definite)."
-        )
-    return factor
-
-
-def _solve_triangular(a, b, *, upper, left, unitriangular):
-    """X with AX = B (XA = B when not `left`) for a triangular A, batch dims broadcast."""
-    if not left:
-        a, b, upper = jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2), not upper
-    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = jnp.broadcast_to(a, batch + a.shape[-2:])
-    b = jnp.broadcast_to(b, batch + b.shape[-2:])
-    x = jax.scipy.linalg.solve_triangular(a, b, lower=not upper, unit_diagonal=unitriangular)
-    return x if left else jnp.swapaxes(x, -1, -2)
-
-
-_SOLVE_TRIANGULAR = register(
-    "linalg.solve_triangular", _solve_triangular, node="LinalgSolveTriangularBackward0"
-)
-
-
-def linalg_solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False):
-    """The solution X of AX = B (XA = B when not `left`) for triangular A: only its upper
-    (`upper`) or lower triangle is read, and its diagonal is taken as ones if
-    `unitriangular`."""
-    _check_square("linalg.solve_triangular", A)
-    tensor_arg(B, "solve_triangular", "B", 2)
-    if B.ndim < 2 or B.shape[-2 if left else -1] != A.shape[-1]:
-        equation = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
-            f"{equation} ({_shape_text(A.shape[-2:])} and {_shape_text(B.shape[-2:])})"
-        )
-    broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
-    return apply(
-        _SOLVE_TRIANGULAR,
-        A,
-        B,
-        upper=bool(upper),
-        left=bool(left),
-        unitriangular=bool(unitriangular),
-    )
+    return apply(_SOLVE, A, B, vector=vector, left=bool(left))
 
 
 def det(input):

@@ -18,12 +18,16 @@ from . import (
     comparison,
     comparison_inplace,
     convert,
+    counting,
+    decomposition,
     elementwise,
     index,
     linalg,
     random,
     reduce,
     shape,
+    solvers,
+    special_math,
     unary,
 )
 from . import factories as _factories
@@ -548,6 +552,61 @@ class TensorMethods:
     resize_ = _info.resize_
     resize_as_ = _info.resize_as_
     # ---- end of the surface audit block
+    # ---- surface-math: linear algebra, counting and special functions (one block) ----
+    svd = decomposition.svd
+    qr = decomposition.qr
+    slogdet = decomposition.slogdet
+    logdet = decomposition.logdet
+    matrix_exp = decomposition.matrix_exp
+    cholesky = decomposition.cholesky
+    cholesky_solve = decomposition.cholesky_solve
+    cholesky_inverse = decomposition.cholesky_inverse
+    pinverse = decomposition.pinverse
+    vdot = decomposition.vdot
+    dist = decomposition.dist
+    renorm = decomposition.renorm
+    renorm_ = inplace(decomposition.renorm)
+    unique = counting.unique
+    unique_consecutive = counting.unique_consecutive
+    bincount = counting.bincount
+    histc = counting.histc
+    argwhere = counting.argwhere
+    mode = counting.mode
+    nanmedian = counting.nanmedian
+    aminmax = counting.aminmax
+    msort = counting.msort
+    logcumsumexp = counting.logcumsumexp
+    angle = special_math.angle
+    signbit = special_math.signbit
+    isposinf = special_math.isposinf
+    isneginf = special_math.isneginf
+    isreal = special_math.isreal
+    gcd = special_math.gcd
+    gcd_ = inplace(special_math.gcd)
+    lcm = special_math.lcm
+    lcm_ = inplace(special_math.lcm)
+    ldexp = special_math.ldexp
+    ldexp_ = inplace(special_math.ldexp)
+    frexp = special_math.frexp
+    nextafter = special_math.nextafter
+    nextafter_ = inplace(special_math.nextafter)
+    i0 = special_math.i0
+    i0_ = inplace(special_math.i0)
+    polygamma = special_math.tensor_polygamma
+    polygamma_ = inplace(special_math.tensor_polygamma)
+    mvlgamma = special_math.mvlgamma
+    mvlgamma_ = inplace(special_math.mvlgamma)
+    igamma = special_math.igamma
+    igamma_ = inplace(special_math.igamma)
+    igammac = special_math.igammac
+    igammac_ = inplace(special_math.igammac)
+    hardshrink = activation.hardshrink
+    prelu = activation.prelu
+    bernoulli = random.bernoulli
+    lu = solvers.lu
+    lu_solve = solvers.lu_solve
+    triangular_solve = solvers.triangular_solve
+    # ---- end surface-math ----
     # in-place operators: the in-place methods above
     __iadd__ = add_
     __isub__ = sub_

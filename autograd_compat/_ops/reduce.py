@@ -13,7 +13,9 @@ elements, as PyTorch does.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
+import operator
 import sys
 import types
 import warnings
@@ -64,9 +66,11 @@ __all__ = [
     "return_types",
     "sort",
     "std",
+    "std_mean",
     "sum",
     "topk",
     "var",
+    "var_mean",
 ]
 
 
@@ -185,12 +189,18 @@ _NORM_SPECIAL = frozenset([0.0, 1.0, 2.0, math.inf, -math.inf])
 _NO_ORDER = np.zeros((), np.float64)  # the unused order input of a static order
 
 
-def _apply_norm(x, ord: float, **static):
-    """The norm op with `ord` static when special, else a runtime input (see _vector_norm)."""
+def norm_order(ord: float) -> tuple:
+    """`_vector_norm`'s (order input, static `ord`): `ord` static when special, else a runtime
+    float64 input and its branch's name."""
     if ord in _NORM_SPECIAL or math.isnan(ord):
-        return apply(_NORM, x, _NO_ORDER, ord=ord, **static)
-    kind = "p>1" if ord > 1 else "0<p<1" if ord > 0 else "p<0"
-    return apply(_NORM, x, scalar_input(ord), ord=kind, **static)
+        return _NO_ORDER, ord
+    return scalar_input(ord), "p>1" if ord > 1 else "0<p<1" if ord > 0 else "p<0"
+
+
+def _apply_norm(x, ord: float, **static):
+    """The norm op of `x` for the order `ord` (see `norm_order`)."""
+    order, static_ord = norm_order(ord)
+    return apply(_NORM, x, order, ord=static_ord, **static)
 
 
 def _norm_dtype(fname: str, input, dtype) -> _dtypes.dtype:
@@ -298,43 +308,65 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
 
 # ----------------------------------------------------------------------------- return types
 class _ReturnType(tuple):
-    """A `(values, indices)` pair with named fields, like `torch.return_types.max`."""
+    """A tuple with named fields, like `torch.return_types.max` (`values`, `indices`)."""
 
     __slots__ = ()
     _name = "return_type"
+    _fields: tuple[str, ...] = ("values", "indices")
 
-    def __new__(cls, values, indices=None):
-        if indices is None:  # built from one iterable, as structseq types allow
-            values, indices = values
-        return super().__new__(cls, (values, indices))
-
-    @property
-    def values(self):
-        return self[0]
-
-    @property
-    def indices(self):
-        return self[1]
+    def __new__(cls, *items):
+        if len(items) == 1:  # built from one iterable, as structseq types allow
+            items = tuple(items[0])
+        if len(items) != len(cls._fields):
+            raise TypeError(f"torch.return_types.{cls._name} takes a {len(cls._fields)}-sequence")
+        return super().__new__(cls, items)
 
     def __repr__(self) -> str:
-        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        shown = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{self._name}(\n{shown})"
 
     def __reduce__(self):
         return (type(self), (tuple(self),))
 
 
-def _return_type(name: str) -> type:
-    cls = type(name, (_ReturnType,), {"__slots__": (), "_name": name})
+def _return_type(name: str, fields: tuple[str, ...] = ("values", "indices")) -> type:
+    """A `torch.return_types.<name>` tuple type whose items are named `fields`."""
+    body: dict = {"__slots__": (), "_name": name, "_fields": fields}
+    for i, field in enumerate(fields):
+        body[field] = property(operator.itemgetter(i), doc=f"Item {i}.")
+    cls = type(name, (_ReturnType,), body)
     cls.__module__ = "torch.return_types"
     cls.__qualname__ = name
     return cls
 
 
 return_types = types.ModuleType(
-    "autograd_compat.return_types", "Named (values, indices) tuples returned by some ops."
+    "autograd_compat.return_types", "Named tuples returned by some ops."
 )
 for _name in ("max", "min", "median", "topk", "sort", "kthvalue", "mode", "cummax", "cummin"):
     setattr(return_types, _name, _return_type(_name))
+for _name, _fields in (
+    ("nanmedian", ("values", "indices")),
+    ("aminmax", ("min", "max")),
+    ("frexp", ("mantissa", "exponent")),
+    ("svd", ("U", "S", "V")),
+    ("linalg_svd", ("U", "S", "Vh")),
+    ("qr", ("Q", "R")),
+    ("linalg_qr", ("Q", "R")),
+    ("slogdet", ("sign", "logabsdet")),
+    ("linalg_slogdet", ("sign", "logabsdet")),
+    ("linalg_eigh", ("eigenvalues", "eigenvectors")),
+    ("linalg_cholesky_ex", ("L", "info")),
+    ("linalg_lu_factor", ("LU", "pivots")),
+    ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
+    ("linalg_lstsq", ("solution", "residuals", "rank", "singular_values")),
+    ("linalg_inv_ex", ("inverse", "info")),
+    ("lu_unpack", ("P", "L", "U")),
+    ("_lu_with_info", ("LU", "pivots", "info")),
+    ("triangular_solve", ("solution", "cloned_coefficient")),
+    ("linalg_solve_ex", ("result", "info")),
+):
+    setattr(return_types, _name, _return_type(_name, _fields))
 
 
 sys.modules.setdefault("autograd_compat.return_types", return_types)
@@ -475,6 +507,18 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """`(var(...), mean(...))` over the same dims."""
+    variance = var(input, dim, unbiased, keepdim, correction=correction)
+    return variance, mean(input, dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """`(std(...), mean(...))` over the same dims."""
+    deviation = std(input, dim, unbiased, keepdim, correction=correction)
+    return deviation, mean(input, dim, keepdim)
 
 
 # ----------------------------------------------------------------------------- max / min
@@ -751,14 +795,19 @@ def _median_all(x):
     return _evenly_distributed(flat, value)
 
 
-def _median_dim(x, *, dim, keepdim, scalar):
-    return _gather_along(
-        x, lambda v: _lower_median_index(v, dim), dim=dim, keepdim=keepdim, scalar=scalar
-    )
+def gathered_at(index_of):
+    """The pure function of an op that picks the element at `index_of(x, dim)` (kept dims)
+    along `dim`: (values, int64 indices), the gradient going to the index."""
+
+    def pure(x, *, dim, keepdim, scalar):
+        pick = functools.partial(index_of, dim=dim)
+        return _gather_along(x, pick, dim=dim, keepdim=keepdim, scalar=scalar)
+
+    return pure
 
 
 _MEDIAN_ALL = register("median", _median_all, node="MedianBackward0")
-_MEDIAN_DIM = register("median.dim", _median_dim, node="MedianBackward1")
+_MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="MedianBackward1")
 
 
 def median(input, dim=None, keepdim: bool = False):
@@ -770,13 +819,16 @@ def median(input, dim=None, keepdim: bool = False):
     tensor_arg(input, "median")
     if dim is None:
         return apply(_MEDIAN_ALL, input)
+    return return_types.median(*pick_along("median", _MEDIAN_DIM, input, dim, keepdim))
+
+
+def pick_along(fname: str, op, input: Tensor, dim, keepdim) -> tuple:
+    """(values, indices) of the op `op`, which picks one element along `dim` (static `dim`,
+    `keepdim`, `scalar`); PyTorch's IndexError for an empty dim."""
     d = normalize_dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = apply(
-        _MEDIAN_DIM, input, dim=d, keepdim=bool(keepdim), scalar=input.ndim == 0
-    )
-    return return_types.median(values, indices)
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    return apply(op, input, dim=d, keepdim=bool(keepdim), scalar=input.ndim == 0)
 
 
 # ----------------------------------------------------------------------------- sort / topk

@@ -4,8 +4,8 @@ validation messages quote ("Real()", "GreaterThan(lower_bound=0.0)")."""
 
 from __future__ import annotations
 
+from .._ops.decomposition import linalg_cholesky_ex
 from .._ops.factories import full
-from .._ops.linalg import cholesky_factor
 from .._pure import dtypes as _dtypes
 from .._state.tensor import Tensor
 
@@ -250,7 +250,7 @@ class _PositiveDefinite(_Symmetric):
         symmetric = super().check(value)
         if not bool(symmetric.all()):
             return symmetric
-        return cholesky_factor(value.detach()).isfinite().all(-1).all(-1)
+        return linalg_cholesky_ex(value.detach()).L.isfinite().all(-1).all(-1)
 
 
 dependent = _Dependent()

@@ -12,9 +12,9 @@ import warnings
 from .._ops.comparison import where
 from .._ops.elementwise import xlogy
 from .._ops.factories import full_like
-from .._ops.linalg import linalg_solve_triangular
 from .._ops.nn.activation import softplus
 from .._ops.shape import broadcast_shapes
+from .._ops.solvers import solve_triangular as linalg_solve_triangular
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical

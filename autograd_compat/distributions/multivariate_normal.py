@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 
+from .._ops.decomposition import linalg_cholesky
 from .._ops.factories import eye
-from .._ops.linalg import linalg_cholesky, linalg_solve_triangular, matmul
+from .._ops.linalg import matmul
 from .._ops.random import randn
 from .._ops.shape import broadcast_shapes
+from .._ops.solvers import solve_triangular as linalg_solve_triangular
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property

@@ -25,6 +25,7 @@ __all__ = [
     "elu",
     "gelu",
     "glu",
+    "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
@@ -41,6 +42,7 @@ __all__ = [
     "softmax",
     "softmin",
     "softplus",
+    "softshrink",
     "softsign",
     "tanh",
     "tanhshrink",
@@ -128,6 +130,20 @@ _HARDSWISH = register("hardswish", _hardswish_fn, node="HardswishBackward0")
 _LOGSIGMOID = register("logsigmoid", jax.nn.log_sigmoid, node="LogSigmoidBackward0")
 _SOFTSIGN = register("softsign", lambda x: x / (1 + jnp.abs(x)), node="DivBackward0")
 _TANHSHRINK = register("tanhshrink", lambda x: x - jnp.tanh(x), node="SubBackward0")
+
+
+def _hardshrink_fn(x, lambd):
+    return jnp.where(jnp.abs(x) > lambd.astype(x.dtype), x, jnp.zeros((), x.dtype))
+
+
+def _softshrink_fn(x, lambd):
+    lambd = lambd.astype(x.dtype)
+    zero = jnp.zeros((), x.dtype)
+    return jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, zero))
+
+
+_HARDSHRINK = register("hardshrink", _hardshrink_fn, node="HardshrinkBackward0", **_SCALARS)
+_SOFTSHRINK = register("softshrink", _softshrink_fn, node="SoftshrinkBackward0", **_SCALARS)
 
 
 def _run(op, input, fname: str, inplace: bool = False, promote: bool = True, scalars=(), **static):
@@ -240,6 +256,32 @@ def softsign(input):
 
 def tanhshrink(input):
     return _run(_TANHSHRINK, input, "tanhshrink")
+
+
+def _shrink_input(input, fname: str):
+    """`input`, a floating tensor (PyTorch's NotImplementedError for others)."""
+    _tensor(input, fname)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"{fname}_cpu\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    return input
+
+
+def hardshrink(input, lambd: float = 0.5):
+    """x where |x| > lambd, else 0."""
+    return _run(_HARDSHRINK, _shrink_input(input, "hardshrink"), "hardshrink", scalars=(lambd,))
+
+
+def softshrink(input, lambd: float = 0.5):
+    """x - lambd above lambd, x + lambd below -lambd, else 0; lambd must be >= 0."""
+    _shrink_input(input, "softshrink")
+    if not 0 <= lambd <= np.finfo(input._value.dtype).max:
+        raise RuntimeError(
+            f"lambda must be in range [0, {np.finfo(input._value.dtype).max:g}] for input "
+            f"dtype {scalar_type_name(input.dtype)}, but found {lambd:g}"
+        )
+    return _run(_SOFTSHRINK, input, "softshrink", scalars=(lambd,))
 
 
 def _prelu_fn(x, weight):

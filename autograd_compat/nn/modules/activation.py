@@ -24,6 +24,7 @@ __all__ = [
     "LogSoftmax",
     "Mish",
     "MultiheadAttention",
+    "Hardshrink",
     "PReLU",
     "ReLU",
     "ReLU6",
@@ -35,6 +36,7 @@ __all__ = [
     "Softplus",
     "Softsign",
     "Tanh",
+    "Softshrink",
     "Tanhshrink",
     "Threshold",
 ]
@@ -213,6 +215,25 @@ class Softsign(_Functional):
 
 class Tanhshrink(_Functional):
     _function = staticmethod(F.tanhshrink)
+
+
+class Hardshrink(_Functional):
+    """x where |x| > lambd, else 0."""
+
+    __constants__ = ["lambd"]
+    _function = staticmethod(F.hardshrink)
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__(locals())
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """x shrunk towards 0 by lambd (0 inside [-lambd, lambd])."""
+
+    _function = staticmethod(F.softshrink)
 
 
 class GLU(_Functional):

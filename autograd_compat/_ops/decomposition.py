@@ -1,0 +1,409 @@
+"""Matrix decompositions and the functions built on them: svd/svdvals, qr, eigh/eigvalsh,
+slogdet/logdet, cholesky/cholesky_ex/cholesky_solve/cholesky_inverse, matrix_exp, pinv, and
+the vector helpers vdot, dist and renorm.
+
+Each decomposition is one pure JAX function (jax.numpy's, differentiated by jax.vjp); the
+torch.* forms (`torch.svd` returning V, `torch.qr(some=)`, `torch.cholesky(upper=)`) are
+compositions of the torch.linalg ones. `linalg.eigh` reads only the triangle `UPLO` names,
+as PyTorch does. A Cholesky factorization that fails raises LinAlgError on concrete values;
+under a jax trace its factor is NaN and `cholesky_ex`'s info only says 1 (failed) or 0.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._pure.op import register
+from .._pure.shapes import broadcast_shapes, normalize_dim
+from .._state.tensor import Tensor
+from .._tape.args import check_same_dtype, is_tracer, scalar_type_name, tensor_arg
+from .._tape.record import apply
+from .comparison import where
+from .linalg import LinAlgError, _check_floating, _check_square
+from .reduce import _vector_norm, norm_order, return_types
+
+__all__ = [
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "dist",
+    "logdet",
+    "matrix_exp",
+    "pinverse",
+    "qr",
+    "renorm",
+    "slogdet",
+    "svd",
+    "vdot",
+]
+
+
+def _warn_deprecated(name: str) -> None:
+    """PyTorch's warning for the torch.X forms that torch.linalg.X replaces."""
+    warnings.warn(
+        f"torch.{name} is deprecated in favor of torch.linalg.{name} and will be removed in a "
+        "future PyTorch release.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+def _check_matrix(fname: str, A) -> None:
+    """A floating tensor of at least 2 dims, PyTorch's errors otherwise."""
+    tensor_arg(A, fname.split(".")[-1], "A")
+    if A.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
+    _check_floating(fname, A)
+
+
+# ----------------------------------------------------------------------------- svd, qr, eigh
+def _svd(a, *, full_matrices):
+    return tuple(jnp.linalg.svd(a, full_matrices=full_matrices))
+
+
+def _svdvals(a):
+    return jnp.linalg.svd(a, compute_uv=False)
+
+
+def _qr(a, *, mode):
+    if mode == "r":
+        return jnp.zeros((0,), a.dtype), jnp.linalg.qr(a, mode="r")
+    return tuple(jnp.linalg.qr(a, mode=mode))
+
+
+def _hermitian_from(a, lower: bool):
+    """The Hermitian matrix whose `lower` (else upper) triangle is `a`'s: PyTorch's eigh reads
+    that triangle only."""
+    if lower:
+        return jnp.tril(a) + jnp.conj(jnp.swapaxes(jnp.tril(a, -1), -1, -2))
+    return jnp.triu(a) + jnp.conj(jnp.swapaxes(jnp.triu(a, 1), -1, -2))
+
+
+def _eigh(a, *, lower):
+    values, vectors = jnp.linalg.eigh(_hermitian_from(a, lower), symmetrize_input=False)
+    return values, vectors
+
+
+def _eigvalsh(a, *, lower):
+    return jnp.linalg.eigvalsh(_hermitian_from(a, lower), symmetrize_input=False)
+
+
+_SVD = register("linalg.svd", _svd, node="LinalgSvdBackward0")
+_SVDVALS = register("linalg.svdvals", _svdvals, node="LinalgSvdBackward0")
+_QR = register("linalg.qr", _qr, node="LinalgQrBackward0")
+_EIGH = register("linalg.eigh", _eigh, node="LinalgEighBackward0")
+_EIGVALSH = register("linalg.eigvalsh", _eigvalsh, node="LinalgEighBackward0")
+
+
+def linalg_svd(A, full_matrices: bool = True, *, driver=None):
+    """`A = U diag(S) Vh`: `(U, S, Vh)`, as `torch.linalg.svd`; reduced with
+    `full_matrices=False` (the only form with a gradient for non-square inputs, as in JAX)."""
+    _check_matrix("linalg.svd", A)
+    return return_types.linalg_svd(*apply(_SVD, A, full_matrices=bool(full_matrices)))
+
+
+def linalg_svdvals(A, *, driver=None):
+    """The singular values of each matrix, in descending order."""
+    _check_matrix("linalg.svd", A)
+    return apply(_SVDVALS, A)
+
+
+def svd(input, some: bool = True, compute_uv: bool = True):
+    """`(U, S, V)` with `input = U diag(S) V^H` (V, not Vh: `torch.svd`'s convention); reduced
+    unless `some=False`. With `compute_uv=False`, U and V are zero matrices."""
+    tensor_arg(input, "svd")
+    if not compute_uv:
+        s = linalg_svdvals(input)
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        u = Tensor._wrap(jnp.zeros(batch + (m, m), input._value.dtype))
+        v = Tensor._wrap(jnp.zeros(batch + (n, n), input._value.dtype))
+        return return_types.svd(u, s, v)
+    u, s, vh = linalg_svd(input, full_matrices=not some)
+    return return_types.svd(u, s, vh.mH)
+
+
+def linalg_qr(A, mode: str = "reduced"):
+    """`(Q, R)` with `A = QR`; `mode` "reduced", "complete" or "r" (Q empty)."""
+    _check_matrix("linalg.qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    return return_types.linalg_qr(*apply(_QR, A, mode=mode))
+
+
+def qr(input, some: bool = True):
+    """`torch.qr`: `linalg.qr(input, "reduced" if some else "complete")` (deprecated there)."""
+    _warn_deprecated("qr")
+    return return_types.qr(*linalg_qr(input, "reduced" if some else "complete"))
+
+
+def _uplo(UPLO: str) -> bool:
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO == "L"
+
+
+def linalg_eigh(A, UPLO: str = "L"):
+    """`(eigenvalues, eigenvectors)` of Hermitian matrices, eigenvalues ascending; only the
+    triangle `UPLO` is read."""
+    _check_square("linalg.eigh", A)
+    return return_types.linalg_eigh(*apply(_EIGH, A, lower=_uplo(UPLO)))
+
+
+def linalg_eigvalsh(A, UPLO: str = "L"):
+    """The eigenvalues of Hermitian matrices, ascending."""
+    _check_square("linalg.eigvalsh", A)
+    return apply(_EIGVALSH, A, lower=_uplo(UPLO))
+
+
+# ----------------------------------------------------------------------------- determinants
+_SLOGDET = register(
+    "linalg.slogdet",
+    lambda a: tuple(jnp.linalg.slogdet(a)),
+    node="LinalgSlogdetBackward0",
+)
+
+
+def linalg_slogdet(A):
+    """`(sign, logabsdet)` with `det(A) = sign * exp(logabsdet)`."""
+    _check_square("linalg.slogdet", A)
+    return return_types.linalg_slogdet(*apply(_SLOGDET, A))
+
+
+def slogdet(input):
+    """`torch.slogdet`: `torch.linalg.slogdet`'s result under the name `slogdet`."""
+    return return_types.slogdet(*linalg_slogdet(input))
+
+
+def logdet(input):
+    """log(det(input)): NaN where the determinant is negative, -inf where it is 0."""
+    tensor_arg(input, "logdet")
+    sign, logabsdet = linalg_slogdet(input)
+    return where(sign < 0, math.nan, logabsdet)
+
+
+_MATRIX_EXP = register("linalg.matrix_exp", jax.scipy.linalg.expm, node="LinalgMatrixExpBackward0")
+
+
+def matrix_exp(A):
+    """The matrix exponential of each square matrix."""
+    _check_square("linalg.matrix_exp", A)
+    return apply(_MATRIX_EXP, A)
+
+
+def _pinv(a, *, rtol):
+    return jnp.linalg.pinv(a, rtol=rtol)
+
+
+_PINV = register("linalg.pinv", _pinv, node="LinalgPinvBackward0")
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian: bool = False):
+    """The Moore-Penrose pseudo-inverse; singular values below `rtol * max(S)` count as 0
+    (`rtol` defaults to eps * max(m, n), as PyTorch's). `atol` is not supported."""
+    tensor_arg(A, "pinv", "A")
+    if A.ndim < 2 or not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(
+            f"linalg.pinv({scalar_type_name(A.dtype)}{{{list(A.shape)}}}): expected a tensor "
+            "with 2 or more dimensions of float, double, cfloat or cdouble types"
+        )
+    if atol is not None:
+        raise NotImplementedError(
+            "linalg.pinv: atol is not supported by autograd_compat; pass rtol instead"
+        )
+    if rtol is None:
+        rtol = float(np.finfo(A._value.dtype).eps) * max(A.shape[-2:])
+    return apply(_PINV, A, rtol=float(rtol))
+
+
+def pinverse(input, rcond: float = 1e-15):
+    """`torch.pinverse`: `linalg.pinv(input, rtol=rcond)`."""
+    return linalg_pinv(input, rtol=rcond)
+
+
+# ----------------------------------------------------------------------------- cholesky
+def _cholesky_ex(a, *, upper):
+    """(L, failed): the factor of A (U = L^H when `upper`), NaN where A is not positive
+    definite, and whether that happened, per matrix."""
+    factor = jax.lax.linalg.cholesky(a, symmetrize_input=False)
+    failed = jnp.any(jnp.isnan(jnp.diagonal(factor, axis1=-2, axis2=-1)), axis=-1)
+    if upper:
+        factor = jnp.conj(jnp.swapaxes(factor, -1, -2))
+    return factor, failed.astype(jnp.int32)
+
+
+_CHOLESKY = register("linalg.cholesky_ex", _cholesky_ex, node="LinalgCholeskyExBackward0")
+
+
+def _failed_minor(a: np.ndarray) -> int:
+    """The order of the first leading minor of `a` that is not positive definite (0 if none)."""
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def _cholesky_info(A: Tensor, failed: Tensor) -> Tensor:
+    """PyTorch's info per matrix: the order of the failing leading minor (eager values); under
+    a jax trace, 1 for a failure."""
+    if is_tracer(failed._value) or not np.any(np.asarray(failed._value)):
+        return failed
+    matrices = np.asarray(A._value).reshape((-1,) + tuple(A.shape[-2:]))
+    flags = np.asarray(failed._value).reshape(-1)
+    info = [_failed_minor(m) if f else 0 for m, f in zip(matrices, flags)]
+    return Tensor._wrap(jnp.asarray(np.asarray(info, np.int32).reshape(failed.shape)))
+
+
+def linalg_cholesky_ex(A, *, upper: bool = False, check_errors: bool = False):
+    """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the leading minor
+    that is not positive definite; with `check_errors`, a failure raises LinAlgError."""
+    _check_square("linalg.cholesky", A)
+    factor, failed = apply(_CHOLESKY, A, upper=bool(upper))
+    info = _cholesky_info(A, failed)
+    if check_errors:
+        _raise_not_positive_definite(info, "linalg.cholesky_ex")
+    return return_types.linalg_cholesky_ex(factor, info)
+
+
+def _raise_not_positive_definite(info: Tensor, fname: str = "linalg.cholesky") -> None:
+    if is_tracer(info._value):
+        return
+    flat = np.asarray(info._value).reshape(-1)
+    bad = np.flatnonzero(flat)
+    if bad.size:
+        prefix = f"(Batch element {int(bad[0])}): " if info.ndim else ""
+        raise LinAlgError(
+            f"{fname}: {prefix}The factorization could not be completed because the "
+            f"input is not positive-definite (the leading minor of order {int(flat[bad[0]])} is "
+            "not positive-definite)."
+        )
+
+
+def linalg_cholesky(A, *, upper: bool = False):
+    """The lower (or `upper`) Cholesky factor of Hermitian positive-definite matrices;
+    LinAlgError (checked eagerly) when one is not positive definite."""
+    factor, info = linalg_cholesky_ex(A, upper=upper)
+    _raise_not_positive_definite(info)
+    return factor
+
+
+def cholesky(input, upper: bool = False):
+    """`torch.cholesky` (deprecated there): `linalg.cholesky(input, upper=upper)`."""
+    _warn_deprecated("cholesky")
+    return linalg_cholesky(input, upper=upper)
+
+
+def _cholesky_solve(b, factor, *, upper):
+    batch = jnp.broadcast_shapes(b.shape[:-2], factor.shape[:-2])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    factor = jnp.broadcast_to(factor, batch + factor.shape[-2:])
+    return jax.scipy.linalg.cho_solve((factor, not upper), b)
+
+
+def _cholesky_inverse(factor, *, upper):
+    eye = jnp.broadcast_to(jnp.eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
+    return jax.scipy.linalg.cho_solve((factor, not upper), eye)
+
+
+_CHOLESKY_SOLVE = register("cholesky_solve", _cholesky_solve, node="CholeskySolveBackward0")
+_CHOLESKY_INVERSE = register("cholesky_inverse", _cholesky_inverse, node="CholeskyInverseBackward0")
+
+
+def cholesky_solve(input, input2, upper: bool = False):
+    """The solution X of `A X = input` given A's Cholesky factor `input2` (lower unless
+    `upper`); batch dims broadcast."""
+    tensor_arg(input, "cholesky_solve")
+    tensor_arg(input2, "cholesky_solve", "input2", 2)
+    for t, name in ((input, "b"), (input2, "u")):
+        if t.ndim < 2:
+            raise RuntimeError(
+                f"{name} should have at least 2 dimensions, but has {t.ndim} dimensions instead"
+            )
+    check_same_dtype(
+        input,
+        input2,
+        "Expected b and A to have the same dtype, but found b of type {a} and A of type {b} "
+        "instead.",
+    )
+    _check_square("cholesky_solve", input2, "A")
+    broadcast_shapes(tuple(input.shape[:-2]), tuple(input2.shape[:-2]))
+    return apply(_CHOLESKY_SOLVE, input, input2, upper=bool(upper))
+
+
+def cholesky_inverse(input, upper: bool = False):
+    """The inverse of `A` given its Cholesky factor `input` (lower unless `upper`)."""
+    _check_square("cholesky_inverse", input, "input")
+    return apply(_CHOLESKY_INVERSE, input, upper=bool(upper))
+
+
+# ----------------------------------------------------------------------------- vdot, dist, renorm
+_VDOT = register("vdot", jnp.vdot, node="VdotBackward0", saves="others")
+
+
+def vdot(input, other):
+    """The dot product of two 1-D tensors, the first conjugated."""
+    tensor_arg(input, "vdot")
+    tensor_arg(other, "vdot", "other", 2)
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    check_same_dtype(
+        input, other, "dot : expected both vectors to have same dtype, but found {a} and {b}"
+    )
+    if input.shape[0] != other.shape[0]:
+        n, m = input.shape[0], other.shape[0]
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
+    return apply(_VDOT, input, other)
+
+
+def _dist(a, b, p, *, ord, dtype):
+    return _vector_norm(a - b, p, ord=ord, dims=None, keepdim=False, dtype=dtype)
+
+
+_DIST = register("dist", _dist, node="DistBackward0", shown_inputs=(0, 1))
+
+
+def dist(input, other, p=2):
+    """The p-norm of `input - other` (broadcast), a 0-d tensor."""
+    tensor_arg(input, "dist")
+    tensor_arg(other, "dist", "other", 2)
+    broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    check_same_dtype(input, other, "expected both inputs to have same dtype, but found {a} and {b}")
+    _check_floating("dist", input)
+    order, static = norm_order(float(p))
+    return apply(_DIST, input, other, order, ord=static, dtype=input._value.dtype)
+
+
+def _renorm(x, p, *, ord, dims, maxnorm):
+    norms = _vector_norm(x, p, ord=ord, dims=dims, keepdim=True, dtype=x.dtype)
+    factor = jnp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(x.dtype)
+    return x * factor
+
+
+_RENORM = register("renorm", _renorm, node="RenormBackward0", shown_inputs=(0,))
+
+
+def renorm(input, p, dim: int, maxnorm):
+    """Each slice along `dim` whose p-norm exceeds `maxnorm` scaled down to norm `maxnorm`."""
+    tensor_arg(input, "renorm")
+    if float(p) <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if float(maxnorm) < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    _check_floating("renorm", input)
+    d = normalize_dim(dim, input.ndim)
+    dims = tuple(i for i in range(input.ndim) if i != d)
+    order, static = norm_order(float(p))
+    return apply(_RENORM, input, order, ord=static, dims=dims, maxnorm=float(maxnorm))
