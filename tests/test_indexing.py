@@ -10,7 +10,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from torch_compare import Corpus, catch, grad_fn_name, run_parity, uniform
+from torch_compare import (
+    Corpus,
+    catch,
+    check_error,
+    grad_fn_name,
+    require_torch,
+    run_parity,
+    uniform,
+)
 
 import autograd_compat as torch
 
@@ -302,6 +310,25 @@ SCENARIOS = Corpus(
 @pytest.mark.parametrize("scenario", SCENARIOS.params())
 def test_matches_pytorch(scenario):
     run_parity(scenario)
+
+
+# Each index op's bounds check (one shared search, each op's own PyTorch type and text).
+OUT_OF_RANGE = {
+    "take": lambda t: t.take(t.zeros(2, 3), t.tensor([0, -7])),
+    "put": lambda t: t.put(t.zeros(6), t.tensor([1, 6]), t.ones(2)),
+    "index_select": lambda t: t.index_select(t.zeros(2, 3), 1, t.tensor([0, 3])),
+    "index_add": lambda t: t.zeros(3).index_add(0, t.tensor([3]), t.ones(1)),
+    "index_copy": lambda t: t.zeros(2, 3).index_copy(1, t.tensor([4]), t.ones(2, 1)),
+    "index_reduce": lambda t: t.zeros(2, 3).index_reduce(1, t.tensor([3]), t.ones(2, 1), "amax"),
+    "index_fill": lambda t: t.zeros(2, 3).index_fill(1, t.tensor([-4]), 1.0),
+    "gather": lambda t: t.gather(t.zeros(2, 3), 1, t.tensor([[0], [3]])),
+}
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+@pytest.mark.parametrize("name", OUT_OF_RANGE)
+def test_out_of_range_index_errors_match_pytorch(name):
+    check_error(OUT_OF_RANGE[name], require_torch())
 
 
 # ----------------------------------------------------------------------------- without torch

@@ -574,15 +574,22 @@ _SCATTER_REDUCE = register(
 )
 
 
-def _check_bounds(values, size: int, dim: int, allow_negative: bool = False, error=RuntimeError):
+def _first_out_of_range(index: Tensor, low: int, high: int) -> int | None:
+    """The first value of `index` outside [low, high), or None; the index ops' bounds checks
+    (each with PyTorch's own message), skipped where `index` is not concrete (traced)."""
+    values = _concrete_index(index)
     if values is None or values.size == 0:
-        return
-    low = -size if allow_negative else 0
-    bad = values[(values < low) | (values >= size)]
-    if bad.size:
-        raise error(
-            f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}"
-        )
+        return None
+    bad = values[(values < low) | (values >= high)]
+    return int(bad.flat[0]) if bad.size else None
+
+
+def _check_bounds(
+    index: Tensor, size: int, dim: int, allow_negative: bool = False, error=RuntimeError
+):
+    bad = _first_out_of_range(index, -size if allow_negative else 0, size)
+    if bad is not None:
+        raise error(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def _gather_checks(fname: str, input: Tensor, dim: int, index: Tensor, src=None) -> int:
@@ -615,7 +622,7 @@ def _gather_checks(fname: str, input: Tensor, dim: int, index: Tensor, src=None)
             f"Expected index {list(index.shape)} to be no larger than self {list(input.shape)} "
             f"apart from dimension {d} and to be no larger size than src {list(src.shape)}"
         )
-    _check_bounds(_concrete_index(index), in_shape[d], d)
+    _check_bounds(index, in_shape[d], d)
     return d
 
 
@@ -701,13 +708,9 @@ def index_select(input, dim: int, index):
     index = _vector_index("index_select", index)
     d = normalize_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
-    values = _concrete_index(index)
-    if values is not None and values.size:
-        bad = values[(values < 0) | (values >= size)]
-        if bad.size:
-            raise RuntimeError(
-                f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}"
-            )
+    bad = _first_out_of_range(index, 0, size)
+    if bad is not None:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     return apply(_INDEX_SELECT, input, index, dim=d)
 
 
@@ -750,11 +753,8 @@ def index_add(input, dim: int, index, source, *, alpha=1):
         input, source, "index_add_(): self ({a}) and source ({b}) must have the same scalar type"
     )
     size = input.shape[d] if input.ndim else 1
-    values = _concrete_index(index)
-    if values is not None and values.size:
-        bad = values[(values < 0) | (values >= size)]
-        if bad.size:
-            raise IndexError("index out of range in self")
+    if _first_out_of_range(index, 0, size) is not None:
+        raise IndexError("index out of range in self")
     a = alpha.item() if isinstance(alpha, Tensor) else alpha
     if _is_integral(input.dtype) or input.dtype is _dtypes.bool:
         a = int(a)
@@ -799,7 +799,7 @@ def index_fill(input, dim: int, index, value):
         raise RuntimeError("Index has to be a vector/scalar")
     d = normalize_dim(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
-    _check_bounds(_concrete_index(index), size, d, allow_negative=True, error=IndexError)
+    _check_bounds(index, size, d, allow_negative=True, error=IndexError)
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(
@@ -875,15 +875,12 @@ def index_copy(input, dim: int, index, source):
             f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
             f"({source.shape[d]})"
         )
-    values = _concrete_index(index)
     size = input.shape[d] if input.ndim else 1
-    if values is not None and values.size:
-        bad = values[(values < 0) | (values >= size)]
-        if bad.size:
-            raise IndexError(
-                f"index_copy_(): index {int(bad.flat[0])} is out of bounds for dimension {d} "
-                f"with size {size}"
-            )
+    bad = _first_out_of_range(index, 0, size)
+    if bad is not None:
+        raise IndexError(
+            f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}"
+        )
     return apply(_INDEX_COPY, input, index, source, dim=d)
 
 
@@ -1035,6 +1032,13 @@ _TAKE = register(
 )
 
 
+def _check_flat_index(index: Tensor, n: int) -> None:
+    """take's and put's check that every flat position lies in [-n, n)."""
+    bad = _first_out_of_range(index, -n, n)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+
+
 def take(input, index):
     """The elements of the flattened `input` at `index` (negative indices count from the end);
     the result has the shape of `index`."""
@@ -1044,15 +1048,7 @@ def take(input, index):
         raise RuntimeError(
             f"take(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}"
         )
-    n = input.numel()
-    values = _concrete_index(index)
-    if values is not None and values.size:
-        bad = values[(values < -n) | (values >= n)]
-        if bad.size:
-            raise IndexError(
-                f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} "
-                "elements."
-            )
+    _check_flat_index(index, input.numel())
     return apply(_TAKE, input, index)
 
 

@@ -302,9 +302,8 @@ def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: b
             f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
             f"source.size(dim): ({count}), for dim: {d}"
         )
-    values = _index._concrete_index(index)
     size = input.shape[d] if input.ndim else 1
-    if values is not None and values.size and ((values < 0) | (values >= size)).any():
+    if _index._first_out_of_range(index, 0, size) is not None:
         raise IndexError("index out of range in self")
     return apply(
         _INDEX_REDUCE, input, index, source, dim=d, reduce=reduce, include_self=include_self
@@ -395,13 +394,5 @@ def put(input, index, source, accumulate: bool = False):
             "put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
         )
-    n = input.numel()
-    values = _index._concrete_index(index)
-    if values is not None and values.size:
-        bad = values[(values < -n) | (values >= n)]
-        if bad.size:
-            raise IndexError(
-                f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} "
-                "elements."
-            )
+    _index._check_flat_index(index, input.numel())
     return apply(_PUT, input, index, source, accumulate=bool(accumulate))

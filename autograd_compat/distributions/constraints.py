@@ -147,7 +147,7 @@ class _IntegerInterval(Constraint):
         return (value % 1 == 0) & (value >= self.lower_bound) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"IntegerInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        return _bounds_repr(self, "lower_bound", "upper_bound")
 
 
 class _Real(Constraint):
@@ -155,26 +155,24 @@ class _Real(Constraint):
         return value == value  # False for NaN
 
 
-class _GreaterThan(Constraint):
+class _LowerBound(Constraint):
+    """What GreaterThan and GreaterThanEq share: the `lower_bound` and PyTorch's repr."""
+
     def __init__(self, lower_bound) -> None:
         self.lower_bound = lower_bound
 
+    def __repr__(self) -> str:
+        return _bounds_repr(self, "lower_bound")
+
+
+class _GreaterThan(_LowerBound):
     def check(self, value: Tensor) -> Tensor:
         return value > self.lower_bound
 
-    def __repr__(self) -> str:
-        return _bounds_repr(self, "lower_bound")
 
-
-class _GreaterThanEq(Constraint):
-    def __init__(self, lower_bound) -> None:
-        self.lower_bound = lower_bound
-
+class _GreaterThanEq(_LowerBound):
     def check(self, value: Tensor) -> Tensor:
         return value >= self.lower_bound
-
-    def __repr__(self) -> str:
-        return _bounds_repr(self, "lower_bound")
 
 
 class _LessThan(Constraint):
@@ -203,9 +201,6 @@ class _Interval(Constraint):
 class _HalfOpenInterval(_Interval):
     def check(self, value: Tensor) -> Tensor:
         return (value >= self.lower_bound) & (value < self.upper_bound)
-
-    def __repr__(self) -> str:
-        return f"HalfOpenInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
 class _Simplex(Constraint):

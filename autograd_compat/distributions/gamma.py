@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import numbers
-
 from .._ops.elementwise import xlogy
 from .._ops.factories import as_tensor
 from .._ops.random import sample_gamma
 from .._pure import dtypes as _dtypes
-from .._pure.shapes import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -26,9 +23,7 @@ class Gamma(Distribution):
 
     def __init__(self, concentration, rate, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        scalar = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
-        batch_shape = Size() if scalar else self.concentration.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.concentration.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Gamma, batch_shape, _instance, ("concentration", "rate"))

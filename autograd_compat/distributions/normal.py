@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 from .._ops.random import normal, randn
-from .._pure.shapes import Size
 from .._state.modes import no_grad
 from . import constraints
 from .distribution import Distribution
@@ -31,8 +29,7 @@ class Normal(Distribution):
 
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))

@@ -4,10 +4,8 @@ low + u * (high - low)."""
 from __future__ import annotations
 
 import math
-import numbers
 
 from .._ops.random import rand
-from .._pure.shapes import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -29,8 +27,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
-        super().__init__(Size() if scalar else self.low.size(), validate_args=validate_args)
+        super().__init__(self.low.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Uniform, batch_shape, _instance, ("low", "high"))

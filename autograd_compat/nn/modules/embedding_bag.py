@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from .. import _arrays
 from .. import functional as F
-from ..parameter import Parameter
 from .module import Module, store_constants
-from .sparse import Embedding, lookup_options_repr
+from .sparse import Embedding, lookup_options_repr, lookup_weight, pretrained_shape
 
 __all__ = ["EmbeddingBag"]
 
@@ -56,17 +54,9 @@ class EmbeddingBag(Module):
                 raise AssertionError("padding_idx must be within num_embeddings")
             padding_idx %= num_embeddings
         store_constants(self, locals())
+        self.weight = lookup_weight(num_embeddings, embedding_dim, _weight, device, dtype)
         if _weight is None:
-            self.weight = Parameter(
-                _arrays.empty((num_embeddings, embedding_dim), device=device, dtype=dtype)
-            )
             self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError(
-                    "Shape of weight does not match num_embeddings and embedding_dim"
-                )
-            self.weight = Parameter(_weight)
 
     def reset_parameters(self) -> None:
         """N(0, 1), with the padding row zeroed: Embedding's initialization."""
@@ -110,9 +100,7 @@ class EmbeddingBag(Module):
         padding_idx=None,
     ) -> EmbeddingBag:
         """An EmbeddingBag whose weight is `embeddings` (frozen unless freeze=False)."""
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = pretrained_shape(embeddings)
         bag = cls(
             num_embeddings=rows,
             embedding_dim=cols,

@@ -26,6 +26,27 @@ def lookup_options_repr(module: Module) -> str:
     return s
 
 
+def lookup_weight(
+    num_embeddings: int, embedding_dim: int, _weight, device, dtype, requires_grad: bool = True
+) -> Parameter:
+    """An Embedding's or EmbeddingBag's weight: `_weight` (checked against the shape) if
+    given, else uninitialized storage for reset_parameters to fill."""
+    if _weight is None:
+        storage = _arrays.empty((num_embeddings, embedding_dim), device=device, dtype=dtype)
+        return Parameter(storage, requires_grad=requires_grad)
+    if list(_weight.shape) != [num_embeddings, embedding_dim]:
+        raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+    return Parameter(_weight, requires_grad=requires_grad)
+
+
+def pretrained_shape(embeddings) -> tuple[int, int]:
+    """(num_embeddings, embedding_dim) of a from_pretrained weight, which must be 2-D."""
+    if embeddings.dim() != 2:
+        raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+    rows, cols = embeddings.shape
+    return rows, cols
+
+
 class Embedding(Module):
     """Rows of a (num_embeddings, embedding_dim) weight, indexed by integer input.
 
@@ -72,18 +93,11 @@ class Embedding(Module):
                     raise AssertionError("Padding_idx must be within num_embeddings")
                 padding_idx = num_embeddings + padding_idx
         store_constants(self, locals())
+        self.weight = lookup_weight(
+            num_embeddings, embedding_dim, _weight, device, dtype, requires_grad=not _freeze
+        )
         if _weight is None:
-            self.weight = Parameter(
-                _arrays.empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
-                requires_grad=not _freeze,
-            )
             self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError(
-                    "Shape of weight does not match num_embeddings and embedding_dim"
-                )
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
@@ -128,9 +142,7 @@ class Embedding(Module):
         sparse: bool = False,
     ):
         """An Embedding whose weight is `embeddings` (frozen unless freeze=False)."""
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = pretrained_shape(embeddings)
         return cls(
             num_embeddings=rows,
             embedding_dim=cols,

@@ -61,6 +61,22 @@ def _get_clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+def _canonical_masks(
+    src: Tensor, mask: Tensor | None, mask_name: str, src_key_padding_mask: Tensor | None
+) -> tuple[Tensor | None, Tensor | None]:
+    """`mask` (named `mask_name` in errors) and `src_key_padding_mask` as additive float
+    masks of `src`'s dtype, as an encoder layer or stack converts them on entry."""
+    src_key_padding_mask = F._canonical_mask(
+        src_key_padding_mask,
+        "src_key_padding_mask",
+        F._none_or_dtype(mask),
+        mask_name,
+        src.dtype,
+    )
+    mask = F._canonical_mask(mask, mask_name, None, "", src.dtype, False)
+    return mask, src_key_padding_mask
+
+
 def _detect_is_causal_mask(is_causal: bool | None) -> bool:
     """PyTorch's is_causal resolution, less its host read: with is_causal=None PyTorch checks
     whether the mask equals the causal mask, and if so lets attention use the causal mask in
@@ -115,16 +131,25 @@ class _TransformerLayer(Module):
         self.activation = activation
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
-        x = self.self_attn(
+        return self._attention_block(
+            self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal
+        )
+
+    @staticmethod
+    def _attention_block(
+        attention: Module, dropout: Module, x, mem, attn_mask, key_padding_mask, is_causal: bool
+    ) -> Tensor:
+        """`attention` of `x` over `mem` (no weights returned), then `dropout`."""
+        out = attention(
             x,
-            x,
-            x,
+            mem,
+            mem,
             attn_mask=attn_mask,
             key_padding_mask=key_padding_mask,
             need_weights=False,
             is_causal=is_causal,
         )[0]
-        return self.dropout1(x)
+        return dropout(out)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         last_dropout = self.dropout3 if self._cross_attention else self.dropout2
@@ -173,14 +198,9 @@ class TransformerEncoderLayer(_TransformerLayer):
         is_causal: bool = False,
     ) -> Tensor:
         """The layer on `src`; masks as in MultiheadAttention (bool: True is masked)."""
-        src_key_padding_mask = F._canonical_mask(
-            src_key_padding_mask,
-            "src_key_padding_mask",
-            F._none_or_dtype(src_mask),
-            "src_mask",
-            src.dtype,
+        src_mask, src_key_padding_mask = _canonical_masks(
+            src, src_mask, "src_mask", src_key_padding_mask
         )
-        src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, False)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -238,16 +258,9 @@ class TransformerDecoderLayer(_TransformerLayer):
         return self.norm3(x + self._ff_block(x))
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
-        x = self.multihead_attn(
-            x,
-            mem,
-            mem,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout2(x)
+        return self._attention_block(
+            self.multihead_attn, self.dropout2, x, mem, attn_mask, key_padding_mask, is_causal
+        )
 
 
 def _why_no_nested_tensor(layer: Module) -> str:
@@ -327,14 +340,7 @@ class TransformerEncoder(Module):
         is_causal: bool | None = None,
     ) -> Tensor:
         """Every layer in turn on `src`; `is_causal` hints that `mask` is the causal mask."""
-        src_key_padding_mask = F._canonical_mask(
-            src_key_padding_mask,
-            "src_key_padding_mask",
-            F._none_or_dtype(mask),
-            "mask",
-            src.dtype,
-        )
-        mask = F._canonical_mask(mask, "mask", None, "", src.dtype, False)
+        mask, src_key_padding_mask = _canonical_masks(src, mask, "mask", src_key_padding_mask)
         padded = self._nested_padding(src, mask, src_key_padding_mask)
         is_causal = _detect_is_causal_mask(is_causal)
         output = src
@@ -493,22 +499,20 @@ class Transformer(Module):
             "bias": bias,
             **factory,
         }
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            self.encoder = TransformerEncoder(
-                TransformerEncoderLayer(d_model, nhead, **layer_kwargs),
-                num_encoder_layers,
-                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory),
-            )
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            self.decoder = TransformerDecoder(
-                TransformerDecoderLayer(d_model, nhead, **layer_kwargs),
-                num_decoder_layers,
-                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory),
-            )
+
+        def stack(custom: Module | None, build: Callable[..., Module], layer, depth) -> Module:
+            """`custom`, or `depth` copies of a default `layer` and a final LayerNorm."""
+            if custom is not None:
+                return custom
+            first = layer(d_model, nhead, **layer_kwargs)
+            return build(first, depth, LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory))
+
+        self.encoder = stack(
+            custom_encoder, TransformerEncoder, TransformerEncoderLayer, num_encoder_layers
+        )
+        self.decoder = stack(
+            custom_decoder, TransformerDecoder, TransformerDecoderLayer, num_decoder_layers
+        )
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
