@@ -58,6 +58,11 @@ _PER_FUNCTION = {
     "index_copy": {"index": "index1"},
     "index_fill": {"index": "index1"},
     "select": {"index": 0},
+    "select_copy": {"index": 0},
+    "select_scatter": {"index": 0, "src": "row"},
+    "trapezoid": {"x": "x"},
+    "trapz": {"x": "x"},
+    "cumulative_trapezoid": {"x": "x"},
 }
 # Optional in our signature, required by PyTorch's overloads.
 _ALSO = {"repeat_interleave": ("repeats",), "scatter": ("src",)}
@@ -93,6 +98,8 @@ def _dim_functions():
                 for p in params[: max(needed) + 1]
                 if p.kind == p.POSITIONAL_OR_KEYWORD
             ]
+            if not any(p == "dim" for p, _ in positional):  # dim is keyword-only
+                positional.append(("dim", "keyword"))
             found.append((prefix, name, tuple(positional)))
     return found
 
@@ -112,6 +119,7 @@ def _call(lib, prefix, name, positional, dim):
         "x": x,
         "index1": lib.tensor([0]),
         "index2": lib.zeros(2, 3, dtype=lib.long),
+        "row": lib.tensor([1.0, 2.0, 3.0]),
     }
 
     def value(param, default):
@@ -122,13 +130,14 @@ def _call(lib, prefix, name, positional, dim):
             raise AssertionError(f"{prefix}.{name}: no value for its argument {param!r}")
         return special.get(chosen, chosen) if isinstance(chosen, str) else chosen
 
-    args = [value(p, d) for p, d in positional]
+    args = [value(p, d) for p, d in positional if d != "keyword"]
+    kwargs = {"dim": value("dim", None)} if positional[-1] == ("dim", "keyword") else {}
     if prefix == "Tensor":
-        return getattr(x, name)(*args)
+        return getattr(x, name)(*args, **kwargs)
     namespace = lib
     for part in dict((p[0], p[2]) for p in _NAMESPACES)[prefix]:
         namespace = getattr(namespace, part)
-    return getattr(namespace, name)([x, x] if name in _LISTS else x, *args)
+    return getattr(namespace, name)([x, x] if name in _LISTS else x, *args, **kwargs)
 
 
 @pytest.mark.parametrize("dim", [2, -3])

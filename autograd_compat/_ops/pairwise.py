@@ -17,7 +17,7 @@ import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import register
-from .._pure.shapes import broadcast_shapes
+from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._tape.args import check_same_dtype, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .factories import empty, tensor, triu_indices
@@ -154,6 +154,7 @@ def _trapezoid_terms(y, x, dx, dim: int, fname: str):
             f"dx={type(dx).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim "
             "= -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n"
         )
+    dim = normalize_dim(dim, y.ndim)
     n = y.shape[dim]
     if n == 0:
         return None

@@ -137,9 +137,18 @@ _NARROW_COPY = register(
 )
 
 
+_NARROW_COPY_DIM = (
+    "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+    "(Could this error message be improved?  If so, please report an enhancement request to "
+    "PyTorch.)"
+)
+
+
 def narrow_copy(input, dim: int, start: int, length: int):
     """`narrow`, as a new tensor rather than a view."""
     tensor_arg(input, "narrow_copy")
+    if isinstance(dim, int) and dim >= max(input.ndim, 1):
+        raise RuntimeError(_NARROW_COPY_DIM)  # PyTorch's kernel asserts before it wraps dim
     _shape.narrow(input, dim, start, length)  # PyTorch's checks and errors
     d = normalize_dim(dim, input.ndim)
     start = _shape._as_int(start)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from .._pure.shapes import normalize_dim
 from . import pieces as _pieces
 from . import shape as _shape
 
@@ -58,7 +59,7 @@ def select_copy(input, dim: int, index: int):
 
 def slice_copy(input, dim: int = 0, start=None, end=None, step: int = 1):
     """`input[start:end:step]` along `dim`, as a new tensor."""
-    index = (slice(None),) * (dim % max(input.ndim, 1)) + (slice(start, end, step),)
+    index = (slice(None),) * normalize_dim(dim, input.ndim) + (slice(start, end, step),)
     return _shape.clone(input[index])
 
 
