@@ -38,7 +38,7 @@ from ..._pure import sharding as _sharding
 from ..._state.tensor import Tensor
 from ...nn.modules.module import Module
 from ...nn.parallel import split_inputs
-from .. import NO_PROCESS_GROUP, is_initialized
+from ..distributed_c10d import NO_PROCESS_GROUP, is_initialized
 from ..device_mesh import DeviceMesh
 
 __all__ = ["FSDPModule", "FullyShardedDataParallel", "ShardingStrategy", "fully_shard"]
