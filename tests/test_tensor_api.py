@@ -216,10 +216,16 @@ def test_host_transfer_matches_device_put(array):
 
 
 def test_float_of_a_requires_grad_tensor_warns_only_with_grad_mode_on(real_torch):
-    for lib in (torch, real_torch):
-        x = lib.ones(1, requires_grad=True) * 2
-        with lib.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("error")
-            assert float(x) == 2.0  # LBFGS reads its losses like this
-        with pytest.warns(UserWarning, match="requires_grad=True to a scalar"):
-            float(x)
+    # PyTorch warns once per process unless told to warn always (another test may have made it)
+    previous = real_torch.is_warn_always_enabled()
+    real_torch.set_warn_always(True)
+    try:
+        for lib in (torch, real_torch):
+            x = lib.ones(1, requires_grad=True) * 2
+            with lib.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert float(x) == 2.0  # LBFGS reads its losses like this
+            with pytest.warns(UserWarning, match="requires_grad=True to a scalar"):
+                float(x)
+    finally:
+        real_torch.set_warn_always(previous)
