@@ -38,8 +38,8 @@ from ..._pure import sharding as _sharding
 from ..._state.tensor import Tensor
 from ...nn.modules.module import Module
 from ...nn.parallel import split_inputs
-from ..distributed_c10d import NO_PROCESS_GROUP, is_initialized
 from ..device_mesh import DeviceMesh
+from ..distributed_c10d import NO_PROCESS_GROUP, is_initialized
 
 __all__ = ["FSDPModule", "FullyShardedDataParallel", "ShardingStrategy", "fully_shard"]
 
