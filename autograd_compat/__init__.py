@@ -76,6 +76,7 @@ from ._ops.solvers import *  # noqa: F403
 from ._ops.special_math import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
 from ._ops.pieces import *  # noqa: F403
+from ._ops.joining import *  # noqa: F403
 from ._ops.scatters import *  # noqa: F403
 from ._ops.tensor_info import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
