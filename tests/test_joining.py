@@ -218,3 +218,51 @@ def test_meshgrid_outputs_are_views():
     a = ac.arange(3.0)
     x, _ = ac.meshgrid(a, ac.arange(2.0), indexing="ij")
     assert x._base is a
+
+
+# ----------------------------------------------------------------------------- complex
+def test_complex_constructions():
+    def prog(torch):
+        inf = float("inf")
+        re, im = torch.tensor([1.0, -2.0, inf]), torch.tensor([[0.5], [inf]])
+        pairs = torch.tensor([[1.0, 2.0], [3.0, -4.0]], dtype=torch.float64)
+        return {
+            "view_as_real": torch.view_as_real(torch.tensor([1 + 2j, 3j, -1 + 0j])),
+            "view_as_complex": (torch.view_as_complex(pairs), torch.view_as_complex(pairs[0])),
+            "complex": torch.complex(re, im),  # broadcast; inf stays inf
+            "polar": torch.polar(torch.tensor([2.0, inf]), torch.tensor([0.5, 0.0])),
+        }
+
+    run_parity(prog)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: t.view_as_real(t.tensor([1.0])),
+        lambda t: t.view_as_complex(t.tensor([[1, 2]])),
+        lambda t: t.view_as_complex(t.tensor(1.0)),
+        lambda t: t.view_as_complex(t.zeros(2, 3)),
+        lambda t: t.view_as_complex(t.zeros(2, 2).T),
+        lambda t: t.complex(t.zeros(1), t.zeros(1, dtype=t.float64)),
+        lambda t: t.complex(t.zeros(1, dtype=t.int64), t.zeros(1, dtype=t.int64)),
+        lambda t: t.complex(t.zeros(1), 2.0),
+        lambda t: t.complex(t.zeros(2), t.zeros(3)),
+        lambda t: t.polar(t.zeros(1, dtype=t.int64), t.zeros(1)),
+    ],
+)
+def test_complex_errors(call, real_torch):
+    check_error(call, real_torch)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t, a, b: t.view_as_real(t.complex(a, b) * (1 + 2j)),
+        lambda t, a, b: t.polar(a, b).abs() + t.polar(a, b).angle(),
+        lambda t, a, b: t.view_as_complex(t.stack([a, b], -1)).pow(2),
+    ],
+    ids=["complex-view_as_real", "polar", "view_as_complex"],
+)
+def test_complex_gradients(fn, real_torch):
+    check_case(fn, [arr((2, 3), "pos"), arr((2, 3))], real_torch, names=False)

@@ -1,6 +1,12 @@
 """Joining and grid helpers composed of existing ops: meshgrid, atleast_1d/2d/3d,
 hstack/vstack/row_stack/dstack/column_stack and isin; with the small conversions PyTorch
-lists beside them: scalar_tensor, asarray, can_cast and result_type.
+lists beside them: scalar_tensor, asarray, can_cast and result_type; and the complex
+constructions view_as_real, view_as_complex, complex and polar.
+
+view_as_complex is the one registered op (`lax.complex` of the last dim's two halves: a sum
+`re + 1j * im` would turn an infinite imaginary part into NaN); complex and polar stack their
+parts and apply it. The "views" between real and complex are copies here: JAX arrays cannot
+reinterpret each other's memory.
 
 Each is built from views (reshape, expand) and cat/comparison ops, as PyTorch's are, so
 their gradients come from the ops they are made of; nothing new is registered.
@@ -8,13 +14,20 @@ their gradients come from the ops they are made of; nothing new is registered.
 
 from __future__ import annotations
 
+import builtins  # `complex` below is the tensor constructor
 import warnings
 
+from jax import lax
+
 from .._pure import dtypes as _dtypes
+from .._pure.op import register
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
+from .._tape.record import apply
+from .convert import imag, real
 from .factories import full, tensor
-from .shape import _tensor_list, cat, reshape
+from .shape import _tensor_list, broadcast_tensors, cat, reshape, stack
+from .unary import cos, sin
 
 __all__ = [
     "atleast_1d",
@@ -23,13 +36,17 @@ __all__ = [
     "asarray",
     "can_cast",
     "column_stack",
+    "complex",
     "dstack",
     "hstack",
     "isin",
     "meshgrid",
+    "polar",
     "result_type",
     "row_stack",
     "scalar_tensor",
+    "view_as_complex",
+    "view_as_real",
     "vstack",
 ]
 
@@ -231,12 +248,12 @@ def scalar_tensor(
     given (so `scalar_tensor(3)` is float, unlike `tensor(3)`)."""
     if isinstance(s, Tensor):
         s = s.item()
-    if not isinstance(s, (int, float, complex)):
+    if not isinstance(s, (int, float, builtins.complex)):
         raise TypeError(
             f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}"
         )
     target = _dtypes.get_default_dtype() if dtype is None else _dtypes.as_dtype(dtype)
-    if isinstance(s, complex) and not target.is_complex:
+    if isinstance(s, builtins.complex) and not target.is_complex:
         if target is _dtypes.bool:
             s = bool(s)
         elif s.imag:
@@ -315,6 +332,82 @@ def result_type(tensor, other) -> _dtypes.dtype:
     dimensioned tensors first, then 0-D tensors, then numbers, each lower tier counting only
     when of a higher category."""
     for x in (tensor, other):
-        if not isinstance(x, (Tensor, int, float, complex)):
+        if not isinstance(x, (Tensor, int, float, builtins.complex)):
             raise _no_match("result_type", (tensor, other), _RESULT_TYPE_SIGNATURES)
     return _dtypes.result_type(tensor, other)
+
+
+# ----------------------------------------------------------------------------- complex
+def view_as_real(input) -> Tensor:
+    """A complex tensor as real pairs: shape (..., 2), holding (real, imaginary) in the last
+    dim. A copy here, not a view: writing to it does not change `input`."""
+    tensor_arg(input, "view_as_real")
+    if not input.dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return stack([real(input), imag(input)], -1)
+
+
+_VIEW_AS_COMPLEX = register(
+    "view_as_complex",
+    lambda x: lax.complex(x[..., 0], x[..., 1]),
+    node="ViewAsComplexBackward0",
+    saves="none",
+)
+
+
+def view_as_complex(input) -> Tensor:
+    """Real pairs (a last dim of size 2, stride 1) as complex numbers: shape (...). A copy
+    here, not a view: writing to it does not change `input`. float16 has no complex
+    counterpart here (PyTorch's complex32), so only float32 and float64 are accepted."""
+    tensor_arg(input, "view_as_complex")
+    if input.dtype not in (_dtypes.float32, _dtypes.float64):
+        if input.dtype is _dtypes.float16:
+            raise TypeError("view_as_complex: complex32 (from float16) is not supported")
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {scalar_type_name(input.dtype)}"
+        )
+    if input.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if input.stride(-1) != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    return apply(_VIEW_AS_COMPLEX, input)
+
+
+def _complex_parts(a, b, fname: str, names: tuple) -> tuple:
+    """PyTorch's checks of complex()/polar()'s two real tensors, broadcast together."""
+    tensor_arg(a, fname, names[0])
+    tensor_arg(b, fname, names[1], 2)
+    floats = (_dtypes.float16, _dtypes.float32, _dtypes.float64)
+    if a.dtype not in floats or b.dtype not in floats:
+        raise RuntimeError(
+            "Expected both inputs to be Half, Float or Double tensors but got "
+            f"{scalar_type_name(a.dtype)} and {scalar_type_name(b.dtype)}"
+        )
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"Expected object of scalar type {scalar_type_name(a.dtype)} but got scalar type "
+            f"{scalar_type_name(b.dtype)} for second argument"
+        )
+    return broadcast_tensors(a, b)
+
+
+def complex(real, imag, *, out=None) -> Tensor:
+    """The complex tensor `real + i imag` from two real tensors of one float dtype (broadcast);
+    infinite parts stay as they are.
+
+    Example::
+
+        >>> torch.complex(torch.tensor([1.0]), torch.tensor([2.0]))
+        tensor([1.+2.j])
+    """
+    real, imag = _complex_parts(real, imag, "complex", ("real", "imag"))
+    return view_as_complex(stack([real, imag], -1))
+
+
+def polar(abs, angle, *, out=None) -> Tensor:
+    """The complex tensor `abs * (cos(angle) + i sin(angle))` from polar coordinates."""
+    abs, angle = _complex_parts(abs, angle, "polar", ("abs", "angle"))
+    return complex(abs * cos(angle), abs * sin(angle))
