@@ -266,3 +266,34 @@ def test_complex_errors(call, real_torch):
 )
 def test_complex_gradients(fn, real_torch):
     check_case(fn, [arr((2, 3), "pos"), arr((2, 3))], real_torch, names=False)
+
+
+# ----------------------------------------------------------------------------- deterministic
+def test_deterministic_algorithms_switch():
+    def prog(torch):
+        def state():
+            return (
+                torch.are_deterministic_algorithms_enabled(),
+                torch.is_deterministic_algorithms_warn_only_enabled(),
+                torch.get_deterministic_debug_mode(),
+            )
+
+        states = [state()]
+        try:
+            torch.use_deterministic_algorithms(True, warn_only=True)
+            states.append(state())
+            torch.use_deterministic_algorithms(True)
+            states.append(state())
+            for mode in ("warn", "default", 2, 0):
+                torch.set_deterministic_debug_mode(mode)
+                states.append(state())
+            states.append(catch(lambda: torch.use_deterministic_algorithms(1)))
+            states.append(catch(lambda: torch.use_deterministic_algorithms(False, warn_only=1)))
+            states.append(catch(lambda: torch.set_deterministic_debug_mode("foo")))
+            states.append(catch(lambda: torch.set_deterministic_debug_mode(3)))
+            states.append(catch(lambda: torch.set_deterministic_debug_mode(1.0)))
+        finally:
+            torch.use_deterministic_algorithms(False)
+        return states
+
+    run_parity(prog)
