@@ -1,15 +1,14 @@
 """Joining and grid helpers composed of existing ops: meshgrid, atleast_1d/2d/3d,
-hstack/vstack/row_stack/dstack/column_stack and isin; with the small conversions PyTorch
-lists beside them: scalar_tensor, asarray, can_cast and result_type; and the complex
-constructions view_as_real, view_as_complex, complex and polar.
+hstack/vstack/row_stack/dstack/column_stack and isin; the small conversions PyTorch lists
+beside them: scalar_tensor, asarray, can_cast and result_type; and the complex constructions
+view_as_real, view_as_complex, complex and polar.
 
-view_as_complex is the one registered op (`lax.complex` of the last dim's two halves: a sum
-`re + 1j * im` would turn an infinite imaginary part into NaN); complex and polar stack their
-parts and apply it. The "views" between real and complex are copies here: JAX arrays cannot
-reinterpret each other's memory.
-
-Each is built from views (reshape, expand) and cat/comparison ops, as PyTorch's are, so
-their gradients come from the ops they are made of; nothing new is registered.
+All but one are built from existing views (reshape, expand), cat/stack and comparisons, as
+PyTorch's are, so their gradients come from the ops they are made of. view_as_complex is the
+one registered op (`lax.complex` of the last dim's two halves: a sum `re + 1j * im` would turn
+an infinite imaginary part into NaN); complex and polar stack their parts and apply it. The
+"views" between real and complex are copies here: JAX arrays cannot reinterpret each other's
+memory.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure.op import register
 from .._state.tensor import Tensor
+from .._tape.args import can_cast as _can_cast
 from .._tape.args import scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .convert import imag, real
@@ -312,11 +312,7 @@ def can_cast(from_, to) -> bool:
                 f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, "
                 f"not {type(d).__name__}"
             )
-    if from_.is_complex and not to.is_complex:
-        return False
-    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
-        return False
-    return not (from_ is not _dtypes.bool and to is _dtypes.bool)
+    return _can_cast(from_, to)
 
 
 _RESULT_TYPE_SIGNATURES = (
