@@ -297,3 +297,38 @@ def test_deterministic_algorithms_switch():
         return states
 
     run_parity(prog)
+
+
+# ----------------------------------------------------------------------------- printing
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"precision": 2},
+        {"precision": 6, "sci_mode": True},
+        {"sci_mode": False},
+        {"threshold": 5, "edgeitems": 2},
+        {"threshold": 5, "edgeitems": 0},
+        {"linewidth": 30},
+        {"profile": "short"},
+        {"profile": "full", "precision": 1},
+    ],
+    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()),
+)
+def test_set_printoptions(options):
+    def prog(torch):
+        values = [
+            torch.tensor([1.12345, -2.5, 1e-5]),
+            torch.tensor([1.0, 2.0, 300000.0]),
+            torch.arange(10.0),
+            torch.arange(24).reshape(4, 6),
+            torch.linspace(0, 1, 30, dtype=torch.float64).reshape(2, 15),
+            torch.tensor([1.5 + 2j, -3j]),
+            torch.tensor(3.14159),
+        ]
+        try:
+            torch.set_printoptions(**options)
+            return [repr(v) for v in values]
+        finally:
+            torch.set_printoptions(profile="default")
+
+    run_parity(prog)
