@@ -161,32 +161,32 @@ def _joined(tensors, fname: str, empty_name: str | None = None) -> tuple:
     return tensors
 
 
-def hstack(tensors, *, out=None) -> Tensor:
+def hstack(tensors) -> Tensor:
     """Concatenate column-wise: along dim 0 for 1-D inputs, else dim 1 (0-D ones become 1-D)."""
     tensors = _joined(tensors, "hstack")
     parts = [_at_least(t, 1) for t in tensors]
     return cat(parts, 0 if parts[0].ndim == 1 else 1)
 
 
-def vstack(tensors, *, out=None) -> Tensor:
+def vstack(tensors) -> Tensor:
     """Concatenate row-wise (dim 0) after viewing each input with at least 2 dims."""
     tensors = _joined(tensors, "vstack")
     return cat([_at_least(t, 2) for t in tensors], 0)
 
 
-def row_stack(tensors, *, out=None) -> Tensor:
+def row_stack(tensors) -> Tensor:
     """`vstack`'s other name."""
     tensors = _joined(tensors, "row_stack", "vstack")
     return cat([_at_least(t, 2) for t in tensors], 0)
 
 
-def dstack(tensors, *, out=None) -> Tensor:
+def dstack(tensors) -> Tensor:
     """Concatenate depth-wise (dim 2) after viewing each input with at least 3 dims."""
     tensors = _joined(tensors, "dstack")
     return cat([_at_least(t, 3) for t in tensors], 2)
 
 
-def column_stack(tensors, *, out=None) -> Tensor:
+def column_stack(tensors) -> Tensor:
     """Stack as columns: 0-D and 1-D inputs become (n, 1) columns, then concatenate on dim 1."""
     tensors = _joined(tensors, "column_stack")
     return cat([reshape(t, (-1, 1)) if t.ndim <= 1 else t for t in tensors], 1)
@@ -203,7 +203,8 @@ _ISIN_SIGNATURES = (
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
     """A bool tensor of `elements`' shape: True where the element equals one of
     `test_elements` (False with `invert`). Either may be a number; values are compared in
-    their promoted dtype. `assume_unique` is accepted; the result does not depend on it.
+    their promoted dtype. Every pair is compared (memory of elements x test_elements);
+    `assume_unique` is accepted, and the result does not depend on it.
 
     Example::
 
@@ -212,13 +213,11 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     """
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise _no_match("isin", (elements, test_elements), _ISIN_SIGNATURES, reasons=False)
-    reference = elements if isinstance(elements, Tensor) else test_elements
     for x in (elements, test_elements):
         if isinstance(x, Tensor) and (x.dtype.is_complex or x.dtype is _dtypes.bool):
             raise RuntimeError(
                 f"Unsupported input type encountered for isin(): {scalar_type_name(x.dtype)}"
             )
-    tensor_arg(reference, "isin", "elements")
     if not isinstance(test_elements, Tensor):
         found = elements == test_elements
     elif not isinstance(elements, Tensor):
@@ -390,7 +389,7 @@ def _complex_parts(a, b, fname: str, names: tuple) -> tuple:
     return broadcast_tensors(a, b)
 
 
-def complex(real, imag, *, out=None) -> Tensor:
+def complex(real, imag) -> Tensor:
     """The complex tensor `real + i imag` from two real tensors of one float dtype (broadcast);
     infinite parts stay as they are.
 
@@ -403,7 +402,7 @@ def complex(real, imag, *, out=None) -> Tensor:
     return view_as_complex(stack([real, imag], -1))
 
 
-def polar(abs, angle, *, out=None) -> Tensor:
+def polar(abs, angle) -> Tensor:
     """The complex tensor `abs * (cos(angle) + i sin(angle))` from polar coordinates."""
     abs, angle = _complex_parts(abs, angle, "polar", ("abs", "angle"))
     return complex(abs * cos(angle), abs * sin(angle))
