@@ -60,6 +60,7 @@ from ._pure.dtypes import (
 from ._ops.factories import *  # noqa: F403
 from ._state.modes import *  # noqa: F403  (the grad-mode switches)
 from ._interop import to_jax
+from ._state.tensor_str import set_printoptions
 from ._ops.comparison import *  # noqa: F403  (each op module lists its public names)
 from ._ops.convert import *  # noqa: F403
 from ._ops.counting import *  # noqa: F403
@@ -76,6 +77,7 @@ from ._ops.solvers import *  # noqa: F403
 from ._ops.special_math import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
 from ._ops.pieces import *  # noqa: F403
+from ._ops.joining import *  # noqa: F403
 from ._ops.scatters import *  # noqa: F403
 from ._ops.tensor_info import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403

@@ -1,11 +1,13 @@
 """PyTorch's tensor printing: `tensor([[4.5000, 4.5000], ...], grad_fn=<MeanBackward0>)`.
 
 Follows torch/_tensor_str.py's rules: precision 4, integer mode for whole-number floats,
-scientific notation for wide ranges, 80-column wrapping and summarisation past 1000 elements.
+scientific notation for wide ranges, 80-column wrapping and summarisation past 1000 elements
+(3 edge items); `set_printoptions` changes them, as PyTorch's does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -15,10 +17,54 @@ from .._pure import errors as _errors
 from . import node as _graph
 from .modes import modes
 
-PRECISION = 4
-THRESHOLD = 1000
-EDGE_ITEMS = 3
-LINE_WIDTH = 80
+__all__ = ["set_printoptions"]
+
+
+@dataclasses.dataclass
+class PrintOptions:
+    """The process-wide print settings (torch/_tensor_str.py's PRINT_OPTS); `sci_mode` None
+    chooses scientific notation from the values."""
+
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+OPTIONS = PrintOptions()
+# profile -> (precision, threshold, edgeitems, linewidth)
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(
+    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
+) -> None:
+    """Set how tensors print: digits after the point (`precision`), the element count past
+    which a print is summarised (`threshold`), the items kept at each edge then
+    (`edgeitems`), the line width, a `profile` ("default", "short", "full") setting the
+    first four, and `sci_mode` (True/False forces scientific notation on or off; None, also
+    whenever it is not passed, chooses from the values).
+
+    Example::
+
+        >>> torch.set_printoptions(precision=2)
+        >>> torch.tensor([1.12345])
+        tensor([1.12])
+        >>> torch.set_printoptions(profile="default")
+    """
+    if profile in _PROFILES:
+        values = _PROFILES[profile]
+        OPTIONS.precision, OPTIONS.threshold, OPTIONS.edgeitems, OPTIONS.linewidth = values
+    if precision is not None:
+        OPTIONS.precision = precision
+    if threshold is not None:
+        OPTIONS.threshold = threshold
+    if edgeitems is not None:
+        OPTIONS.edgeitems = edgeitems
+    if linewidth is not None:
+        OPTIONS.linewidth = linewidth
+    OPTIONS.sci_mode = sci_mode
 
 
 class _Formatter:
@@ -40,17 +86,14 @@ class _Formatter:
         magnitudes = np.abs(finite).astype(np.float64)
         low, high = magnitudes.min(), magnitudes.max()
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
-        wide = high / low > 1000.0 or high > 1.0e8
-        if self.int_mode:
-            self.sci_mode = bool(wide)
-            if not self.sci_mode:
-                widths = [len(f"{v:.0f}") + 1 for v in finite.astype(np.float64)]
-            else:
-                widths = [len(f"{v:.{PRECISION}e}") for v in finite.astype(np.float64)]
+        automatic = high / low > 1000.0 or high > 1.0e8 or low < 1.0e-4
+        self.sci_mode = bool(automatic if OPTIONS.sci_mode is None else OPTIONS.sci_mode)
+        precision = OPTIONS.precision
+        if self.int_mode and not self.sci_mode:
+            widths = [len(f"{v:.0f}") + 1 for v in finite.astype(np.float64)]
         else:
-            self.sci_mode = bool(wide or low < 1.0e-4)
             spec = "e" if self.sci_mode else "f"
-            widths = [len(f"{v:.{PRECISION}{spec}}") for v in finite.astype(np.float64)]
+            widths = [len(f"{v:.{precision}{spec}}") for v in finite.astype(np.float64)]
         self.max_width = max([self.max_width, *widths])
 
     @staticmethod
@@ -63,13 +106,13 @@ class _Formatter:
         if self.floating:
             value = float(value)
             if self.sci_mode:
-                text = f"{value:{self.max_width}.{PRECISION}e}"
+                text = f"{value:{self.max_width}.{OPTIONS.precision}e}"
             elif self.int_mode:
                 text = f"{value:.0f}"
                 if not (math.isinf(value) or math.isnan(value)):
                     text += "."
             else:
-                text = f"{value:.{PRECISION}f}"
+                text = f"{value:.{OPTIONS.precision}f}"
         else:
             text = self._plain(value)
         return (self.max_width - len(text)) * " " + text
@@ -91,11 +134,16 @@ class _ComplexFormatter:
 
 
 def _summarized(values: np.ndarray) -> np.ndarray:
-    """The elements that a summarised print shows (edge items of every dimension)."""
+    """The elements that a summarised print shows (edge items of every dimension; with no
+    edge items, the whole of a 1-D array and nothing of a wider one, as PyTorch's slicing
+    gives)."""
+    edge = OPTIONS.edgeitems
     if values.ndim == 0:
         return values
-    if values.shape[0] > 2 * EDGE_ITEMS:
-        parts = [values[:EDGE_ITEMS], values[-EDGE_ITEMS:]]
+    if values.ndim > 1 and not edge:
+        return values[:0]
+    if values.shape[0] > 2 * edge:
+        parts = [values[:edge], values[-edge:]]
     else:
         parts = [values]
     return np.concatenate(
@@ -106,24 +154,30 @@ def _summarized(values: np.ndarray) -> np.ndarray:
 def _format_nd(values: np.ndarray, formatter, indent: int, summarize: bool) -> str:
     if values.ndim == 0:
         return formatter.format(values[()])
+    edge = OPTIONS.edgeitems
     if values.ndim == 1:
         element_length = formatter.max_width + 2
-        per_line = max(1, int(math.floor((LINE_WIDTH - indent) / element_length)))
-        if summarize and values.shape[0] > 2 * EDGE_ITEMS:
+        per_line = max(1, int(math.floor((OPTIONS.linewidth - indent) / element_length)))
+        if summarize and not edge:
+            items = ["..."]
+        elif summarize and values.shape[0] > 2 * edge:
             items = (
-                [formatter.format(v) for v in values[:EDGE_ITEMS]]
+                [formatter.format(v) for v in values[:edge]]
                 + [" ..."]
-                + [formatter.format(v) for v in values[-EDGE_ITEMS:]]
+                + [formatter.format(v) for v in values[-edge:]]
             )
         else:
             items = [formatter.format(v) for v in values]
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    if summarize and values.shape[0] > 2 * EDGE_ITEMS:
+    if summarize and values.shape[0] > 2 * edge:
         rows = (
-            [_format_nd(v, formatter, indent + 1, summarize) for v in values[:EDGE_ITEMS]]
+            [_format_nd(v, formatter, indent + 1, summarize) for v in values[:edge]]
             + ["..."]
-            + [_format_nd(v, formatter, indent + 1, summarize) for v in values[-EDGE_ITEMS:]]
+            + [
+                _format_nd(v, formatter, indent + 1, summarize)
+                for v in values[len(values) - edge :]
+            ]
         )
     else:
         rows = [_format_nd(v, formatter, indent + 1, summarize) for v in values]
@@ -157,7 +211,9 @@ def tensor_repr(tensor, prefix: str = "tensor(") -> str:
         if values.ndim != 1:
             suffixes.append(f"size={tuple(values.shape)}")
     else:
-        summarize = values.size > THRESHOLD
+        summarize = values.size > OPTIONS.threshold
+        if not OPTIONS.edgeitems:  # PyTorch then shows the size, summarised or not
+            suffixes.append(f"size={tuple(values.shape)}")
         shown = _summarized(values) if summarize else values
         formatter: _Formatter | _ComplexFormatter
         if dtype.is_complex:
@@ -185,7 +241,7 @@ def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
     parts = [text]
     last_line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line + len(suffix) + 2 > LINE_WIDTH:
+        if last_line + len(suffix) + 2 > OPTIONS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line = indent + len(suffix)
         else:

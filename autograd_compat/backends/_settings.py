@@ -1,4 +1,5 @@
-"""The process-wide settings behind torch.set_float32_matmul_precision and set_num_threads."""
+"""The process-wide settings behind torch.set_float32_matmul_precision, set_num_threads and
+use_deterministic_algorithms."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ import warnings
 import jax
 
 __all__ = [
+    "are_deterministic_algorithms_enabled",
+    "get_deterministic_debug_mode",
     "get_float32_matmul_precision",
     "get_num_interop_threads",
     "get_num_threads",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "set_deterministic_debug_mode",
     "set_float32_matmul_precision",
     "set_num_interop_threads",
     "set_num_threads",
+    "use_deterministic_algorithms",
 ]
 
 # PyTorch's float32 matmul precision -> jax_default_matmul_precision. The library's own
@@ -25,6 +31,8 @@ _settings: dict = {
     "precision": "highest",
     "threads": os.cpu_count() or 1,
     "interop": os.cpu_count() or 1,
+    "deterministic": False,
+    "warn_only": False,
 }
 
 
@@ -73,3 +81,59 @@ def set_num_interop_threads(num: int) -> None:
 
 def get_num_interop_threads() -> int:
     return _settings["interop"]
+
+
+def _bool_arg(value, name: str) -> bool:
+    """PyTorch's TypeError for a deterministic-mode flag that is not a bool."""
+    if not isinstance(value, bool):
+        where = "'mode' (position 1)" if name == "mode" else f"'{name}'"
+        raise TypeError(
+            f"_set_deterministic_algorithms(): argument {where} must be bool, not "
+            f"{type(value).__name__}"
+        )
+    return value
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Record PyTorch's deterministic-algorithms switch. Nothing changes in what runs: XLA on
+    CPU is deterministic already (no op here raises or warns for nondeterminism)."""
+    _settings["deterministic"] = _bool_arg(mode, "mode")
+    _settings["warn_only"] = _bool_arg(warn_only, "warn_only")
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """Whether `use_deterministic_algorithms(True)` is in force."""
+    return _settings["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether the deterministic mode was set with `warn_only=True`."""
+    return _settings["warn_only"]
+
+
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def set_deterministic_debug_mode(debug_mode: int | str) -> None:
+    """The same switch by level: 0/"default" off, 1/"warn" warn-only, 2/"error" on."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(
+                "invalid value of debug_mode, expected one of `default`, `warn`, `error`, but "
+                f"got {debug_mode}"
+            )
+        debug_mode = _DEBUG_MODES.index(debug_mode)
+    elif not isinstance(debug_mode, int):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(
+            f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}"
+        )
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """0 when the deterministic mode is off, 1 when warn-only, 2 when on."""
+    if not _settings["deterministic"]:
+        return 0
+    return 1 if _settings["warn_only"] else 2

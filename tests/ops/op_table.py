@@ -1007,6 +1007,10 @@ ROWS: list[OpCase] = [
         "conj",
         lambda torch, x: torch.abs(torch.conj(x.to(torch.complex128) * (1 + 2j)) + 1j),
     ),
+    OpCase(
+        "view_as_complex",
+        lambda torch, x: torch.view_as_complex(x.reshape(6, 2)).abs(),
+    ),
     # ------------------------------------------------------------------ fft
     OpCase("_fft_r2c", lambda torch, x: torch.fft.rfft(x, n=6).abs()),
     OpCase(
