@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_optim import B, W, X, Y, _assert_close, _loss, _pair
+from test_optim import B, W, X, Y, check_trajectory, compare_state
 from torch_compare import check_error
 
 import autograd_compat as torch
@@ -29,41 +29,11 @@ CONFIGS = [
 ]
 
 
-def _compare_state(state_o, state_t, atol=2e-6):
-    assert state_o["param_groups"] == state_t["param_groups"]
-    assert list(state_o["state"]) == list(state_t["state"])
-    for index, entries in state_t["state"].items():
-        assert list(state_o["state"][index]) == list(entries)
-        for key, value in entries.items():
-            mine = state_o["state"][index][key]
-            if isinstance(value, list):
-                assert len(mine) == len(value), key
-                pairs = [(a, b) for a, b in zip(mine, value) if b is not None]
-            else:
-                pairs = [(mine, value)]
-            for a, b in pairs:
-                if isinstance(b, (int, float)):
-                    assert a == pytest.approx(b, rel=1e-5), key
-                    continue
-                assert a.dtype.name == str(b.dtype).removeprefix("torch."), key
-                np.testing.assert_allclose(np.asarray(a), b.numpy(), atol=atol, err_msg=key)
-
-
 @pytest.mark.parametrize(
     "name,kwargs", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)]
 )
 def test_trajectory_matches_pytorch(name, kwargs, real_torch):
-    ours, theirs = _pair(real_torch)
-    opt_o = getattr(torch.optim, name)(ours.parameters(), **kwargs)
-    opt_t = getattr(real_torch.optim, name)(theirs.parameters(), **kwargs)
-    for _ in range(12):
-        for lib, model, opt in ((torch, ours, opt_o), (real_torch, theirs, opt_t)):
-            opt.zero_grad()
-            _loss(lib, model).backward()
-            opt.step()
-        _assert_close(ours, theirs, atol=5e-6)
-    _compare_state(opt_o.state_dict(), opt_t.state_dict(), atol=5e-6)
-    assert repr(opt_o) == repr(opt_t)
+    check_trajectory(name, kwargs, real_torch, steps=12, atol=5e-6)
 
 
 # step() returns the closure's loss, which requires grad: float() of it warns (in both libraries)
@@ -93,7 +63,7 @@ def test_lbfgs_matches_pytorch(line_search_fn, real_torch):
         assert float(opt_o.step(closure_o)) == pytest.approx(float(opt_t.step(closure_t)))
         for p, q in zip(params_o, params_t):
             np.testing.assert_allclose(np.asarray(p.detach()), q.detach().numpy(), atol=1e-9)
-    _compare_state(opt_o.state_dict(), opt_t.state_dict(), atol=1e-9)
+    compare_state(opt_o.state_dict(), opt_t.state_dict(), atol=1e-9)
     assert repr(opt_o) == repr(opt_t)
     fresh = torch.optim.LBFGS(params_o, **kwargs)  # the state dict round trip
     fresh.load_state_dict(opt_o.state_dict())

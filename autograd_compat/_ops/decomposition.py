@@ -24,7 +24,7 @@ from .._state.tensor import Tensor
 from .._tape.args import check_same_dtype, is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .comparison import where
-from .linalg import LinAlgError, _check_floating, _check_square
+from .linalg import LinAlgError, _check_floating, _check_square, check_vector_pair
 from .reduce import _vector_norm, norm_order, return_types
 
 __all__ = [
@@ -352,19 +352,7 @@ _VDOT = register("vdot", jnp.vdot, node="VdotBackward0", saves="others")
 
 def vdot(input, other):
     """The dot product of two 1-D tensors, the first conjugated."""
-    tensor_arg(input, "vdot")
-    tensor_arg(other, "vdot", "other", 2)
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    check_same_dtype(
-        input, other, "dot : expected both vectors to have same dtype, but found {a} and {b}"
-    )
-    if input.shape[0] != other.shape[0]:
-        n, m = input.shape[0], other.shape[0]
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
-            f"number of elements, but got {n} and {m} elements respectively"
-        )
+    check_vector_pair(input, other, "vdot", "other")
     return apply(_VDOT, input, other)
 
 

@@ -195,21 +195,26 @@ def mv(input, vec):
     return apply(_MV, input, vec)
 
 
-def dot(input, tensor):
-    """Inner product of two 1-D tensors of the same dtype and size."""
-    tensor_arg(input, "dot")
-    tensor_arg(tensor, "dot", "tensor", 2)
-    if input.ndim != 1 or tensor.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+def check_vector_pair(input, other, fname: str, other_name: str) -> None:
+    """PyTorch's checks of dot's and vdot's operands: Tensors, 1-D, one dtype, one size."""
+    tensor_arg(input, fname)
+    tensor_arg(other, fname, other_name, 2)
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     check_same_dtype(
-        input, tensor, "dot : expected both vectors to have same dtype, but found {a} and {b}"
+        input, other, "dot : expected both vectors to have same dtype, but found {a} and {b}"
     )
-    n, m = input.shape[0], tensor.shape[0]
+    n, m = input.shape[0], other.shape[0]
     if n != m:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
             f"number of elements, but got {n} and {m} elements respectively"
         )
+
+
+def dot(input, tensor):
+    """Inner product of two 1-D tensors of the same dtype and size."""
+    check_vector_pair(input, tensor, "dot", "tensor")
     return apply(_DOT, input, tensor)
 
 
