@@ -32,12 +32,10 @@ import enum
 
 import jax
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import Mesh
 
-from ..._pure import sharding as _sharding
-from ..._state.tensor import Tensor
 from ...nn.modules.module import Module
-from ...nn.parallel import split_inputs
+from ...nn.parallel import lay_out, split_inputs
 from ..device_mesh import DeviceMesh
 from ..distributed_c10d import NO_PROCESS_GROUP, is_initialized
 
@@ -67,25 +65,6 @@ def _jax_mesh(mesh: DeviceMesh | Mesh | None) -> Mesh:
     if mesh is not None:
         return mesh
     return Mesh(np.asarray(jax.local_devices(), dtype=object), (_AXIS,))
-
-
-def _lay_out(module: Module, mesh: Mesh, shard: bool, ignored=()) -> None:
-    """Put `module`'s parameters (but the `ignored`) on `mesh`, split along dim 0 over its
-    last axis where that divides evenly (and `shard`), else whole on every device; buffers
-    whole. A one-device mesh leaves everything where it is."""
-    if mesh.size == 1:
-        return
-    axis = mesh.axis_names[-1]
-    parts = mesh.shape[axis]
-    skip = set(map(id, ignored))
-    for p in module.parameters():
-        if id(p) in skip:
-            continue
-        split = shard and p.ndim > 0 and p.shape[0] % parts == 0
-        layout = NamedSharding(mesh, PartitionSpec(axis) if split else PartitionSpec())
-        p.data = Tensor._wrap(_sharding.put(p._value, layout))
-    for b in module.buffers():
-        b.data = Tensor._wrap(_sharding.put(b._value, _sharding.replicated(mesh)))
 
 
 def _run_outermost(mesh: Mesh, owner: str, call, args: tuple, kwargs: dict):
@@ -165,7 +144,7 @@ def fully_shard(
     """
     _refuse_precision_and_offload(mp=mp_policy, offload=offload_policy)
     jax_mesh = _jax_mesh(mesh)
-    _lay_out(module, jax_mesh, shard=True, ignored=ignored_params or ())
+    lay_out(module, jax_mesh, shard=True, ignored=ignored_params or ())
     module.__class__ = _fsdp_class(type(module))
     module._fsdp_mesh = jax_mesh
     return module
@@ -195,7 +174,7 @@ class FullyShardedDataParallel(Module):
         setattr(self, _WRAPPED, module)
         self.sharding_strategy = sharding_strategy or ShardingStrategy.FULL_SHARD
         self._fsdp_mesh = _jax_mesh(device_mesh)
-        _lay_out(module, self._fsdp_mesh, self.sharding_strategy is not ShardingStrategy.NO_SHARD)
+        lay_out(module, self._fsdp_mesh, self.sharding_strategy is not ShardingStrategy.NO_SHARD)
         self.register_state_dict_post_hook(_drop_wrapped_prefix)
         self.register_load_state_dict_pre_hook(_add_wrapped_prefix)
 

@@ -24,7 +24,7 @@ import contextlib
 
 import jax
 import numpy as np
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from ..._pure import sharding as _sharding
 from ..._state.tensor import Tensor
@@ -55,9 +55,7 @@ class _Replicated(Module):
         self.device_ids = list(range(len(devices))) if device_ids is None else list(device_ids)
         self._mesh = Mesh(np.asarray(devices, dtype=object), (_AXIS,)) if len(devices) > 1 else None
         if self._mesh is not None:
-            everywhere = _sharding.replicated(self._mesh)
-            for tensor in (*module.parameters(), *module.buffers()):
-                tensor.data = Tensor._wrap(_sharding.put(tensor._value, everywhere))
+            lay_out(module, self._mesh)
 
     def forward(self, *inputs, **kwargs):
         if self._mesh is not None:
@@ -65,6 +63,25 @@ class _Replicated(Module):
                 (inputs, kwargs), self._mesh, self.dim, type(self).__name__
             )
         return self.module(*inputs, **kwargs)
+
+
+def lay_out(module: Module, mesh: Mesh, shard: bool = False, ignored=()) -> None:
+    """Put `module`'s parameters (but the `ignored`) on `mesh`, split along dim 0 over its
+    last axis where that divides evenly (and `shard`: FSDP), else whole on every device (DDP);
+    buffers whole. A one-device mesh leaves everything where it is."""
+    if mesh.size == 1:
+        return
+    axis = mesh.axis_names[-1]
+    parts = mesh.shape[axis]
+    skip = set(map(id, ignored))
+    for p in module.parameters():
+        if id(p) in skip:
+            continue
+        split = shard and p.ndim > 0 and p.shape[0] % parts == 0
+        layout = NamedSharding(mesh, PartitionSpec(axis) if split else PartitionSpec())
+        p.data = Tensor._wrap(_sharding.put(p._value, layout))
+    for b in module.buffers():
+        b.data = Tensor._wrap(_sharding.put(b._value, _sharding.replicated(mesh)))
 
 
 def split_inputs(inputs, mesh: Mesh, dim: int, owner: str):
