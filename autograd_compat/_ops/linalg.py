@@ -387,8 +387,7 @@ def tensordot(a, b, dims=2, out=None):
                 f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
                 f"{da} and second has size {b.shape[db]} in dim {db}"
             )
-    if a.dtype is not b.dtype and not unifies(a, b):
-        raise RuntimeError("both inputs should have same dtype")
+    check_same_dtype(a, b, "both inputs should have same dtype", autocast=True)
     return apply(_TENSORDOT, a, b, axes=(tuple(dims_a), tuple(dims_b)))
 
 
