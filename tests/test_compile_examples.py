@@ -113,9 +113,9 @@ def _run_ways(name: str) -> dict:
         served = []
         run = _compile_function._Entry.run
 
-        def counted(entry, arguments, run=run, served=served):
+        def counted(entry, arguments, memory_values, run=run, served=served):
             served.append(entry)
-            return run(entry, arguments)
+            return run(entry, arguments, memory_values)
 
         argv = [str(EXAMPLES / f"{name}.py"), *COMPILED[name]]
         argv += [f"--compile={way}"] if way else []

@@ -95,7 +95,9 @@ class GradMemory:
             self.owner._grad = Tensor._wrap(value)
 
     def get(self):
-        return Memory(self.tensor).get()
+        grad = self.tensor
+        rec = grad._storage  # Memory(grad).get(), without making one on every call
+        return grad._value if rec is None else record_of(grad).buffer.value
 
     def set(self, value) -> None:
         Memory(self.tensor).set(value)

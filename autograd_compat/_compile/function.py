@@ -267,17 +267,18 @@ class _Effects:
         self.uses_rng = default_generator._key is not capture.rng_key
         self.custom_functions = capture.custom_functions
 
-    def guard(self) -> tuple | None:
-        """What the entry assumed about the captured state, as a value to compare; empty
-        when nothing was captured, None where a captured .grad is gone."""
+    def values(self) -> list:
+        """The captured memories' root values now; raises `GradGone` where a captured .grad
+        was set to None since the trace (a new program, not an error)."""
+        return [m.get() for m in self.memories]
+
+    def guard(self, values: list) -> tuple:
+        """What the entry assumed about the captured state (whose root `values` are given),
+        as a value to compare; empty when nothing was captured."""
         if not (self.memories or self.grad_links or self.modules):
             return ()
-        try:
-            shapes = tuple([(v.shape, v.dtype) for v in [m.get() for m in self.memories]])
-        except GradGone:  # a .grad the entry reads was set to None: a new program
-            return None
         return (
-            shapes,
+            tuple([(v.shape, v.dtype) for v in values]),
             tuple([t._grad is not None for t, _ in self.grad_links]),
             tuple([m.training for m in self.modules]),
         )
@@ -290,7 +291,14 @@ class _Entry:
         self.arguments = arguments
         arguments.freeze()
         self.effects = effects
-        self.guard = effects.guard()
+        self.guard = effects.guard(effects.values())
+        # (memory, tensor or None for the memory's own, version move) of each write
+        self.version_moves = [
+            (memory, t, move)
+            for memory, moves in zip(effects.memories, effects.version_moves)
+            for t, move in moves
+            if move
+        ]
         self.out_treedef = None
         self.out_static: tuple = ()
         self.out_tensor_index: list[int] = []
@@ -314,7 +322,10 @@ class _Entry:
             inputs.append(tensor if not spec else memory.get())
         return inputs
 
-    def run(self, arguments: _Arguments):
+    def run(self, arguments: _Arguments, memory_values: list):
+        """One call: the program on the arguments and the captured memories' root values
+        (`memory_values`, read by the guard; emptied here, so that only the memories and the
+        program's inputs hold them), then the new state written back."""
         effects = self.effects
         leaves = arguments.leaves
         tensors = [leaves[i] for i in arguments.tensor_index]
@@ -328,22 +339,32 @@ class _Entry:
             if self.differentiable:
                 inputs = [*tensors, *numbers, *self.roots(), *arguments.grads(), *runtime, *key]
                 results = list(apply(self.op, *inputs))
+                n_out = len(self.out_tensor_index)  # known once the first call has traced
+                outputs, state = results[:n_out], [r._value for r in results[n_out:]]
             else:
-                results = self._run_program(tensors, numbers, runtime, key, arguments)
+                values = [t._value for t in tensors]
+                values += numbers
+                values += memory_values
+                values += arguments.grads()
+                values += runtime
+                values += key
+                memory_values.clear()  # the donation check counts each value's references
+                raw = self._run_program(values)
+                n_out = len(self.out_tensor_index)
+                outputs, state = [Tensor._wrap(v) for v in raw[:n_out]], raw[n_out:]
         except BaseException:
             self._move_versions(-1)
             raise
-        outputs = self._write_back(results, arguments)
+        result = self._write_back(outputs, state, arguments)
         for update in effects.deferred:
             update()
-        return outputs
+        return result
 
     def _move_versions(self, sign: int) -> None:
-        for memory, moves in zip(self.effects.memories, self.effects.version_moves):
-            for t, move in moves:
-                (memory.tensor if t is None else t)._version_counter[0] += sign * move
+        for memory, t, move in self.version_moves:
+            (memory.tensor if t is None else t)._version_counter[0] += sign * move
 
-    def _run_program(self, tensors, numbers, runtime, key, arguments) -> list:
+    def _run_program(self, values: list) -> list:
         """Run the program of a step that ran its own backward, unrecorded (its outputs are
         no node's: PyTorch's are freed by that backward), in the caller's grad mode.
 
@@ -351,12 +372,6 @@ class _Entry:
         writes the new values over the old and a step does not hold two copies of the model,
         when nothing but their memory holds them: a saved tensor of an older graph or a raw
         array the user kept would be left deleted (numpy views JAX itself keeps whole)."""
-        values = [t._value for t in tensors]
-        values += numbers
-        values += [memory.get() for memory in self.effects.memories]
-        values += arguments.grads()
-        values += runtime
-        values += key
         program = self.op.compiled(())
         if self.donated and all(
             # references: the memory's own, `values`, and getrefcount's argument
@@ -367,7 +382,7 @@ class _Entry:
         results = program(*values)
         if self.donated is None:
             self._plan_donation(values, results)
-        return [Tensor._wrap(v) for v in results]
+        return list(results)
 
     def _plan_donation(self, values: list, results) -> None:
         """After the first call: the inputs to donate, the replaced memories whose new value
@@ -387,27 +402,26 @@ class _Entry:
             positions = tuple(position for position, _ in self.donated)
             self.donating = jax.jit(self.op.fn, donate_argnums=positions)
 
-    def _write_back(self, results: list, arguments: _Arguments):
-        """Commit the new state as the eager call would have, then rebuild the outputs."""
+    def _write_back(self, outputs: list, state: list, arguments: _Arguments):
+        """Commit the new `state` (arrays) as the eager call would have, then rebuild the
+        outputs (tensors)."""
         effects = self.effects
-        n_out = len(self.out_tensor_index)
-        outputs, rest = results[:n_out], results[n_out:]
         position = 0
         for memory, written in zip(effects.memories, effects.written):
             if written:
-                memory.set(rest[position]._value)
+                memory.set(state[position])
                 position += 1
         for t in effects.grad_results:  # the function made a new .grad object
-            t._grad = Tensor._wrap(rest[position]._value)
+            t._grad = Tensor._wrap(state[position])
             position += 1
         tensors = arguments.tensors()
         for k in effects.arg_grads:
-            _set_grad(tensors[k], rest[position]._value)
+            _set_grad(tensors[k], state[position])
             position += 1
         for t in effects.grad_cleared:
             t._grad = None
         if effects.uses_rng:
-            default_generator._key = rest[position]._value
+            default_generator._key = state[position]
         leaves = list(self.out_static)
         for i, tensor in zip(self.out_tensor_index, outputs):
             leaves[i] = tensor
@@ -516,9 +530,16 @@ class CompiledFunction:
             return self._break(args, kwargs, "an argument that cannot be hashed", "")
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
-        if entry is not None and entry.guard and entry.guard != entry.effects.guard():
-            _count("stats", "recompiles")
-            entry = None
+        memory_values: list = []
+        if entry is not None and entry.guard:
+            try:
+                memory_values = entry.effects.values()
+                stale = entry.effects.guard(memory_values) != entry.guard
+            except GradGone:  # a .grad the entry reads was set to None
+                stale = True
+            if stale:
+                _count("stats", "recompiles")
+                entry = None
         if entry is None:
             if len(self.entries) >= config.cache_size_limit:
                 self._warn_limit()
@@ -528,11 +549,12 @@ class CompiledFunction:
             self.entries[key] = entry
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
-        return self._run(entry, arguments, args, kwargs)
+            memory_values = entry.effects.values()
+        return self._run(entry, arguments, memory_values, args, kwargs)
 
-    def _run(self, entry, arguments: _Arguments, args: tuple, kwargs: dict):
+    def _run(self, entry, arguments: _Arguments, memory_values: list, args: tuple, kwargs: dict):
         try:
-            return entry.run(arguments)
+            return entry.run(arguments, memory_values)
         except _Retrace:  # the compiled trace read more than the discovery trace saw
             self.entries[arguments.key()] = _EAGER
             return self._break(args, kwargs, "state found only by the second trace", "")
