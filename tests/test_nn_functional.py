@@ -215,6 +215,13 @@ def test_loss_errors_match_pytorch(real_torch):
         (lambda f, lib, x: f.binary_cross_entropy(x, lib.zeros(4, 5))),
         (lambda f, lib, x: f.binary_cross_entropy_with_logits(x, lib.zeros(4))),
         (lambda f, lib, x: f.mse_loss(x, x, reduction="avg")),
+        # the reduction is checked before the Tensors, then input before target (named as
+        # PyTorch's kernels: nll_loss_nd, cross_entropy_loss)
+        (lambda f, lib, x: f.nll_loss(x, [0, 1, 2, 3], reduction="avg")),
+        (lambda f, lib, x: f.nll_loss([0.0], [0])),
+        (lambda f, lib, x: f.cross_entropy(x, [0, 1, 2, 3])),
+        (lambda f, lib, x: f.cross_entropy([0.0], x)),
+        (lambda f, lib, x: f.kl_div(x, [0.0], reduction="batchmean")),
         (lambda f, lib, x: f.linear(x, lib.zeros(2, 3))),
         (lambda f, lib, x: f.linear(x.double(), lib.zeros(2, 5))),
         (lambda f, lib, x: f.conv2d(lib.zeros(1, 2, 2, 2), lib.zeros(3, 2, 3, 3))),

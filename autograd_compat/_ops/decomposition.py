@@ -24,7 +24,12 @@ from .._state.tensor import Tensor
 from .._tape.args import check_same_dtype, is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .comparison import where
-from .linalg import LinAlgError, _check_floating, _check_square, check_vector_pair
+from .linalg import (
+    _check_floating,
+    _check_square,
+    check_vector_pair,
+    raise_for_info,
+)
 from .reduce import _vector_norm, norm_order, return_types
 
 __all__ = [
@@ -271,29 +276,22 @@ def linalg_cholesky_ex(A, *, upper: bool = False, check_errors: bool = False):
     factor, failed = apply(_CHOLESKY, A, upper=bool(upper))
     info = _cholesky_info(A, failed)
     if check_errors:
-        _raise_not_positive_definite(info, "linalg.cholesky_ex")
+        raise_for_info(info, "linalg.cholesky_ex", _NOT_POSITIVE_DEFINITE)
     return return_types.linalg_cholesky_ex(factor, info)
 
 
-def _raise_not_positive_definite(info: Tensor, fname: str = "linalg.cholesky") -> None:
-    if is_tracer(info._value):
-        return
-    flat = np.asarray(info._value).reshape(-1)
-    bad = np.flatnonzero(flat)
-    if bad.size:
-        prefix = f"(Batch element {int(bad[0])}): " if info.ndim else ""
-        raise LinAlgError(
-            f"{fname}: {prefix}The factorization could not be completed because the "
-            f"input is not positive-definite (the leading minor of order {int(flat[bad[0]])} is "
-            "not positive-definite)."
-        )
+# PyTorch's text for a matrix that is not positive definite in linalg.cholesky(_ex).
+_NOT_POSITIVE_DEFINITE = (
+    "The factorization could not be completed because the input is not positive-definite "
+    "(the leading minor of order {code} is not positive-definite)."
+)
 
 
 def linalg_cholesky(A, *, upper: bool = False):
     """The lower (or `upper`) Cholesky factor of Hermitian positive-definite matrices;
     LinAlgError (checked eagerly) when one is not positive definite."""
     factor, info = linalg_cholesky_ex(A, upper=upper)
-    _raise_not_positive_definite(info)
+    raise_for_info(info, "linalg.cholesky", _NOT_POSITIVE_DEFINITE)
     return factor
 
 

@@ -143,14 +143,18 @@ def _batch(shape) -> int:
     return size
 
 
+def _check_product_operands(fname: str, input, mat2, ndim: int, names: tuple, rank: str) -> None:
+    """mm's and bmm's checks: both Tensors, each of rank `ndim` (else `{name} must be {rank}`)."""
+    tensor_arg(input, fname)
+    tensor_arg(mat2, fname, "mat2", 2)
+    for name, operand in zip(names, (input, mat2)):
+        if operand.ndim != ndim:
+            raise RuntimeError(f"{name} must be {rank}")
+
+
 def mm(input, mat2):
     """Product of two matrices (2-D only)."""
-    tensor_arg(input, "mm")
-    tensor_arg(mat2, "mm", "mat2", 2)
-    if input.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+    _check_product_operands("mm", input, mat2, 2, ("self", "mat2"), "a matrix")
     return matmul(input, mat2)
 
 
@@ -162,12 +166,7 @@ _BMM = register("bmm", _matmul, node="BmmBackward0", saves="others")
 
 def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with the same batch size (no broadcasting)."""
-    tensor_arg(input, "bmm")
-    tensor_arg(mat2, "bmm", "mat2", 2)
-    if input.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if mat2.ndim != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
+    _check_product_operands("bmm", input, mat2, 3, ("batch1", "batch2"), "a 3D tensor")
     a, b = tuple(input.shape), tuple(mat2.shape)
     if (b[0], b[1]) != (a[0], a[2]):
         raise RuntimeError(
@@ -556,11 +555,13 @@ def _solve_ex(a, b, *, vector, left):
         b = jnp.swapaxes(b, -1, -2)
     if vector:
         b = b[..., None]
+    lu, pivots, _ = lax.linalg.lu(a)  # info has A's batch shape, as PyTorch's
     batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = jnp.broadcast_to(a, batch + a.shape[-2:])
-    b = jnp.broadcast_to(b, batch + b.shape[-2:])
-    lu, pivots, _ = lax.linalg.lu(a)
-    x = jax.scipy.linalg.lu_solve((lu, pivots), b)
+    factors = (
+        jnp.broadcast_to(lu, batch + lu.shape[-2:]),
+        jnp.broadcast_to(pivots, batch + pivots.shape[-1:]),
+    )
+    x = jax.scipy.linalg.lu_solve(factors, jnp.broadcast_to(b, batch + b.shape[-2:]))
     if vector:
         x = x[..., 0]
     elif not left:
@@ -603,36 +604,34 @@ def _check_floating(fname: str, A: Tensor) -> None:
         )
 
 
-def _raise_if_singular(info: Tensor, message, error: type[Exception] = LinAlgError) -> None:
-    """Raise `error` when `info` (concrete values only) marks a singular matrix."""
-    value = info._value
-    if isinstance(value, jax.core.Tracer):
+def raise_for_info(
+    info: Tensor, fname: str, text: str, error: type[Exception] = LinAlgError
+) -> None:
+    """Raise `error` for the first matrix whose `info` code (concrete values only) is nonzero,
+    in PyTorch's form `fname: (Batch element b): text` (no batch part for a single matrix);
+    `{code}` in `text` stands for that code."""
+    if is_tracer(info._value):
         return
-    array = np.asarray(value)
-    bad = np.flatnonzero(array.reshape(-1))
+    codes = np.asarray(info._value).reshape(-1)
+    bad = np.flatnonzero(codes)
     if bad.size:
-        batch = int(bad[0]) if array.ndim else None
-        raise error(message(batch, int(array.reshape(-1)[bad[0]])))
+        prefix = f"(Batch element {int(bad[0])}): " if info.ndim else ""
+        raise error(f"{fname}: {prefix}" + text.format(code=int(codes[bad[0]])))
 
 
-def inverse_message(fname: str):
-    """PyTorch's text for a singular input of `fname` (linalg.inv, linalg.inv_ex)."""
-
-    def message(batch, element):
-        prefix = f"(Batch element {batch}): " if batch is not None else ""
-        return (
-            f"{fname}: {prefix}The diagonal element {element} is zero, the inversion could "
-            "not be completed because the input matrix is singular."
-        )
-
-    return message
+# PyTorch's texts for a singular matrix in linalg.inv(_ex) and linalg.solve(_ex).
+SINGULAR_INVERSE = (
+    "The diagonal element {code} is zero, the inversion could not be completed because the "
+    "input matrix is singular."
+)
+SINGULAR_SOLVE = "The solver failed because the input matrix is singular."
 
 
 def linalg_inv(A):
     """The inverse of each square matrix; LinAlgError if one is singular (checked eagerly)."""
     _check_square("linalg.inv", A)
     inverse, info = apply(_INV, A)
-    _raise_if_singular(info, inverse_message("linalg.inv"))
+    raise_for_info(info, "linalg.inv", SINGULAR_INVERSE)
     return inverse
 
 
@@ -645,13 +644,8 @@ def linalg_det(A):
 def linalg_solve(A, B, *, left: bool = True):
     """The solution X of AX = B (or XA = B); B may be a vector or a batch of vectors."""
     x, info = solve_with_info(A, B, left)
-    _raise_if_singular(info, lambda batch, element: singular_solve("linalg.solve"))
+    raise_for_info(info, "torch.linalg.solve", SINGULAR_SOLVE)
     return x
-
-
-def singular_solve(fname: str) -> str:
-    """PyTorch's text for a singular matrix in `fname` (linalg.solve, linalg.solve_ex)."""
-    return f"torch.{fname}: The solver failed because the input matrix is singular."
 
 
 def solve_with_info(A, B, left: bool) -> tuple:

@@ -40,20 +40,23 @@ _uniform = jax.jit(jax.random.uniform, static_argnums=(1, 2))
 _normal = jax.jit(jax.random.normal, static_argnums=(1, 2))
 
 
+def _sample(sampler, fname: str, size, generator, dtype, device, requires_grad: bool) -> Tensor:
+    """rand's and randn's samples: `sampler(key, shape, dtype)` (a jitted jax.random function)
+    with a key from the global (or given) generator; `fname` names the call in size errors."""
+    shape, dtype = new_shape(size, fname), _float_dtype(dtype)
+    _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
+    value = sampler(_random.key(generator), shape, dtype.jax)
+    return _finish(_place(value, device), requires_grad)
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1) from the global (or given) generator."""
-    shape, dtype = new_shape(size, "rand"), _float_dtype(dtype)
-    _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
-    value = _uniform(_random.key(generator), shape, dtype.jax)
-    return _finish(_place(value, device), requires_grad)
+    return _sample(_uniform, "rand", size, generator, dtype, device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples from the global (or given) generator."""
-    shape, dtype = new_shape(size, "randn"), _float_dtype(dtype)
-    _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
-    value = _normal(_random.key(generator), shape, dtype.jax)
-    return _finish(_place(value, device), requires_grad)
+    return _sample(_normal, "randn", size, generator, dtype, device, requires_grad)
 
 
 # ----------------------------------------------------------------------------- random

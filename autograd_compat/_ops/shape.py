@@ -933,20 +933,22 @@ def ravel(input):
     return reshape(input, -1)
 
 
+def _flip_dim(input, fname: str, dim: int):
+    """`input` reversed along `dim`, which it must have (fliplr, flipud)."""
+    tensor_arg(input, fname)
+    if input.ndim <= dim:
+        raise RuntimeError(f"Input must be >= {dim + 1}-d.")
+    return flip(input, (dim,))
+
+
 def fliplr(input):
     """Reverse the columns (dim 1) of a tensor of at least 2 dims."""
-    tensor_arg(input, "fliplr")
-    if input.ndim < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return flip(input, (1,))
+    return _flip_dim(input, "fliplr", 1)
 
 
 def flipud(input):
     """Reverse the rows (dim 0) of a tensor of at least 1 dim."""
-    tensor_arg(input, "flipud")
-    if input.ndim < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return flip(input, (0,))
+    return _flip_dim(input, "flipud", 0)
 
 
 _ROT90 = register(

@@ -26,16 +26,16 @@ from .decomposition import _check_matrix, linalg_svdvals
 from .factories import eye, ones_like
 from .linalg import (
     _INV,
+    SINGULAR_INVERSE,
+    SINGULAR_SOLVE,
     _check_square,
-    _raise_if_singular,
     _zero_pivot,
     cross,
-    inverse_message,
     linalg_inv,
     linalg_solve,
     matmul,
     matrix_power,
-    singular_solve,
+    raise_for_info,
     solve_with_info,
 )
 from .reduce import matrix_norm, return_types, sum
@@ -116,26 +116,22 @@ def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False):
         raise NotImplementedError("linalg.lu_factor_ex: pivot=False is only supported on CUDA")
     lu, pivots, info = apply(_LU_FACTOR, A)
     if check_errors:
-        _raise_if_singular(info, _zero_pivot_message("linalg.lu_factor_ex"))
+        raise_for_info(info, "torch.linalg.lu_factor_ex", _ZERO_PIVOT, RuntimeError)
     return return_types.linalg_lu_factor_ex(lu, pivots, info)
 
 
-def _zero_pivot_message(fname: str):
-    def message(batch, element):
-        prefix = f"(Batch element {batch}): " if batch is not None else ""
-        return (
-            f"torch.{fname}: {prefix}U[{element},{element}] is zero and using it on lu_solve "
-            "would result in a division by zero. If you still want to perform the "
-            "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
-        )
-
-    return message
+# PyTorch's text for a zero on U's diagonal in linalg.lu_factor(_ex).
+_ZERO_PIVOT = (
+    "U[{code},{code}] is zero and using it on lu_solve would result in a division by zero. If "
+    "you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+    "linalg.lu_factor_ex(A, pivot)"
+)
 
 
 def lu_factor(A, *, pivot: bool = True):
     """`(LU, pivots)` of `lu_factor_ex`; a LinAlgError (checked eagerly) for a singular A."""
     lu, pivots, info = lu_factor_ex(A, pivot=pivot)
-    _raise_if_singular(info, _zero_pivot_message("linalg.lu_factor"), RuntimeError)
+    raise_for_info(info, "torch.linalg.lu_factor", _ZERO_PIVOT, RuntimeError)
     return return_types.linalg_lu_factor(lu, pivots)
 
 
@@ -226,7 +222,7 @@ def inv_ex(A, *, check_errors: bool = False):
     _check_square("linalg.inv_ex", A)
     inverse, info = apply(_INV, A)
     if check_errors:
-        _raise_if_singular(info, inverse_message("linalg.inv_ex"))
+        raise_for_info(info, "linalg.inv_ex", SINGULAR_INVERSE)
     return return_types.linalg_inv_ex(inverse, info)
 
 
@@ -235,7 +231,7 @@ def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
     LinAlgError when `check_errors`)."""
     x, info = solve_with_info(A, B, left)
     if check_errors:
-        _raise_if_singular(info, lambda batch, element: singular_solve("linalg.solve_ex"))
+        raise_for_info(info, "torch.linalg.solve_ex", SINGULAR_SOLVE)
     return return_types.linalg_solve_ex(x, info)
 
 

@@ -190,13 +190,32 @@ def test_singular_matrices_raise_linalg_error(real_torch):
         lambda t: t.linalg.inv(t.tensor([[1.0, 2.0], [2.0, 4.0]])),
         lambda t: t.linalg.inv(t.stack([t.eye(2), t.zeros(2, 2)])),
         lambda t: t.linalg.solve(t.zeros(2, 2), t.ones(2)),
+        # batched: "(Batch element b): " names the first singular matrix, unless only B is
+        lambda t: t.linalg.solve(t.stack([t.eye(2), t.zeros(2, 2)]), t.ones(2, 2)),
+        lambda t: t.linalg.solve_ex(t.zeros(2, 2, 2), t.ones(2, 1), check_errors=True),
+        lambda t: t.linalg.solve(t.zeros(2, 2), t.ones(3, 2, 1)),
+        lambda t: t.linalg.inv_ex(t.zeros(3, 2, 2), check_errors=True),
+        lambda t: t.linalg.cholesky(t.stack([t.eye(2), -t.eye(2)])),
+        lambda t: t.linalg.cholesky_ex(-t.eye(2), check_errors=True),
     ):
         error = check_error(fn, real_torch)
         assert isinstance(error, ac.linalg.LinAlgError)
+    for fn in (  # a zero pivot is a RuntimeError
+        lambda t: t.linalg.lu_factor(t.zeros(2, 2, 2)),
+        lambda t: t.linalg.lu_factor_ex(t.zeros(2, 2, 2), check_errors=True),
+    ):
+        assert not isinstance(check_error(fn, real_torch), ac.linalg.LinAlgError)
     assert issubclass(ac.linalg.LinAlgError, RuntimeError)
+    for a_shape, b_shape in (((2, 2), (3, 2, 1)), ((1, 2, 2), (3, 2, 1)), ((3, 1, 2, 2), (2, 2))):
+        info = ac.linalg.solve_ex(ac.zeros(a_shape), ac.ones(b_shape)).info
+        expected = real_torch.linalg.solve_ex(real_torch.zeros(a_shape), real_torch.ones(b_shape))
+        assert info.shape == expected.info.shape  # A's batch shape, B's broadcast aside
 
 
 LINALG_ERRORS = [
+    lambda t: t.mm(t.ones(3), t.ones(3, 2)),
+    lambda t: t.mm(t.ones(2, 3), t.ones(3)),
+    lambda t: t.mm(t.ones(2, 3), [[1.0]]),
     lambda t: t.bmm(t.ones(3, 4), t.ones(4, 2)),
     lambda t: t.bmm(t.ones(2, 3, 4), t.ones(4, 2)),
     lambda t: t.bmm(t.ones(1, 3, 4), t.ones(1, 3, 4)),

@@ -57,6 +57,20 @@ def _check_reduction(reduction: str) -> str:
     return reduction
 
 
+def _check_tensors(fname: str, input, target) -> None:
+    """A loss's first checks: `input` and `target` (argument 2) are Tensors."""
+    _tensor(input, fname)
+    _tensor(target, fname, "target", 2)
+
+
+def _legacy_arguments(fname: str, input, target, size_average, reduce, reduction: str) -> str:
+    """The reduction of a loss with the deprecated size_average/reduce arguments, checked
+    before its Tensors (PyTorch's order)."""
+    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
+    _check_tensors(fname, input, target)
+    return reduction
+
+
 def _reduce(loss, reduction: str):
     if reduction == "mean":
         return jnp.mean(loss)
@@ -116,8 +130,7 @@ _HUBER = register("huber_loss", _huber_fn, node="HuberLossBackward0", shown_inpu
 
 def _regression(op, fname, input, target, reduction, *scalars: float):
     """`op` of input and target (and the runtime `scalars`), after PyTorch's checks."""
-    _tensor(input, fname)
-    _tensor(target, fname, "target", 2)
+    _check_tensors(fname, input, target)
     _size_warning(target, input)
     _check_reduction(reduction)
     x, t = _same_dtype(input, target)
@@ -307,9 +320,7 @@ def nll_loss(
     reduction: str = "mean",
 ):
     """Negative log-likelihood of class indices given log-probabilities (N, C, d...)."""
-    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
-    _tensor(input, "nll_loss")
-    _tensor(target, "nll_loss", "target", 2)
+    reduction = _legacy_arguments("nll_loss_nd", input, target, size_average, reduce, reduction)
     _check_nll_shapes(input, target)
     _check_class_target(target)
     classes = input.shape[1] if input.ndim > 1 else input.shape[0]
@@ -335,9 +346,9 @@ def cross_entropy(
         >>> logits = torch.randn(4, 3, requires_grad=True)
         >>> F.cross_entropy(logits, torch.tensor([0, 2, 1, 0])).backward()
     """
-    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
-    _tensor(input, "cross_entropy")
-    _tensor(target, "cross_entropy", "target", 2)
+    reduction = _legacy_arguments(
+        "cross_entropy_loss", input, target, size_average, reduce, reduction
+    )
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     classes = input.shape[1] if input.ndim > 1 else input.shape[0]
@@ -415,9 +426,9 @@ def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
 ):
     """-(t log x + (1 - t) log(1 - x)), with logs clamped at -100 as in PyTorch."""
-    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
-    _tensor(input, "binary_cross_entropy")
-    _tensor(target, "binary_cross_entropy", "target", 2)
+    reduction = _legacy_arguments(
+        "binary_cross_entropy", input, target, size_average, reduce, reduction
+    )
     if target.shape != input.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -442,9 +453,9 @@ def binary_cross_entropy_with_logits(
     pos_weight=None,
 ):
     """sigmoid + binary cross-entropy in one numerically stable op."""
-    reduction = _check_reduction(_legacy_reduction(size_average, reduce, reduction))
-    _tensor(input, "binary_cross_entropy_with_logits")
-    _tensor(target, "binary_cross_entropy_with_logits", "target", 2)
+    reduction = _legacy_arguments(
+        "binary_cross_entropy_with_logits", input, target, size_average, reduce, reduction
+    )
     if target.shape != input.shape:
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
@@ -507,7 +518,6 @@ def kl_div(
         )
     if reduction not in ("mean", "sum", "none", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    _tensor(input, "kl_div")
-    _tensor(target, "kl_div", "target", 2)
+    _check_tensors("kl_div", input, target)
     x, t = _same_dtype(input, target)
     return apply(_KL_DIV[reduction], x, t, reduction=reduction, log_target=bool(log_target))
