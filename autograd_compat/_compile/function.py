@@ -34,6 +34,7 @@ import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import memory as _memory
 from .._pure.op import Op
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
@@ -379,7 +380,10 @@ class _Entry:
             for position, memory in self.donated
         ):
             program = self.donating
-        results = program(*values)
+        try:
+            results = program(*values)
+        except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
+            _memory.raise_exhausted(failure)
         if self.donated is None:
             self._plan_donation(values, results)
         return list(results)

@@ -51,14 +51,13 @@ __all__ = [
 ]
 
 
-def _device_array(value, copy: bool = False) -> jax.Array:
-    """`value` as a jax.Array. Host (numpy) data is transferred (`_device.host_to_device`),
-    not compiled: `jnp.asarray` and `jnp.full` compile once per shape (30-80 ms), which every
-    new batch shape would pay. On CPU the transfer may alias the numpy buffer, so the user's
-    arrays are copied first (`copy`): a later write to them must not reach the tensor. Tracers
+def _device_array(value) -> jax.Array:
+    """`value` as a jax.Array. Host (numpy) data is transferred (`_device.host_to_device`, a
+    copy: a later write to the user's array reaches no tensor), not compiled: `jnp.asarray` and
+    `jnp.full` compile once per shape (30-80 ms), which every new batch shape would pay. Tracers
     and jax arrays pass through."""
     if isinstance(value, (np.ndarray, np.generic)):
-        return _device.host_to_device(np.array(value, copy=True) if copy else np.asarray(value))
+        return _device.host_to_device(np.asarray(value))
     return jnp.asarray(value)
 
 
@@ -178,7 +177,7 @@ def tensor(
     """
     array = _infer_array(data, dtype)
     # No copy is needed for a jax array: it is immutable, and the new Tensor has its own state.
-    return _finish(_place(_device_array(array, copy=True), device), requires_grad)
+    return _finish(_place(_device_array(array), device), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -186,7 +185,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     array = _infer_array(data, dtype)
-    return Tensor._wrap(_place(_device_array(array, copy=True), device))
+    return Tensor._wrap(_place(_device_array(array), device))
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -194,7 +193,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtypes.from_jax(array.dtype)
-    return Tensor._wrap(_device_array(array, copy=True))
+    return Tensor._wrap(_device_array(array))
 
 
 def from_jax(array, requires_grad: bool = False) -> Tensor:

@@ -16,6 +16,7 @@ try:  # jaxlib's batched transfer: what `jax.jit` uses for numpy arguments (~5 u
     from jax._src.lib import xla_client as _xla_client
 
     _batched_device_put = _xla_client.batched_device_put
+    _COPY_NOW = _xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 except (ImportError, AttributeError):  # pragma: no cover - a JAX that moved it
     _batched_device_put = None
 
@@ -109,13 +110,16 @@ def host_to_device(array: np.ndarray) -> jax.Array:
     """`array` copied to JAX's default device, as `jax.device_put(array)` (uncommitted) does.
 
     device_put spends ~40 us in Python per call, more than a whole small op; this goes
-    straight to jaxlib's transfer, which `jax.jit` uses for numpy arguments. The caller owns
-    `array` (on CPU the result may alias it)."""
+    straight to jaxlib's transfer, which `jax.jit` uses for numpy arguments. The copy is made
+    during the call (`IMMUTABLE_ONLY_DURING_CALL`): the result never aliases `array`, so a later
+    write to it reaches no tensor, and the array is ready at once (JAX's default, zero-copy or
+    a copy in the background, made the next program wait on another thread)."""
     default_device = jax.config.jax_default_device  # type: ignore[attr-defined]
     if _batched_device_put is None or default_device is not None:
-        return jax.device_put(array)
+        return jax.device_put(np.array(array, copy=True))
     device, sharding = _default_placement()
-    return _batched_device_put(_aval(array.shape, array.dtype), sharding, [array], [device], False)
+    aval = _aval(array.shape, array.dtype)
+    return _batched_device_put(aval, sharding, [array], [device], False, False, _COPY_NOW)
 
 
 @functools.lru_cache(maxsize=512)

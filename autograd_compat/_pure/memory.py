@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import NoReturn
 
 import jax
 from jax.core import Tracer
@@ -139,10 +140,22 @@ def settle(value) -> None:
     try:
         value.block_until_ready()
     except jax.errors.JaxRuntimeError as failure:
-        if not is_resource_exhausted(failure):
-            raise
-        match = _ALLOCATING.search(str(failure))
-        raise error(int(match.group(1)) if match else nbytes, device) from None
+        raise_exhausted(failure, device, nbytes)
+
+
+# What a program's call raises when an allocation fails there: a program run on the calling
+# thread (CPU, `_pure/cpu_dispatch`) fails in its call, with JaxRuntimeError or, for an input
+# buffer, ValueError. The call sites that dispatch catch these and call `raise_exhausted`.
+DISPATCH_ERRORS = (jax.errors.JaxRuntimeError, ValueError)
+
+
+def raise_exhausted(failure: Exception, device=None, nbytes: int = 0) -> NoReturn:
+    """Raise XLA's allocation failure `failure` as PyTorch's OutOfMemoryError (any other
+    error as it is)."""
+    if not is_resource_exhausted(failure):
+        raise failure
+    match = _ALLOCATING.search(str(failure))
+    raise error(int(match.group(1)) if match else nbytes, device) from None
 
 
 def settle_all(values) -> None:

@@ -69,7 +69,7 @@ class LoadedStorage:
         """A new tensor holding a copy of `array` (elements of this storage), on its device."""
         array = np.ascontiguousarray(array)
         if self.device is None:
-            value = _device.host_to_device(array.copy())
+            value = _device.host_to_device(array)
         else:
             value = jax.device_put(array, _device.to_jax(self.device))
         return Tensor._wrap(value)

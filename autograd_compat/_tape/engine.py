@@ -569,7 +569,10 @@ def _run_fused(fused, order: list, seeds: list, sinks: list) -> tuple:
     leaves = [order[i].variable for i in sinks]
     saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
-    totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
+    try:
+        totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
+    except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
+        _memory.raise_exhausted(failure)
     big = _fused_big.get(fused)
     if big is None:  # per structure (its shapes are fixed): may an output be big?
         if len(_fused_big) > FUSED_SIZE:  # bounded like the fused functions it describes

@@ -60,7 +60,10 @@ def apply(op: Op, *inputs, **static):
             values.append(x)
             requires.append(False)
     key = tuple(static.items())
-    out = op.compiled(key)(*values)
+    try:
+        out = op.compiled(key)(*values)
+    except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
+        _memory.raise_exhausted(failure)
     if type(out) is tuple:
         _memory.settle_all(out)
     elif out.size > _BLOCK_ELEMENTS:  # a big output fails here, at its op (see _pure/memory)
@@ -244,7 +247,10 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
     if tangents:
         out, out_tangent = _jvp_call(op, key, values, tangents)
     else:
-        out = op.compiled(key)(*values)
+        try:
+            out = op.compiled(key)(*values)
+        except _memory.DISPATCH_ERRORS as failure:
+            _memory.raise_exhausted(failure)
     _memory.settle_all(out if type(out) is tuple else (out,))
     if True in requires and op.differentiable and grad_on:
         result = _record(op, key, inputs, values, tuple(requires), out)

@@ -362,13 +362,16 @@ class Optimizer:
             )
         else:
             state_values = tuple((None,) * len(keys) for _ in params)
-        new_params, new_states = type(self)._update(
-            tuple(p._value for p in params),
-            tuple(p._grad._value for p in params),
-            state_values,
-            modes.runtime_input(lambda: self._hyper(group)),
-            flags=(bool(group["maximize"]), self._flags(group)),
-        )
+        try:
+            new_params, new_states = type(self)._update(
+                tuple(p._value for p in params),
+                tuple(p._grad._value for p in params),
+                state_values,
+                modes.runtime_input(lambda: self._hyper(group)),
+                flags=(bool(group["maximize"]), self._flags(group)),
+            )
+        except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
+            _memory.raise_exhausted(failure)
         # a big update that does not fit fails here, before any parameter or state is changed
         if any(p._value.size > _memory.BLOCK_ELEMENTS for p in params):
             _memory.settle_all(new_params)
