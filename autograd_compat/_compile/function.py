@@ -47,6 +47,7 @@ from .capture import Capture, GradGone, GradMemory, Memory
 
 _EAGER = object()  # an entry that runs the function eagerly (a graph break, or past the limit)
 _NUMBER_TYPES = (int, float)
+_ONE_LEAF = jax.tree_util.tree_structure(0)  # the output structure of a single tensor
 
 
 class Unsupported(RuntimeError):
@@ -312,6 +313,7 @@ class _Entry:
         # (input position, memory) of the buffers a call donates, planned after the first
         self.donated: list[tuple[int, Memory | GradMemory]] | None = None
         self.donating: Callable | None = None  # the program that donates them
+        self.program: Callable | None = None  # the program, once called unrecorded
 
     def roots(self) -> list:
         """The captured memories as op inputs: a tensor over the root (for the gradient edge)
@@ -373,7 +375,9 @@ class _Entry:
         writes the new values over the old and a step does not hold two copies of the model,
         when nothing but their memory holds them: a saved tensor of an older graph or a raw
         array the user kept would be left deleted (numpy views JAX itself keeps whole)."""
-        program = self.op.compiled(())
+        program = self.program
+        if program is None:
+            program = self.program = self.op.compiled(())
         if self.donated and all(
             # references: the memory's own, `values`, and getrefcount's argument
             sys.getrefcount(values[position]) <= 2 + memory.holders(values[position])
@@ -426,6 +430,8 @@ class _Entry:
             t._grad = None
         if effects.uses_rng:
             default_generator._key = state[position]
+        if outputs and self.out_treedef == _ONE_LEAF:  # the function returned one tensor
+            return outputs[0]
         leaves = list(self.out_static)
         for i, tensor in zip(self.out_tensor_index, outputs):
             leaves[i] = tensor

@@ -17,7 +17,7 @@ from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import memory as _memory
-from .._pure.op import lru_get, lru_put
+from .._pure.op import INEXACT, lru_get, lru_put
 from .._pure.shapes import Size, new_shape, type_name
 from .._state.tensor import Tensor
 
@@ -72,7 +72,8 @@ def _finish(value, requires_grad: bool) -> Tensor:
         _memory.settle(value)
     t = Tensor._wrap(value)
     if requires_grad:
-        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        inexact = value.dtype in INEXACT or t.dtype.is_floating_point or t.dtype.is_complex
+        if not inexact:  # INEXACT first: the common dtypes without a dtype lookup
             raise RuntimeError(_errors.FLOAT_REQUIRES_GRAD)
         t._requires_grad = True
     return t
