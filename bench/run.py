@@ -9,8 +9,9 @@
   update inside the jitted function where the workload has an optimizer).
 
 Every step creates its leaves as PyTorch code does and reads its results to host. Times are
-microseconds per step, the median of repeated samples after a warm-up. The first two steps of
-every column (from fresh state) must read the same numbers as PyTorch's (else jax.jit's), or the
+microseconds per step, the median of repeated samples after a warm-up; the four columns take
+their samples in turn, round by round, so a slow minute of the shared machine slows them all
+alike rather than one. The first two steps of every column (from fresh state) must read the same numbers as PyTorch's (else jax.jit's), or the
 row says MISMATCH; a compiled workload that falls back to eager (a graph break warning) or fails
 says so in its row.
 Run: `make bench` or `python bench/run.py [--quick]`.
@@ -37,21 +38,31 @@ except ImportError:
     real_torch = None
 
 
-def _time(step, repeats: int, target_s: float) -> float:
-    """Median microseconds per call of `step`, over `repeats` samples of about `target_s`."""
+def _calibrate(step, target_s: float) -> int:
+    """How many calls of `step` take about `target_s`, after a warm-up."""
     start = time.perf_counter()
     step()
     once = time.perf_counter() - start
     number = max(1, int(target_s / max(once, 1e-7)))
     for _ in range(min(number, 20)):  # warm-up
         step()
-    samples = []
+    return number
+
+
+def _time(steps: dict, repeats: int, target_s: float) -> dict:
+    """Median microseconds per call of each of `steps` (name -> step), over `repeats` samples
+    of about `target_s` each. The columns' samples are interleaved, round by round, so a slow
+    minute of the shared machine slows every column alike rather than one of them."""
+    numbers = {name: _calibrate(step, target_s) for name, step in steps.items()}
+    samples: dict = {name: [] for name in steps}
     for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            step()
-        samples.append((time.perf_counter() - start) / number * 1e6)
-    return statistics.median(samples)
+        for name, step in steps.items():
+            number = numbers[name]
+            start = time.perf_counter()
+            for _ in range(number):
+                step()
+            samples[name].append((time.perf_counter() - start) / number * 1e6)
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def _snap(results) -> list:
@@ -59,15 +70,14 @@ def _snap(results) -> list:
     return [np.array(v, np.float64) for v in results]
 
 
-def _column(step, repeats: int, target_s: float):
-    """(results of the first two calls, µs per step) of one column, from fresh state."""
-    first_two = [_snap(step()), _snap(step())]
-    return first_two, _time(step, repeats, target_s)
+def _first_two(step) -> list:
+    """The results of the first two calls of `step`, from fresh state."""
+    return [_snap(step()), _snap(step())]
 
 
-def _compiled(workload, repeats: int, target_s: float):
-    """(results of the first two calls, µs per step, compile ms, note) of the compiled column;
-    the note names a fallback to eager or a failure."""
+def _compiled(workload):
+    """(results of the first two calls, the compiled step, compile ms, note) of the compiled
+    column; the note names a fallback to eager or a failure (then the step is None)."""
     step, compute = workload.torch_code(ours)
     compiled = ours.compile(compute)
     with warnings.catch_warnings(record=True) as caught:
@@ -77,12 +87,12 @@ def _compiled(workload, repeats: int, target_s: float):
             first_two = [_snap(step(compiled))]  # eager by design
             first_two.append(_snap(step(compiled)))  # traces and compiles
             compile_ms = (time.perf_counter() - start) * 1e3
-            t = _time(lambda: step(compiled), repeats, target_s)
+            step(compiled)  # a fallback's warning comes by the third call
         except Exception as error:  # report it in the row; the other columns still run
             return None, None, None, f"FAILED: {type(error).__name__}: {error}".splitlines()[0]
     fallbacks = [str(w.message) for w in caught if "torch" in str(w.message)]
     note = "EAGER FALLBACK: " + " | ".join(dict.fromkeys(fallbacks)) if fallbacks else ""
-    return first_two, t, compile_ms, note
+    return first_two, lambda: step(compiled), compile_ms, note
 
 
 def _agree(results, reference) -> bool:
@@ -113,13 +123,19 @@ def main() -> None:
     rows, notes = [], []
     for workload in [w for w in WORKLOADS if args.only in w.name]:
         step, compute = workload.torch_code(ours)
-        r_eager, t_eager = _column(lambda: step(compute), repeats, target_s)  # noqa: B023
-        r_compiled, t_compiled, compile_ms, note = _compiled(workload, repeats, target_s)
-        r_torch, t_torch = None, None
+        steps = {"eager": lambda: step(compute)}  # noqa: B023
+        r_eager = _first_two(steps["eager"])
+        r_compiled, steps["compiled"], compile_ms, note = _compiled(workload)
+        r_torch = None
         if real_torch is not None:
             step_t, compute_t = workload.torch_code(real_torch)
-            r_torch, t_torch = _column(lambda: step_t(compute_t), repeats, target_s)  # noqa: B023
-        r_jit, t_jit = _column(workload.jax_code(), repeats, target_s)
+            steps["torch"] = lambda: step_t(compute_t)  # noqa: B023
+            r_torch = _first_two(steps["torch"])
+        steps["jit"] = workload.jax_code()
+        r_jit = _first_two(steps["jit"])
+        times = _time({k: v for k, v in steps.items() if v is not None}, repeats, target_s)
+        t_eager, t_compiled = times["eager"], times.get("compiled")
+        t_torch, t_jit = times.get("torch"), times["jit"]
         reference = r_torch if r_torch is not None else r_jit
         for column, results in (("ours eager", r_eager), ("ours compiled", r_compiled)):
             if results is not None and not _agree(results, reference):
