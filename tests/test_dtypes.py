@@ -58,3 +58,32 @@ def test_default_dtype_can_be_changed():
         torch.set_default_dtype(torch.float32)
     with pytest.raises(TypeError, match="only floating-point types"):
         torch.set_default_dtype(torch.int64)
+
+
+def test_binary_fast_path_agrees_and_is_taken(monkeypatch):
+    """`binary_result_type` (every binary op's promotion) equals the general `result_type`
+    for every dtype, shape and operand kind, and answers a float tensor with a Python number
+    without it (`float`/`int` in that module are PyTorch's dtypes, not Python's types)."""
+    from autograd_compat._pure import dtypes
+
+    all_dtypes = [*DTYPES, "uint8", "int8", "int16", "complex64", "complex128"]
+    others = [
+        True,
+        2,
+        2.5,
+        1j,
+        torch.zeros(3, dtype=torch.int64),
+        torch.zeros((), dtype=torch.float64),
+    ]
+    for name, zero_dim, other in itertools.product(all_dtypes, [False, True], others):
+        x = _make(torch, name, zero_dim)
+        assert dtypes.binary_result_type(x, other) == dtypes.result_type(x, other)
+
+    def general(*operands):
+        raise AssertionError("the fast path was not taken")
+
+    monkeypatch.setattr(dtypes, "result_type", general)
+    x = torch.ones(2)
+    assert dtypes.binary_result_type(x, 2.5) is torch.float32
+    assert dtypes.binary_result_type(x, 2) is torch.float32
+    assert dtypes.binary_result_type(torch.ones(2, dtype=torch.int32), 2) is torch.int32

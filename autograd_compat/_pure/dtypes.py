@@ -178,9 +178,9 @@ def binary_result_type(a, b) -> dtype:
     Python number of the same or a lower category); `a` is a Tensor."""
     a_jax = a._value.dtype
     b_type = type(b)
-    if b_type is float:
+    if b_type is builtins.float:  # `float` and `int` here are PyTorch's dtypes
         fast = a_jax in _FLOATING
-    elif b_type is int:
+    elif b_type is builtins.int:
         fast = a_jax in _FLOATING or a_jax in _INTEGRAL
     else:
         fast = hasattr(b, "_value") and b._value.dtype == a_jax
