@@ -378,12 +378,13 @@ class _Entry:
         program = self.program
         if program is None:
             program = self.program = self.op.compiled(())
-        if self.donated and all(
+        donating = self.donating
+        if donating is not None and all(
             # references: the memory's own, `values`, and getrefcount's argument
             sys.getrefcount(values[position]) <= 2 + memory.holders(values[position])
-            for position, memory in self.donated
+            for position, memory in self.donated or ()
         ):
-            program = self.donating
+            program = donating
         try:
             results = program(*values)
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
