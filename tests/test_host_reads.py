@@ -106,7 +106,8 @@ def test_comparison_results_are_fresh_tensors():
 
 
 def test_comparison_modes_and_traces():
-    """Inference mode marks the result; jax traces (vmap, torch.compile) keep the op."""
+    """Inference mode marks the result; jax traces (vmap, torch.compile) and arrays committed
+    to a device keep the op (its result is committed too)."""
     x = torch.tensor(0.25)
     with torch.inference_mode():
         assert (x < 1).is_inference()
@@ -116,6 +117,8 @@ def test_comparison_modes_and_traces():
     compiled = torch.compile(lambda t: torch.where(t.sum() < 1, t, -t))
     for value in (0.25, 2.0, 0.5, 3.0):
         assert compiled(torch.tensor(value)).item() == (value if value < 1 else -value)
+    committed = torch.Tensor._wrap(jax.device_put(np.float32(0.5), jax.devices()[0]))
+    assert (committed < 1)._value.committed and (x < committed)._value.committed
     traced = jax.jit(lambda a: (torch.Tensor._wrap(a) < 1)._value)
     assert bool(traced(np.float32(0.5))) and not bool(traced(np.float32(1.5)))
 
