@@ -9,6 +9,8 @@ derivative *is* PyTorch's.
 
 from __future__ import annotations
 
+import operator
+
 import jax.numpy as jnp
 from jax import lax
 
@@ -36,6 +38,7 @@ from .elementwise import (
     _result_type,
     as_operand,
 )
+from .host_compare import host_compare
 
 __all__ = [
     "allclose",
@@ -99,10 +102,12 @@ _COMPARE = _not_differentiable(
 
 def _comparison(name: str):
     op = _COMPARE[name]
+    on_host = getattr(operator, name)
 
     def compare(input, other):
         tensor_arg(input, name)
-        return _binary(op, input, other, name)
+        result = host_compare(on_host, input, other)
+        return result if result is not None else _binary(op, input, other, name)
 
     return _named(
         compare, name, f"Elementwise `{name}` comparison; a bool tensor, not differentiable."

@@ -69,6 +69,9 @@ __all__ = [
 ]
 
 
+_NUMBERS = (int, float)  # Python numbers, not bool (a subclass of int, promoting as bool)
+
+
 def as_operand(x):
     """A Tensor, a Python scalar, or (for arrays) a new Tensor; None if `x` is no operand."""
     if isinstance(x, Tensor):
@@ -164,6 +167,10 @@ _RPOW = register(
 
 
 def _binary(op, a, b, fname: str, dtype=None, **static):
+    if type(b) in _NUMBERS and isinstance(a, Tensor):  # the common case, `y * 2`, in short
+        if dtype is None:
+            dtype = _dtypes.binary_result_type(a, b)
+        return apply(op, a, constant(b, dtype.jax), dtype=dtype.jax, **static)
     a_operand, b_operand = as_operand(a), as_operand(b)
     if a_operand is None or b_operand is None:
         bad = b if b_operand is None else a

@@ -286,9 +286,22 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
     return apply_matrix_norm(A, ord, dims, keepdim, out_dtype.to_real())
 
 
+# `x.norm()`'s static arguments by input dtype: the common call skips the argument handling
+_EUCLIDEAN = {
+    d.jax: {"ord": 2.0, "dims": None, "keepdim": False, "dtype": d.to_real().jax}
+    for d in _dtypes.ALL
+    if d.is_floating_point or d.is_complex
+}
+
+
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     """The vector p-norm over all elements or over `dim` (`p="fro"` is the 2-norm)."""
     tensor_arg(input, "norm")
+    euclidean = p == "fro" if isinstance(p, str) else type(p) in (int, float) and p == 2
+    if euclidean and dim is None and dtype is None and not keepdim:
+        static = _EUCLIDEAN.get(input._value.dtype)
+        if static is not None:
+            return apply(_NORM, input, _NO_ORDER, **static)
     if p == "nuc":
         matrix_dims = (-2, -1) if dim is None else tuple(dim)
         return matrix_norm(input, "nuc", matrix_dims, keepdim, dtype=dtype)

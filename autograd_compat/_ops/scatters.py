@@ -23,7 +23,7 @@ from .._pure.shapes import normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .._tape.views import contiguous_strides, layout_op, scatter, shaped
+from .._tape.views import layout_op, plain_layout, scatter, shaped
 from . import index as _index
 
 __all__ = [
@@ -56,7 +56,7 @@ def _scatter_into_view(op, input: Tensor, src, view_op: tuple, fname: str) -> Te
     """`input` with the elements its view `view_op` sees replaced by `src` (same shape)."""
     tensor_arg(src, fname, "src", 2)
     shape = tuple(input.shape)
-    expected = layout_op((shape, contiguous_strides(shape), 0), view_op)[0]
+    expected = layout_op(plain_layout(shape), view_op)[0]
     if tuple(src.shape) != expected:
         raise RuntimeError(
             "expected src to have a size equal to the slice of self. src size = "

@@ -42,12 +42,12 @@ from .._tape.record import apply
 from .._tape.views import (
     Alias,
     compute_stride,
-    contiguous_strides,
     expand_geometry,
     is_contiguous,
     layout_of,
     layout_op,
     make_view,
+    plain_layout,
     shaped,
     view_of,
 )
@@ -192,7 +192,7 @@ def reshape(input, *shape):
     shape = _view_shape(input, shape, "reshape", "shape")
     ops = (("view", shape),)
     if input._storage is None:
-        return _view(_VIEW, input, ops, (shape, contiguous_strides(shape), 0))
+        return _view(_VIEW, input, ops, plain_layout(shape))
     layout = layout_of(input)
     strides = compute_stride(layout[0], layout[1], shape)
     if strides is None:
@@ -209,7 +209,7 @@ def view(input, *shape):
     tensor_arg(input, "view")
     shape = _view_shape(input, shape, "view", "size")
     if input._storage is None:
-        layout = (shape, contiguous_strides(shape), 0)
+        layout = plain_layout(shape)
     else:
         old = layout_of(input)
         strides = compute_stride(old[0], old[1], shape)

@@ -178,7 +178,9 @@ def binary_result_type(a, b) -> dtype:
     Python number of the same or a lower category); `a` is a Tensor."""
     a_jax = a._value.dtype
     b_type = type(b)
-    if b_type is builtins.float:  # `float` and `int` here are PyTorch's dtypes
+    if a._wrapped_number:  # promotes as a Python number (torch.compile's arguments)
+        fast = False
+    elif b_type is builtins.float:  # `float`/`int` here name torch.float32/torch.int32
         fast = a_jax in _FLOATING
     elif b_type is builtins.int:
         fast = a_jax in _FLOATING or a_jax in _INTEGRAL

@@ -342,7 +342,7 @@ class Tensor(TensorMethods):
             raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._value.size))
         if modes.captures:  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
-        return np.asarray(self._value).reshape(()).item()  # a host copy; no XLA dispatch
+        return np.asarray(self._value).item()  # a host read; no XLA dispatch
 
     def tolist(self):
         if modes.captures:  # a host read: a compiled trace must not bake this value in

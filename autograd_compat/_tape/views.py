@@ -16,6 +16,7 @@ AsStridedBackward0 node over the base, as PyTorch does.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 
@@ -134,8 +135,7 @@ def record_of(t) -> Alias:
     if rec is None:
         return adopt(t)
     if rec.layout is None:  # a shared_record(): its members are non-views of the whole buffer
-        shape = tuple(t._value.shape)
-        rec.layout = (shape, contiguous_strides(shape), 0)
+        rec.layout = plain_layout(t._value.shape)
         if rec.buffer.value is None:
             rec.buffer.value = t._value
     return rec
@@ -349,6 +349,12 @@ def contiguous_strides(shape: tuple) -> tuple:
     return tuple(reversed(strides))
 
 
+@functools.lru_cache(maxsize=1024)
+def plain_layout(shape: tuple) -> tuple:
+    """The layout (sizes, strides, offset) of a tensor that owns its memory: contiguous."""
+    return shape, contiguous_strides(shape), 0
+
+
 def is_contiguous(layout: tuple) -> bool:
     """PyTorch's is_contiguous(): strides are the row-major ones, ignoring size-1 dims."""
     shape, strides, _ = layout
@@ -537,15 +543,13 @@ def layout_of(t) -> tuple:
     rec = t._storage
     if rec is not None and rec.layout is not None:
         return rec.layout
-    shape = tuple(t._value.shape)
-    return shape, contiguous_strides(shape), 0
+    return plain_layout(t._value.shape)
 
 
 # ----------------------------------------------------------------------------- membership
 def adopt(t) -> Alias:
     """Make plain tensor `t` the root member of a new buffer (its first view is being made)."""
-    shape = tuple(t._value.shape)
-    rec = Alias(Buffer(t._value), (), None, DEFAULT, (shape, contiguous_strides(shape), 0), 0)
+    rec = Alias(Buffer(t._value), (), None, DEFAULT, plain_layout(t._value.shape), 0)
     t._storage = rec
     rec.buffer.members.add(t)
     return rec
@@ -574,10 +578,14 @@ def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = F
 
 
 def alias_of(t, share_version: bool):
-    """A non-view tensor over `t`'s memory (detach(), .data): writes are shared."""
+    """A non-view tensor over `t`'s memory (detach(), .data): writes are shared. A non-view
+    `t`'s record serves both (what it holds is the same for every non-view of the memory)."""
     rec = record_of(t)
     out = Tensor._wrap(t._value)
-    out._storage = Alias(rec.buffer, rec.spec, None, DEFAULT, rec.layout, 0)
+    if rec.base is None:
+        out._storage = rec
+    else:
+        out._storage = Alias(rec.buffer, rec.spec, None, DEFAULT, rec.layout, 0)
     if share_version:
         out._version_counter = t._version_counter
     rec.buffer.members.add(out)
