@@ -15,9 +15,10 @@ also fires for a program read from the persistent cache) counts new programs; ev
 `LOW_WATER` of the bound: largest first (a function that keeps meeting new shapes holds the
 most, and the shapes it uses now are few), then the least recently compiled; and it empties
 JAX's tracing and lowering caches (never its compiled programs: those kept still run without
-a retrace). A shape used again after its program went compiles again. A call whose program is kept costs nothing more: the
-check runs only when something compiles. `AUTOGRAD_COMPAT_MAX_EXECUTABLES` sets the bound
-(0: none). torch.compile's programs (`_compile`) are outside the bound.
+a retrace). A shape used again after its program went compiles again. A call whose program
+is kept costs nothing more: the check runs only when something compiles.
+`AUTOGRAD_COMPAT_MAX_EXECUTABLES` sets the bound (0: none). torch.compile's programs
+(`_compile`) and those of JAX's own jitted functions called eagerly are outside the bound.
 """
 
 from __future__ import annotations
