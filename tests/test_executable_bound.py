@@ -62,6 +62,21 @@ def test_sweep_then_empties_the_least_recently_compiled(monkeypatch, own_registr
     assert sorted(fn._cache_size() for fn in newer) == [0, 1]
 
 
+def test_bound_from_the_environment(monkeypatch, own_registry):
+    monkeypatch.setenv(executables.ENV, "256")
+    assert executables._bound_from_env() == 256
+    monkeypatch.delenv(executables.ENV)
+    assert executables._bound_from_env() == 1024
+    monkeypatch.setenv(executables.ENV, "lots")
+    with pytest.raises(ValueError, match="AUTOGRAD_COMPAT_MAX_EXECUTABLES must be a count"):
+        executables._bound_from_env()
+    monkeypatch.setattr(executables, "MAX_EXECUTABLES", 0)  # 0: no bound
+    fn = executables.jit(lambda x: x * 5)
+    for n in (1, 2):
+        fn(jnp.ones(n))
+    assert executables.sweep() == 2
+
+
 def test_kept_programs_stay_bounded_over_new_shapes(small_bound, real_torch):
     """Forwards, stepwise and fused backwards over 6 shapes, twice (the second pass fuses its
     backwards and recompiles evicted programs): never more than the bound plus one check's

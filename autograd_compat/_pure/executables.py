@@ -30,11 +30,24 @@ import weakref
 import jax
 
 try:  # JAX's tracing and lowering caches (what `jax.clear_caches` clears besides programs)
-    from jax._src.util import clear_all_caches as _clear_staging
+    from jax._src import util as _jax_util
+
+    _clear_staging = getattr(_jax_util, "clear_all_caches", None)
 except ImportError:  # pragma: no cover -- a JAX without it: those caches stay JAX's LRUs
     _clear_staging = None
 
-MAX_EXECUTABLES = int(os.environ.get("AUTOGRAD_COMPAT_MAX_EXECUTABLES", "1024"))
+ENV = "AUTOGRAD_COMPAT_MAX_EXECUTABLES"
+
+
+def _bound_from_env() -> int:
+    """`$AUTOGRAD_COMPAT_MAX_EXECUTABLES` (a count, 0 for no bound), 1,024 when unset."""
+    value = os.environ.get(ENV, "").strip() or "1024"
+    if not value.isdigit():
+        raise ValueError(f"{ENV} must be a count of programs (0: no bound), got {value!r}")
+    return int(value)
+
+
+MAX_EXECUTABLES = _bound_from_env()
 LOW_WATER = 0.75  # a sweep past the bound keeps at most this fraction of it
 CHECK_EVERY = 32  # new programs (anywhere in the process) between two sweeps
 # The event JAX records around each executable it compiles or loads (jax._src.dispatch's
@@ -93,7 +106,7 @@ def sweep() -> int:
         return total
 
 
-def _on_compile(event: str, duration: float, **_) -> None:
+def _on_compile(event: str, duration_secs: float, **_: str | int) -> None:
     """JAX's duration listener: a sweep every `CHECK_EVERY` programs compiled or loaded."""
     global _compiles
     if event != COMPILE_EVENT:
