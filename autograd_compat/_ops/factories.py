@@ -16,6 +16,7 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, lru_get, lru_put
 from .._pure.shapes import Size, new_shape, type_name
@@ -378,6 +379,11 @@ def _steps(steps) -> int:
     return steps
 
 
+# jnp.linspace is a jitted function of JAX's: called eagerly, it would keep a program per
+# length outside the library's bound (`executables`). The same program, compiled here.
+_linspace = executables.jit(jnp.linspace, static_argnums=(2,), static_argnames=("dtype",))
+
+
 def linspace(
     start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -386,7 +392,7 @@ def linspace(
     dtype = _float_dtype(dtype)
     for bound in (start, end):
         _dtypes.check_scalar_fits(bound, dtype)
-    value = jnp.linspace(start, end, int(steps), dtype=dtype.jax)
+    value = _linspace(start, end, int(steps), dtype=dtype.jax)
     return _finish(_place(value, device), requires_grad)
 
 

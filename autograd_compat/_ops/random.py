@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._pure import dtypes as _dtypes
+from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import constant, register
 from .._pure.shapes import Size, broadcast_shapes, new_shape, type_name
@@ -36,8 +37,8 @@ __all__ = [
 ]
 
 
-_uniform = jax.jit(jax.random.uniform, static_argnums=(1, 2))
-_normal = jax.jit(jax.random.normal, static_argnums=(1, 2))
+_uniform = executables.jit(jax.random.uniform, static_argnums=(1, 2))
+_normal = executables.jit(jax.random.normal, static_argnums=(1, 2))
 
 
 def _sample(sampler, fname: str, size, generator, dtype, device, requires_grad: bool) -> Tensor:
@@ -60,8 +61,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = 
 
 
 # ----------------------------------------------------------------------------- random
-_randint = jax.jit(jax.random.randint, static_argnums=(1, 4))
-_permutation = jax.jit(jax.random.permutation, static_argnums=(1,))
+_randint = executables.jit(jax.random.randint, static_argnums=(1, 4))
+_permutation = executables.jit(jax.random.permutation, static_argnums=(1,))
 
 
 def _check_size(fname: str, size, position: int) -> tuple:

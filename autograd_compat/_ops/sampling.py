@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._pure import executables
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name
@@ -48,7 +49,7 @@ def _row_codes(p):
     return jnp.where(jnp.any(bad, axis=-1), first, jnp.where(zero, _ZERO_SUM, _OK))
 
 
-@partial(jax.jit, static_argnames=("num_samples", "replacement"))
+@partial(executables.jit, static_argnames=("num_samples", "replacement"))
 def _draw(key_data, probs, *, num_samples: int, replacement: bool):
     """(indices int64 [rows, num_samples], per-row codes) for the 2-D `probs`."""
     key = jax.random.wrap_key_data(key_data)

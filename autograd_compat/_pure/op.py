@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import executables
 from .device import host_to_device
 
 INEXACT = frozenset(
@@ -123,7 +124,7 @@ class Op:
         cache = self._compiled
         fn = cache.get(static)
         if fn is None:
-            fn = jax.jit(functools.partial(self.fn, **dict(static)))
+            fn = executables.jit(functools.partial(self.fn, **dict(static)))
             lru_put(cache, static, fn, COMPILED_PER_OP)
         else:
             cache.move_to_end(static)

@@ -11,6 +11,7 @@ from typing import cast
 import jax
 import numpy as np
 
+from .._pure import executables
 from .tensor import Tensor
 
 
@@ -65,7 +66,7 @@ def _entropy() -> int:
     return cast(int, np.random.SeedSequence().entropy)
 
 
-@jax.jit
+@executables.jit
 def _split(key_data):
     keys = jax.random.key_data(jax.random.split(jax.random.wrap_key_data(key_data)))
     return keys[0], keys[1]

@@ -27,10 +27,9 @@ import itertools
 import threading
 from collections import OrderedDict
 
-import jax
-
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import constant, lru_get, lru_put, vjp_of
 from .._pure.sharding import keep_sharding
@@ -560,7 +559,7 @@ def _fused_backward(structure: tuple):
         captured = _propagate(arities, routes, seed_list, captures, n_targets, ready, call)
         return totals, captured
 
-    return jax.jit(backward)
+    return executables.jit(backward)
 
 
 def _run_fused(fused, order: list, seeds: list, sinks: list) -> tuple:

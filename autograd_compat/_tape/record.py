@@ -14,8 +14,7 @@ import os
 import traceback
 import weakref
 
-import jax
-
+from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
@@ -155,7 +154,7 @@ def _jvp_call(op: Op, key: tuple, values: list, tangents: dict):
     cache_key = (key, index, len(values))
     fn = lru_get(op._jvp, cache_key)
     if fn is None:
-        fn = jax.jit(
+        fn = executables.jit(
             functools.partial(jvp_pure, fn=op.fn, static=key, n=len(values), tangent_index=index)
         )
         lru_put(op._jvp, cache_key, fn, JVP_PER_OP)

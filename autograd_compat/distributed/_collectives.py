@@ -17,6 +17,8 @@ import numpy as np
 from jax import lax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from .._pure import executables
+
 _AXIS = "ranks"
 
 
@@ -48,7 +50,9 @@ def _program(kind: str, everywhere: NamedSharding, src: int = 0):
         one = lambda rows: rows[src]  # noqa: E731
     else:
         one = _REDUCTIONS[kind]
-    return jax.jit(lambda values: tuple(one(rows) for rows in values), out_shardings=everywhere)
+    return executables.jit(
+        lambda values: tuple(one(rows) for rows in values), out_shardings=everywhere
+    )
 
 
 class Collectives:

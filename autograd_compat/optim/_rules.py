@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import jax
 import jax.numpy as jnp
+
+from .._pure import executables
 
 __all__ = [
     "bias_correction",
@@ -41,7 +42,7 @@ def jit_update(rule: Callable[..., tuple[Any, tuple]]) -> Any:
             new_states.append(state)
         return tuple(new_params), tuple(new_states)
 
-    return staticmethod(jax.jit(update, static_argnames=("flags",)))
+    return staticmethod(executables.jit(update, static_argnames=("flags",)))
 
 
 def cast(value, like):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from functools import partial
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._pure import executables
 from ..._pure.op import scalar_input
 from ..._state.tensor import Tensor
 from ..._tape.record import apply
@@ -75,7 +75,7 @@ _BN_EVAL = register(
 )
 
 
-@jax.jit
+@executables.jit
 def _ema(running, statistic, momentum):
     """The running-statistics update: (1 - momentum) * running + momentum * statistic."""
     momentum = momentum.astype(running.dtype)
@@ -232,7 +232,7 @@ def instance_norm(
     return out.reshape(input.shape)
 
 
-@partial(jax.jit, static_argnames="batch")
+@partial(executables.jit, static_argnames="batch")
 def _mean_over_batch(repeated, *, batch: int):
     """A running statistic from its batch-repeated copy: the mean of the `batch` copies."""
     return repeated.reshape(batch, -1).mean(0)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._pure import executables
 from ..._state.tensor import Tensor
 
 
@@ -33,13 +34,13 @@ def _vector_norm(x, norm_type):
     return jnp.sum(x**norm_type) ** (1.0 / norm_type)
 
 
-@jax.jit(static_argnums=(1,))
+@functools.partial(executables.jit, static_argnums=(1,))
 def _total_norm(grads, norm_type):
     norms = jnp.stack([_vector_norm(g, norm_type) for g in grads])
     return _vector_norm(norms, norm_type)
 
 
-@jax.jit
+@executables.jit
 def _scale(grads, total_norm, max_norm):
     coef = max_norm.astype(total_norm.dtype) / (total_norm + 1e-6)
     coef = jnp.minimum(coef, 1.0)
@@ -111,7 +112,7 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
-@jax.jit
+@executables.jit
 def _clamp(grads, clip_value):
     return [jnp.clip(g, -clip_value.astype(g.dtype), clip_value.astype(g.dtype)) for g in grads]
 

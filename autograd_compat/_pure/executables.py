@@ -1,0 +1,120 @@
+"""A bound on the compiled programs the library keeps alive, so ever new shapes stay flat.
+
+A `jax.jit` object keeps one XLA executable per input signature (shapes, dtypes) it has seen,
+without limit, and a program costs about 1 MB of memory on CPU; JAX's tracing and lowering
+caches keep a jaxpr and more per shape besides (LRUs of 2,048 to 4,096 entries each, a few
+hundred MB when full). The library's caches of jitted functions are LRUs
+(`op.COMPILED_PER_OP`, the fused backwards), but one jitted function can hold any number of
+shapes: 64 batch sizes through a Linear layer keep some 380 programs.
+
+So the library makes every `jax.jit` through `jit` here, which registers it (weakly: a
+function dropped from its cache frees its programs). A listener on JAX's compile event (it
+also fires for a program read from the persistent cache) counts new programs; every
+`CHECK_EVERY` of them, `sweep` sums the programs of the registered functions and, past
+`MAX_EXECUTABLES`, empties whole functions' caches (JAX cannot drop one shape) down to
+`LOW_WATER` of the bound: largest first (a function that keeps meeting new shapes holds the
+most, and the shapes it uses now are few), then the least recently compiled; and it empties
+JAX's tracing and lowering caches (never its compiled programs: those kept still run without
+a retrace). A shape used again after its program went compiles again. A call whose program
+is kept costs nothing more: the check runs only when something compiles.
+`AUTOGRAD_COMPAT_MAX_EXECUTABLES` sets the bound (0: none). torch.compile's programs
+(`_compile`) and those of JAX's own jitted functions called eagerly are outside the bound.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+
+import jax
+
+try:  # JAX's tracing and lowering caches (what `jax.clear_caches` clears besides programs)
+    from jax._src import util as _jax_util
+
+    _clear_staging = getattr(_jax_util, "clear_all_caches", None)
+except ImportError:  # pragma: no cover -- a JAX without it: those caches stay JAX's LRUs
+    _clear_staging = None
+
+ENV = "AUTOGRAD_COMPAT_MAX_EXECUTABLES"
+
+
+def _bound_from_env() -> int:
+    """`$AUTOGRAD_COMPAT_MAX_EXECUTABLES` (a count, 0 for no bound), 1,024 when unset."""
+    value = os.environ.get(ENV, "").strip() or "1024"
+    if not value.isdigit():
+        raise ValueError(f"{ENV} must be a count of programs (0: no bound), got {value!r}")
+    return int(value)
+
+
+MAX_EXECUTABLES = _bound_from_env()
+LOW_WATER = 0.75  # a sweep past the bound keeps at most this fraction of it
+CHECK_EVERY = 32  # new programs (anywhere in the process) between two sweeps
+# The event JAX records around each executable it compiles or loads (jax._src.dispatch's
+# BACKEND_COMPILE_EVENT), with its duration.
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+
+# jitted function -> [its program count at the last sweep, the sweep that saw it grow]
+_functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+_compiles = 0
+_sweeps = 0
+
+
+def jit(fn, **options):
+    """`jax.jit(fn, **options)`, its programs counted against `MAX_EXECUTABLES`."""
+    jitted = jax.jit(fn, **options)
+    with _lock:
+        _functions[jitted] = [0, _sweeps]
+    return jitted
+
+
+def kept() -> int:
+    """The number of programs the registered functions keep now."""
+    with _lock:
+        return sum(fn._cache_size() for fn in list(_functions))
+
+
+def sweep() -> int:
+    """Empty the caches of registered functions, largest first and then the least recently
+    compiled, until they keep at most `LOW_WATER * MAX_EXECUTABLES` programs, if they keep
+    more than `MAX_EXECUTABLES` (then JAX's tracing caches go too); the number they keep
+    afterwards."""
+    global _sweeps
+    with _lock:
+        _sweeps += 1
+        sized = []
+        total = 0
+        for fn, record in list(_functions.items()):
+            size = fn._cache_size()
+            if size != record[0]:
+                record[0], record[1] = size, _sweeps
+            if size:
+                sized.append((fn, record))
+                total += size
+        if 0 < MAX_EXECUTABLES < total:
+            sized.sort(key=lambda entry: (-entry[1][0], entry[1][1]))
+            target = int(LOW_WATER * MAX_EXECUTABLES)
+            for fn, record in sized:
+                if total <= target:
+                    break
+                fn.clear_cache()
+                total -= record[0]
+                record[0] = 0
+            if _clear_staging is not None:
+                _clear_staging()
+        return total
+
+
+def _on_compile(event: str, duration_secs: float, **_: str | int) -> None:
+    """JAX's duration listener: a sweep every `CHECK_EVERY` programs compiled or loaded."""
+    global _compiles
+    if event != COMPILE_EVENT:
+        return
+    _compiles += 1
+    if _compiles >= CHECK_EVERY:
+        _compiles = 0
+        sweep()
+
+
+jax.monitoring.register_event_duration_secs_listener(_on_compile)
