@@ -34,6 +34,7 @@ import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import Op
 from .._pure.sharding import keep_sharding
@@ -409,7 +410,7 @@ class _Entry:
                 self.donated.append((first + k, memory))
         if self.donated:
             positions = tuple(position for position, _ in self.donated)
-            self.donating = jax.jit(self.op.fn, donate_argnums=positions)
+            self.donating = executables.jit(self.op.fn, donate_argnums=positions)
 
     def _write_back(self, outputs: list, state: list, arguments: _Arguments):
         """Commit the new `state` (arrays) as the eager call would have, then rebuild the

@@ -17,8 +17,8 @@ most, and the shapes it uses now are few), then the least recently compiled; and
 JAX's tracing and lowering caches (never its compiled programs: those kept still run without
 a retrace). A shape used again after its program went compiles again. A call whose program
 is kept costs nothing more: the check runs only when something compiles.
-`AUTOGRAD_COMPAT_MAX_EXECUTABLES` sets the bound (0: none). torch.compile's programs
-(`_compile`) and those of JAX's own jitted functions called eagerly are outside the bound.
+`AUTOGRAD_COMPAT_MAX_EXECUTABLES` sets the bound (0: none). torch.compile's programs are ops
+(`Op.compiled`) and count too; those of JAX's own jitted functions called eagerly are outside.
 """
 
 from __future__ import annotations
