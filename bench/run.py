@@ -11,9 +11,9 @@
 Every step creates its leaves as PyTorch code does and reads its results to host. Times are
 microseconds per step, the median of repeated samples after a warm-up; the four columns take
 their samples in turn, round by round, so a slow minute of the shared machine slows them all
-alike rather than one. The first two steps of every column (from fresh state) must read the same numbers as PyTorch's (else jax.jit's), or the
-row says MISMATCH; a compiled workload that falls back to eager (a graph break warning) or fails
-says so in its row.
+alike rather than one. The first two steps of every column (from fresh state) must read the
+same numbers as PyTorch's (else jax.jit's), or the row says MISMATCH; a compiled workload that
+falls back to eager (a graph break warning) or fails says so in its row.
 Run: `make bench` or `python bench/run.py [--quick]`.
 """
 
