@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import gc
+import json
+import pathlib
+import subprocess
+import sys
+import textwrap
 import weakref
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import autograd_compat as torch
 from autograd_compat._pure import executables
 
 BOUND = 8
 CHECK_EVERY = 2
-
-
-@pytest.fixture
-def small_bound(monkeypatch):
-    """A bound of `BOUND` programs, checked every `CHECK_EVERY` compiles."""
-    monkeypatch.setattr(executables, "MAX_EXECUTABLES", BOUND)
-    monkeypatch.setattr(executables, "CHECK_EVERY", CHECK_EVERY)
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -29,11 +25,6 @@ def own_registry(monkeypatch):
     """A registry holding only the functions the test makes, swept only when it says."""
     monkeypatch.setattr(executables, "_functions", weakref.WeakKeyDictionary())
     monkeypatch.setattr(executables, "CHECK_EVERY", 2**62)
-
-
-def _live() -> int:
-    gc.collect()
-    return len(jax.devices()[0].client.live_executables())
 
 
 def test_sweep_empties_the_largest_function_first(monkeypatch, own_registry):
@@ -77,22 +68,48 @@ def test_bound_from_the_environment(monkeypatch, own_registry):
     assert executables.sweep() == 2
 
 
-def test_kept_programs_stay_bounded_over_new_shapes(small_bound, real_torch):
-    """Forwards, stepwise and fused backwards over 6 shapes, twice (the second pass fuses its
-    backwards and recompiles evicted programs): never more than the bound plus one check's
-    worth of programs alive, and the gradients right after their programs were evicted."""
+# Run in a fresh process: sweeping down to a bound of 8 empties every cache of the process it
+# runs in, which would make the rest of a pytest worker's tests compile everything again.
+_BOUNDED_RUN = textwrap.dedent(
+    f"""
+    import gc, json
+    import jax
+    import autograd_compat as torch
+    from autograd_compat._pure import executables
+    executables.MAX_EXECUTABLES, executables.CHECK_EVERY = {BOUND}, {CHECK_EVERY}
+
+    def live():
+        gc.collect()
+        return len(jax.devices()[0].client.live_executables())
+
     executables.sweep()  # the whole process's programs down to the bound first
-    start = _live()
-    grads: dict[int, list] = {}
+    start = live()
+    kept, grown, grads = [], [], {{}}
     for _ in range(2):
         for n in range(1, 7):
             x = torch.linspace(-1, 1, n, dtype=torch.float64, requires_grad=True)
             (x * x).exp().sum().backward()
-            grads.setdefault(n, []).append(x.grad.numpy())
-            assert executables.kept() <= BOUND + CHECK_EVERY
-            assert _live() - start <= BOUND + CHECK_EVERY
-    for n, (first, second) in grads.items():
-        x = real_torch.linspace(-1, 1, n, dtype=real_torch.float64, requires_grad=True)
+            grads.setdefault(n, []).append(x.grad.tolist())
+            kept.append(executables.kept())
+            grown.append(live() - start)
+    print(json.dumps({{"kept": max(kept), "grown": max(grown), "grads": grads}}))
+    """
+)
+
+
+def test_kept_programs_stay_bounded_over_new_shapes(real_torch):
+    """Forwards, stepwise and fused backwards over 6 shapes, twice (the second pass fuses its
+    backwards and recompiles evicted programs): never more than the bound plus one check's
+    worth of programs alive, and the gradients right after their programs were evicted."""
+    done = subprocess.run(
+        [sys.executable, "-c", _BOUNDED_RUN], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["kept"] <= BOUND + CHECK_EVERY
+    assert result["grown"] <= BOUND + CHECK_EVERY
+    for n, (first, second) in result["grads"].items():
+        x = real_torch.linspace(-1, 1, int(n), dtype=real_torch.float64, requires_grad=True)
         (x * x).exp().sum().backward()
         np.testing.assert_allclose(first, x.grad.numpy(), rtol=1e-12)
         np.testing.assert_array_equal(second, first)
