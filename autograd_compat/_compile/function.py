@@ -26,7 +26,7 @@ import functools
 import sys
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -41,7 +41,7 @@ from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.random import default_generator
-from .._state.tensor import Tensor
+from .._state.tensor import PLAIN_TYPES, Tensor, program_input, raw_value
 from .._tape.record import apply
 from . import config
 from .capture import Capture, GradGone, GradMemory, Memory
@@ -118,6 +118,12 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+def _signature(tensor: Tensor) -> tuple:
+    """What a guard keeps of a tensor argument (a HostTensor is read where it is, on the host)."""
+    value = raw_value(tensor)
+    return (value.shape, value.dtype, tensor._requires_grad, tensor._grad is not None)
+
+
 def _grad_of(tensor: Tensor):
     """The value of `tensor.grad` (which the caller knows is set)."""
     grad = tensor._grad
@@ -142,6 +148,11 @@ def _number_array(value):
 
 
 @functools.cache
+def _positions(n: int) -> tuple[int, ...]:
+    return tuple(range(n))
+
+
+@functools.cache
 def _positional_treedef(n: int):
     """The tree structure of `(args, kwargs)` for `n` tensor arguments and no keywords."""
     return jax.tree_util.tree_structure(((0,) * n, {}))
@@ -151,32 +162,32 @@ class _Arguments:
     """One call's arguments, split into tensors, runtime numbers and static leaves."""
 
     flags: list | None = None  # per tensor (requires_grad, has a .grad), fixed by an entry
+    leaves: Sequence  # the flattened (args, kwargs)
+    tensor_index: tuple[int, ...]  # the positions in `leaves` of tensors
+    number_index: tuple[int, ...]  # and of Python numbers made runtime inputs
 
     def __init__(self, compiled: CompiledFunction, args: tuple, kwargs: dict) -> None:
-        if not kwargs and all(type(x) is Tensor for x in args):  # the common call, flattened
-            self.leaves, self.treedef = list(args), _positional_treedef(len(args))
-            self.tensor_index, self.number_index = list(range(len(args))), []
+        if not kwargs and PLAIN_TYPES.issuperset(map(type, args)):  # the common call, flat
+            self.leaves, self.treedef = args, _positional_treedef(len(args))
+            self.tensor_index, self.number_index = _positions(len(args)), ()
             self.static: tuple = ()
             return
         leaves, self.treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
         self.leaves = leaves
-        self.tensor_index = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
-        self.number_index = [
+        self.tensor_index = tuple(i for i, x in enumerate(leaves) if isinstance(x, Tensor))
+        self.number_index = tuple(
             i
             for i, x in enumerate(leaves)
             if type(x) in _NUMBER_TYPES and compiled.is_dynamic(i, x)
-        ]
+        )
         skip = set(self.tensor_index) | set(self.number_index)
         self.static = tuple((i, x) for i, x in enumerate(leaves) if i not in skip)
 
     def key(self) -> tuple:
         """The part of the guard computed from the arguments and the modes."""
         leaves = self.leaves
-        tensors = tuple(
-            (t._value.shape, t._value.dtype, t._requires_grad, t._grad is not None)
-            for t in (leaves[i] for i in self.tensor_index)
-        )
-        numbers = tuple((i, type(leaves[i])) for i in self.number_index)
+        tensors = tuple([_signature(leaves[i]) for i in self.tensor_index])
+        numbers = tuple([(i, type(leaves[i])) for i in self.number_index])
         state = _grad_mode._state
         return (
             self.treedef,
@@ -302,6 +313,8 @@ class _Entry:
             for t, move in moves
             if move
         ]
+        self.written = [m for m, written in zip(effects.memories, effects.written) if written]
+        self.arguments_have_grads = any(has_grad for _, has_grad in arguments.flags or ())
         self.out_treedef = None
         self.out_static: tuple = ()
         self.out_tensor_index: list[int] = []
@@ -337,19 +350,20 @@ class _Entry:
         # runtime inputs are host arrays: jit transfers them itself, faster than jnp.asarray
         runtime = [np.asarray(getter()) for getter in effects.getters]
         key = [default_generator._key] if effects.uses_rng else []
+        grads = arguments.grads() if self.arguments_have_grads else []
         # The writes happen during the call: the node sees the versions they leave behind.
         self._move_versions(1)
         try:
-            if self.differentiable:
-                inputs = [*tensors, *numbers, *self.roots(), *arguments.grads(), *runtime, *key]
+            if self.differentiable and _grad_mode._state.enabled:  # a node, if any input needs
+                inputs = [*tensors, *numbers, *self.roots(), *grads, *runtime, *key]
                 results = list(apply(self.op, *inputs))
                 n_out = len(self.out_tensor_index)  # known once the first call has traced
                 outputs, state = results[:n_out], [r._value for r in results[n_out:]]
             else:
-                values = [t._value for t in tensors]
+                values = [program_input(t) for t in tensors]
                 values += numbers
                 values += memory_values
-                values += arguments.grads()
+                values += grads
                 values += runtime
                 values += key
                 memory_values.clear()  # the donation check counts each value's references
@@ -369,8 +383,9 @@ class _Entry:
             (memory.tensor if t is None else t)._version_counter[0] += sign * move
 
     def _run_program(self, values: list) -> list:
-        """Run the program of a step that ran its own backward, unrecorded (its outputs are
-        no node's: PyTorch's are freed by that backward), in the caller's grad mode.
+        """Run the program unrecorded: a step that ran its own backward (its outputs are no
+        node's: PyTorch's are freed by that backward), in the caller's grad mode, or any call
+        in no-grad mode.
 
         The buffers it replaces (parameters, optimizer state, gradients) are donated, so XLA
         writes the new values over the old and a step does not hold two copies of the model,
@@ -416,18 +431,17 @@ class _Entry:
         """Commit the new `state` (arrays) as the eager call would have, then rebuild the
         outputs (tensors)."""
         effects = self.effects
-        position = 0
-        for memory, written in zip(effects.memories, effects.written):
-            if written:
-                memory.set(state[position])
-                position += 1
+        for memory, value in zip(self.written, state):
+            memory.set(value)
+        position = len(self.written)
         for t in effects.grad_results:  # the function made a new .grad object
             t._grad = Tensor._wrap(state[position])
             position += 1
-        tensors = arguments.tensors()
-        for k in effects.arg_grads:
-            _set_grad(tensors[k], state[position])
-            position += 1
+        if effects.arg_grads:
+            tensors = arguments.tensors()
+            for k in effects.arg_grads:
+                _set_grad(tensors[k], state[position])
+                position += 1
         for t in effects.grad_cleared:
             t._grad = None
         if effects.uses_rng:

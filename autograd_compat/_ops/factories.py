@@ -20,7 +20,7 @@ from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, lru_get, lru_put
 from .._pure.shapes import Size, new_shape, type_name
-from .._state.tensor import Tensor
+from .._state.tensor import Tensor, hold_on_host
 
 __all__ = [
     "BoolTensor",
@@ -62,6 +62,12 @@ def _device_array(value) -> jax.Array:
     return jnp.asarray(value)
 
 
+def _check_byte_order(array: np.ndarray | np.generic) -> None:
+    """PyTorch's error for numpy data in the other byte order (a big-endian '>f8' array)."""
+    if not array.dtype.isnative:
+        raise ValueError(_errors.BYTE_ORDER)
+
+
 def _place(value, device) -> jax.Array:
     if device is not None:
         return jax.device_put(value, _device.to_jax(device))
@@ -86,7 +92,10 @@ def _infer_array(data, dtype=None) -> np.ndarray | jax.Array:
     to `dtype`, so float64 keeps every digit of 1/3."""
     if isinstance(data, Tensor):
         array = data._value
-    elif isinstance(data, (jax.Array, np.ndarray, np.generic)):
+    elif isinstance(data, (np.ndarray, np.generic)):
+        _check_byte_order(data)
+        array = data
+    elif isinstance(data, jax.Array):
         array = data
     else:
         array = _python_array(data)
@@ -178,8 +187,26 @@ def tensor(
         tensor([0.5000, 1.0000])
     """
     array = _infer_array(data, dtype)
+    if device is None and _stays_on_host(array):
+        return hold_on_host(_finish(np.array(array, order="C"), requires_grad))
     # No copy is needed for a jax array: it is immutable, and the new Tensor has its own state.
     return _finish(_place(_device_array(array), device), requires_grad)
+
+
+_HOST_ELEMENTS = 1 << 16  # bigger host data is transferred at once: see _stays_on_host
+
+
+def _stays_on_host(array) -> bool:
+    """Whether a new leaf over `array` may keep it on the host until first used (a
+    `HostTensor`): small numpy data of a PyTorch dtype, with JAX's default placement. A big
+    array is transferred now: a failed allocation is then the factory's error, and the host
+    copy is not held beside the device array."""
+    return (
+        type(array) is np.ndarray
+        and array.size <= _HOST_ELEMENTS
+        and _dtypes.has_torch_dtype(array.dtype)
+        and jax.config.jax_default_device is None  # type: ignore[attr-defined]
+    )
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -194,6 +221,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor with the array's dtype. It holds a copy: JAX arrays cannot share numpy memory."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _check_byte_order(array)
     _dtypes.from_jax(array.dtype)
     return Tensor._wrap(_device_array(array))
 

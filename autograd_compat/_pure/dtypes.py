@@ -118,6 +118,11 @@ def from_jax(jax_dtype) -> dtype:
         raise TypeError(f"dtype {jax_dtype} has no PyTorch equivalent") from None
 
 
+def has_torch_dtype(numpy_dtype: np.dtype) -> builtins.bool:
+    """Whether a numpy dtype is one of PyTorch's (from_jax would not raise)."""
+    return numpy_dtype in _BY_JAX
+
+
 def as_dtype(d) -> dtype:
     """Accept a PyTorch dtype, a numpy/JAX dtype, or Python's float/int/bool/complex."""
     if isinstance(d, dtype):

@@ -30,6 +30,10 @@ NON_LEAF_REQUIRES_GRAD = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+BYTE_ORDER = (
+    "given numpy array has byte order different from the native byte order. Conversion "
+    "between byte orders is currently not supported."
+)
 NUMPY_REQUIRES_GRAD = (
     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 )
