@@ -437,6 +437,20 @@ def test_a_grad_cleared_before_a_call_is_a_guard_failure():
     assert _graphs() == 2
 
 
+@pytest.mark.parametrize("grad", [False, True], ids=["unrecorded", "a node"])
+def test_a_captured_tensor_that_changes_shape_or_dtype_recompiles(grad):
+    state = torch.zeros(3, requires_grad=grad)
+    f = torch.compile(lambda x: x * (state * 2).sum())
+    x = torch.ones(2)
+    for value in (np.arange(3.0), np.arange(3.0), np.arange(4.0), np.arange(4), np.arange(4)):
+        with torch.no_grad():
+            state.data = torch.tensor(value, dtype=torch.float32 if grad else None)
+        np.testing.assert_array_equal(f(x).detach().numpy(), np.full(2, 2 * value.sum()))
+    # eager, then the entry for float32[3], then one for float32[4]; without grad, an int64[4]
+    assert _graphs() == (2 if grad else 3)
+    assert counters["stats"]["recompiles"] == _graphs() - 1
+
+
 def test_a_double_backward_after_the_build_calls_argument_got_a_grad():
     # The WGAN-GP penalty through a compiled critic (examples/wgan_gp.py --compile=model): the
     # entry is built by call 2, whose argument's .grad the backward then fills; the backward of

@@ -64,6 +64,12 @@ class WrappedNumber(Tensor):
     _wrapped_number = True
 
 
+class _StaleState(Exception):
+    """Raised inside a program's trace when a captured memory's shape or dtype is not the one
+    its entry was built for: jax.jit's own signature check is the guard on memories' shapes,
+    so a call reads no shape in Python."""
+
+
 class _Retrace(Exception):
     """Raised inside the compiled trace when it reads a memory the discovery trace did not."""
 
@@ -286,13 +292,13 @@ class _Effects:
         was set to None since the trace (a new program, not an error)."""
         return [m.get() for m in self.memories]
 
-    def guard(self, values: list) -> tuple:
-        """What the entry assumed about the captured state (whose root `values` are given),
-        as a value to compare; empty when nothing was captured."""
-        if not (self.memories or self.grad_links or self.modules):
+    def guard(self) -> tuple:
+        """What the entry assumed about the captured state, as a value to compare; empty when
+        nothing was captured. The memories' shapes and dtypes are not in it: the program's
+        trace checks them (`_StaleState`), and jax.jit traces again only when they change."""
+        if not (self.grad_links or self.modules):
             return ()
         return (
-            tuple([(v.shape, v.dtype) for v in values]),
             tuple([t._grad is not None for t, _ in self.grad_links]),
             tuple([m.training for m in self.modules]),
         )
@@ -305,7 +311,8 @@ class _Entry:
         self.arguments = arguments
         arguments.freeze()
         self.effects = effects
-        self.guard = effects.guard(effects.values())
+        self.guard = effects.guard()
+        self.root_signature = [(v.shape, v.dtype) for v in effects.values()]
         # (memory, tensor or None for the memory's own, version move) of each write
         self.version_moves = [
             (memory, t, move)
@@ -464,6 +471,8 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     tensor_values, values = values[:n_t], values[n_t:]
     number_values, values = values[:n_n], values[n_n:]
     roots, values = values[:n_m], values[n_m:]
+    if [(r.shape, r.dtype) for r in roots] != entry.root_signature:
+        raise _StaleState
     n_a = sum(has_grad for _, has_grad in arguments.flags or ())
     arg_grads, values = values[:n_a], values[n_a:]
     runtime, values = values[: effects.n_runtime], values[effects.n_runtime :]
@@ -557,26 +566,38 @@ class CompiledFunction:
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
         memory_values: list = []
-        if entry is not None and entry.guard:
+        if entry is not None:
             try:
                 memory_values = entry.effects.values()
-                stale = entry.effects.guard(memory_values) != entry.guard
+                stale = bool(entry.guard) and entry.effects.guard() != entry.guard
             except GradGone:  # a .grad the entry reads was set to None
                 stale = True
             if stale:
                 _count("stats", "recompiles")
                 entry = None
         if entry is None:
-            if len(self.entries) >= config.cache_size_limit:
-                self._warn_limit()
-                self.entries[key] = _EAGER
-                return self.fn(*args, **kwargs)
-            entry = self._build(arguments, args, kwargs)
-            self.entries[key] = entry
+            entry = self._new_entry(key, arguments, args, kwargs)
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
             memory_values = entry.effects.values()
-        return self._run(entry, arguments, memory_values, args, kwargs)
+        try:
+            return self._run(entry, arguments, memory_values, args, kwargs)
+        except _StaleState:  # a captured memory changed shape or dtype since the entry's trace
+            _count("stats", "recompiles")
+            entry = self._new_entry(key, arguments, args, kwargs)
+            if entry is _EAGER:
+                return self.fn(*args, **kwargs)
+            return self._run(entry, arguments, entry.effects.values(), args, kwargs)
+
+    def _new_entry(self, key: tuple, arguments: _Arguments, args: tuple, kwargs: dict):
+        """A new entry for `key` (or `_EAGER` past the cache size limit or at a graph break)."""
+        if len(self.entries) >= config.cache_size_limit:
+            self._warn_limit()
+            self.entries[key] = _EAGER
+            return _EAGER
+        entry = self._build(arguments, args, kwargs)
+        self.entries[key] = entry
+        return entry
 
     def _run(self, entry, arguments: _Arguments, memory_values: list, args: tuple, kwargs: dict):
         try:
