@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import jax
 
-from ._state.tensor import Tensor
+from ._state.tensor import PLAIN_TYPES, Tensor
 
 
 def _flatten(tensor: Tensor):
@@ -33,7 +33,9 @@ def register_pytree(cls: type) -> None:
     jax.tree_util.register_pytree_node(cls, _flatten, unflatten)
 
 
-jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
+for _plain in PLAIN_TYPES:  # Tensor, and a leaf still on the host (a device array once read)
+    jax.tree_util.register_pytree_node(_plain, _flatten, _unflatten)
+del _plain
 
 
 def to_jax(tensor: Tensor) -> jax.Array:

@@ -58,6 +58,7 @@ def leaves():
     rng = np.random.default_rng(0)
     x = torch.tensor(rng.standard_normal(MARK).astype(np.float32), requires_grad=True)
     w = torch.tensor(rng.standard_normal(MARK).astype(np.float32), requires_grad=True)
+    x.jax(), w.jax()  # device arrays now (a small leaf waits on the host until first read)
     return x, w
 
 
