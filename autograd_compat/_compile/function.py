@@ -192,14 +192,12 @@ class _Arguments:
     def key(self) -> tuple:
         """The part of the guard computed from the arguments and the modes."""
         leaves = self.leaves
-        tensors = tuple([_signature(leaves[i]) for i in self.tensor_index])
-        numbers = tuple([(i, type(leaves[i])) for i in self.number_index])
         state = _grad_mode._state
         return (
             self.treedef,
             self.static,
-            tensors,
-            numbers,
+            tuple([_signature(leaves[i]) for i in self.tensor_index]),
+            tuple([(i, type(leaves[i])) for i in self.number_index]),
             state.enabled,
             state.inference,
             _dtypes.get_default_dtype(),
@@ -322,6 +320,7 @@ class _Entry:
         ]
         self.written = [m for m, written in zip(effects.memories, effects.written) if written]
         self.arguments_have_grads = any(has_grad for _, has_grad in arguments.flags or ())
+        self.has_tail = self.arguments_have_grads or bool(effects.getters) or effects.uses_rng
         self.out_treedef = None
         self.out_static: tuple = ()
         self.out_tensor_index: list[int] = []
@@ -354,15 +353,13 @@ class _Entry:
         leaves = arguments.leaves
         tensors = [leaves[i] for i in arguments.tensor_index]
         numbers = [_number_array(leaves[i]) for i in arguments.number_index]
-        # runtime inputs are host arrays: jit transfers them itself, faster than jnp.asarray
-        runtime = [np.asarray(getter()) for getter in effects.getters]
-        key = [default_generator._key] if effects.uses_rng else []
-        grads = arguments.grads() if self.arguments_have_grads else []
+        tail = self._tail(arguments) if self.has_tail else []
         # The writes happen during the call: the node sees the versions they leave behind.
-        self._move_versions(1)
+        if self.version_moves:
+            self._move_versions(1)
         try:
             if self.differentiable and _grad_mode._state.enabled:  # a node, if any input needs
-                inputs = [*tensors, *numbers, *self.roots(), *grads, *runtime, *key]
+                inputs = [*tensors, *numbers, *self.roots(), *tail]
                 results = list(apply(self.op, *inputs))
                 n_out = len(self.out_tensor_index)  # known once the first call has traced
                 outputs, state = results[:n_out], [r._value for r in results[n_out:]]
@@ -370,20 +367,29 @@ class _Entry:
                 values = [program_input(t) for t in tensors]
                 values += numbers
                 values += memory_values
-                values += grads
-                values += runtime
-                values += key
+                values += tail
                 memory_values.clear()  # the donation check counts each value's references
                 raw = self._run_program(values)
                 n_out = len(self.out_tensor_index)
                 outputs, state = [Tensor._wrap(v) for v in raw[:n_out]], raw[n_out:]
         except BaseException:
-            self._move_versions(-1)
+            if self.version_moves:
+                self._move_versions(-1)
             raise
         result = self._write_back(outputs, state, arguments)
         for update in effects.deferred:
             update()
         return result
+
+    def _tail(self, arguments: _Arguments) -> list:
+        """The program inputs after the memories: the arguments' `.grad` values, the runtime
+        inputs (host arrays: jit transfers them itself, faster than jnp.asarray) and the PRNG
+        key."""
+        tail = arguments.grads() if self.arguments_have_grads else []
+        tail += [np.asarray(getter()) for getter in self.effects.getters]
+        if self.effects.uses_rng:
+            tail.append(default_generator._key)
+        return tail
 
     def _move_versions(self, sign: int) -> None:
         for memory, t, move in self.version_moves:
@@ -552,7 +558,9 @@ class CompiledFunction:
         return False
 
     def __call__(self, *args, **kwargs):
-        if not _compiling_allowed():
+        # disabled, or inside a mode that needs the eager path (a trace in progress, anomaly
+        # detection, forward-mode AD, saved-tensor hooks)
+        if config.disabled or modes.special:
             return self.fn(*args, **kwargs)
         if not self._warmed_up:  # state made lazily on a first call (optimizer moments, ...)
             self._warmed_up = True  # exists before anything is traced
@@ -688,9 +696,3 @@ class CompiledFunction:
             UserWarning,
             stacklevel=3,
         )
-
-
-def _compiling_allowed() -> bool:
-    """Compiled calls compile unless disabled or inside a mode that needs the eager path
-    (a trace in progress, anomaly detection, forward-mode AD, saved-tensor hooks)."""
-    return not (config.disabled or modes.special)

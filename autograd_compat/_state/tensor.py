@@ -420,9 +420,7 @@ def is_tensor(obj) -> bool:
 _VALUE = Tensor.__dict__["_value"]  # the slot itself, read without HostTensor's property
 
 
-def raw_value(tensor: Tensor):
-    """`tensor`'s value as stored: a HostTensor's host copy is not transferred."""
-    return _VALUE.__get__(tensor, Tensor)
+raw_value = _VALUE.__get__  # `raw_value(t)`: the value as stored (a HostTensor's host copy)
 
 
 class HostTensor(Tensor):
