@@ -109,9 +109,23 @@ def _needed(graph: dict, targets) -> set:
 
 
 def _schedule(graph: dict, needed: set) -> tuple[list, list, dict]:
-    """Execution order (Kahn's algorithm, newest ready node first), per node where each of its
-    input gradients goes (`(index of the child in the order, output_nr)` or None), and each
-    node's index in the order."""
+    """Execution order (`_order`), per node where each of its input gradients goes (`(index of
+    the child in the order, output_nr)` or None), and each node's index in the order."""
+    order = _order(graph, needed)
+    position = {node: i for i, node in enumerate(order)}
+    routes = []
+    for node in order:
+        route = []
+        for edge in node.edges:
+            index = None if edge is None else position.get(edge[0])  # None: child not run
+            route.append(None if index is None else (index, edge[1]))
+        routes.append(tuple(route))
+    return order, routes, position
+
+
+def _order(graph: dict, needed: set) -> list:
+    """The needed nodes in Kahn's order, the newest ready node first. A node that becomes
+    the only ready one skips the heap (a chain's every node): it is the next either way."""
     dependencies = dict.fromkeys(needed, 0)
     for node in needed:
         for edge in graph[node]:
@@ -125,25 +139,24 @@ def _schedule(graph: dict, needed: set) -> tuple[list, list, dict]:
     order = []
     while ready:
         node = heapq.heappop(ready)[2]
-        order.append(node)
-        for edge in graph[node]:
-            count = None if edge is None else dependencies.get(edge[0])
-            if count is not None:
+        while node is not None:
+            order.append(node)
+            alone = None  # the one node made ready while the heap is empty
+            for edge in graph[node]:
+                count = None if edge is None else dependencies.get(edge[0])
+                if count is None:
+                    continue
                 dependencies[edge[0]] = count - 1
                 if count == 1:
+                    if alone is None and not ready:
+                        alone = edge[0]
+                        continue
+                    if alone is not None:  # not alone after all: it goes first among ties
+                        heapq.heappush(ready, (-alone.seq, next(tiebreak), alone))
+                        alone = None
                     heapq.heappush(ready, (-edge[0].seq, next(tiebreak), edge[0]))
-    position = {node: i for i, node in enumerate(order)}
-    return order, [_routes(node.edges, position) for node in order], position
-
-
-def _routes(edges: tuple, position: dict) -> tuple:
-    """Where a node's input gradients go: `(child's index, output_nr)`, None where nothing
-    is run (no edge, or a child that is not needed)."""
-    routes = []
-    for edge in edges:
-        index = None if edge is None else position.get(edge[0])
-        routes.append(None if index is None else (index, edge[1]))
-    return tuple(routes)
+            node = alone
+    return order
 
 
 def _survey(order: list) -> tuple:
