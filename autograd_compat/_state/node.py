@@ -195,17 +195,13 @@ def _pair(edge) -> tuple:
 _node_classes: dict = {}
 
 
-def new_node(op, *fields) -> Node:
-    """A Node of the op's own subclass, so `type(node).__name__` is PyTorch's class name
-    ("MulBackward0", "CopySlices"); `fields` are `Node.__init__`'s after `op`."""
-    cls = _node_classes.get(op.name) or _node_class(op.name)
-    return cls(op, *fields)
-
-
-def _node_class(name: str) -> type:
-    """The Node subclass named after an op's nodes (made once per name)."""
-    cls = type(name.rpartition("::")[2], (Node,), {"__slots__": ()})
-    _node_classes[name] = cls
+def node_class(op) -> type:
+    """The class of an op's nodes: a Node subclass of its own, so `type(node).__name__` is
+    PyTorch's class name ("MulBackward0", "CopySlices"); made once per name."""
+    name = op.name
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = _node_classes[name] = type(name.rpartition("::")[2], (Node,), {"__slots__": ()})
     return cls
 
 

@@ -20,7 +20,7 @@ from .._pure import memory as _memory
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
 from .._state.modes import modes
-from .._state.node import new_node, saved_ref
+from .._state.node import node_class, saved_ref
 from .._state.tensor import Tensor
 from . import autocast as _autocast
 from . import hooks as _hooks
@@ -117,7 +117,7 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
     else:
         aval = out.aval
         out_meta = ((aval.shape, aval.dtype),)
-    node = new_node(
+    node = node_class(op)(
         op,
         key,
         tuple(edges),
