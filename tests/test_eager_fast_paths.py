@@ -99,3 +99,60 @@ def test_compiled_forwards_stay_in_lru_order():
     _ = torch.tensor([1, 2]) * torch.tensor([3, 4])  # the int64 key, read last
     _ = x * 2.0
     assert list(op._compiled)[-1] == key
+
+
+class _FakeNode:
+    """What the scheduler reads of a node: its sequence number and edges."""
+
+    def __init__(self, seq: int, edges: tuple) -> None:
+        self.seq = seq
+        self.edges = edges
+
+
+def _reference_order(graph: dict, needed: set) -> list:
+    """Kahn's order by plain search: the ready node of the highest sequence number runs first,
+    the earliest made ready among ties."""
+    waiting = {
+        n: sum(e is not None and e[0] is n for p in needed for e in graph[p]) for n in needed
+    }
+    ready = [(n, k) for k, n in enumerate(n for n in graph if waiting.get(n) == 0)]
+    clock = len(ready)
+    order = []
+    while ready:
+        best = max(ready, key=lambda item: (item[0].seq, -item[1]))
+        ready.remove(best)
+        order.append(best[0])
+        for edge in graph[best[0]]:
+            if edge is not None and edge[0] in waiting:
+                waiting[edge[0]] -= 1
+                if waiting[edge[0]] == 0:
+                    ready.append((edge[0], clock))
+                    clock += 1
+    return order
+
+
+def test_the_schedule_is_kahns_order_on_random_graphs():
+    """Leaves share one sequence number; some nodes are numbered out of creation order (as a
+    custom Function's); some edges are None; half the cases keep only the needed nodes."""
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        nodes: list = []
+        for i in range(int(rng.integers(1, 25))):
+            leaf = rng.random() < 0.3
+            edges = tuple(
+                None if not nodes or rng.random() < 0.15 else (nodes[rng.integers(len(nodes))], 0)
+                for _ in range(0 if leaf else int(rng.integers(1, 4)))
+            )
+            seq = 2**63 if leaf else int(rng.integers(0, 5)) if rng.random() < 0.1 else i + 10
+            nodes.append(_FakeNode(seq, edges))
+        graph = _engine._discover([(nodes[-1], 0)])
+        target = list(graph)[rng.integers(len(graph))]
+        needed = set(graph) if rng.random() < 0.5 else _engine._needed(graph, {target})
+        order, routes, position = _engine._schedule(graph, needed)
+        assert order == _reference_order(graph, needed)
+        assert position == {node: i for i, node in enumerate(order)}
+        for node, route in zip(order, routes):
+            assert route == tuple(
+                None if e is None or e[0] not in position else (position[e[0]], e[1])
+                for e in node.edges
+            )
