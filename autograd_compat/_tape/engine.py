@@ -176,7 +176,8 @@ def _survey(order: list) -> tuple:
             if variable._hooks_leaf or variable._post_accumulate_hooks:
                 stepwise = True
         else:
-            node.check_alive()
+            if node.saved is None:  # only a freed graph fails check_alive
+                node.check_alive()
             for entry in node.versions:
                 if entry[0][0] != entry[1]:
                     _check_versions(node)
@@ -517,6 +518,17 @@ def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> tuple:
 
 
 # ----------------------------------------------------------------------------- fused
+class _Structure(tuple):
+    """A backward's structure as a cache key, its hash computed once: a deep hash costs ~0.1 us
+    a node, and an LRU lookup hashes its key twice (`get`, `move_to_end`)."""
+
+    def __init__(self, items: tuple) -> None:
+        self.hash = tuple.__hash__(self)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+
 def _fused_for(order: list, plan: tuple, create_graph: bool):
     """The fused function for a backward whose nodes allow it (see `_survey`), or None to run
     it stepwise: the first `FUSE_AFTER - 1` times a structure is seen, and under
@@ -528,15 +540,8 @@ def _fused_for(order: list, plan: tuple, create_graph: bool):
     seed_key = tuple((i, nr, g._value.shape, g._value.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
     existing = tuple(order[i].variable._grad is not None for i in sinks)
-    structure = (
-        steps,
-        arities,
-        tuple(routes),
-        seed_key,
-        capture_key,
-        n_targets,
-        tuple(sinks),
-        existing,
+    structure = _Structure(
+        (steps, arities, tuple(routes), seed_key, capture_key, n_targets, tuple(sinks), existing)
     )
     fused = lru_get(_fused, structure)
     if fused is None:
