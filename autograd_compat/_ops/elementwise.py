@@ -339,7 +339,7 @@ def _reflected(fn):
     """A dunder: NotImplemented for operands we do not know, so Python tries the other side."""
 
     def dunder(self, other):
-        if as_operand(other) is None:
+        if type(other) not in _NUMBERS and as_operand(other) is None:  # `y * 2` needs no test
             return NotImplemented
         return fn(self, other)
 

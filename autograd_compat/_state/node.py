@@ -130,14 +130,9 @@ class Node(_NodeMethods):
     )
     custom = False  # True for nodes whose backward is user Python code (autograd.Function)
 
-    def __new__(cls, op, *args):
-        """An instance of the op's own subclass, so `type(node).__name__` is PyTorch's class
-        name ("MulBackward0", "CopySlices")."""
-        if cls is Node:
-            cls = _node_classes.get(op.name) or _node_class(op.name)
-        return object.__new__(cls)
-
-    def __init__(self, op, static, edges, saved, saved_mask, placeholders, versions, out_meta):
+    def __init__(
+        self, op, static, edges, saved, saved_mask, placeholders, versions, out_meta, had_saved
+    ):
         self.op = op
         self.static = static
         self.edges = edges
@@ -146,8 +141,7 @@ class Node(_NodeMethods):
         self.placeholders = placeholders
         self.versions = versions
         self.out_meta = out_meta
-        # a view op's saved positions are metadata, as PyTorch's sizes: never freed
-        self.had_saved = any(saved_mask) and op.saves != "positions"
+        self.had_saved = had_saved  # saved primals to free (a view op's positions are not)
         self._init_hooks(next(_sequence))
 
     def name(self) -> str:
@@ -201,10 +195,13 @@ def _pair(edge) -> tuple:
 _node_classes: dict = {}
 
 
-def _node_class(name: str) -> type:
-    """The Node subclass named after an op's nodes (made once per name)."""
-    cls = type(name.rpartition("::")[2], (Node,), {"__slots__": ()})
-    _node_classes[name] = cls
+def node_class(op) -> type:
+    """The class of an op's nodes: a Node subclass of its own, so `type(node).__name__` is
+    PyTorch's class name ("MulBackward0", "CopySlices"); made once per name."""
+    name = op.name
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = _node_classes[name] = type(name.rpartition("::")[2], (Node,), {"__slots__": ()})
     return cls
 
 

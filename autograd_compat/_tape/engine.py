@@ -77,15 +77,17 @@ def will_execute(node) -> bool:
 
 # ----------------------------------------------------------------------------- schedule
 def _discover(roots: list) -> dict:
-    """Every node reachable from the roots, mapped to its edges."""
+    """Every node reachable from the roots, mapped to its edges (depth first, in the order
+    the schedule breaks ties by)."""
     graph: dict = {}
     stack = [node for node, _ in roots]
     while stack:
         node = stack.pop()
-        if node in graph:
-            continue
-        graph[node] = node.edges
-        stack.extend(edge[0] for edge in node.edges if edge is not None and edge[0] not in graph)
+        if node not in graph:
+            edges = graph[node] = node.edges
+            for edge in edges:
+                if edge is not None:
+                    stack.append(edge[0])  # a node seen by then is skipped when popped
     return graph
 
 
@@ -106,9 +108,24 @@ def _needed(graph: dict, targets) -> set:
     return needed
 
 
-def _schedule(graph: dict, needed: set) -> tuple[list, list]:
-    """Execution order (Kahn's algorithm, newest ready node first) and, per node, where each
-    of its input gradients goes: `(index of the child in the order, output_nr)` or None."""
+def _schedule(graph: dict, needed: set) -> tuple[list, list, dict]:
+    """Execution order (`_order`), per node where each of its input gradients goes (`(index of
+    the child in the order, output_nr)` or None), and each node's index in the order."""
+    order = _order(graph, needed)
+    position = {node: i for i, node in enumerate(order)}
+    routes = []
+    for node in order:
+        route = []
+        for edge in node.edges:
+            index = None if edge is None else position.get(edge[0])  # None: child not run
+            route.append(None if index is None else (index, edge[1]))
+        routes.append(tuple(route))
+    return order, routes, position
+
+
+def _order(graph: dict, needed: set) -> list:
+    """The needed nodes in Kahn's order, the newest ready node first. A node that becomes
+    the only ready one skips the heap (a chain's every node): it is the next either way."""
     dependencies = dict.fromkeys(needed, 0)
     for node in needed:
         for edge in graph[node]:
@@ -122,27 +139,55 @@ def _schedule(graph: dict, needed: set) -> tuple[list, list]:
     order = []
     while ready:
         node = heapq.heappop(ready)[2]
-        order.append(node)
-        for edge in graph[node]:
-            if edge is not None and edge[0] in dependencies:
-                child = edge[0]
-                dependencies[child] -= 1
-                if dependencies[child] == 0:
-                    heapq.heappush(ready, (-child.seq, next(tiebreak), child))
-    position = {node: i for i, node in enumerate(order)}
-    routes = [
-        tuple(
-            None if e is None or e[0] not in position else (position[e[0]], e[1])
-            for e in node.edges
-        )
-        for node in order
-    ]
-    return order, routes
+        while node is not None:
+            order.append(node)
+            alone = None  # the one node made ready while the heap is empty
+            for edge in graph[node]:
+                count = None if edge is None else dependencies.get(edge[0])
+                if count is None:
+                    continue
+                dependencies[edge[0]] = count - 1
+                if count == 1:
+                    if alone is None and not ready:
+                        alone = edge[0]
+                        continue
+                    if alone is not None:  # not alone after all: it goes first among ties
+                        heapq.heappush(ready, (-alone.seq, next(tiebreak), alone))
+                        alone = None
+                    heapq.heappush(ready, (-edge[0].seq, next(tiebreak), edge[0]))
+            node = alone
+    return order
 
 
-def _arities(order: list) -> tuple:
-    """Outputs per scheduled node; 0 marks a leaf's AccumulateGrad (one input, no call)."""
-    return tuple(0 if isinstance(node, AccumulateGrad) else len(node.out_meta) for node in order)
+def _survey(order: list) -> tuple:
+    """One pass over the scheduled nodes before any runs: PyTorch's checks of each node (a
+    freed graph, a saved value modified in place since); the outputs per node (0 marks a
+    leaf's AccumulateGrad: one input, no call); the leaves' indices; and whether the fused
+    executor may not run it (hooks, custom Function nodes, too many edges)."""
+    arities = []
+    leaves = []
+    stepwise = len(order) > FUSE_MAX_NODES
+    edges = 0
+    for index, node in enumerate(order):
+        if isinstance(node, AccumulateGrad):
+            arities.append(0)
+            leaves.append(index)
+            variable = node.variable
+            if variable._hooks_leaf or variable._post_accumulate_hooks:
+                stepwise = True
+        else:
+            if node.saved is None:  # only a freed graph fails check_alive
+                node.check_alive()
+            for entry in node.versions:
+                if entry[0][0] != entry[1]:
+                    _check_versions(node)
+            arities.append(len(node.out_meta))
+            edges += len(node.edges)
+            if node.custom or node.pre_hooks or node.retained:
+                stepwise = True
+        if node.hooks or node.prehooks_node:
+            stepwise = True
+    return tuple(arities), leaves, stepwise or edges > FUSE_MAX_EDGES
 
 
 def _propagate(arities, routes, seeds, captures: dict, n_targets: int, ready, call) -> list:
@@ -246,24 +291,16 @@ def run_backward(
     graph = _discover(roots)
     target_edges = [t._grad_edge() for t in targets] if targets is not None else []
     needed = _needed(graph, {n for n, _ in target_edges}) if targets is not None else set(graph)
-    order, routes = _schedule(graph, needed)
-    position = {node: i for i, node in enumerate(order)}
+    order, routes, position = _schedule(graph, needed)
     seeds = [(position[n], nr, g) for (n, nr), g in zip(roots, grads) if n in position]
     captures: dict = {}
     for target_index, (node, output_nr) in enumerate(target_edges):
         if node in position:
             captures.setdefault(position[node], []).append((output_nr, target_index))
-    sinks = [
-        i
-        for i, node in enumerate(order)
-        if isinstance(node, AccumulateGrad) and accumulate and (targets is None or i in captures)
-    ]
-    for node in order:
-        if not isinstance(node, AccumulateGrad):
-            node.check_alive()
-            _check_versions(node)
-    plan = (_arities(order), routes, seeds, captures, sinks, len(target_edges))
-    fused = _fused_for(order, plan, create_graph)
+    arities, leaves, stepwise = _survey(order)
+    sinks = [i for i in leaves if targets is None or i in captures] if accumulate else []
+    plan = (arities, routes, seeds, captures, sinks, len(target_edges))
+    fused = None if stepwise else _fused_for(order, plan, create_graph)
     # Grad mode and the task stack are set inside the `try` and restored in its `finally`
     # inline: a context manager's __enter__/__exit__ are Python calls, where an interrupt
     # (KeyboardInterrupt from a signal handler) can land before the flag is restored.
@@ -481,47 +518,30 @@ def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> tuple:
 
 
 # ----------------------------------------------------------------------------- fused
-def _has_hooks(node) -> bool:
-    if node.hooks or node.prehooks_node:
-        return True
-    if isinstance(node, AccumulateGrad):
-        variable = node.variable
-        return bool(variable._hooks_leaf or variable._post_accumulate_hooks)
-    return bool(node.pre_hooks or node.retained)
+class _Structure(tuple):
+    """A backward's structure as a cache key, its hash computed once: a deep hash costs ~0.1 us
+    a node, and an LRU lookup hashes its key twice (`get`, `move_to_end`)."""
 
+    def __init__(self, items: tuple) -> None:
+        self.hash = tuple.__hash__(self)
 
-def _fusable(order: list, create_graph: bool) -> bool:
-    """Whether the fused executor may run this backward: not for create_graph, hooks,
-    custom Function nodes (user Python), anomaly mode or an autograd.functional trace."""
-    if create_graph or len(order) > FUSE_MAX_NODES or modes.anomaly or modes.traces:
-        return False
-    edges = 0
-    for node in order:
-        if node.custom or _has_hooks(node):
-            return False
-        edges += len(node.edges)
-    return edges <= FUSE_MAX_EDGES
+    def __hash__(self) -> int:
+        return self.hash
 
 
 def _fused_for(order: list, plan: tuple, create_graph: bool):
-    """The fused function for this backward, or None to run it stepwise: the first
-    `FUSE_AFTER - 1` times a structure is seen, and whenever `_fusable` says no."""
-    if not _fusable(order, create_graph):
+    """The fused function for a backward whose nodes allow it (see `_survey`), or None to run
+    it stepwise: the first `FUSE_AFTER - 1` times a structure is seen, and under
+    create_graph, anomaly mode or an autograd.functional trace."""
+    if create_graph or modes.anomaly or modes.traces:
         return None
     arities, routes, seeds, captures, sinks, n_targets = plan
-    steps = tuple(_step(node) for node in order)
+    steps = tuple([_step(node) for node in order])
     seed_key = tuple((i, nr, g._value.shape, g._value.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
     existing = tuple(order[i].variable._grad is not None for i in sinks)
-    structure = (
-        steps,
-        arities,
-        tuple(routes),
-        seed_key,
-        capture_key,
-        n_targets,
-        tuple(sinks),
-        existing,
+    structure = _Structure(
+        (steps, arities, tuple(routes), seed_key, capture_key, n_targets, tuple(sinks), existing)
     )
     fused = lru_get(_fused, structure)
     if fused is None:

@@ -13,32 +13,45 @@ import functools
 import os
 import traceback
 import weakref
+from math import prod
 
 from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
 from .._state.modes import modes
-from .._state.node import Node, saved_ref
+from .._state.node import node_class, saved_ref
 from .._state.tensor import Tensor
 from . import autocast as _autocast
 from . import hooks as _hooks
 
 _BLOCK_ELEMENTS = _memory.BLOCK_ELEMENTS
-_SAVE_ALL = {n: (True,) * n for n in range(8)}
-_SAVE_NONE = {n: (False,) * n for n in range(8)}
+_MASKS: dict = {}  # (op.saves, requires) -> (saved mask, whether the node has saved primals)
+_MASKS_MAX_INPUTS = 8  # masks of ops with more inputs are computed each time, not cached
 
 
 def _saved_mask(saves: str, requires: tuple) -> tuple:
     n = len(requires)
     if saves == "all" or saves == "output":
-        return _SAVE_ALL.get(n) or (True,) * n
+        return (True,) * n
     if saves == "none":
-        return _SAVE_NONE.get(n) or (False,) * n
+        return (False,) * n
     if saves == "positions":
         return (False,) * (n - 1) + (True,)
     needed = sum(requires)
     return tuple([needed - r > 0 for r in requires])  # "others": another input needs a grad
+
+
+def _mask_of(saves: str, requires: tuple) -> tuple:
+    """The saved mask for these inputs and whether the node will hold saved primals (a view
+    op's positions are metadata, as PyTorch's sizes: never freed); cached, ops are few."""
+    entry = _MASKS.get((saves, requires))
+    if entry is None:
+        mask = _saved_mask(saves, requires)
+        entry = (mask, True in mask and saves != "positions")
+        if len(requires) <= _MASKS_MAX_INPUTS:
+            _MASKS[(saves, requires)] = entry
+    return entry
 
 
 def apply(op: Op, *inputs, **static):
@@ -50,39 +63,48 @@ def apply(op: Op, *inputs, **static):
     if modes.special:
         return _apply_special(op, inputs, static)
     values = []
-    requires = []
+    live = False
     for x in inputs:
         if isinstance(x, Tensor):
             values.append(x._value)
-            requires.append(x._requires_grad)
+            if x._requires_grad:
+                live = True
         else:
             values.append(x)
-            requires.append(False)
     key = tuple(static.items())
+    fn = op._compiled.get(key)
+    if fn is None:
+        fn = op.compiled(key)
+    else:  # `Op.compiled`'s hit inline (its LRU order)
+        op._compiled.move_to_end(key)
     try:
-        out = op.compiled(key)(*values)
+        out = fn(*values)
     except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
         _memory.raise_exhausted(failure)
     if type(out) is tuple:
         _memory.settle_all(out)
-    elif out.size > _BLOCK_ELEMENTS:  # a big output fails here, at its op (see _pure/memory)
-        _memory.settle(out)
-    if True in requires and op.differentiable and _grad_mode._state.enabled:
-        return _record(op, key, inputs, values, tuple(requires), out)
+    elif prod(out.aval.shape) > _BLOCK_ELEMENTS:  # a big output fails here, at its op
+        _memory.settle(out)  # (see _pure/memory); `aval.shape` is `shape` without a call
+    if live and op.differentiable and _grad_mode._state.enabled:
+        return _record(op, key, inputs, values, out)
     if type(out) is tuple:
         return tuple([Tensor._wrap(o) for o in out])
     return Tensor._wrap(out)
 
 
-def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, out):
+def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
     """Make the Node for one op application and wrap its outputs as its results."""
-    saved_mask = _saved_mask(op.saves, requires)
+    edges, requires = [], []
+    for x in inputs:
+        live = isinstance(x, Tensor) and x._requires_grad
+        requires.append(live)
+        edges.append(x._grad_edge() if live else None)
+    saved_mask, had_saved = _mask_of(op.saves, tuple(requires))
     if modes.inference_seen:
         check_inference_saved(inputs, saved_mask)
     watch_inputs = op.saves != "output"
-    edges, saved, placeholders, versions = [], [], [], []
-    for x, value, r, s in zip(inputs, values, requires, saved_mask):
-        edges.append(x._grad_edge() if r else None)
+    saved, placeholders, versions = [], [], []
+    for x, value, s in zip(inputs, values, saved_mask):
         if s:
             saved.append(value)
             if watch_inputs and isinstance(x, Tensor):
@@ -91,10 +113,11 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, ou
         else:
             placeholders.append((value.shape, value.dtype))
     if type(out) is tuple:
-        out_meta = tuple([(o.shape, o.dtype) for o in out])
+        out_meta = tuple([(o.aval.shape, o.aval.dtype) for o in out])
     else:
-        out_meta = ((out.shape, out.dtype),)
-    node = Node(
+        aval = out.aval
+        out_meta = ((aval.shape, aval.dtype),)
+    node = node_class(op)(
         op,
         key,
         tuple(edges),
@@ -103,15 +126,16 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, requires: tuple, ou
         tuple(placeholders),
         tuple(versions),
         out_meta,
+        had_saved,
     )
     if type(out) is tuple:
         return tuple(
             [
-                Tensor._wrap(o, node, nr) if o.dtype in INEXACT else Tensor._wrap(o)
-                for nr, o in enumerate(out)
+                Tensor._wrap(o, node, nr) if meta[1] in INEXACT else Tensor._wrap(o)
+                for nr, (o, meta) in enumerate(zip(out, out_meta))
             ]
         )
-    if out.dtype not in INEXACT:
+    if out_meta[0][1] not in INEXACT:
         return Tensor._wrap(out)
     result = Tensor._wrap(out, node, 0)
     if not watch_inputs:
@@ -252,7 +276,7 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
             _memory.raise_exhausted(failure)
     _memory.settle_all(out if type(out) is tuple else (out,))
     if True in requires and op.differentiable and grad_on:
-        result = _record(op, key, inputs, values, tuple(requires), out)
+        result = _record(op, key, inputs, values, out)
         node = _node_of(result)
         if node is not None:
             decorate_node(node, inputs)

@@ -96,7 +96,7 @@ def _wide_node(op: Op, edges: tuple, out) -> WideNode:
     if cls is None:
         cls = _wide_classes[op.name] = type(op.name, (WideNode,), {"__slots__": ()})
     n = len(edges)
-    return cls(op, (), edges, (), (False,) * n, (), (), ((out.shape, out.dtype),))
+    return cls(op, (), edges, (), (False,) * n, (), (), ((out.shape, out.dtype),), False)
 
 
 def _combine(values: list, chunk_op: Op, dim: int, dtype) -> jax.Array:

@@ -1,0 +1,158 @@
+"""What the eager fast paths (issue 10) could break: the cached saved masks, the inline LRU
+hits of compiled forwards and constants, the Python-number dunder shortcut, and the one pass
+over the backward's nodes that checks them and decides between the executors."""
+
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+from autograd_compat._pure import op as _op
+from autograd_compat._tape import engine as _engine
+
+
+def test_saved_masks_follow_which_inputs_require_grad():
+    """mul saves the other input only: the cached mask differs with `requires`."""
+    a = torch.tensor([2.0, 3.0], requires_grad=True)
+    b = torch.tensor([5.0, 7.0])
+    for x, y in ((a, b), (b, a), (a, a * 1)):
+        out = x * y
+        out.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [5 + 5 + 2 * 2, 7 + 7 + 2 * 3])
+
+
+def test_a_view_ops_positions_are_never_freed_and_others_are():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x[1] * x[2]
+    y.backward(retain_graph=False)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+    z = x[1:] + 1  # linear: nothing saved, so a second backward works, as in PyTorch
+    z.sum().backward()
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 3 + 2, 2 + 2])
+
+
+def test_a_modified_saved_value_fails_backward_in_both_executors():
+    for _ in range(_engine.FUSE_AFTER + 1):  # stepwise first, then the fused function
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        z = (y * y).sum()
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.backward()
+
+
+@pytest.mark.parametrize("where", ["tensor", "node", "leaf"])
+def test_hooks_send_a_hot_graph_to_the_stepwise_executor(where):
+    calls = []
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(_engine.FUSE_AFTER + 1):
+        y = x.sin() * 2
+        if where == "tensor":
+            y.register_hook(lambda g: calls.append(1))
+        elif where == "node":
+            y.grad_fn.register_prehook(lambda g: calls.append(1))
+        else:
+            handle = x.register_hook(lambda g: calls.append(1))
+        y.sum().backward()
+        if where == "leaf":
+            handle.remove()
+    assert len(calls) == _engine.FUSE_AFTER + 1
+    np.testing.assert_allclose(x.grad.numpy(), 3 * 2 * np.cos([1.0, 2.0]), rtol=1e-6)
+
+
+def test_backward_with_inputs_runs_only_the_needed_nodes():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    for _ in range(_engine.FUSE_AFTER + 1):
+        (a * b).sum().backward(inputs=[b])
+    assert a.grad is None
+    np.testing.assert_allclose(b.grad.numpy(), 3 * np.array([1.0, 2.0]))
+
+
+def test_dunders_with_python_numbers_and_unknown_operands():
+    t = torch.tensor([1, 2])
+    assert (t * 2).dtype is torch.int64
+    assert (t * 2.5).dtype is torch.float32
+    assert (t + True).tolist() == [2, 3]
+    with pytest.raises(TypeError):
+        t * "x"
+    assert t.__mul__(object()) is NotImplemented
+
+
+def test_a_cached_constant_is_never_changed_by_an_inplace_op():
+    y = torch.tensor([1.0, 2.0]) * 3.25
+    y.mul_(2)
+    y.add_(1)
+    np.testing.assert_allclose((torch.zeros(2) + 3.25).numpy(), [3.25, 3.25])
+    value = _op.constant(3.25, np.dtype("float32"))
+    assert float(value) == 3.25
+
+
+def test_compiled_forwards_stay_in_lru_order():
+    """A static key read again moves to the end, so the one in use outlives the others."""
+    x = torch.tensor([1.0, 2.0])
+    op = _op.registered_ops()["mul"]
+    _ = x * 2.0
+    key = next(k for k in op._compiled if dict(k)["dtype"] == np.dtype("float32"))
+    _ = x * torch.tensor([1, 2])  # int64 with float32: another static key? same dtype key
+    _ = torch.tensor([1, 2]) * torch.tensor([3, 4])  # the int64 key, read last
+    _ = x * 2.0
+    assert list(op._compiled)[-1] == key
+
+
+class _FakeNode:
+    """What the scheduler reads of a node: its sequence number and edges."""
+
+    def __init__(self, seq: int, edges: tuple) -> None:
+        self.seq = seq
+        self.edges = edges
+
+
+def _reference_order(graph: dict, needed: set) -> list:
+    """Kahn's order by plain search: the ready node of the highest sequence number runs first,
+    the earliest made ready among ties."""
+    waiting = {
+        n: sum(e is not None and e[0] is n for p in needed for e in graph[p]) for n in needed
+    }
+    ready = [(n, k) for k, n in enumerate(n for n in graph if waiting.get(n) == 0)]
+    clock = len(ready)
+    order = []
+    while ready:
+        best = max(ready, key=lambda item: (item[0].seq, -item[1]))
+        ready.remove(best)
+        order.append(best[0])
+        for edge in graph[best[0]]:
+            if edge is not None and edge[0] in waiting:
+                waiting[edge[0]] -= 1
+                if waiting[edge[0]] == 0:
+                    ready.append((edge[0], clock))
+                    clock += 1
+    return order
+
+
+def test_the_schedule_is_kahns_order_on_random_graphs():
+    """Leaves share one sequence number; some nodes are numbered out of creation order (as a
+    custom Function's); some edges are None; half the cases keep only the needed nodes."""
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        nodes: list = []
+        for i in range(int(rng.integers(1, 25))):
+            leaf = rng.random() < 0.3
+            edges = tuple(
+                None if not nodes or rng.random() < 0.15 else (nodes[rng.integers(len(nodes))], 0)
+                for _ in range(0 if leaf else int(rng.integers(1, 4)))
+            )
+            seq = 2**63 if leaf else int(rng.integers(0, 5)) if rng.random() < 0.1 else i + 10
+            nodes.append(_FakeNode(seq, edges))
+        graph = _engine._discover([(nodes[-1], 0)])
+        target = list(graph)[rng.integers(len(graph))]
+        needed = set(graph) if rng.random() < 0.5 else _engine._needed(graph, {target})
+        order, routes, position = _engine._schedule(graph, needed)
+        assert order == _reference_order(graph, needed)
+        assert position == {node: i for i, node in enumerate(order)}
+        for node, route in zip(order, routes):
+            assert route == tuple(
+                None if e is None or e[0] not in position else (position[e[0]], e[1])
+                for e in node.edges
+            )
