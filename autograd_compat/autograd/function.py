@@ -457,7 +457,7 @@ class _suspend_forward_ad:
 
 
 def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):
-    ctx = object.__new__(cls._backward_cls)  # Node.__new__ picks an op's class; not here
+    ctx = object.__new__(cls._backward_cls)  # node_class(op) picks an op's class; not here
     ctx._init_ctx()
     grad_on = _grad_mode._state.enabled
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
