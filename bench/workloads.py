@@ -11,8 +11,8 @@ makes what PyTorch code makes once (modules, optimizers, persistent weights) and
 
 Its JAX side is `jax_code()`, which returns a step: one call of a `jax.jit`-ed
 `jax.value_and_grad` (plus the SGD update `p - lr * g` inside the jitted function where the
-workload has an optimizer), fed the same host data, with its results read with `.item()` (as the PyTorch code reads them; JAX's `float(...)` costs ~9 us more) and
-`np.asarray(...)`.
+workload has an optimizer), fed the same host data, with its results read with `.item()` and
+`np.asarray(...)`: the calls the PyTorch code makes (JAX's `float(...)` costs ~9 us more a read).
 """
 
 from __future__ import annotations
