@@ -355,8 +355,7 @@ class _Entry:
         numbers = [_number_array(leaves[i]) for i in arguments.number_index]
         tail = self._tail(arguments) if self.has_tail else []
         # The writes happen during the call: the node sees the versions they leave behind.
-        if self.version_moves:
-            self._move_versions(1)
+        self._move_versions(1)
         try:
             if self.differentiable and _grad_mode._state.enabled:  # a node, if any input needs
                 inputs = [*tensors, *numbers, *self.roots(), *tail]
@@ -373,8 +372,7 @@ class _Entry:
                 n_out = len(self.out_tensor_index)
                 outputs, state = [Tensor._wrap(v) for v in raw[:n_out]], raw[n_out:]
         except BaseException:
-            if self.version_moves:
-                self._move_versions(-1)
+            self._move_versions(-1)
             raise
         result = self._write_back(outputs, state, arguments)
         for update in effects.deferred:

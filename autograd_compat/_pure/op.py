@@ -242,12 +242,10 @@ def constant(value, dtype) -> jax.Array:
     (torch.compile's), `jnp.asarray` would cache a tracer, which a later program would take
     for a constant of its own."""
     key = (value, type(value), dtype)
-    array = _constants.get(key)
+    array = lru_get(_constants, key)
     if array is None:
         array = host_to_device(np.asarray(value, dtype))
         lru_put(_constants, key, array, CONSTANTS)
-    else:  # `lru_get` inline: a constant is read on every `y * 2`
-        _constants.move_to_end(key)
     return array
 
 

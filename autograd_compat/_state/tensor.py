@@ -436,7 +436,7 @@ class HostTensor(Tensor):
 
     @property
     def _value(self):
-        value = _VALUE.__get__(self, Tensor)
+        value = raw_value(self)
         if type(value) is np.ndarray:
             value = _device.host_to_device(value)
             _VALUE.__set__(self, value)
@@ -452,7 +452,7 @@ class HostTensor(Tensor):
         """The value a compiled call passes: the host copy, once. A tensor passed again becomes
         a device array, which costs nothing to pass (a host copy is transferred every call)."""
         self.__class__ = _PassedHostTensor
-        return _VALUE.__get__(self, Tensor)
+        return raw_value(self)
 
 
 class _PassedHostTensor(HostTensor):

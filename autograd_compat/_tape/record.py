@@ -72,13 +72,8 @@ def apply(op: Op, *inputs, **static):
         else:
             values.append(x)
     key = tuple(static.items())
-    fn = op._compiled.get(key)
-    if fn is None:
-        fn = op.compiled(key)
-    else:  # `Op.compiled`'s hit inline (its LRU order)
-        op._compiled.move_to_end(key)
     try:
-        out = fn(*values)
+        out = op.compiled(key)(*values)
     except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
         _memory.raise_exhausted(failure)
     if type(out) is tuple:
