@@ -86,3 +86,19 @@ def test_higher_order_matches_pytorch(real_torch):
         results.append([v.detach().numpy() for v in (g, h, t)])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_second_derivative_of_the_2_norm_at_a_zero_element_matches_pytorch(real_torch):
+    """d/dx0 of (x / |x|)_0 is 1/|x| at x0 = 0, as PyTorch's formula x / |x| gives: the 2-norm
+    squares x itself, not |x| (whose sign has a zero slope there)."""
+    results = []
+    for lib in (real_torch, torch):
+        x = lib.tensor([[0.0, 3.0, -4.0], [1.0, 0.0, 2.0]], requires_grad=True)
+        (g,) = lib.autograd.grad(lib.linalg.vector_norm(x, 2, dim=1).sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad(g[0, 0] + g[1, 1] + (g**2).sum(), x)
+        (g_all,) = lib.autograd.grad(x.norm(), x, create_graph=True)
+        (h_all,) = lib.autograd.grad(g_all[0, 0], x)
+        results.append([t.detach().numpy() for t in (g, h, g_all, h_all)])
+    for expected, ours in zip(*results):
+        np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6)
+    assert results[1][1][0, 0] == pytest.approx(1 / 5)

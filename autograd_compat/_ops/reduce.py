@@ -143,7 +143,10 @@ def _vector_norm(x, p, *, ord, dims, keepdim, dtype):
         return out.astype(dtype)
     if isinstance(ord, str):
         return _general_norm(_abs(x).astype(dtype), p, ord, dims, keepdim)
-    x = _abs(x).astype(dtype)
+    if ord == 2 and not jnp.iscomplexobj(x):  # x² is |x|², without abs's sign in the derivative
+        x = x.astype(dtype)
+    else:
+        x = _abs(x).astype(dtype)
     if ord == math.inf:
         return jnp.max(x, axis=dims, keepdims=keepdim)
     if ord == -math.inf:
