@@ -113,9 +113,9 @@ def _run_ways(name: str) -> dict:
         served = []
         run = _compile_function._Entry.run
 
-        def counted(entry, arguments, memory_values, run=run, served=served):
+        def counted(entry, tensors, numbers, run=run, served=served):
             served.append(entry)
-            return run(entry, arguments, memory_values)
+            return run(entry, tensors, numbers)
 
         argv = [str(EXAMPLES / f"{name}.py"), *COMPILED[name]]
         argv += [f"--compile={way}"] if way else []

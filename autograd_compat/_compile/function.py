@@ -44,7 +44,7 @@ from .._state.random import default_generator
 from .._state.tensor import PLAIN_TYPES, Tensor, program_input, raw_value
 from .._tape.record import apply
 from . import config
-from .capture import Capture, GradGone, GradMemory, Memory
+from .capture import Capture, GradMemory, Memory
 
 _EAGER = object()  # an entry that runs the function eagerly (a graph break, or past the limit)
 _NUMBER_TYPES = (int, float)
@@ -77,6 +77,10 @@ class _Retrace(Exception):
         super().__init__()
         self.tensors = tensors
 
+
+# what a call's run raises that `CompiledFunction._call` handles (by remaking the entry, or
+# running the function eagerly): the flat path leaves these to it
+_RUN_AGAIN = (_StaleState, _Retrace, *_errors.GRAPH_BREAKS)
 
 _LIBRARIES = ("autograd_compat", "jax", "jaxlib", "numpy")
 
@@ -148,6 +152,11 @@ def _set_grad(tensor: Tensor, value) -> None:
         tensor._grad = Tensor._wrap(value)
 
 
+def _grads_of(tensors: Sequence[Tensor]) -> list:
+    """The `.grad` values of those of `tensors` that have one (accumulated into)."""
+    return [t._grad._value for t in tensors if t._grad is not None]
+
+
 def _number_array(value):
     """A Python number made a runtime input: an int64 or float64 0-d array."""
     return jnp.asarray(value, jnp.int64 if isinstance(value, int) else jnp.float64)
@@ -162,6 +171,21 @@ def _positions(n: int) -> tuple[int, ...]:
 def _positional_treedef(n: int):
     """The tree structure of `(args, kwargs)` for `n` tensor arguments and no keywords."""
     return jax.tree_util.tree_structure(((0,) * n, {}))
+
+
+def _guard_key(treedef, static: tuple, tensors: Sequence[Tensor], numbers: tuple) -> tuple:
+    """The part of an entry's guard computed from a call's arguments and the modes."""
+    state = _grad_mode._state
+    signatures = tuple([_signature(t) for t in tensors])
+    return (
+        treedef,
+        static,
+        signatures,
+        numbers,
+        state.enabled,
+        state.inference,
+        _dtypes.get_default_dtype(),
+    )
 
 
 class _Arguments:
@@ -191,25 +215,15 @@ class _Arguments:
 
     def key(self) -> tuple:
         """The part of the guard computed from the arguments and the modes."""
-        leaves = self.leaves
-        state = _grad_mode._state
-        return (
-            self.treedef,
-            self.static,
-            tuple([_signature(leaves[i]) for i in self.tensor_index]),
-            tuple([(i, type(leaves[i])) for i in self.number_index]),
-            state.enabled,
-            state.inference,
-            _dtypes.get_default_dtype(),
-        )
+        numbers = tuple([(i, type(self.leaves[i])) for i in self.number_index])
+        return _guard_key(self.treedef, self.static, self.tensors(), numbers)
 
     def tensors(self) -> list[Tensor]:
         return [self.leaves[i] for i in self.tensor_index]
 
-    def grads(self) -> list:
-        """The `.grad` values of the tensor arguments that have one (accumulated into)."""
-        tensors = (self.leaves[i] for i in self.tensor_index)
-        return [t._grad._value for t in tensors if t._grad is not None]
+    def numbers(self) -> list:
+        """The Python numbers made runtime inputs, as arrays."""
+        return [_number_array(self.leaves[i]) for i in self.number_index]
 
     def freeze(self) -> None:
         """Fix each tensor's `requires_grad` and `.grad` presence as the entry's guard saw
@@ -286,8 +300,8 @@ class _Effects:
         self.custom_functions = capture.custom_functions
 
     def values(self) -> list:
-        """The captured memories' root values now; raises `GradGone` where a captured .grad
-        was set to None since the trace (a new program, not an error)."""
+        """The captured memories' root values now (the guard holds: every captured .grad is
+        there)."""
         return [m.get() for m in self.memories]
 
     def guard(self) -> tuple:
@@ -335,6 +349,10 @@ class _Entry:
         self.donating: Callable | None = None  # the program that donates them
         self.program: Callable | None = None  # the program, once called unrecorded
 
+    def holds(self) -> bool:
+        """Whether what the entry assumed about the captured state holds now."""
+        return not self.guard or self.effects.guard() == self.guard
+
     def roots(self) -> list:
         """The captured memories as op inputs: a tensor over the root (for the gradient edge)
         where one exists, else the root value."""
@@ -345,15 +363,12 @@ class _Entry:
             inputs.append(tensor if not spec else memory.get())
         return inputs
 
-    def run(self, arguments: _Arguments, memory_values: list):
-        """One call: the program on the arguments and the captured memories' root values
-        (`memory_values`, read by the guard; emptied here, so that only the memories and the
-        program's inputs hold them), then the new state written back."""
+    def run(self, tensors: Sequence[Tensor], numbers: list):
+        """One call on the tensor arguments and the runtime numbers (as arrays), the guard
+        checked: the program on them and the captured memories' root values, then the new
+        state written back."""
         effects = self.effects
-        leaves = arguments.leaves
-        tensors = [leaves[i] for i in arguments.tensor_index]
-        numbers = [_number_array(leaves[i]) for i in arguments.number_index]
-        tail = self._tail(arguments) if self.has_tail else []
+        tail = self._tail(tensors) if self.has_tail else []
         # The writes happen during the call: the node sees the versions they leave behind.
         self._move_versions(1)
         try:
@@ -365,25 +380,24 @@ class _Entry:
             else:
                 values = [program_input(t) for t in tensors]
                 values += numbers
-                values += memory_values
+                values += effects.values()
                 values += tail
-                memory_values.clear()  # the donation check counts each value's references
                 raw = self._run_program(values)
                 n_out = len(self.out_tensor_index)
                 outputs, state = [Tensor._wrap(v) for v in raw[:n_out]], raw[n_out:]
         except BaseException:
             self._move_versions(-1)
             raise
-        result = self._write_back(outputs, state, arguments)
+        result = self._write_back(outputs, state, tensors)
         for update in effects.deferred:
             update()
         return result
 
-    def _tail(self, arguments: _Arguments) -> list:
+    def _tail(self, tensors: Sequence[Tensor]) -> list:
         """The program inputs after the memories: the arguments' `.grad` values, the runtime
         inputs (host arrays: jit transfers them itself, faster than jnp.asarray) and the PRNG
         key."""
-        tail = arguments.grads() if self.arguments_have_grads else []
+        tail = _grads_of(tensors) if self.arguments_have_grads else []
         tail += [np.asarray(getter()) for getter in self.effects.getters]
         if self.effects.uses_rng:
             tail.append(default_generator._key)
@@ -438,7 +452,7 @@ class _Entry:
             positions = tuple(position for position, _ in self.donated)
             self.donating = executables.jit(self.op.fn, donate_argnums=positions)
 
-    def _write_back(self, outputs: list, state: list, arguments: _Arguments):
+    def _write_back(self, outputs: list, state: list, tensors: Sequence[Tensor]):
         """Commit the new `state` (arrays) as the eager call would have, then rebuild the
         outputs (tensors)."""
         effects = self.effects
@@ -449,7 +463,6 @@ class _Entry:
             t._grad = Tensor._wrap(state[position])
             position += 1
         if effects.arg_grads:
-            tensors = arguments.tensors()
             for k in effects.arg_grads:
                 _set_grad(tensors[k], state[position])
                 position += 1
@@ -563,6 +576,18 @@ class CompiledFunction:
         if not self._warmed_up:  # state made lazily on a first call (optimizer moments, ...)
             self._warmed_up = True  # exists before anything is traced
             return self.fn(*args, **kwargs)
+        if not kwargs and PLAIN_TYPES.issuperset(map(type, args)):  # tensors only, no copies
+            key = _guard_key(_positional_treedef(len(args)), (), args, ())
+            entry = self.entries.get(key)
+            if type(entry) is _Entry and entry.holds():
+                try:
+                    return entry.run(args, [])
+                except _RUN_AGAIN:  # handled where `_call` runs it again
+                    pass
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict):
+        """A call of any arguments: its entry found, made or remade, and run."""
         arguments = _Arguments(self, args, kwargs)
         try:
             key = arguments.key()
@@ -571,29 +596,21 @@ class CompiledFunction:
             return self._break(args, kwargs, "an argument that cannot be hashed", "")
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
-        memory_values: list = []
-        if entry is not None:
-            try:
-                memory_values = entry.effects.values()
-                stale = bool(entry.guard) and entry.effects.guard() != entry.guard
-            except GradGone:  # a .grad the entry reads was set to None
-                stale = True
-            if stale:
-                _count("stats", "recompiles")
-                entry = None
+        if entry is not None and not entry.holds():
+            _count("stats", "recompiles")
+            entry = None
         if entry is None:
             entry = self._new_entry(key, arguments, args, kwargs)
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
-            memory_values = entry.effects.values()
         try:
-            return self._run(entry, arguments, memory_values, args, kwargs)
+            return self._run(entry, arguments, args, kwargs)
         except _StaleState:  # a captured memory changed shape or dtype since the entry's trace
             _count("stats", "recompiles")
             entry = self._new_entry(key, arguments, args, kwargs)
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
-            return self._run(entry, arguments, entry.effects.values(), args, kwargs)
+            return self._run(entry, arguments, args, kwargs)
 
     def _new_entry(self, key: tuple, arguments: _Arguments, args: tuple, kwargs: dict):
         """A new entry for `key` (or `_EAGER` past the cache size limit or at a graph break)."""
@@ -605,9 +622,9 @@ class CompiledFunction:
         self.entries[key] = entry
         return entry
 
-    def _run(self, entry, arguments: _Arguments, memory_values: list, args: tuple, kwargs: dict):
+    def _run(self, entry: _Entry, arguments: _Arguments, args: tuple, kwargs: dict):
         try:
-            return entry.run(arguments, memory_values)
+            return entry.run(arguments.tensors(), arguments.numbers())
         except _Retrace:  # the compiled trace read more than the discovery trace saw
             self.entries[arguments.key()] = _EAGER
             return self._break(args, kwargs, "state found only by the second trace", "")
@@ -637,7 +654,7 @@ class CompiledFunction:
             return outputs
 
         try:
-            jax.make_jaxpr(traced)(tensor_values, number_values, arguments.grads())
+            jax.make_jaxpr(traced)(tensor_values, number_values, _grads_of(arguments.tensors()))
         except _errors.GRAPH_BREAKS as error:
             capture.restore()
             self._break_warning(_reason(error), _user_frame(error.__traceback__))
