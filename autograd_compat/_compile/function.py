@@ -46,7 +46,12 @@ from .._tape.record import apply
 from . import config
 from .capture import Capture, GradMemory, Memory
 
-_EAGER = object()  # an entry that runs the function eagerly (a graph break, or past the limit)
+
+class _Eager:
+    """The entry of calls that run the function eagerly (a graph break, or past the limit)."""
+
+
+_EAGER = _Eager()
 _NUMBER_TYPES = (int, float)
 _ONE_LEAF = jax.tree_util.tree_structure(0)  # the output structure of a single tensor
 
@@ -541,7 +546,7 @@ class CompiledFunction:
         self.fn = fn
         self.fullgraph = fullgraph
         self.dynamic = dynamic
-        self.entries: dict[tuple, object] = {}
+        self.entries: dict[tuple, _Entry | _Eager] = {}
         self._numbers: dict[int, object] = {}  # first value seen at each number position
         self._dynamic_positions: set[int] = set()
         self._warned: set[str] = set()
@@ -594,7 +599,7 @@ class CompiledFunction:
             entry = self.entries.get(key)
         except TypeError:  # an unhashable static argument: nothing to guard on
             return self._break(args, kwargs, "an argument that cannot be hashed", "")
-        if entry is _EAGER:
+        if isinstance(entry, _Eager):
             return self.fn(*args, **kwargs)
         if entry is not None and not entry.holds():
             _count("stats", "recompiles")
