@@ -588,3 +588,46 @@ def test_constants_made_while_tracing_are_arrays_not_tracers():
     for _ in range(3):
         assert step(torch.ones(2)).item() == 4.5
     assert w.item() == 2.25**3
+
+
+def test_a_step_that_sets_a_grad_of_a_grad_runs_eagerly_with_eagers_results():
+    # p.grad is captured as p's gradient memory, which follows whichever .grad object p holds
+    # at a call; the .grad of that .grad is no state a call follows, so such a step breaks
+    def run(compiled):
+        p = torch.ones(2, requires_grad=True)
+        p.grad = torch.zeros(2, requires_grad=True)
+
+        def step(x):
+            p.grad.grad = None
+            ((p * x).sum() + (p.grad * x).sum()).backward()
+            return x
+
+        step = torch.compile(step, disable=not compiled)
+        for i in range(3):
+            step(torch.full((2,), float(i + 1)))
+        return p.grad.tolist(), p.grad.grad.tolist()
+
+    assert run(False) == ([6.0, 6.0], [3.0, 3.0])
+    with pytest.warns(UserWarning, match=r"a \.grad of a \.grad set"):
+        assert run(True) == run(False)
+    assert counters["graph_break"] == {"a .grad of a .grad set": 1}
+
+
+def test_the_guard_reads_no_grad_object_of_an_earlier_call():
+    # zero_grad(set_to_none) and backward give the parameters new .grad objects every step: the
+    # entry neither guards on nor keeps the ones its build saw
+    model = nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    @torch.compile
+    def step(x):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+
+    for _ in range(3):
+        step(torch.ones(2, 3))
+    (entry,) = step.entries.values()
+    linked = {id(t) for t, _ in entry.effects.grad_links}
+    assert linked == {id(model.weight), id(model.bias)}
+    assert entry.guard[0] == (True, True)

@@ -274,6 +274,7 @@ class _Effects:
         self.grad_links: list[tuple[Tensor, Tensor | None]] = []
         self.grad_results: list[Tensor] = []  # tensors whose .grad the function sets
         self.grad_cleared: list[Tensor] = []  # tensors whose .grad it sets to None
+        self.sets_grad_of_grad = False  # whether it sets a .grad's own .grad (runs eagerly)
         for snapshot in capture.snapshots.values():
             self.written.append(snapshot.memory.get() is not snapshot.value)
             moves: list[tuple[Tensor | None, int]] = [
@@ -285,6 +286,9 @@ class _Effects:
                 self.memories.append(GradMemory(snapshot.grad_of))
                 moves = [(None, move) for _, move in moves]
             self.version_moves.append(moves)
+            if snapshot.grad_of is not None:  # a .grad's own .grad is no state a call follows
+                self.sets_grad_of_grad |= any(t._grad is not old for t, old in snapshot.grads)
+                continue
             for t, old in snapshot.grads:
                 self.grad_links.append((t, old))
                 if t._grad is not old:
@@ -671,6 +675,9 @@ class CompiledFunction:
         effects = found["effects"]
         if any(t._version_counter[0] for t in arguments.rebuilt):  # not written back yet
             self._break_warning("an in-place write to a tensor argument", "")
+            return _EAGER
+        if effects.sets_grad_of_grad:
+            self._break_warning("a .grad of a .grad set", "")
             return _EAGER
         if effects.read_after_deferred:  # e.g. scheduler.step() before optimizer.step()
             self._break_warning("a Python-only update before a read of its result", "")
