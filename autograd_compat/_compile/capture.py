@@ -63,9 +63,10 @@ class Memory:
     def holders(self, value) -> int:
         """How many references to its root `value` the memory itself keeps (the buffer and
         the members that show the whole of it): any more, and something else holds it."""
-        if self.buffer is None:
+        buffer = self.buffer
+        if buffer is None:
             return 1
-        return (self.buffer.value is value) + sum(m._value is value for m in self.buffer.members)
+        return (buffer.value is value) + buffer.members.holding(value)
 
 
 class GradGone(RuntimeError):

@@ -87,6 +87,17 @@ class Members:
     def __len__(self) -> int:
         return len(self.refs)
 
+    def holding(self, value) -> int:
+        """How many live members hold `value` itself (views of the whole buffer): a compiled
+        step's check before it donates `value`, run on every call, so a loop, not a chain of
+        generators."""
+        count = 0
+        for ref in list(self.refs.values()):  # a copy: a member may die meanwhile
+            t = ref()
+            if t is not None and t._value is value:
+                count += 1
+        return count
+
     def __iter__(self):
         for ref in list(self.refs.values()):
             t = ref()
