@@ -69,10 +69,6 @@ class Memory:
         return (buffer.value is value) + buffer.members.holding(value)
 
 
-class GradGone(RuntimeError):
-    """A captured `.grad` was set to None since the trace (a guard failure, not an error)."""
-
-
 class GradMemory:
     """The `.grad` of a captured tensor as a memory: whatever gradient object the tensor holds
     when a call starts is read, and updated in place (as accumulation does)."""
@@ -85,8 +81,8 @@ class GradMemory:
     @property
     def tensor(self) -> Tensor:
         grad = self.owner._grad
-        if grad is None:
-            raise GradGone("torch.compile: a captured .grad is gone")
+        if grad is None:  # the entry's guard (which .grad exists) is checked before a call
+            raise RuntimeError("torch.compile: a captured .grad is gone")
         return grad
 
     def hold(self, value) -> None:
