@@ -39,7 +39,9 @@ except ImportError:
 
 
 def _calibrate(step, target_s: float) -> int:
-    """How many calls of `step` take about `target_s`, after a warm-up."""
+    """How many calls of `step` take about `target_s`, after a warm-up (timed from its second
+    call: a first may compile)."""
+    step()
     start = time.perf_counter()
     step()
     once = time.perf_counter() - start
