@@ -471,10 +471,9 @@ class _Entry:
         for t in effects.grad_results:  # the function made a new .grad object
             t._grad = Tensor._wrap(state[position])
             position += 1
-        if effects.arg_grads:
-            for k in effects.arg_grads:
-                _set_grad(tensors[k], state[position])
-                position += 1
+        for k in effects.arg_grads:
+            _set_grad(tensors[k], state[position])
+            position += 1
         for t in effects.grad_cleared:
             t._grad = None
         if effects.uses_rng:
