@@ -81,6 +81,7 @@ def test_retain_graph_keeps_saved_arrays_until_the_last_backward(leaves):
     gc.collect()
     baseline = _marked_arrays()
     y = ((x.exp().sin() * w).tanh() * x).sum()
+    y.item()  # computes the forward (small ops may be deferred until read, `_pure/lazy`)
     held = _marked_arrays() - baseline
     y.backward(retain_graph=True)
     gc.collect()

@@ -16,6 +16,7 @@ from collections import OrderedDict
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.lazy import Pending, resolved
 
 _sequence = itertools.count()
 
@@ -173,13 +174,25 @@ class Node(_NodeMethods):
         if self.saved is None and self.had_saved:
             raise RuntimeError(_errors.BACKWARD_TWICE)
 
-    def check_saved(self) -> tuple:
-        """The saved primals, or PyTorch's 'backward a second time' error once released."""
-        if self.saved is None:
+    def saved_values(self) -> tuple:
+        """The saved primals as stored (deferred ones may be `_pure/lazy.Pending`), or
+        PyTorch's 'backward a second time' error once released."""
+        saved = self.saved
+        if saved is None:
             if self.had_saved:
                 raise RuntimeError(_errors.BACKWARD_TWICE)
             return ()
-        return self.saved
+        return saved
+
+    def check_saved(self) -> tuple:
+        """The saved primals (deferred ones computed), or PyTorch's 'backward a second time'
+        error once released."""
+        saved = self.saved_values()
+        for value in saved:
+            if type(value) is Pending:
+                saved = self.saved = tuple(resolved(saved))
+                break
+        return saved
 
     def __repr__(self) -> str:
         return f"<{type_name(self)} object at {hex(id(self))}>"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
@@ -69,6 +69,7 @@ class Tensor(TensorMethods):
         "__weakref__",
     )
     _storage: Alias | None  # declared for the type checker (layer 2's record); a slot above
+    _meta: Any  # the `_value` slot read as stored (set below the class: see `_VALUE`)
     _grad: Tensor | None
 
     _wrapped_number = False  # True for torch.compile's Python-number arguments (promotion)
@@ -269,31 +270,32 @@ class Tensor(TensorMethods):
     # ----------------------------------------------------------------- metadata
     @property
     def shape(self) -> Size:
-        return Size(self._value.shape)
+        return Size(self._meta.shape)
 
     def size(self, dim: int | None = None):
         """The shape as torch.Size, or the size of one dimension."""
+        shape = self._meta.shape
         if dim is None:
-            return Size(self._value.shape)
-        return self._value.shape[normalize_dim(dim, self._value.ndim)]
+            return Size(shape)
+        return shape[normalize_dim(dim, len(shape))]
 
     def dim(self) -> int:
-        return self._value.ndim
+        return self._meta.ndim
 
     ndimension = dim
 
     @property
     def ndim(self) -> int:
-        return self._value.ndim
+        return self._meta.ndim
 
     def numel(self) -> int:
-        return int(self._value.size)
+        return int(self._meta.size)
 
     nelement = numel
 
     @property
     def dtype(self) -> _dtypes.dtype:
-        return _dtypes.from_jax(self._value.dtype)
+        return _dtypes.from_jax(self._meta.dtype)
 
     @property
     def device(self) -> _device.device:
@@ -338,8 +340,8 @@ class Tensor(TensorMethods):
 
     def item(self):
         """The single element as a Python number."""
-        if self._value.size != 1:
-            raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._value.size))
+        if self._meta.size != 1:
+            raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._meta.size))
         if modes.captures:  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
         return np.asarray(self._value).item()  # a host read; no XLA dispatch
@@ -353,7 +355,7 @@ class Tensor(TensorMethods):
         return np.asarray(value).tolist()
 
     def __bool__(self) -> bool:
-        if self._value.size != 1:
+        if self._meta.size != 1:
             raise RuntimeError(_errors.AMBIGUOUS_BOOL)
         return bool(self.item())
 
@@ -366,7 +368,7 @@ class Tensor(TensorMethods):
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.dtype.is_floating_point or self.dtype.is_complex or self._value.size != 1:
+        if self.dtype.is_floating_point or self.dtype.is_complex or self._meta.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -374,12 +376,12 @@ class Tensor(TensorMethods):
         return complex(self.item())
 
     def __len__(self) -> int:
-        if self._value.ndim == 0:
+        if self._meta.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self._value.shape[0]
+        return self._meta.shape[0]
 
     def __iter__(self):
-        if self._value.ndim == 0:
+        if self._meta.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
@@ -390,7 +392,7 @@ class Tensor(TensorMethods):
 
     def __format__(self, spec: str) -> str:
         """A 0-d tensor formats as its number (f"{loss}" gives "0.5"), as in PyTorch."""
-        if self._value.ndim == 0:
+        if self._meta.ndim == 0:
             return format(self.item(), spec)
         return repr(self)
 
@@ -418,6 +420,9 @@ def is_tensor(obj) -> bool:
 
 # ----------------------------------------------------------------------------- host leaves
 _VALUE = Tensor.__dict__["_value"]  # the slot itself, read without HostTensor's property
+# `t._meta`: the value as stored, for its shape and dtype (a jax.Array, a HostTensor's numpy copy
+# or a LazyTensor's Pending): metadata reads transfer nothing and compute nothing.
+Tensor._meta = _VALUE
 
 
 raw_value = _VALUE.__get__  # `raw_value(t)`: the value as stored (a HostTensor's host copy)
@@ -464,10 +469,36 @@ class _PassedHostTensor(HostTensor):
         return self._value
 
 
-PLAIN_TYPES = frozenset({Tensor, HostTensor, _PassedHostTensor})  # no user subclass
-for _host_class in (HostTensor, _PassedHostTensor):  # error messages name the type Tensor, as
-    _host_class.__name__ = _host_class.__qualname__ = "Tensor"  # PyTorch's do
-del _host_class
+class LazyTensor(Tensor):
+    """A tensor whose value is a deferred op's output (`_pure/lazy.Pending`): its shape and
+    dtype are known, its value is computed, with the rest of its segment, at the first read of
+    `_value`, which makes it a plain `Tensor`. Metadata reads (`_meta`) do not compute it."""
+
+    __slots__ = ()
+
+    @property
+    def _value(self):
+        value = raw_value(self).result()
+        _VALUE.__set__(self, value)
+        self.__class__ = Tensor
+        return value
+
+    @_value.setter
+    def _value(self, value) -> None:
+        _VALUE.__set__(self, value)
+        self.__class__ = Tensor
+
+
+def pending_output(tensor: Tensor) -> Tensor:
+    """Make `tensor`, fresh from `Tensor._wrap` of a Pending value, a LazyTensor."""
+    tensor.__class__ = LazyTensor
+    return tensor
+
+
+PLAIN_TYPES = frozenset({Tensor, HostTensor, _PassedHostTensor, LazyTensor})  # no user subclass
+for _plain_class in (HostTensor, _PassedHostTensor, LazyTensor):  # error messages name the type
+    _plain_class.__name__ = _plain_class.__qualname__ = "Tensor"  # Tensor, as PyTorch's do
+del _plain_class
 
 
 def hold_on_host(tensor: Tensor) -> Tensor:

@@ -30,6 +30,7 @@ from collections import OrderedDict
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import executables
+from .._pure import lazy as _lazy
 from .._pure import memory as _memory
 from .._pure.op import constant, lru_get, lru_put, vjp_of
 from .._pure.sharding import keep_sharding
@@ -254,10 +255,11 @@ def _check_versions(node) -> None:
 def _validate_root(index: int, output: Tensor, grad) -> Tensor:
     """Check (or create) the gradient of one root output, as PyTorch's validate_outputs."""
     if grad is None:
-        if output._value.size != 1:
+        meta = output._meta
+        if meta.size != 1:
             raise RuntimeError(_errors.IMPLICIT_GRAD)
-        one = constant(1, output._value.dtype)
-        return Tensor._wrap(one if output.ndim == 0 else one.reshape(output._value.shape))
+        one = constant(1, meta.dtype)
+        return Tensor._wrap(one if meta.ndim == 0 else one.reshape(meta.shape))
     if not isinstance(grad, Tensor):
         raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
     if grad.shape != output.shape:
@@ -312,7 +314,10 @@ def run_backward(
         stack.append((next(_task_ids), position))
         state.enabled = create_graph
         if fused is None:
+            _lazy.flush_current()  # one call computes every deferred value the nodes saved
             captured, pending, after = _run_stepwise(order, plan, create_graph)
+            if not create_graph:  # the gradients, computed by one call (`_pure/lazy`); under
+                _lazy.flush_current()  # create_graph they join the next backward's program
             if accumulate and targets is not None:
                 pending.extend(_target_grads(targets, captured))
             with _accumulation:
@@ -320,7 +325,7 @@ def run_backward(
             _run_after_hooks(after)
         else:
             with _accumulation:  # existing grads are read, summed into and stored as one step
-                captured, entries = _run_fused(fused, order, seeds, sinks)
+                captured, entries = _run_fused(fused, order, seeds, sinks, retain_graph)
                 if accumulate and targets is not None:
                     entries += _entries(_target_grads(targets, captured), False)
                 _commit(entries, order, retain_graph)
@@ -537,7 +542,7 @@ def _fused_for(order: list, plan: tuple, create_graph: bool):
         return None
     arities, routes, seeds, captures, sinks, n_targets = plan
     steps = tuple([_step(node) for node in order])
-    seed_key = tuple((i, nr, g._value.shape, g._value.dtype) for i, nr, g in seeds)
+    seed_key = tuple((i, nr, g._meta.shape, g._meta.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
     existing = tuple(order[i].variable._grad is not None for i in sinks)
     structure = _Structure(
@@ -582,16 +587,22 @@ def _fused_backward(structure: tuple):
     return executables.jit(backward)
 
 
-def _run_fused(fused, order: list, seeds: list, sinks: list) -> tuple:
+def _run_fused(fused, order: list, seeds: list, sinks: list, retain_graph: bool) -> tuple:
     """Run the backward as one call of its fused function (call under `_accumulation`):
-    the captured gradients and the leaves' `.grad` updates, for `_commit`."""
+    the captured gradients and the leaves' `.grad` updates, for `_commit`. Deferred ops
+    whose values the nodes saved run in the same call (`_pure/lazy.call_with_deferred`)."""
     leaves = [order[i].variable for i in sinks]
-    saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
-    try:
-        totals, captured = fused(saved, [g._value for _, _, g in seeds], existing)
-    except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
-        _memory.raise_exhausted(failure)
+    args = ([g._value for _, _, g in seeds], existing)
+    saved = [() if isinstance(node, AccumulateGrad) else node.saved_values() for node in order]
+    result = _lazy.call_with_deferred(fused, saved, args, retain_graph)
+    if result is None:
+        saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
+        try:
+            result = fused(saved, *args)
+        except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
+            _memory.raise_exhausted(failure)
+    totals, captured = result
     big = _fused_big.get(fused)
     if big is None:  # per structure (its shapes are fixed): may an output be big?
         if len(_fused_big) > FUSED_SIZE:  # bounded like the fused functions it describes

@@ -186,8 +186,8 @@ class PackedNode(Node):
 
     __slots__ = ()
 
-    def check_saved(self) -> tuple:
-        saved = Node.check_saved(self)
+    def saved_values(self) -> tuple:
+        saved = Node.saved_values(self)
         return tuple(s.value() if type(s) is Packed else s for s in saved)
 
 

@@ -16,12 +16,13 @@ import weakref
 from math import prod
 
 from .._pure import executables
+from .._pure import lazy as _lazy
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import node_class, saved_ref
-from .._state.tensor import Tensor
+from .._state.tensor import LazyTensor, Tensor, pending_output, raw_value
 from . import autocast as _autocast
 from . import hooks as _hooks
 
@@ -63,19 +64,34 @@ def apply(op: Op, *inputs, **static):
     if modes.special:
         return _apply_special(op, inputs, static)
     values = []
-    live = False
+    live = pending = False
     for x in inputs:
         if isinstance(x, Tensor):
-            values.append(x._value)
+            if type(x) is LazyTensor:
+                values.append(raw_value(x))  # its Pending: deferred ops chain on it
+                pending = True
+            else:
+                values.append(x._value)
             if x._requires_grad:
                 live = True
         else:
             values.append(x)
     key = tuple(static.items())
+    deferred = _lazy.defer(op, key, values) if _lazy.ENABLED else None
+    if deferred is not None and deferred is not _lazy.LEARN:
+        if live and op.differentiable and _grad_mode._state.enabled:
+            return _lazy_results(_record(op, key, inputs, values, deferred))
+        if type(deferred) is tuple:
+            return tuple([pending_output(Tensor._wrap(o)) for o in deferred])
+        return pending_output(Tensor._wrap(deferred))
+    if pending:
+        values = _lazy.resolved(values)
     try:
         out = op.compiled(key)(*values)
     except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
         _memory.raise_exhausted(failure)
+    if deferred is _lazy.LEARN:
+        _lazy.learn(op, key, values, out)
     if type(out) is tuple:
         _memory.settle_all(out)
     elif prod(out.aval.shape) > _BLOCK_ELEMENTS:  # a big output fails here, at its op
@@ -85,6 +101,15 @@ def apply(op: Op, *inputs, **static):
     if type(out) is tuple:
         return tuple([Tensor._wrap(o) for o in out])
     return Tensor._wrap(out)
+
+
+def _lazy_results(result):
+    """The results of a recorded deferred op, made LazyTensors."""
+    if type(result) is tuple:
+        for t in result:
+            pending_output(t)
+        return result
+    return pending_output(result)
 
 
 def _record(op: Op, key: tuple, inputs: tuple, values: list, out):

@@ -909,12 +909,12 @@ def _type_name(value) -> str:
 def _copy_into(target: Tensor, source: Tensor) -> None:
     """Write `source`'s value into `target` in place (cast to its dtype), outside autograd."""
     value = source._value
-    if value.dtype != target._value.dtype:
-        value = value.astype(target._value.dtype)
-    if value.shape != target._value.shape:
+    if value.dtype != target._meta.dtype:
+        value = value.astype(target._meta.dtype)
+    if value.shape != target._meta.shape:
         import jax.numpy as jnp
 
-        value = jnp.broadcast_to(value, target._value.shape)
+        value = jnp.broadcast_to(value, target._meta.shape)
     target._set_value(value)
     target._bump_version()
 

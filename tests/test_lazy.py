@@ -1,0 +1,250 @@
+"""Deferred small ops (`_pure/lazy.py`): what batching eager ops into one XLA call could break.
+
+Each test checks values against the same code with deferral off (ops run at their call), and
+gradients against jax.grad and real PyTorch where the test is about numbers.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+from autograd_compat._pure import lazy
+from autograd_compat._state.tensor import LazyTensor, raw_value
+from autograd_compat._tape import engine
+
+DATA = np.array([0.3, -1.2, 0.8, 2.0], np.float32)  # one shape for the whole file
+
+
+@pytest.fixture(autouse=True)
+def _fresh_shapes():
+    """Each test learns its ops' shapes anew: an op read at once by an earlier test would run
+    at its call (`test_an_op_read_at_once_stops_being_deferred`)."""
+    lazy._shapes.clear()
+
+
+@pytest.fixture
+def eager_only(monkeypatch):
+    """Run the body with deferral off: every op at its call."""
+    monkeypatch.setattr(lazy, "ENABLED", False)
+
+
+def _chain(lib, data, rounds: int = 5):
+    x = lib.tensor(data, requires_grad=True)
+    y = x
+    for _ in range(rounds):
+        y = (y * 1.01 + 0.1).sin().tanh()
+    out = y.sum()
+    out.backward()
+    return out.item(), x.grad.numpy()
+
+
+def _chain_jax(x, rounds: int = 5):
+    y = x
+    for _ in range(rounds):
+        y = jnp.tanh(jnp.sin(y * 1.01 + 0.1))
+    return y.sum()
+
+
+def test_a_hot_chain_is_deferred_and_matches_jax_grad_and_pytorch(real_torch):
+    results = [_chain(torch, DATA) for _ in range(engine.FUSE_AFTER + 2)]  # cold, then fused
+    value, grad = jax.value_and_grad(_chain_jax)(DATA)
+    for out, g in results:
+        chex.assert_trees_all_close((out, g), (float(value), np.asarray(grad)), rtol=1e-6)
+    np.testing.assert_allclose(results[-1][1], _chain(real_torch, DATA)[1], rtol=1e-5)
+
+
+def test_deferred_values_match_the_ops_run_one_by_one(monkeypatch):
+    deferred = [_chain(torch, DATA) for _ in range(3)]
+    monkeypatch.setattr(lazy, "ENABLED", False)
+    eager = _chain(torch, DATA)
+    for out, grad in deferred:
+        np.testing.assert_allclose(out, eager[0], rtol=1e-6)
+        np.testing.assert_allclose(grad, eager[1], rtol=1e-6)
+
+
+def _chain_numpy(x, rounds: int = 5):
+    for _ in range(rounds):
+        x = np.tanh(np.sin(x * 1.01 + 0.1))
+    return x.sum()
+
+
+def test_the_chain_matches_float64_finite_differences():
+    data = DATA.astype(np.float64)
+    for _ in range(3):
+        _, grad = _chain(torch, data)
+    eps = 1e-6
+    numeric = [
+        (_chain_numpy(data + eps * e) - _chain_numpy(data - eps * e)) / (2 * eps)
+        for e in np.eye(len(data))
+    ]
+    assert grad.dtype == np.float64
+    np.testing.assert_allclose(grad, numeric, rtol=1e-7)
+
+
+def test_an_op_is_deferred_only_once_it_ran_at_its_shapes():
+    x = torch.tensor(DATA) * 3.0  # an eager run of mul at these shapes (or deferred if known)
+    for _ in range(2):
+        y = x.cos()
+    assert type(y) is LazyTensor
+    assert type(raw_value(y)) is lazy.Pending
+
+
+def test_metadata_reads_compute_nothing():
+    x = torch.tensor(DATA)
+    for _ in range(2):
+        y = x.exp() + 1
+    assert type(y) is LazyTensor
+    assert y.shape == (4,) and y.dtype is torch.float32 and y.dim() == 1 and y.numel() == 4
+    assert y.size(0) == 4 and y.ndim == 1 and len(y) == 4
+    assert type(raw_value(y)) is lazy.Pending  # still not computed
+    np.testing.assert_allclose(y.numpy(), np.exp(DATA) + 1, rtol=1e-6)
+    assert type(y) is torch.Tensor  # read: a plain tensor from now on
+
+
+def test_a_shape_error_is_raised_at_the_op_that_causes_it():
+    a = torch.tensor(DATA)
+    for _ in range(2):
+        b = a * 2
+    with pytest.raises(RuntimeError, match="must match the size"):
+        b + torch.ones(3)
+
+
+def test_an_intermediate_the_caller_keeps_gets_its_value_after_a_fused_backward():
+    for _ in range(engine.FUSE_AFTER + 2):
+        x = torch.tensor(DATA, requires_grad=True)
+        kept = x.sin()  # saved by the next node and referenced here
+        out = (kept * kept).sum()
+        out.backward()
+        np.testing.assert_allclose(kept.detach().numpy(), np.sin(DATA), rtol=1e-6)
+        np.testing.assert_allclose(x.grad.numpy(), 2 * np.sin(DATA) * np.cos(DATA), rtol=1e-6)
+        np.testing.assert_allclose(out.item(), np.sum(np.sin(DATA) ** 2), rtol=1e-6)
+
+
+def test_a_kept_graph_backs_up_twice_after_a_fused_backward():
+    for _ in range(engine.FUSE_AFTER + 2):
+        x = torch.tensor(DATA, requires_grad=True)
+        out = (x.sin() * x).sum()
+        out.backward(retain_graph=True)
+        out.backward()
+        expected = 2 * (np.cos(DATA) * DATA + np.sin(DATA))
+        np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+
+
+def test_a_freed_graph_still_fails_a_second_backward():
+    for _ in range(engine.FUSE_AFTER + 2):
+        x = torch.tensor(DATA, requires_grad=True)
+        out = (x.sin() * x).sum()
+        out.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            out.backward()
+
+
+def test_an_in_place_change_of_a_deferred_saved_value_fails_backward():
+    for _ in range(engine.FUSE_AFTER + 2):
+        x = torch.tensor(DATA, requires_grad=True)
+        y = x * 2
+        z = (y * y).sum()
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.backward()
+
+
+def test_an_in_place_op_on_a_deferred_tensor_writes_its_value():
+    for _ in range(3):
+        y = torch.tensor(DATA) * 2
+        y.mul_(3)
+        y += 1
+    np.testing.assert_allclose(y.numpy(), DATA * 6 + 1, rtol=1e-6)
+    assert y._version == 2
+
+
+def test_a_shared_constant_is_not_changed_through_a_tensor_built_from_it():
+    for _ in range(3):
+        a = torch.ones(4) * 1.0
+        a.add_(5)
+    assert torch.ones(4).sum().item() == 4.0
+    np.testing.assert_allclose(a.numpy(), 6.0)
+
+
+def test_double_backward_through_deferred_ops_matches_jax():
+    def f(x):
+        return jnp.sum(jnp.sin(x) * x**3)
+
+    expected = jax.grad(lambda x: jnp.sum(jax.grad(f)(x)))(DATA)
+    for _ in range(3):
+        x = torch.tensor(DATA, requires_grad=True)
+        (g,) = torch.autograd.grad((torch.sin(x) * x**3).sum(), x, create_graph=True)
+        g.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5)
+
+
+def test_a_long_run_of_ops_is_flushed_in_segments():
+    x = torch.tensor(DATA)
+    y = x
+    for _ in range(lazy.MAX_OPS * 2 + 7):
+        y = y * 1.0001
+    np.testing.assert_allclose(y.numpy(), DATA * np.float32(1.0001) ** (lazy.MAX_OPS * 2 + 7), 1e-4)
+
+
+def test_a_deferred_tensor_is_read_in_another_thread():
+    for _ in range(2):
+        y = torch.tensor(DATA).sin() * 2
+    assert type(y) is LazyTensor
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(y.numpy()))
+    thread.start()
+    thread.join()
+    np.testing.assert_allclose(seen[0], np.sin(DATA) * 2, rtol=1e-6)
+
+
+def test_threads_defer_into_their_own_segments():
+    results: dict = {}
+
+    def work(k: int) -> None:
+        x = torch.tensor(DATA, requires_grad=True)
+        for _ in range(20):
+            out = ((x * k).sin() * 2).sum()
+            out.backward()
+        results[k] = x.grad.numpy()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in (1, 2, 3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for k in (1, 2, 3):
+        np.testing.assert_allclose(results[k], 20 * 2 * k * np.cos(DATA * k), rtol=1e-5)
+
+
+def test_an_op_read_at_once_stops_being_deferred():
+    x = torch.tensor(DATA)
+    for _ in range(3):
+        y = x.atan()
+        y.numpy()  # a segment of one op, read right away
+    assert type(x.atan()) is torch.Tensor  # now runs at its call
+
+
+def test_a_deferred_value_read_inside_a_trace_is_a_constant_of_it():
+    for _ in range(2):
+        c = torch.tensor(DATA).cos()
+    assert type(c) is LazyTensor
+
+    def f(x):
+        return (x * c).sum()
+
+    grad = torch.func.grad(f)(torch.tensor(DATA))
+    np.testing.assert_allclose(grad.numpy(), np.cos(DATA), rtol=1e-6)
+
+
+def test_deferral_off_runs_every_op_at_its_call(eager_only):
+    for _ in range(3):
+        y = torch.tensor(DATA).sin()
+    assert type(y) is torch.Tensor
+    assert _chain(torch, DATA)[0] == pytest.approx(float(_chain_jax(DATA)), rel=1e-6)
