@@ -23,9 +23,10 @@ DATA = np.array([0.3, -1.2, 0.8, 2.0], np.float32)  # one shape for the whole fi
 
 
 @pytest.fixture(autouse=True)
-def _fresh_shapes():
-    """Each test learns its ops' shapes anew: an op read at once by an earlier test would run
-    at its call (`test_an_op_read_at_once_stops_being_deferred`)."""
+def _deferral_on(monkeypatch):
+    """Deferral on (it is opt-in), and each test learns its ops' shapes anew: an op read at
+    once by an earlier test would run at its call (`test_an_op_read_at_once_stops_...`)."""
+    monkeypatch.setattr(lazy, "ENABLED", True)
     lazy._shapes.clear()
 
 

@@ -19,7 +19,8 @@ twice (3,000 steps of `y * 1.0001 + 0.0001` drift by 5e-5). Unfused, a program o
 small arrays runs as fast (each op's loop is ~40 ns). A forward computed inside its backward's
 program (`call_with_deferred`) is compiled so too, backward included.
 A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long.
-`AUTOGRAD_COMPAT_LAZY=0` turns deferral off (every op runs at its call).
+Opt-in for now: `AUTOGRAD_COMPAT_LAZY=1` turns deferral on (it pays on long runs of tiny ops
+and costs on short ones and under create_graph; see the README's measurements).
 
 Nothing here knows about Tensor: `_state/tensor.LazyTensor` holds a `Pending`.
 """
@@ -43,7 +44,7 @@ from . import memory as _memory
 from .op import Op, lru_put
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
-ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+ENABLED = os.environ.get(ENV, "0").strip().lower() in ("1", "on", "true", "yes")  # opt-in
 SMALL_ELEMENTS = 4096  # an op whose outputs are all this small is deferred
 MAX_OPS = 256  # a segment is flushed when it holds this many ops
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full

@@ -428,23 +428,16 @@ Tensor._meta = _VALUE
 raw_value = _VALUE.__get__  # `raw_value(t)`: the value as stored (a HostTensor's host copy)
 
 
-class HostTensor(Tensor):
-    """A small leaf made from host data (`torch.tensor(numpy_array)`) that no op has read yet.
-
-    Its value is a private numpy copy. The first read of `_value` (any op, any metadata) makes
-    it a device array and the tensor a plain `Tensor`; until then a compiled call hands the host
-    copy straight to its program, where jax.jit transfers it as it calls: cheaper than a device
-    array of our own (which costs ~3 us to make and ~2 us more in the program that reads it).
-    """
+class _ComputedOnRead(Tensor):
+    """A tensor whose stored value is not a device array yet: the first read of `_value`
+    makes it one (`_device_value`) and the tensor a plain `Tensor`; so does a write."""
 
     __slots__ = ()
 
     @property
     def _value(self):
-        value = raw_value(self)
-        if type(value) is np.ndarray:
-            value = _device.host_to_device(value)
-            _VALUE.__set__(self, value)
+        value = self._device_value(raw_value(self))
+        _VALUE.__set__(self, value)
         self.__class__ = Tensor
         return value
 
@@ -452,6 +445,27 @@ class HostTensor(Tensor):
     def _value(self, value) -> None:
         _VALUE.__set__(self, value)
         self.__class__ = Tensor
+
+    @staticmethod
+    def _device_value(stored):
+        raise NotImplementedError
+
+
+class HostTensor(_ComputedOnRead):
+    """A small leaf made from host data (`torch.tensor(numpy_array)`) that no op has read yet.
+
+    Its value is a private numpy copy. The first read of `_value` (any op or print; `shape` and
+    `dtype` read `_meta`) makes it a device array and the tensor a plain `Tensor`; until then a
+    compiled call hands the host
+    copy straight to its program, where jax.jit transfers it as it calls: cheaper than a device
+    array of our own (which costs ~3 us to make and ~2 us more in the program that reads it).
+    """
+
+    __slots__ = ()
+
+    @staticmethod
+    def _device_value(stored):
+        return _device.host_to_device(stored) if type(stored) is np.ndarray else stored
 
     def program_input(self) -> np.ndarray:
         """The value a compiled call passes: the host copy, once. A tensor passed again becomes
@@ -469,24 +483,16 @@ class _PassedHostTensor(HostTensor):
         return self._value
 
 
-class LazyTensor(Tensor):
+class LazyTensor(_ComputedOnRead):
     """A tensor whose value is a deferred op's output (`_pure/lazy.Pending`): its shape and
     dtype are known, its value is computed, with the rest of its segment, at the first read of
     `_value`, which makes it a plain `Tensor`. Metadata reads (`_meta`) do not compute it."""
 
     __slots__ = ()
 
-    @property
-    def _value(self):
-        value = raw_value(self).result()
-        _VALUE.__set__(self, value)
-        self.__class__ = Tensor
-        return value
-
-    @_value.setter
-    def _value(self, value) -> None:
-        _VALUE.__set__(self, value)
-        self.__class__ = Tensor
+    @staticmethod
+    def _device_value(stored):
+        return stored.result()
 
 
 def pending_output(tensor: Tensor) -> Tensor:
