@@ -17,7 +17,9 @@ compiled without XLA's fusion pass (`PER_OP_ROUNDING`), since XLA:CPU contracts 
 an add fused into one loop into a fused multiply-add, which rounds once where PyTorch rounds
 twice (3,000 steps of `y * 1.0001 + 0.0001` drift by 5e-5). Unfused, a program of 200 ops on
 small arrays runs as fast (each op's loop is ~40 ns). A forward computed inside its backward's
-program (`call_with_deferred`) is compiled so too, backward included.
+program (`call_with_deferred`) is compiled with fusion, as the fused backward alone always was:
+unfused, the many small ops of a double backward's program ran 40% slower than op by op; there
+XLA may contract a multiply and an add of the forward (an ulp).
 A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long.
 Opt-in for now: `AUTOGRAD_COMPAT_LAZY=1` turns deferral on (it pays on long runs of tiny ops
 and costs on short ones and under create_graph; see the README's measurements).
@@ -49,7 +51,7 @@ SMALL_ELEMENTS = 4096  # an op whose outputs are all this small is deferred
 MAX_OPS = 256  # a segment is flushed when it holds this many ops
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
 PROGRAMS = 256  # runs of ops counted or compiled (an LRU)
-PER_OP_ROUNDING = {"xla_disable_hlo_passes": "fusion"}  # the compile options of every program
+PER_OP_ROUNDING = {"xla_disable_hlo_passes": "fusion"}  # compile options of a run's program
 
 
 class Pending:
@@ -83,7 +85,10 @@ class Pending:
         """The array (its segment is flushed first if it was not)."""
         array = self.array
         if array is None:
-            self.segment.flush()
+            segment = self.segment
+            if len(segment.plan) == 1 and not segment.closed:  # read at once: deferring this
+                _shapes[segment.first] = None  # op gains nothing, it runs at its call from now on
+            segment.flush()
             array = self.array
         return array
 
@@ -252,8 +257,6 @@ class Segment:
             if not live:
                 return
             wanted = tuple([p.slot for p in live])
-            if len(self.plan) == 1:  # read at once: deferring this op gains nothing, it
-                _shapes[self.first] = None  # runs at its call from now on
             try:
                 if _jax_core.trace_ctx.is_top_level():
                     arrays = self._run(wanted)
@@ -352,7 +355,7 @@ def call_with_deferred(function, saved: list, args: tuple, keep_all: bool):
         plan = tuple(segment.plan)
         key = (function, plan, layout, tuple([p.slot for p in extra]))
         combined = functools.partial(_with_plan, function, plan, layout, key[3])
-        program = _program(key, combined, PER_OP_ROUNDING)
+        program = _program(key, combined, {})  # fused, as the backward alone is
         if program is None:
             extra = []
         else:
