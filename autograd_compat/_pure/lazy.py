@@ -21,8 +21,8 @@ program (`call_with_deferred`) is compiled with fusion, as the fused backward al
 unfused, the many small ops of a double backward's program ran 40% slower than op by op; there
 XLA may contract a multiply and an add of the forward (an ulp).
 A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long.
-Opt-in for now: `AUTOGRAD_COMPAT_LAZY=1` turns deferral on (it pays on long runs of tiny ops
-and costs on short ones and under create_graph; see the README's measurements).
+Opt-in for now: `AUTOGRAD_COMPAT_LAZY=1` turns deferral on (it pays on long runs of tiny ops;
+elsewhere it is within the noise: see the README's measurements).
 
 Nothing here knows about Tensor: `_state/tensor.LazyTensor` holds a `Pending`.
 """
@@ -134,8 +134,8 @@ def learn(op: Op, static: tuple, values, out) -> None:
     if len(_shapes) >= SHAPE_CACHE:
         _shapes.clear()
     if type(out) is tuple:
-        avals = tuple(o.aval for o in out)
-        small = all(prod(a.shape) <= SMALL_ELEMENTS for a in avals)
+        avals = tuple(getattr(o, "aval", None) for o in out)  # (None: not an array output)
+        small = all(a is not None and prod(a.shape) <= SMALL_ELEMENTS for a in avals)
         _shapes[(op, static, sig)] = (avals, True) if small else None
     else:
         aval = out.aval
