@@ -148,7 +148,11 @@ def test_param_groups_zero_grad_and_closure(real_torch):
     assert ours.weight.grad is not None and not ours.weight.grad.any()
     opt_o.zero_grad()
     assert ours.weight.grad is None
+    _loss(torch, ours).backward()  # a step at the old rate: its program is kept now (the
+    opt_o.step()  # bound on programs, `_pure/executables`, may have emptied the cache since)
+    opt_o.zero_grad()
     compiled = type(opt_o)._update._cache_size()
+    assert compiled > 0
     opt_o.param_groups[0]["lr"] = 0.0  # a new learning rate is an input, not a recompile
     before = np.asarray(ours.weight.detach()).copy()
     _loss(torch, ours).backward()
