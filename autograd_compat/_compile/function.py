@@ -41,7 +41,7 @@ from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.random import default_generator
-from .._state.tensor import PLAIN_TYPES, Tensor, program_input, raw_value
+from .._state.tensor import PLAIN_TYPES, Tensor, program_input
 from .._tape.record import apply
 from . import config
 from .capture import Capture, GradMemory, Memory
@@ -135,7 +135,7 @@ def _is_tensor(x) -> bool:
 
 def _signature(tensor: Tensor) -> tuple:
     """What a guard keeps of a tensor argument (a HostTensor is read where it is, on the host)."""
-    value = raw_value(tensor)
+    value = tensor._stored
     return (value.shape, value.dtype, tensor._requires_grad, tensor._grad is not None)
 
 

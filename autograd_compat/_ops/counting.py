@@ -225,7 +225,7 @@ def searchsorted(
     if sorter is not None:
         sorted_sequence = sorted_sequence.gather(-1, sorter)
     if not isinstance(values, Tensor):
-        values = Tensor._wrap(jnp.asarray(values, sorted_sequence._meta.dtype))
+        values = Tensor._wrap(jnp.asarray(values, sorted_sequence._stored.dtype))
     if sorted_sequence.ndim > 1 and (
         values.ndim != sorted_sequence.ndim
         or tuple(values.shape[:-1]) != tuple(sorted_sequence.shape[:-1])

@@ -126,8 +126,8 @@ def svd(input, some: bool = True, compute_uv: bool = True):
         s = linalg_svdvals(input)
         m, n = input.shape[-2:]
         batch = tuple(input.shape[:-2])
-        u = Tensor._wrap(jnp.zeros(batch + (m, m), input._meta.dtype))
-        v = Tensor._wrap(jnp.zeros(batch + (n, n), input._meta.dtype))
+        u = Tensor._wrap(jnp.zeros(batch + (m, m), input._stored.dtype))
+        v = Tensor._wrap(jnp.zeros(batch + (n, n), input._stored.dtype))
         return return_types.svd(u, s, v)
     u, s, vh = linalg_svd(input, full_matrices=not some)
     return return_types.svd(u, s, vh.mH)
@@ -225,7 +225,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian: bool = False):
             "linalg.pinv: atol is not supported by autograd_compat; pass rtol instead"
         )
     if rtol is None:
-        rtol = float(np.finfo(A._meta.dtype).eps) * max(A.shape[-2:])
+        rtol = float(np.finfo(A._stored.dtype).eps) * max(A.shape[-2:])
     return apply(_PINV, A, rtol=float(rtol))
 
 
@@ -369,7 +369,7 @@ def dist(input, other, p=2):
     check_same_dtype(input, other, "expected both inputs to have same dtype, but found {a} and {b}")
     _check_floating("dist", input)
     order, static = norm_order(float(p))
-    return apply(_DIST, input, other, order, ord=static, dtype=input._meta.dtype)
+    return apply(_DIST, input, other, order, ord=static, dtype=input._stored.dtype)
 
 
 def _renorm(x, p, *, ord, dims, maxnorm):

@@ -391,9 +391,9 @@ def fill_(self: Tensor, value) -> Tensor:
         value = value.item()
     value = _dtypes.fit_scalar(value, self.dtype)
     if (self._requires_grad and _grad_mode.is_grad_enabled()) or self._fw_grad is not None:
-        fill = constant(value, self._meta.dtype)
+        fill = constant(value, self._stored.dtype)
         return commit_inplace(self, apply(_FILL_SCALAR, self, fill))
-    self._set_value(jnp.full(self._meta.shape, value, self._meta.dtype))
+    self._set_value(jnp.full(self._stored.shape, value, self._stored.dtype))
     self._bump_version()
     return self
 

@@ -445,7 +445,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     """Fill with samples from N(mean, std**2) in place."""
     _require_float(self, "normal_kernel_cpu")
     _check_std_scalar(std)
-    noise = _normal(_random.key(generator), tuple(self.shape), self._meta.dtype)
+    noise = _normal(_random.key(generator), tuple(self.shape), self._stored.dtype)
     sample = noise * jnp.asarray(std, noise.dtype) + jnp.asarray(mean, noise.dtype)
     return _fill_random(self, "NormalBackward0", sample)
 
@@ -461,7 +461,7 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None, **
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
         )
-    dtype = self._meta.dtype
+    dtype = self._stored.dtype
     sample = _uniform(_random.key(generator), tuple(self.shape), dtype) * jnp.asarray(
         b - a, dtype
     ) + jnp.asarray(a, dtype)
@@ -532,7 +532,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
         )
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    dtype = self._meta.dtype
+    dtype = self._stored.dtype
     uniform = _uniform(_random.key(generator), tuple(self.shape), dtype)
     sample = -jnp.log1p(-uniform) / jnp.asarray(lambd, dtype)
     return _fill_random(self, "ExponentialBackward0", sample)

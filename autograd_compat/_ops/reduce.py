@@ -302,7 +302,7 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     tensor_arg(input, "norm")
     euclidean = p == "fro" if isinstance(p, str) else type(p) in (int, float) and p == 2
     if euclidean and dim is None and dtype is None and not keepdim:
-        static = _EUCLIDEAN.get(input._meta.dtype)
+        static = _EUCLIDEAN.get(input._stored.dtype)
         if static is not None:
             return apply(_NORM, input, _NO_ORDER, **static)
     if p == "nuc":

@@ -184,7 +184,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if B.shape[0] != A.shape[0]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     solution, rank = apply(_LSTSQ, A, B, rcond=None if rcond is None else float(rcond))
-    empty = Tensor._wrap(jnp.zeros((0,), A._meta.dtype))
+    empty = Tensor._wrap(jnp.zeros((0,), A._stored.dtype))
     return return_types.linalg_lstsq(solution, empty, rank, empty)
 
 
@@ -193,7 +193,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False):
     eps * max(m, n) when neither is given), an int64 tensor per matrix."""
     values = linalg_svdvals(A).detach()
     if rtol is None:
-        rtol = 0.0 if atol is not None else float(np.finfo(A._meta.dtype).eps) * max(A.shape[-2:])
+        rtol = 0.0 if atol is not None else float(np.finfo(A._stored.dtype).eps) * max(A.shape[-2:])
     largest = values.amax(-1, keepdim=True) if values.shape[-1] else values.sum(-1, keepdim=True)
     cutoff = (largest * rtol).clamp_min(0.0 if atol is None else float(atol))
     return sum(values > cutoff, -1)
@@ -339,7 +339,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool 
     else:
         lower = upper = none
     if unpack_pivots:
-        p = apply(_PERMUTATION, LU_pivots, m=m, dtype=LU_data._meta.dtype)
+        p = apply(_PERMUTATION, LU_pivots, m=m, dtype=LU_data._stored.dtype)
     else:
         p = none
     return return_types.lu_unpack(p, lower, upper)

@@ -181,7 +181,7 @@ _INTEGRAL = frozenset(d.jax for d in (uint8, int8, int16, int32, int64))
 def binary_result_type(a, b) -> dtype:
     """`result_type(a, b)` with a fast path for the common cases (same dtypes, a tensor with a
     Python number of the same or a lower category); `a` is a Tensor."""
-    a_jax = a._meta.dtype
+    a_jax = a._stored.dtype
     b_type = type(b)
     if a._wrapped_number:  # promotes as a Python number (torch.compile's arguments)
         fast = False
@@ -190,7 +190,7 @@ def binary_result_type(a, b) -> dtype:
     elif b_type is builtins.int:
         fast = a_jax in _FLOATING or a_jax in _INTEGRAL
     else:
-        fast = hasattr(b, "_meta") and b._meta.dtype == a_jax
+        fast = hasattr(b, "_stored") and b._stored.dtype == a_jax
     return _BY_JAX[a_jax] if fast else result_type(a, b)
 
 
@@ -203,7 +203,7 @@ def result_type(*operands) -> dtype:
     """
     tiers: list[dtype | None] = [None, None, None]
     for operand in operands:
-        if hasattr(operand, "_meta"):  # a Tensor (read without computing a deferred value)
+        if hasattr(operand, "_stored"):  # a Tensor (read without computing a deferred value)
             d = operand.dtype
             if operand._wrapped_number:  # a Python number in a 0-d tensor (torch.compile)
                 d = scalar_dtype(0.0 if d.is_floating_point else 0)

@@ -330,21 +330,25 @@ def _traced_plan(plan: tuple, wanted: tuple, *externals) -> tuple:
 
 
 # ----------------------------------------------------------------------------- into a program
-def call_with_deferred(function, saved: list, args: tuple, keep_all: bool):
+def open_segment() -> Segment | None:
+    """The calling thread's segment if it holds ops a backward could compute with it."""
+    segment = _local.segment
+    return segment if segment is not None and segment.plan else None
+
+
+def call_with_deferred(segment: Segment, function, saved: list, args: tuple, keep_all: bool):
     """`function(saved, *args)` (a jitted function whose first argument is a list of tuples of
     arrays: a backward and the values its nodes saved), as one program that first computes the
     deferred values `saved` holds: the forward and the backward of a step in one XLA call.
 
     Outputs of the open segment that something else still references (a result the caller
     reads, all of them with `keep_all`: a graph that is kept) are returned by the same call and
-    handed to their Pending. Returns None when `saved` holds no value of this thread's open
-    segment, or the first time this combination is met (the segment is then flushed, and the
-    caller runs `function` on the computed values). Either way the segment is closed and every
-    value of it still referenced is computed: the ops of the next step start a new segment, so
-    a loop's segments repeat, and nothing deferred holds its inputs past the backward."""
-    segment = _local.segment
-    if segment is None or not segment.plan:
-        return None
+    handed to their Pending. Returns None when `saved` holds no value of `segment` (this
+    thread's open one, `open_segment`), or the first time this combination is met (the
+    segment is then flushed, and the caller runs `function` on the computed values). Either way
+    the segment is closed and every value of it still referenced is computed: the ops of the
+    next step start a new segment, so a loop's segments repeat, and nothing deferred holds its
+    inputs past the backward."""
     layout, concrete, counts = _layout(segment, saved)
     if not counts:
         segment.flush()  # a backward ends a step: the next ops start a new segment
@@ -356,9 +360,7 @@ def call_with_deferred(function, saved: list, args: tuple, keep_all: bool):
         key = (function, plan, layout, tuple([p.slot for p in extra]))
         combined = functools.partial(_with_plan, function, plan, layout, key[3])
         program = _program(key, combined, {})  # fused, as the backward alone is
-        if program is None:
-            extra = []
-        else:
+        if program is not None:
             try:
                 result, arrays = program(segment.externals, concrete, args)
             except _memory.DISPATCH_ERRORS as failure:

@@ -69,7 +69,7 @@ class Tensor(TensorMethods):
         "__weakref__",
     )
     _storage: Alias | None  # declared for the type checker (layer 2's record); a slot above
-    _meta: Any  # the `_value` slot read as stored (set below the class: see `_VALUE`)
+    _stored: Any  # the `_value` slot read as stored (set below the class: see `_VALUE`)
     _grad: Tensor | None
 
     _wrapped_number = False  # True for torch.compile's Python-number arguments (promotion)
@@ -270,32 +270,32 @@ class Tensor(TensorMethods):
     # ----------------------------------------------------------------- metadata
     @property
     def shape(self) -> Size:
-        return Size(self._meta.shape)
+        return Size(self._stored.shape)
 
     def size(self, dim: int | None = None):
         """The shape as torch.Size, or the size of one dimension."""
-        shape = self._meta.shape
+        shape = self._stored.shape
         if dim is None:
             return Size(shape)
         return shape[normalize_dim(dim, len(shape))]
 
     def dim(self) -> int:
-        return self._meta.ndim
+        return self._stored.ndim
 
     ndimension = dim
 
     @property
     def ndim(self) -> int:
-        return self._meta.ndim
+        return self._stored.ndim
 
     def numel(self) -> int:
-        return int(self._meta.size)
+        return int(self._stored.size)
 
     nelement = numel
 
     @property
     def dtype(self) -> _dtypes.dtype:
-        return _dtypes.from_jax(self._meta.dtype)
+        return _dtypes.from_jax(self._stored.dtype)
 
     @property
     def device(self) -> _device.device:
@@ -340,8 +340,8 @@ class Tensor(TensorMethods):
 
     def item(self):
         """The single element as a Python number."""
-        if self._meta.size != 1:
-            raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._meta.size))
+        if self._stored.size != 1:
+            raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._stored.size))
         if modes.captures:  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
         return np.asarray(self._value).item()  # a host read; no XLA dispatch
@@ -355,7 +355,7 @@ class Tensor(TensorMethods):
         return np.asarray(value).tolist()
 
     def __bool__(self) -> bool:
-        if self._meta.size != 1:
+        if self._stored.size != 1:
             raise RuntimeError(_errors.AMBIGUOUS_BOOL)
         return bool(self.item())
 
@@ -368,7 +368,7 @@ class Tensor(TensorMethods):
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.dtype.is_floating_point or self.dtype.is_complex or self._meta.size != 1:
+        if self.dtype.is_floating_point or self.dtype.is_complex or self._stored.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -376,12 +376,12 @@ class Tensor(TensorMethods):
         return complex(self.item())
 
     def __len__(self) -> int:
-        if self._meta.ndim == 0:
+        if self._stored.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self._meta.shape[0]
+        return self._stored.shape[0]
 
     def __iter__(self):
-        if self._meta.ndim == 0:
+        if self._stored.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
@@ -392,7 +392,7 @@ class Tensor(TensorMethods):
 
     def __format__(self, spec: str) -> str:
         """A 0-d tensor formats as its number (f"{loss}" gives "0.5"), as in PyTorch."""
-        if self._meta.ndim == 0:
+        if self._stored.ndim == 0:
             return format(self.item(), spec)
         return repr(self)
 
@@ -420,12 +420,9 @@ def is_tensor(obj) -> bool:
 
 # ----------------------------------------------------------------------------- host leaves
 _VALUE = Tensor.__dict__["_value"]  # the slot itself, read without HostTensor's property
-# `t._meta`: the value as stored, for its shape and dtype (a jax.Array, a HostTensor's numpy copy
-# or a LazyTensor's Pending): metadata reads transfer nothing and compute nothing.
-Tensor._meta = _VALUE
-
-
-raw_value = _VALUE.__get__  # `raw_value(t)`: the value as stored (a HostTensor's host copy)
+# `t._stored`: the value as stored (a jax.Array, a HostTensor's numpy copy or a LazyTensor's
+# Pending), read without computing or transferring anything: what metadata reads use.
+Tensor._stored = _VALUE
 
 
 class _ComputedOnRead(Tensor):
@@ -436,7 +433,7 @@ class _ComputedOnRead(Tensor):
 
     @property
     def _value(self):
-        value = self._device_value(raw_value(self))
+        value = self._device_value(self._stored)
         _VALUE.__set__(self, value)
         self.__class__ = Tensor
         return value
@@ -455,10 +452,10 @@ class HostTensor(_ComputedOnRead):
     """A small leaf made from host data (`torch.tensor(numpy_array)`) that no op has read yet.
 
     Its value is a private numpy copy. The first read of `_value` (any op or print; `shape` and
-    `dtype` read `_meta`) makes it a device array and the tensor a plain `Tensor`; until then a
-    compiled call hands the host
-    copy straight to its program, where jax.jit transfers it as it calls: cheaper than a device
-    array of our own (which costs ~3 us to make and ~2 us more in the program that reads it).
+    `dtype` read `_stored`) makes it a device array and the tensor a plain `Tensor`; until then
+    a compiled call hands the host copy straight to its program, where jax.jit transfers it as it
+    calls: cheaper than a device array of our own (which costs ~3 us to make and ~2 us more in
+    the program that reads it).
     """
 
     __slots__ = ()
@@ -471,7 +468,7 @@ class HostTensor(_ComputedOnRead):
         """The value a compiled call passes: the host copy, once. A tensor passed again becomes
         a device array, which costs nothing to pass (a host copy is transferred every call)."""
         self.__class__ = _PassedHostTensor
-        return raw_value(self)
+        return self._stored
 
 
 class _PassedHostTensor(HostTensor):
@@ -486,7 +483,7 @@ class _PassedHostTensor(HostTensor):
 class LazyTensor(_ComputedOnRead):
     """A tensor whose value is a deferred op's output (`_pure/lazy.Pending`): its shape and
     dtype are known, its value is computed, with the rest of its segment, at the first read of
-    `_value`, which makes it a plain `Tensor`. Metadata reads (`_meta`) do not compute it."""
+    `_value`, which makes it a plain `Tensor`. Metadata reads (`_stored`) do not compute it."""
 
     __slots__ = ()
 

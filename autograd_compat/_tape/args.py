@@ -54,8 +54,8 @@ def check_integer_divisor(divisor, dtype: _dtypes.dtype) -> None:
 def operands(a, b, dtype: _dtypes.dtype):
     """Turn Python scalars into cached constants of `dtype`; check tensor shapes broadcast."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
-        if a._meta.shape != b._meta.shape:
-            broadcast_shapes(a._meta.shape, b._meta.shape)
+        if a._stored.shape != b._stored.shape:
+            broadcast_shapes(a._stored.shape, b._stored.shape)
         return a, b
     if not isinstance(a, Tensor):
         a = constant(a, dtype.jax)

@@ -263,9 +263,9 @@ def batched_grad(outputs: tuple, inputs: tuple, grads: tuple, retain_graph, crea
     filled = []
     for out, g in zip(outputs, grads):
         if g is None:
-            if out._meta.size != 1:
+            if out._stored.size != 1:
                 raise RuntimeError(_errors.IMPLICIT_GRAD)
-            g = Tensor._wrap(jnp.ones((batch, *out._meta.shape), out._meta.dtype))
+            g = Tensor._wrap(jnp.ones((batch, *out._stored.shape), out._stored.dtype))
         filled.append(g)
     result = None
     if not create_graph:

@@ -255,7 +255,7 @@ def _check_versions(node) -> None:
 def _validate_root(index: int, output: Tensor, grad) -> Tensor:
     """Check (or create) the gradient of one root output, as PyTorch's validate_outputs."""
     if grad is None:
-        meta = output._meta
+        meta = output._stored
         if meta.size != 1:
             raise RuntimeError(_errors.IMPLICIT_GRAD)
         one = constant(1, meta.dtype)
@@ -542,7 +542,7 @@ def _fused_for(order: list, plan: tuple, create_graph: bool):
         return None
     arities, routes, seeds, captures, sinks, n_targets = plan
     steps = tuple([_step(node) for node in order])
-    seed_key = tuple((i, nr, g._meta.shape, g._meta.dtype) for i, nr, g in seeds)
+    seed_key = tuple((i, nr, g._stored.shape, g._stored.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
     existing = tuple(order[i].variable._grad is not None for i in sinks)
     structure = _Structure(
@@ -594,8 +594,11 @@ def _run_fused(fused, order: list, seeds: list, sinks: list, retain_graph: bool)
     leaves = [order[i].variable for i in sinks]
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
     args = ([g._value for _, _, g in seeds], existing)
-    saved = [() if isinstance(node, AccumulateGrad) else node.saved_values() for node in order]
-    result = _lazy.call_with_deferred(fused, saved, args, retain_graph)
+    result = None
+    segment = _lazy.open_segment()
+    if segment is not None:  # the values the nodes saved may be deferred: one call for both
+        saved = [() if isinstance(node, AccumulateGrad) else node.saved_values() for node in order]
+        result = _lazy.call_with_deferred(segment, fused, saved, args, retain_graph)
     if result is None:
         saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
         try:

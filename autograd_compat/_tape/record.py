@@ -22,7 +22,7 @@ from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import node_class, saved_ref
-from .._state.tensor import LazyTensor, Tensor, pending_output, raw_value
+from .._state.tensor import LazyTensor, Tensor, pending_output
 from . import autocast as _autocast
 from . import hooks as _hooks
 
@@ -68,7 +68,7 @@ def apply(op: Op, *inputs, **static):
     for x in inputs:
         if isinstance(x, Tensor):
             if type(x) is LazyTensor:
-                values.append(raw_value(x))  # its Pending: deferred ops chain on it
+                values.append(x._stored)  # its Pending: deferred ops chain on it
                 pending = True
             else:
                 values.append(x._value)

@@ -146,7 +146,7 @@ def record_of(t) -> Alias:
     if rec is None:
         return adopt(t)
     if rec.layout is None:  # a shared_record(): its members are non-views of the whole buffer
-        rec.layout = plain_layout(t._meta.shape)
+        rec.layout = plain_layout(t._stored.shape)
         if rec.buffer.value is None:
             rec.buffer.value = t._value
     return rec
@@ -554,13 +554,13 @@ def layout_of(t) -> tuple:
     rec = t._storage
     if rec is not None and rec.layout is not None:
         return rec.layout
-    return plain_layout(t._meta.shape)
+    return plain_layout(t._stored.shape)
 
 
 # ----------------------------------------------------------------------------- membership
 def adopt(t) -> Alias:
     """Make plain tensor `t` the root member of a new buffer (its first view is being made)."""
-    rec = Alias(Buffer(t._value), (), None, DEFAULT, plain_layout(t._meta.shape), 0)
+    rec = Alias(Buffer(t._value), (), None, DEFAULT, plain_layout(t._stored.shape), 0)
     t._storage = rec
     rec.buffer.members.add(t)
     return rec
@@ -846,7 +846,7 @@ def tensor_stride(t: Tensor, dim: int | None = None):
     strides = layout_of(t)[1]
     if dim is None:
         return strides
-    return strides[normalize_dim(dim, t._meta.ndim)]
+    return strides[normalize_dim(dim, t._stored.ndim)]
 
 
 def tensor_storage_offset(t: Tensor) -> int:

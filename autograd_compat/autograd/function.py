@@ -257,7 +257,7 @@ class BackwardCFunction(FunctionCtx, Node):
                     f"got {list(grad.shape)} but expected shape compatible with {list(shape)}"
                 )
             grad = apply(_SUM_TO, grad, shape=shape)
-        if grad._meta.dtype != dtype:
+        if grad._stored.dtype != dtype:
             if grad.is_complex() and not jnp.issubdtype(dtype, jnp.complexfloating):
                 raise RuntimeError(_COMPLEX_GRAD_OF_REAL)
             grad = grad.to(_dtype_of(dtype))
@@ -468,7 +468,7 @@ def _apply(cls, setup_context: bool, args: tuple, kwargs: dict):
     if differentiable:
         ctx.edges = tuple(t._grad_edge() if t.requires_grad else None for t in tensor_inputs)
     ctx._is_tensor_input = is_tensor
-    ctx._input_meta = tuple((tuple(t._meta.shape), t._meta.dtype) for t in tensor_inputs)
+    ctx._input_meta = tuple((tuple(t._stored.shape), t._stored.dtype) for t in tensor_inputs)
     tangents = None
     if modes.fw_level is not None and not _grad_mode._state.inference:
         if any(t._fw_grad is not None for t in tensor_inputs):
@@ -519,7 +519,7 @@ def _through_custom_vjp(cls, setup_context: bool, args: tuple, kwargs: dict, out
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     input_ids = {id(args[i]) for i in positions}
     if not all(
-        isinstance(o, Tensor) and o._meta.dtype in _op.INEXACT and id(o) not in input_ids
+        isinstance(o, Tensor) and o._stored.dtype in _op.INEXACT and id(o) not in input_ids
         for o in outputs
     ):
         for capture in modes.captures:
@@ -584,8 +584,8 @@ def _wrap_outputs(ctx, args: tuple, outputs: tuple, differentiable: bool) -> lis
             results.append(out)
             meta.append(None)
             continue
-        meta.append((tuple(out._meta.shape), out._meta.dtype))
-        inexact = out._meta.dtype in _op.INEXACT
+        meta.append((tuple(out._stored.shape), out._stored.dtype))
+        inexact = out._stored.dtype in _op.INEXACT
         attach = differentiable and inexact and id(out) not in non_diff
         if id(out) in dirty:
             if attach:
@@ -674,7 +674,7 @@ def _forward_ad(cls, ctx, tangents: list, results: list) -> None:
     out = out if isinstance(out, tuple) else (out,)
     for result, tangent in zip(results, out):
         if isinstance(result, Tensor) and isinstance(tangent, Tensor):
-            if result._meta.dtype in _op.INEXACT:
+            if result._stored.dtype in _op.INEXACT:
                 set_tangent(result, tangent)
 
 

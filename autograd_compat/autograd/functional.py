@@ -597,7 +597,7 @@ class _JaxEngine:
     def _input_v(self, v):
         """v, or ones for the single one-element input (the front checked which)."""
         if v is None:
-            v = (_ones(tuple(self.inputs[0].shape), self.inputs[0]._meta.dtype),)
+            v = (_ones(tuple(self.inputs[0].shape), self.inputs[0]._stored.dtype),)
         return v
 
     def vjp(self, v):
@@ -935,9 +935,9 @@ class _TapeEngine:
                 with forward_ad.dual_level():
                     duals = []
                     for k, y in enumerate(inputs):
-                        tangent = jnp.zeros(y._meta.shape, y._meta.dtype)
+                        tangent = jnp.zeros(y._stored.shape, y._stored.dtype)
                         if k == index:
-                            tangent = tangent.reshape(-1).at[j].set(1).reshape(y._meta.shape)
+                            tangent = tangent.reshape(-1).at[j].set(1).reshape(y._stored.shape)
                         duals.append(forward_ad.make_dual(y.detach(), Tensor._wrap(tangent)))
                     is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs")
                     if columns is None:

@@ -144,7 +144,7 @@ def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
 
 def _replace(inputs: tuple, index: int, array: np.ndarray) -> tuple:
     original = inputs[index]
-    tensor = Tensor._wrap(jnp.asarray(array, dtype=original._meta.dtype))
+    tensor = Tensor._wrap(jnp.asarray(array, dtype=original._stored.dtype))
     tensor._requires_grad = original._requires_grad
     return inputs[:index] + (tensor,) + inputs[index + 1 :]
 
@@ -203,7 +203,7 @@ def _analytical_jacobian(inputs: tuple, output: Tensor, nondet_tol: float, check
         for k in range(numel):
             onehot = np.zeros(numel, np.asarray(output._value).dtype)
             onehot[k] = 1
-            go = Tensor._wrap(jnp.asarray(onehot.reshape(output._meta.shape)))
+            go = Tensor._wrap(jnp.asarray(onehot.reshape(output._stored.shape)))
             grads = grad(output, tensors, go, retain_graph=True, allow_unused=True)
             for c, (g, x) in enumerate(zip(grads, tensors)):
                 if g is None:
@@ -251,7 +251,7 @@ def _forward_jacobian(func, inputs: tuple, n_outputs: int) -> dict:
                 for i, y in diff:
                     d = tangent if i == index else np.zeros(y.numel(), tangent.dtype)
                     duals[i] = forward_ad.make_dual(
-                        y, Tensor._wrap(jnp.asarray(d.reshape(y._meta.shape), y._meta.dtype))
+                        y, Tensor._wrap(jnp.asarray(d.reshape(y._stored.shape), y._stored.dtype))
                     )
                 outs = _as_tuple(func(*duals))
                 for k, out in enumerate(outs[:n_outputs]):
@@ -333,7 +333,7 @@ def _fast_check(func, inputs, func_out, outputs, eps, rtol, atol, check_dtypes, 
         for i, (k, v) in enumerate(zip(diff_out, vs)):
             jvp = ((out_plus[k] - out_minus[k]) / (2 * eps)).reshape(-1)
             numerical = float(np.dot(v.astype(np.float64), jvp.astype(np.float64)))
-            go = Tensor._wrap(jnp.asarray(v.reshape(outputs[i]._meta.shape)))
+            go = Tensor._wrap(jnp.asarray(v.reshape(outputs[i]._stored.shape)))
             first = grad(outputs[i], [x], go, retain_graph=True, allow_unused=True)[0]
             second = grad(outputs[i], [x], go, retain_graph=True, allow_unused=True)[0]
             a1 = 0.0 if first is None else float(np.dot(_np(first).reshape(-1), u))

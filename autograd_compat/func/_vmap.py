@@ -182,7 +182,7 @@ def _example_aval(tensor: Tensor, dim: int | None) -> jax.ShapeDtypeStruct:
     if dim is None:
         return aval(tensor._value)
     shape = tuple(tensor.shape)
-    return jax.ShapeDtypeStruct(shape[:dim] + shape[dim + 1 :], tensor._meta.dtype)
+    return jax.ShapeDtypeStruct(shape[:dim] + shape[dim + 1 :], tensor._stored.dtype)
 
 
 def _builder(

@@ -49,7 +49,7 @@ def filled(shape, value, dtype=None, device=None) -> Tensor:
 
 def zeros_like(tensor: Tensor, value=0) -> Tensor:
     """A tensor of `value`s with the shape, dtype and device of `tensor`."""
-    array = np.full(tuple(tensor.shape), value, tensor._meta.dtype)
+    array = np.full(tuple(tensor.shape), value, tensor._stored.dtype)
     return Tensor._wrap(place(array, like=tensor._value))
 
 

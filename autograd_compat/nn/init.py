@@ -36,7 +36,7 @@ __all__ = [
 
 def _assign(tensor: Tensor, value: np.ndarray) -> Tensor:
     """Write a host array into `tensor` in place, outside autograd (bumps its version)."""
-    value = np.asarray(value).astype(tensor._meta.dtype)
+    value = np.asarray(value).astype(tensor._stored.dtype)
     tensor._set_value(_arrays.place(value, like=tensor._value))
     tensor._bump_version()
     return tensor
@@ -49,7 +49,7 @@ def _check(tensor, fname: str) -> Tensor:
 
 
 def _shape(tensor: Tensor) -> tuple:
-    return tuple(tensor._meta.shape)
+    return tuple(tensor._stored.shape)
 
 
 def calculate_gain(nonlinearity: str, param=None) -> float:

@@ -373,7 +373,7 @@ class Optimizer:
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
             _memory.raise_exhausted(failure)
         # a big update that does not fit fails here, before any parameter or state is changed
-        if any(p._meta.size > _memory.BLOCK_ELEMENTS for p in params):
+        if any(p._stored.size > _memory.BLOCK_ELEMENTS for p in params):
             _memory.settle_all(new_params)
             for values in new_states:
                 _memory.settle_all(values)

@@ -276,9 +276,9 @@ def hardshrink(input, lambd: float = 0.5):
 def softshrink(input, lambd: float = 0.5):
     """x - lambd above lambd, x + lambd below -lambd, else 0; lambd must be >= 0."""
     _shrink_input(input, "softshrink")
-    if not 0 <= lambd <= np.finfo(input._meta.dtype).max:
+    if not 0 <= lambd <= np.finfo(input._stored.dtype).max:
         raise RuntimeError(
-            f"lambda must be in range [0, {np.finfo(input._meta.dtype).max:g}] for input "
+            f"lambda must be in range [0, {np.finfo(input._stored.dtype).max:g}] for input "
             f"dtype {scalar_type_name(input.dtype)}, but found {lambd:g}"
         )
     return _run(_SOFTSHRINK, input, "softshrink", scalars=(lambd,))

@@ -909,12 +909,12 @@ def _type_name(value) -> str:
 def _copy_into(target: Tensor, source: Tensor) -> None:
     """Write `source`'s value into `target` in place (cast to its dtype), outside autograd."""
     value = source._value
-    if value.dtype != target._meta.dtype:
-        value = value.astype(target._meta.dtype)
-    if value.shape != target._meta.shape:
+    if value.dtype != target._stored.dtype:
+        value = value.astype(target._stored.dtype)
+    if value.shape != target._stored.shape:
         import jax.numpy as jnp
 
-        value = jnp.broadcast_to(value, target._meta.shape)
+        value = jnp.broadcast_to(value, target._stored.shape)
     target._set_value(value)
     target._bump_version()
 

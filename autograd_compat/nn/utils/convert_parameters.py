@@ -38,7 +38,7 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
     value = vec._value
     for param in parameters:
         count = param.numel()
-        piece = value[pointer : pointer + count].reshape(param._meta.shape)
-        param._set_value(piece.astype(param._meta.dtype))
+        piece = value[pointer : pointer + count].reshape(param._stored.shape)
+        param._set_value(piece.astype(param._stored.dtype))
         param._bump_version()
         pointer += count
