@@ -232,6 +232,14 @@ def test_an_op_read_at_once_stops_being_deferred():
     assert type(x.atan()) is torch.Tensor  # now runs at its call
 
 
+def test_a_read_by_an_op_learning_its_shapes_keeps_the_producer_deferred():
+    x = torch.tensor(DATA)
+    x.cosh()  # runs at its call, learning its shapes
+    y = x.cosh()  # deferred: a segment of one op
+    y.asinh()  # asinh runs at its call to learn its shapes, and reads y: a warm-up read
+    assert type(x.cosh()) is LazyTensor
+
+
 def test_a_deferred_value_read_inside_a_trace_is_a_constant_of_it():
     for _ in range(2):
         c = torch.tensor(DATA).cos()

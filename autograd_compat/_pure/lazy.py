@@ -81,21 +81,23 @@ class Pending:
     def size(self) -> int:
         return prod(self.aval.shape)
 
-    def result(self):
-        """The array (its segment is flushed first if it was not)."""
+    def result(self, learning: bool = False):
+        """The array (its segment is flushed first if it was not). `learning`: the reader is an
+        op running once to learn its output shapes, a warm-up read that says nothing of how
+        the value is used."""
         array = self.array
         if array is None:
             segment = self.segment
-            if len(segment.plan) == 1 and not segment.closed:  # read at once: deferring this
-                _shapes[segment.first] = None  # op gains nothing, it runs at its call from now on
+            if len(segment.plan) == 1 and not segment.closed and not learning:  # read at once:
+                _shapes[segment.first] = None  # deferring it gains nothing; it runs at its call
             segment.flush()
             array = self.array
         return array
 
 
-def resolved(values):
-    """`values` with each Pending replaced by its array."""
-    return [v.result() if type(v) is Pending else v for v in values]
+def resolved(values, learning: bool = False):
+    """`values` with each Pending replaced by its array (`learning`: see `Pending.result`)."""
+    return [v.result(learning) if type(v) is Pending else v for v in values]
 
 
 # ----------------------------------------------------------------------------- output shapes

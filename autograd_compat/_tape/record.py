@@ -85,7 +85,7 @@ def apply(op: Op, *inputs, **static):
             return tuple([pending_output(Tensor._wrap(o)) for o in deferred])
         return pending_output(Tensor._wrap(deferred))
     if pending:
-        values = _lazy.resolved(values)
+        values = _lazy.resolved(values, deferred is _lazy.LEARN)
     try:
         out = op.compiled(key)(*values)
     except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
