@@ -7,6 +7,7 @@ gradients against jax.grad and real PyTorch where the test is about numbers.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import chex
 import jax
@@ -192,6 +193,19 @@ def test_a_long_run_of_ops_is_flushed_in_segments():
     for _ in range(lazy.MAX_OPS * 2 + 7):
         y = y * 1.0001
     np.testing.assert_allclose(y.numpy(), DATA * np.float32(1.0001) ** (lazy.MAX_OPS * 2 + 7), 1e-4)
+
+
+def test_a_segment_is_flushed_once_the_arrays_it_reads_pass_its_bound(monkeypatch):
+    monkeypatch.setattr(lazy, "MAX_HELD_BYTES", 3 * DATA.nbytes)
+    arrays, sums = [], []
+    for k in range(20):
+        batch = torch.tensor(DATA * k)
+        sums.append(batch.sum())  # deferred from the second batch on: it holds the batch
+        arrays.append(weakref.ref(batch._stored))
+        del batch
+    assert type(sums[-1]) is LazyTensor
+    assert sum(ref() is not None for ref in arrays) <= 5  # not the 20 a segment would hold
+    np.testing.assert_allclose([s.item() for s in sums], DATA.sum() * np.arange(20), rtol=1e-5)
 
 
 def test_a_deferred_tensor_is_read_in_another_thread():

@@ -20,7 +20,10 @@ small arrays runs as fast (each op's loop is ~40 ns). A forward computed inside 
 program (`call_with_deferred`) is compiled with fusion, as the fused backward alone always was:
 unfused, the many small ops of a double backward's program ran 40% slower than op by op; there
 XLA may contract a multiply and an add of the forward (an ulp).
-A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long.
+A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long,
+and once the arrays it reads pass `MAX_HELD_BYTES`: a deferred op keeps its inputs alive until
+its segment is flushed, so a loop of `batch.sum()` would otherwise hold a segment's worth of
+batches.
 Opt-in for now: `AUTOGRAD_COMPAT_LAZY=1` turns deferral on (it pays on long runs of tiny ops;
 elsewhere it is within the noise: see the README's measurements).
 
@@ -49,6 +52,7 @@ ENV = "AUTOGRAD_COMPAT_LAZY"
 ENABLED = os.environ.get(ENV, "0").strip().lower() in ("1", "on", "true", "yes")  # opt-in
 SMALL_ELEMENTS = 4096  # an op whose outputs are all this small is deferred
 MAX_OPS = 256  # a segment is flushed when it holds this many ops
+MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) pass this size
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
 PROGRAMS = 256  # runs of ops counted or compiled (an LRU)
 PER_OP_ROUNDING = {"xla_disable_hlo_passes": "fusion"}  # compile options of a run's program
@@ -149,7 +153,7 @@ def defer(op: Op, static: tuple, values):
     the op runs now (an output is big, or an input is not an array), `LEARN` when it runs now
     and its output shapes are to be learnt."""
     segment = _local.segment
-    if segment is None or len(segment.plan) >= MAX_OPS:
+    if segment is None or len(segment.plan) >= MAX_OPS or segment.held > MAX_HELD_BYTES:
         if segment is not None:
             segment.flush()
         segment = _local.segment = Segment()
@@ -198,6 +202,7 @@ class Segment:
         "closed",
         "lock",
         "first",
+        "held",
     )
 
     def __init__(self) -> None:
@@ -206,6 +211,7 @@ class Segment:
         self._external_slots: dict = {}  # id(array) -> its index in `externals`
         self.outputs: list = []  # (slot, weak reference to the Pending)
         self.slots = 0  # the outputs so far (a tuple output takes one slot per element)
+        self.held = 0  # the bytes of `externals`
         self.closed = False
         self.lock = threading.Lock()
         self.first: tuple = ()  # the `_shapes` key of the first op
@@ -220,6 +226,7 @@ class Segment:
         if index is None:
             index = self._external_slots[id(value)] = len(self.externals)
             self.externals.append(value)
+            self.held += value.nbytes
         return index
 
     def append(self, key: tuple, values, avals, tupled: bool):
