@@ -88,7 +88,7 @@ class _NodeMethods:
         "hooks",
         "prehooks_node",
         "retained",
-        "metadata",
+        "_metadata",
         "__weakref__",
     )
 
@@ -99,7 +99,15 @@ class _NodeMethods:
         self.retained = None  # output_nr -> weakref of a tensor that called retain_grad()
         self.hooks = None
         self.prehooks_node = None
-        self.metadata: dict = {}
+        self._metadata: dict | None = None
+
+    @property
+    def metadata(self) -> dict:
+        """PyTorch's free-form dict on a node, made on first use (most nodes never need one)."""
+        metadata = self._metadata
+        if metadata is None:
+            metadata = self._metadata = {}
+        return metadata
 
     def register_hook(self, fn):
         """Call `fn(grad_inputs, grad_outputs)` after this node's backward; it may return
