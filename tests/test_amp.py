@@ -63,14 +63,26 @@ def test_ops_run_in_pytorchs_autocast_dtype(name, fn, inputs, real_torch):
             assert_same(ours, theirs, name, tolerance=uniform(2e-2, 2e-2), names=False)
 
 
+# PyTorch's nn.LSTM under CPU autocast: its oneDNN kernel in bfloat16 (where the CPU has one).
+LSTM_AUTOCAST_DTYPES = ["torch.bfloat16"] * 3
+ONEDNN_NO_KERNEL = "could not create a primitive descriptor"
+
+
+def _lstm_dtypes(lib) -> list[str]:
+    """Result dtypes of nn.LSTM under CPU autocast: its output, h and c."""
+    lib.manual_seed(0)
+    with lib.autocast("cpu"):
+        output, (h, c) = lib.nn.LSTM(4, 4)(lib.ones(4, 1, 4))
+    return [str(t.dtype) for t in (output, h, c)]
+
+
 def _module_dtypes(lib) -> list[str]:
-    """Result dtypes of recurrent and attention modules (and BatchNorm) under CPU autocast."""
+    """Result dtypes of the other recurrent and attention modules (and BatchNorm) under CPU
+    autocast."""
     lib.manual_seed(0)
     x = lib.ones(4, 1, 4)
     dtypes = []
     with lib.autocast("cpu"):
-        output, (h, c) = lib.nn.LSTM(4, 4)(x)
-        dtypes += [output.dtype, h.dtype, c.dtype]
         for module in (lib.nn.RNN(4, 4), lib.nn.GRU(4, 4)):
             dtypes += [t.dtype for t in module(x)]
         dtypes.append(lib.nn.RNNCell(4, 4)(x[0]).dtype)
@@ -83,6 +95,17 @@ def _module_dtypes(lib) -> list[str]:
 
 def test_modules_under_autocast_give_pytorchs_dtypes(real_torch):
     assert _module_dtypes(torch) == _module_dtypes(real_torch)
+
+
+def test_lstm_under_autocast_gives_pytorchs_dtypes(real_torch):
+    try:
+        expected = _lstm_dtypes(real_torch)
+    except RuntimeError as error:  # a CPU without bfloat16 kernels (no AVX-512): oneDNN has no
+        if ONEDNN_NO_KERNEL not in str(error):  # bfloat16 LSTM, so PyTorch cannot run one
+            raise
+        expected = LSTM_AUTOCAST_DTYPES
+    assert expected == LSTM_AUTOCAST_DTYPES
+    assert _lstm_dtypes(torch) == expected
 
 
 class _Net:
