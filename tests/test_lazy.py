@@ -6,6 +6,9 @@ gradients against jax.grad and real PyTorch where the test is about numbers.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import weakref
 
@@ -25,8 +28,8 @@ DATA = np.array([0.3, -1.2, 0.8, 2.0], np.float32)  # one shape for the whole fi
 
 @pytest.fixture(autouse=True)
 def _deferral_on(monkeypatch):
-    """Deferral on (it is opt-in), and each test learns its ops' shapes anew: an op read at
-    once by an earlier test would run at its call (`test_an_op_read_at_once_stops_...`)."""
+    """Deferral on (whatever the environment says), and each test learns its ops' shapes anew:
+    an op read at once by an earlier test would run at its call (`test_an_op_read_at_...`)."""
     monkeypatch.setattr(lazy, "ENABLED", True)
     lazy._shapes.clear()
 
@@ -264,6 +267,17 @@ def test_a_deferred_value_read_inside_a_trace_is_a_constant_of_it():
 
     grad = torch.func.grad(f)(torch.tensor(DATA))
     np.testing.assert_allclose(grad.numpy(), np.cos(DATA), rtol=1e-6)
+
+
+@pytest.mark.parametrize(("value", "enabled"), [(None, True), ("1", True), ("0", False)])
+def test_deferral_is_on_unless_the_environment_switches_it_off(value, enabled):
+    env = {k: v for k, v in os.environ.items() if k != lazy.ENV}
+    if value is not None:
+        env[lazy.ENV] = value
+    script = "from autograd_compat._pure import lazy; print(lazy.ENABLED)"
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(enabled)
 
 
 def test_deferral_off_runs_every_op_at_its_call(eager_only):

@@ -11,7 +11,8 @@ raised at the op. A deferred op is appended to the calling thread's *segment* an
   exists: every op ran eagerly at these shapes before it could be deferred), so a one-off
   cell of a notebook compiles nothing new;
 - a run met again (the same ops, static arguments and wiring: the step of a loop) runs as one
-  jitted program, compiled once, that returns only the values still referenced.
+  jitted program, compiled once (the third time: `COMPILE_AFTER`), that returns only the values
+  still referenced.
 A flush gives the values the ops give one by one, rounded as each op rounds: its programs are
 compiled without XLA's fusion pass (`PER_OP_ROUNDING`), since XLA:CPU contracts a multiply and
 an add fused into one loop into a fused multiply-add, which rounds once where PyTorch rounds
@@ -24,8 +25,8 @@ A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing w
 and once the arrays it reads pass `MAX_HELD_BYTES`: a deferred op keeps its inputs alive until
 its segment is flushed, so a loop of `batch.sum()` would otherwise hold a segment's worth of
 batches.
-Opt-in for now: `AUTOGRAD_COMPAT_LAZY=1` turns deferral on (it pays on long runs of tiny ops;
-elsewhere it is within the noise: see the README's measurements).
+On by default (it saves the dispatch of every deferred op: see the README's measurements);
+`AUTOGRAD_COMPAT_LAZY=0` runs every op at its call.
 
 Nothing here knows about Tensor: `_state/tensor.LazyTensor` holds a `Pending`.
 """
@@ -49,12 +50,13 @@ from . import memory as _memory
 from .op import Op, lru_put
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
-ENABLED = os.environ.get(ENV, "0").strip().lower() in ("1", "on", "true", "yes")  # opt-in
+ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
 SMALL_ELEMENTS = 4096  # an op whose outputs are all this small is deferred
 MAX_OPS = 256  # a segment is flushed when it holds this many ops
 MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) pass this size
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
 PROGRAMS = 256  # runs of ops counted or compiled (an LRU)
+COMPILE_AFTER = 3  # a run is compiled the third time it is met: code run twice compiles nothing
 PER_OP_ROUNDING = {"xla_disable_hlo_passes": "fusion"}  # compile options of a run's program
 
 
@@ -296,12 +298,15 @@ _programs: OrderedDict = OrderedDict()  # key -> times met, or its jitted progra
 
 
 def _program(key, function, options: dict):
-    """The jitted `function` (compiled with the XLA `options`) for `key` from the second time
-    `key` is met (a run of ops met once runs op by op and compiles nothing); None before."""
+    """The jitted `function` (compiled with the XLA `options`) for `key` from the
+    `COMPILE_AFTER`-th time `key` is met; None before (the run goes op by op and compiles
+    nothing)."""
     program = _programs.get(key)
     if program is None or type(program) is int:
         seen = 1 if program is None else program + 1
-        program = executables.jit(function, compiler_options=options) if seen > 1 else seen
+        program = (
+            executables.jit(function, compiler_options=options) if seen >= COMPILE_AFTER else seen
+        )
         lru_put(_programs, key, program, PROGRAMS)
     else:
         _programs.move_to_end(key)
