@@ -218,11 +218,9 @@ class Segment:
         self.lock = threading.Lock()
         self.first: tuple = ()  # the `_shapes` key of the first op
 
-    def _ref(self, value) -> int:
-        """Where an input comes from: an output's slot s as ~s, else an external's index."""
+    def _external(self, value) -> int:
+        """The index of an input that is no output of this segment in `externals`."""
         if type(value) is Pending:
-            if value.segment is self:
-                return ~value.slot
             value = value.array  # another segment's, flushed (see `_signature`)
         index = self._external_slots.get(id(value))
         if index is None:
@@ -238,10 +236,15 @@ class Segment:
         with self.lock:
             if self.closed:
                 return None
-            refs = tuple([self._ref(v) for v in values])
+            refs = []  # where each input comes from: an output's slot s as ~s, else an external
+            for v in values:
+                if type(v) is Pending and v.segment is self:
+                    refs.append(~v.slot)
+                else:
+                    refs.append(self._external(v))
             if not self.plan:
                 self.first = key
-            self.plan.append((key[0], key[1], refs, tupled))
+            self.plan.append((key[0], key[1], tuple(refs), tupled))
             slot = self.slots
             if tupled:
                 out = tuple([Pending(self, slot + i, a) for i, a in enumerate(avals)])
