@@ -63,10 +63,7 @@ class Memory:
     def holders(self, value) -> int:
         """How many references to its root `value` the memory itself keeps (the buffer and
         the members that show the whole of it): any more, and something else holds it."""
-        buffer = self.buffer
-        if buffer is None:
-            return 1
-        return (buffer.value is value) + buffer.members.holding(value)
+        return 1 if self.buffer is None else self.buffer.holders(value)
 
 
 class GradMemory:

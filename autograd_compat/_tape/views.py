@@ -114,6 +114,11 @@ class Buffer:
         self.value = value
         self.members = Members()
 
+    def holders(self, value) -> int:
+        """How many references to `value` the buffer keeps: its root, and every member that
+        shows the whole of it (a donation check: any more, and something else holds it)."""
+        return (self.value is value) + self.members.holding(value)
+
 
 class Alias:
     """How one tensor sees its buffer (the record a tensor's `_storage` holds)."""

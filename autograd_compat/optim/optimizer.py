@@ -13,13 +13,13 @@ constructor and first-step pieces every optimizer shares.
 from __future__ import annotations
 
 import copy
+import sys
 import warnings
 from collections import defaultdict
-from collections.abc import Callable
 from itertools import chain
-from typing import Any
 
 import numpy as np
+from jax._src.array import ArrayImpl
 
 from .._pure import dtypes as _dtypes
 from .._pure import memory as _memory
@@ -28,6 +28,7 @@ from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.backward import clear_grad
 from ..nn import _arrays
+from ._rules import JitUpdate
 
 __all__ = ["Optimizer", "required"]
 
@@ -79,6 +80,25 @@ def check_arguments(*, nan_ok: bool = False, positive: bool = False, **values) -
             if isinstance(value, Tensor) and value.dim() == 0:
                 value = value.item()  # as a 0-dim torch.Tensor formats in PyTorch's f-string
             raise ValueError(f"Invalid {what}: {value}")
+
+
+def _memory_holders(tensor: Tensor, value) -> int:
+    """How many references to `value`, the tensor's value, its memory keeps (its own slot, or
+    its buffer's: `views.Buffer.holders`)."""
+    rec = tensor._storage
+    return 1 if rec is None else rec.buffer.holders(value)
+
+
+def _donatable(tensors: list, values: tuple, containers: int) -> bool:
+    """Whether nothing but its tensor's memory and the caller's `containers` tuples holds each
+    of `values` (device arrays, not tracers), so an update may donate them: a saved value of a
+    kept graph, a `detach()` the user holds or a raw array would be left deleted."""
+    return all(
+        type(values[i]) is ArrayImpl
+        # references: the memory's own, the containers and getrefcount's argument
+        and sys.getrefcount(values[i]) <= 1 + containers + _memory_holders(tensors[i], values[i])
+        for i in range(len(values))
+    )
 
 
 class Optimizer:
@@ -338,7 +358,7 @@ class Optimizer:
         """Whether the group's parameters keep state (SGD without momentum keeps none)."""
         return True
 
-    _update: Callable[..., Any]  # the jitted pure update of the subclass (_rules.jit_update)
+    _update: JitUpdate  # the jitted pure update of the subclass (_rules.jit_update)
 
     def _step_group(self, group: dict) -> None:
         """One call of the jitted update for the group's parameters that have a gradient."""
@@ -362,9 +382,14 @@ class Optimizer:
             )
         else:
             state_values = tuple((None,) * len(keys) for _ in params)
+        param_values = tuple(p._value for p in params)
+        update = type(self)._update
+        donated = _donatable(params, param_values, 1) and self._states_donatable(
+            states, state_values
+        )
         try:
-            new_params, new_states = type(self)._update(
-                tuple(p._value for p in params),
+            new_params, new_states = (update.donating if donated else update.plain)(
+                param_values,
                 tuple(p._grad._value for p in params),
                 state_values,
                 modes.runtime_input(lambda: self._hyper(group)),
@@ -389,6 +414,13 @@ class Optimizer:
                     state[key] = Tensor._wrap(value)
                 else:
                     current._set_value(value)
+
+    def _states_donatable(self, states: list, state_values: tuple) -> bool:
+        """Whether the update may donate every state array it replaces (see `_donatable`)."""
+        keys = self._state_keys
+        tensors = [s[k] for s in states for k in keys if s.get(k) is not None]
+        flat = tuple(v for values in state_values for v in values if v is not None)
+        return len(tensors) == len(flat) and _donatable(tensors, flat, 2)
 
     def step(self, closure=None):
         """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
