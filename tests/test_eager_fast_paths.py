@@ -104,7 +104,13 @@ def test_compiled_forwards_stay_in_lru_order(monkeypatch):
 
 
 class _FakeNode:
-    """What the scheduler reads of a node: its sequence number and edges."""
+    """What the scheduler reads of a node: its sequence number and edges (and, for the
+    survey, no saved values, hooks or outputs of note)."""
+
+    op = static = saved_mask = placeholders = pre_hooks = retained = hooks = prehooks_node = None
+    saved = versions = ()
+    out_meta = ((),)
+    custom = False
 
     def __init__(self, seq: int, edges: tuple) -> None:
         self.seq = seq
@@ -147,12 +153,16 @@ def test_the_schedule_is_kahns_order_on_random_graphs():
             )
             seq = 2**63 if leaf else int(rng.integers(0, 5)) if rng.random() < 0.1 else i + 10
             nodes.append(_FakeNode(seq, edges))
-        graph = _engine._discover([(nodes[-1], 0)])
+        waiting = _engine._discover([(nodes[-1], 0)])
+        graph = {node: node.edges for node in waiting}
         target = list(graph)[rng.integers(len(graph))]
-        needed = set(graph) if rng.random() < 0.5 else _engine._needed(graph, {target})
-        order, routes, position = _engine._schedule(graph, needed)
+        if rng.random() < 0.5:
+            waiting = _engine._needed(waiting, {target})
+        needed = set(waiting)
+        order, position = _engine._order(waiting)
         assert order == _reference_order(graph, needed)
         assert position == {node: i for i, node in enumerate(order)}
+        routes = _engine._survey(order, position)[1]
         for node, route in zip(order, routes):
             assert route == tuple(
                 None if e is None or e[0] not in position else (position[e[0]], e[1])

@@ -78,76 +78,64 @@ def will_execute(node) -> bool:
 
 # ----------------------------------------------------------------------------- schedule
 def _discover(roots: list) -> dict:
-    """Every node reachable from the roots, mapped to its edges (depth first, in the order
-    the schedule breaks ties by)."""
-    graph: dict = {}
+    """Every node reachable from the roots (depth first, in the order the schedule breaks ties
+    by), mapped to its number of consumers: the edges into it from the others."""
+    waiting: dict = {}
     stack = [node for node, _ in roots]
+    push = stack.append
     while stack:
         node = stack.pop()
-        if node not in graph:
-            edges = graph[node] = node.edges
-            for edge in edges:
+        if node in waiting:
+            waiting[node] += 1  # each push but a root's is one edge into the node
+        else:
+            waiting[node] = 1
+            for edge in node.edges:
                 if edge is not None:
-                    stack.append(edge[0])  # a node seen by then is skipped when popped
-    return graph
+                    push(edge[0])
+    for node, _ in roots:
+        waiting[node] -= 1
+    return waiting
 
 
-def _needed(graph: dict, targets) -> set:
-    """Nodes from which some target node can be reached (the ones worth running)."""
+def _needed(waiting: dict, targets) -> dict:
+    """`waiting` (see `_discover`) restricted to the nodes from which some target node can be
+    reached (the ones worth running); their consumers are all among them."""
     parents: dict = {}
-    for node, edges in graph.items():
-        for edge in edges:
+    for node in waiting:
+        for edge in node.edges:
             if edge is not None:
                 parents.setdefault(edge[0], []).append(node)
     needed: set = set()
-    stack = [t for t in targets if t in graph]
+    stack = [t for t in targets if t in waiting]
     while stack:
         node = stack.pop()
         if node not in needed:
             needed.add(node)
             stack.extend(parents.get(node, ()))
-    return needed
+    return {node: count for node, count in waiting.items() if node in needed}
 
 
-def _schedule(graph: dict, needed: set) -> tuple[list, list, dict]:
-    """Execution order (`_order`), per node where each of its input gradients goes (`(index of
-    the child in the order, output_nr)` or None), and each node's index in the order."""
-    order = _order(graph, needed)
-    position = {node: i for i, node in enumerate(order)}
-    routes = []
-    for node in order:
-        route = []
-        for edge in node.edges:
-            index = None if edge is None else position.get(edge[0])  # None: child not run
-            route.append(None if index is None else (index, edge[1]))
-        routes.append(tuple(route))
-    return order, routes, position
-
-
-def _order(graph: dict, needed: set) -> list:
-    """The needed nodes in Kahn's order, the newest ready node first. A node that becomes
-    the only ready one skips the heap (a chain's every node): it is the next either way."""
-    dependencies = dict.fromkeys(needed, 0)
-    for node in needed:
-        for edge in graph[node]:
-            if edge is not None and edge[0] in dependencies:
-                dependencies[edge[0]] += 1
+def _order(waiting: dict) -> tuple[list, dict]:
+    """The nodes of `waiting` (each mapped to its consumers still to run; consumed) in Kahn's
+    order, the newest ready node first, and each node's index in it. A node that becomes the
+    only ready one skips the heap (a chain's every node): it is the next either way."""
     # Ties (leaf accumulations share one sequence number) run in the order they became
     # ready, which is deterministic (not id-based) and PyTorch's for a node's edges.
     tiebreak = itertools.count()
-    ready = [(-node.seq, next(tiebreak), node) for node in graph if dependencies.get(node) == 0]
+    ready = [(-node.seq, next(tiebreak), node) for node, count in waiting.items() if count == 0]
     heapq.heapify(ready)
-    order = []
+    order: list = []
+    append = order.append
     while ready:
         node = heapq.heappop(ready)[2]
         while node is not None:
-            order.append(node)
+            append(node)
             alone = None  # the one node made ready while the heap is empty
-            for edge in graph[node]:
-                count = None if edge is None else dependencies.get(edge[0])
+            for edge in node.edges:
+                count = None if edge is None else waiting.get(edge[0])
                 if count is None:
                     continue
-                dependencies[edge[0]] = count - 1
+                waiting[edge[0]] = count - 1
                 if count == 1:
                     if alone is None and not ready:
                         alone = edge[0]
@@ -157,22 +145,30 @@ def _order(graph: dict, needed: set) -> list:
                         alone = None
                     heapq.heappush(ready, (-edge[0].seq, next(tiebreak), edge[0]))
             node = alone
-    return order
+    return order, dict(zip(order, range(len(order))))
 
 
-def _survey(order: list) -> tuple:
+def _survey(order: list, position: dict) -> tuple:
     """One pass over the scheduled nodes before any runs: PyTorch's checks of each node (a
-    freed graph, a saved value modified in place since); the outputs per node (0 marks a
-    leaf's AccumulateGrad: one input, no call); the leaves' indices; and whether the fused
-    executor may not run it (hooks, custom Function nodes, too many edges)."""
+    freed graph, a saved value modified in place since), and what the executors read of it.
+
+    Returns the outputs per node (0 marks a leaf's AccumulateGrad: one input, no call); per
+    node where each of its input gradients goes (`(index of the child in the order,
+    output_nr)`, or None: no gradient or a child not run); the leaves' indices; each node's
+    step (`_step`); and whether the fused executor may not run the graph (hooks, custom
+    Function nodes, too many edges)."""
     arities = []
+    routes: list = []
     leaves = []
+    steps: list = []
     stepwise = len(order) > FUSE_MAX_NODES
     edges = 0
     for index, node in enumerate(order):
         if isinstance(node, AccumulateGrad):
             arities.append(0)
+            routes.append(())
             leaves.append(index)
+            steps.append(None)
             variable = node.variable
             if variable._hooks_leaf or variable._post_accumulate_hooks:
                 stepwise = True
@@ -183,12 +179,22 @@ def _survey(order: list) -> tuple:
                 if entry[0][0] != entry[1]:
                     _check_versions(node)
             arities.append(len(node.out_meta))
-            edges += len(node.edges)
+            node_edges = node.edges
+            edges += len(node_edges)
+            routes.append(
+                tuple(
+                    [
+                        None if e is None or e[0] not in position else (position[e[0]], e[1])
+                        for e in node_edges
+                    ]
+                )
+            )
+            steps.append(_step(node))
             if node.custom or node.pre_hooks or node.retained:
                 stepwise = True
         if node.hooks or node.prehooks_node:
             stepwise = True
-    return tuple(arities), leaves, stepwise or edges > FUSE_MAX_EDGES
+    return tuple(arities), routes, leaves, steps, stepwise or edges > FUSE_MAX_EDGES
 
 
 def _propagate(arities, routes, seeds, captures: dict, n_targets: int, ready, call) -> list:
@@ -290,19 +296,20 @@ def run_backward(
             raise RuntimeError(_errors.NO_GRAD_FN.format(index=index))
         roots.append(edge)
     grads = [_validate_root(i, o, g) for i, (o, g) in enumerate(zip(outputs, grad_outputs))]
-    graph = _discover(roots)
+    waiting = _discover(roots)
     target_edges = [t._grad_edge() for t in targets] if targets is not None else []
-    needed = _needed(graph, {n for n, _ in target_edges}) if targets is not None else set(graph)
-    order, routes, position = _schedule(graph, needed)
+    if targets is not None:
+        waiting = _needed(waiting, {n for n, _ in target_edges})
+    order, position = _order(waiting)
     seeds = [(position[n], nr, g) for (n, nr), g in zip(roots, grads) if n in position]
     captures: dict = {}
     for target_index, (node, output_nr) in enumerate(target_edges):
         if node in position:
             captures.setdefault(position[node], []).append((output_nr, target_index))
-    arities, leaves, stepwise = _survey(order)
+    arities, routes, leaves, steps, stepwise = _survey(order, position)
     sinks = [i for i in leaves if targets is None or i in captures] if accumulate else []
     plan = (arities, routes, seeds, captures, sinks, len(target_edges))
-    fused = None if stepwise else _fused_for(order, plan, create_graph)
+    fused = None if stepwise else _fused_for(steps, order, plan, create_graph)
     # Grad mode and the task stack are set inside the `try` and restored in its `finally`
     # inline: a context manager's __enter__/__exit__ are Python calls, where an interrupt
     # (KeyboardInterrupt from a signal handler) can land before the flag is restored.
@@ -534,19 +541,27 @@ class _Structure(tuple):
         return self.hash
 
 
-def _fused_for(order: list, plan: tuple, create_graph: bool):
+def _fused_for(steps: list, order: list, plan: tuple, create_graph: bool):
     """The fused function for a backward whose nodes allow it (see `_survey`), or None to run
     it stepwise: the first `FUSE_AFTER - 1` times a structure is seen, and under
     create_graph, anomaly mode or an autograd.functional trace."""
     if create_graph or modes.anomaly or modes.traces:
         return None
     arities, routes, seeds, captures, sinks, n_targets = plan
-    steps = tuple([_step(node) for node in order])
     seed_key = tuple((i, nr, g._stored.shape, g._stored.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
     existing = tuple(order[i].variable._grad is not None for i in sinks)
     structure = _Structure(
-        (steps, arities, tuple(routes), seed_key, capture_key, n_targets, tuple(sinks), existing)
+        (
+            tuple(steps),
+            arities,
+            tuple(routes),
+            seed_key,
+            capture_key,
+            n_targets,
+            tuple(sinks),
+            existing,
+        )
     )
     fused = lru_get(_fused, structure)
     if fused is None:
