@@ -250,13 +250,13 @@ def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
     and raises any error).
 
     The pass walks that structure's order and checks the graph against it: each node's step,
-    edges and where they go (which places every node), no hooks, no saved value freed or
-    modified in place, no saved tensors hooks (their unpack would run before the graph is
-    known to fit), and its nodes but the leaves newest first. Kahn's order of a graph of one
-    structure is then the same (it depends on the structure and on how the sequence numbers of
-    the nodes compare, and these compare alike), as are the plan and the fused function. The
-    pass also reads the saved values (deferred ones computed unless a segment is open: see
-    `_run_fused`) and lists the nodes that have some to release."""
+    edges and where they go (which places every node, each in one place), no hooks, no saved
+    value freed or modified in place, no saved tensors hooks (their unpack would run before
+    the graph is known to fit), and its nodes but the leaves newest first. Kahn's order of a
+    graph of one structure is then the same (it depends on the structure and on how the
+    sequence numbers of the nodes compare, and these compare alike), as are the plan and the
+    fused function. The pass also reads the saved values (deferred ones computed unless a
+    segment is open: see `_run_fused`) and lists the nodes that have some to release."""
     root, output_nr = root_edge
     structure = _hot.get(type(root))
     if structure is None:
@@ -267,61 +267,64 @@ def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
         return None
     order: list = [None] * len(steps)  # each node, placed by the first edge to it
     order[0] = root
-    position = {root: 0}
-    saved = []
-    releases = []
+    saved: list = []
+    releases: list = []
+    keep, release = saved.append, releases.append
     resolve = _lazy.open_segment() is None
     newest = 2**63  # a leaf's AccumulateGrad's number, above every Node's
-    for index, step in enumerate(steps):
-        node = order[index]
+    for node, step, route in zip(order, steps, routes):  # (order fills up ahead of the loop)
         if step is None:
             if type(node) is not AccumulateGrad or node.hooks or node.prehooks_node:
                 return None
             variable = node.variable
             if variable._hooks_leaf or variable._post_accumulate_hooks:
                 return None
-            saved.append(())
+            keep(())
             continue
+        seq = node.seq
         if (
-            type(node) is PackedNode
-            or node.seq >= newest
+            seq >= newest
+            or type(node) is PackedNode
             or node.custom
-            or node.saved is None
-            or _step(node) != step
-        ):
-            return None  # (a freed graph: `_survey` raises PyTorch's error)
-        newest = node.seq
+            or (node.op, node.static, node.saved_mask, node.placeholders, node.out_meta) != step
+        ):  # (`_step` inline: its call would cost a tenth of the pass)
+            return None
+        newest = seq
         if node.pre_hooks or node.retained or node.hooks or node.prehooks_node:
             return None
         for entry in node.versions:
             if entry[0][0] != entry[1]:
                 return None
         values = node.saved
+        if values is None:  # a freed graph: `_survey` raises PyTorch's error
+            return None
         if resolve:
             for value in values:
                 if type(value) is _lazy.Pending:  # (check_saved computes them all)
                     values = node.check_saved()
                     break
-        saved.append(values)
+        keep(values)
         if node.had_saved:
-            releases.append(node)
+            release(node)
         edges = node.edges
-        route = routes[index]
         if len(edges) != len(route):
             return None
         for edge, where in zip(edges, route):
-            if where is None or edge is None:
-                if where is not edge:
+            if edge is None:
+                if where is not None:
                     return None
                 continue
-            child, k = edge[0], where[0]
-            if edge[1] != where[1] or position.setdefault(child, k) != k:
+            if where is None or edge[1] != where[1]:
                 return None
+            k = where[0]
             placed = order[k]
             if placed is None:
-                order[k] = child
-            elif placed is not child:
+                order[k] = edge[0]
+            elif placed is not edge[0]:
                 return None
+    position = dict(zip(order, range(len(order))))
+    if len(position) != len(order):  # a node in two places
+        return None
     if tuple([order[i].variable._grad is not None for i in sinks]) != existing:
         return None
     fused = lru_get(_fused, structure)
