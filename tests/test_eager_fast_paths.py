@@ -104,7 +104,13 @@ def test_compiled_forwards_stay_in_lru_order(monkeypatch):
 
 
 class _FakeNode:
-    """What the scheduler reads of a node: its sequence number and edges."""
+    """What the scheduler reads of a node: its sequence number and edges (and, for the
+    survey, no saved values, hooks or outputs of note)."""
+
+    op = static = saved_mask = placeholders = pre_hooks = retained = hooks = prehooks_node = None
+    saved = versions = ()
+    out_meta = ((),)
+    custom = False
 
     def __init__(self, seq: int, edges: tuple) -> None:
         self.seq = seq
@@ -147,14 +153,114 @@ def test_the_schedule_is_kahns_order_on_random_graphs():
             )
             seq = 2**63 if leaf else int(rng.integers(0, 5)) if rng.random() < 0.1 else i + 10
             nodes.append(_FakeNode(seq, edges))
-        graph = _engine._discover([(nodes[-1], 0)])
+        waiting = _engine._discover([(nodes[-1], 0)])
+        graph = {node: node.edges for node in waiting}
         target = list(graph)[rng.integers(len(graph))]
-        needed = set(graph) if rng.random() < 0.5 else _engine._needed(graph, {target})
-        order, routes, position = _engine._schedule(graph, needed)
+        if rng.random() < 0.5:
+            waiting = _engine._needed(waiting, {target})
+        needed = set(waiting)
+        order, position = _engine._order(waiting)
         assert order == _reference_order(graph, needed)
         assert position == {node: i for i, node in enumerate(order)}
+        routes = _engine._survey(order, position)[1]
         for node, route in zip(order, routes):
             assert route == tuple(
                 None if e is None or e[0] not in position else (position[e[0]], e[1])
                 for e in node.edges
             )
+
+
+def _random_graph(shape_seed: int, value_seed: int, swap: bool = False):
+    """A loss from a random program of unary and binary ops over three leaves (fan-out, a
+    value used twice, unused leaves): the program is fixed by `shape_seed`, the values by
+    `value_seed`. `swap` records the two halves of the program in the other order (the same
+    graph, other sequence numbers)."""
+    rng = np.random.default_rng(shape_seed)
+    values = np.random.default_rng(value_seed).standard_normal((3, 4)).astype(np.float32)
+    leaves = [torch.tensor(v, requires_grad=True) for v in values]
+    program = []
+    for i in range(int(rng.integers(1, 12))):
+        kind = int(rng.integers(4))
+        program.append((kind, int(rng.integers(3 + i)), int(rng.integers(3 + i))))
+
+    def run(pool, steps) -> None:
+        for kind, a, b in steps:
+            x, y = pool[a % len(pool)], pool[b % len(pool)]
+            pool.append((x.sin(), x * y, x + y * 2, x.tanh() * x)[kind])
+
+    halves = [program[: len(program) // 2], program[len(program) // 2 :]]
+    pools = [list(leaves), list(leaves)]
+    for half in reversed(range(2)) if swap else range(2):
+        run(pools[half], halves[half])
+    picks = pools[0][3:] + pools[1][3:] or leaves[:1]
+    return sum(v.sum() for v in picks[-3:]), leaves
+
+
+def test_the_hot_schedule_is_the_general_one_or_none_on_random_graphs():
+    """Graphs of a structure fused before get their schedule from it (`_hot_schedule`); any
+    other graph whose root is of the same class gets None or, where its structure is the same,
+    the same schedule."""
+    hits = 0
+    for case in range(40):
+        for value_seed in range(_engine.FUSE_AFTER):  # the structure is fused, and remembered
+            loss, _ = _random_graph(case, value_seed)
+            loss.backward()
+        for other, swap in ((case, False), (case, True), (case + 1, False)):
+            loss, _ = _random_graph(other, 7, swap)
+            edge, grad = loss._grad_edge(), _engine._validate_root(0, loss, None)
+            general = _engine._schedule([edge], [grad], None, True, False)
+            hot = _engine._hot_schedule(edge, grad)
+            if hot is not None:
+                hits += 1
+                assert hot[0] == general[0] and hot[1] == general[1]
+                assert hot[2][2] == general[2][2] and hot[2][4] == general[2][4]
+                assert hot[2][0] == general[2][0] and list(hot[2][1]) == general[2][1]
+                assert hot[3] is general[3]
+                leaf = _engine.AccumulateGrad
+                assert hot[4] == [() if isinstance(n, leaf) else n.check_saved() for n in hot[0]]
+            else:
+                assert other != case or swap or general[3] is None
+    assert hits >= 40
+
+
+def test_the_hot_schedule_keeps_the_backwards_semantics(monkeypatch):
+    """A hot graph whose saved value was modified, whose graph was freed or that has a hook
+    raises or runs as the general path does."""
+    hits = []
+    hot_schedule = _engine._hot_schedule
+
+    def logged(*args):
+        hits.append(hot_schedule(*args))
+        return hits[-1]
+
+    monkeypatch.setattr(_engine, "_hot_schedule", logged)
+    for _ in range(_engine.FUSE_AFTER + 1):
+        loss, leaves = _random_graph(3, 0)
+        loss.backward()
+    grads = [leaf.grad for leaf in leaves]
+    loss, leaves = _random_graph(3, 0)
+    loss.backward(retain_graph=True)
+    loss.backward()
+    for leaf, grad in zip(leaves, grads):
+        assert (leaf.grad is None) == (grad is None)
+        if grad is not None:
+            np.testing.assert_allclose(leaf.grad.numpy(), 2 * grad.numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
+    assert hits[-3] is not None and hits[-1] is None  # (the second: .grad exists, a new key)
+    loss, leaves = _random_graph(3, 0)
+    seen = []
+    loss.grad_fn.register_hook(lambda *args: seen.append(1))
+    loss.backward()
+    assert seen == [1] and hits[-1] is None
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for i in range(_engine.FUSE_AFTER + 3):  # (the first makes x.grad: a new key)
+        y = x * 1
+        z = (y * y).sum()
+        if i == _engine.FUSE_AFTER + 2:
+            y.add_(1)
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                z.backward()
+        else:
+            z.backward()
+    assert hits[-2] is not None and hits[-1] is None

@@ -40,7 +40,13 @@ from .._state.node import AccumulateGrad, SavedRef
 from .._state.tensor import Tensor
 from .._tape.record import apply
 from . import anomaly as _anomaly
-from .hooks import run_node_hooks, run_node_prehooks, run_post_accumulate_hooks, run_tensor_hooks
+from .hooks import (
+    PackedNode,
+    run_node_hooks,
+    run_node_prehooks,
+    run_post_accumulate_hooks,
+    run_tensor_hooks,
+)
 
 FUSE_AFTER = 2  # a graph structure is fused the second time it is seen
 FUSE_MAX_NODES = 512  # larger graphs would spend more in XLA compilation than they save
@@ -50,6 +56,7 @@ FUSED_SIZE = 128  # fused backwards kept (an LRU of compiled functions)
 _seen: OrderedDict = OrderedDict()
 _fused: OrderedDict = OrderedDict()
 _fused_big: dict = {}  # fused function -> whether an output may exceed memory.BLOCK_ELEMENTS
+_hot: dict = {}  # a root's node class -> the structure of the last backward fused from one
 # `.grad` accumulation is a read-modify-write: backwards in several threads into one leaf must
 # not lose a term (PyTorch locks per AccumulateGrad). One lock; held for the add and store only.
 _accumulation = threading.RLock()
@@ -78,76 +85,64 @@ def will_execute(node) -> bool:
 
 # ----------------------------------------------------------------------------- schedule
 def _discover(roots: list) -> dict:
-    """Every node reachable from the roots, mapped to its edges (depth first, in the order
-    the schedule breaks ties by)."""
-    graph: dict = {}
+    """Every node reachable from the roots (depth first, in the order the schedule breaks ties
+    by), mapped to its number of consumers: the edges into it from the others."""
+    waiting: dict = {}
     stack = [node for node, _ in roots]
+    push = stack.append
     while stack:
         node = stack.pop()
-        if node not in graph:
-            edges = graph[node] = node.edges
-            for edge in edges:
+        if node in waiting:
+            waiting[node] += 1  # each push but a root's is one edge into the node
+        else:
+            waiting[node] = 1
+            for edge in node.edges:
                 if edge is not None:
-                    stack.append(edge[0])  # a node seen by then is skipped when popped
-    return graph
+                    push(edge[0])
+    for node, _ in roots:
+        waiting[node] -= 1
+    return waiting
 
 
-def _needed(graph: dict, targets) -> set:
-    """Nodes from which some target node can be reached (the ones worth running)."""
+def _needed(waiting: dict, targets) -> dict:
+    """`waiting` (see `_discover`) restricted to the nodes from which some target node can be
+    reached (the ones worth running); their consumers are all among them."""
     parents: dict = {}
-    for node, edges in graph.items():
-        for edge in edges:
+    for node in waiting:
+        for edge in node.edges:
             if edge is not None:
                 parents.setdefault(edge[0], []).append(node)
     needed: set = set()
-    stack = [t for t in targets if t in graph]
+    stack = [t for t in targets if t in waiting]
     while stack:
         node = stack.pop()
         if node not in needed:
             needed.add(node)
             stack.extend(parents.get(node, ()))
-    return needed
+    return {node: count for node, count in waiting.items() if node in needed}
 
 
-def _schedule(graph: dict, needed: set) -> tuple[list, list, dict]:
-    """Execution order (`_order`), per node where each of its input gradients goes (`(index of
-    the child in the order, output_nr)` or None), and each node's index in the order."""
-    order = _order(graph, needed)
-    position = {node: i for i, node in enumerate(order)}
-    routes = []
-    for node in order:
-        route = []
-        for edge in node.edges:
-            index = None if edge is None else position.get(edge[0])  # None: child not run
-            route.append(None if index is None else (index, edge[1]))
-        routes.append(tuple(route))
-    return order, routes, position
-
-
-def _order(graph: dict, needed: set) -> list:
-    """The needed nodes in Kahn's order, the newest ready node first. A node that becomes
-    the only ready one skips the heap (a chain's every node): it is the next either way."""
-    dependencies = dict.fromkeys(needed, 0)
-    for node in needed:
-        for edge in graph[node]:
-            if edge is not None and edge[0] in dependencies:
-                dependencies[edge[0]] += 1
+def _order(waiting: dict) -> tuple[list, dict]:
+    """The nodes of `waiting` (each mapped to its consumers still to run; consumed) in Kahn's
+    order, the newest ready node first, and each node's index in it. A node that becomes the
+    only ready one skips the heap (a chain's every node): it is the next either way."""
     # Ties (leaf accumulations share one sequence number) run in the order they became
     # ready, which is deterministic (not id-based) and PyTorch's for a node's edges.
     tiebreak = itertools.count()
-    ready = [(-node.seq, next(tiebreak), node) for node in graph if dependencies.get(node) == 0]
+    ready = [(-node.seq, next(tiebreak), node) for node, count in waiting.items() if count == 0]
     heapq.heapify(ready)
-    order = []
+    order: list = []
+    append = order.append
     while ready:
         node = heapq.heappop(ready)[2]
         while node is not None:
-            order.append(node)
+            append(node)
             alone = None  # the one node made ready while the heap is empty
-            for edge in graph[node]:
-                count = None if edge is None else dependencies.get(edge[0])
+            for edge in node.edges:
+                count = None if edge is None else waiting.get(edge[0])
                 if count is None:
                     continue
-                dependencies[edge[0]] = count - 1
+                waiting[edge[0]] = count - 1
                 if count == 1:
                     if alone is None and not ready:
                         alone = edge[0]
@@ -157,22 +152,30 @@ def _order(graph: dict, needed: set) -> list:
                         alone = None
                     heapq.heappush(ready, (-edge[0].seq, next(tiebreak), edge[0]))
             node = alone
-    return order
+    return order, dict(zip(order, range(len(order))))
 
 
-def _survey(order: list) -> tuple:
+def _survey(order: list, position: dict) -> tuple:
     """One pass over the scheduled nodes before any runs: PyTorch's checks of each node (a
-    freed graph, a saved value modified in place since); the outputs per node (0 marks a
-    leaf's AccumulateGrad: one input, no call); the leaves' indices; and whether the fused
-    executor may not run it (hooks, custom Function nodes, too many edges)."""
+    freed graph, a saved value modified in place since), and what the executors read of it.
+
+    Returns the outputs per node (0 marks a leaf's AccumulateGrad: one input, no call); per
+    node where each of its input gradients goes (`(index of the child in the order,
+    output_nr)`, or None: no gradient or a child not run); the leaves' indices; each node's
+    step (`_step`); and whether the fused executor may not run the graph (hooks, custom
+    Function nodes, too many edges)."""
     arities = []
+    routes: list = []
     leaves = []
+    steps: list = []
     stepwise = len(order) > FUSE_MAX_NODES
     edges = 0
     for index, node in enumerate(order):
         if isinstance(node, AccumulateGrad):
             arities.append(0)
+            routes.append(())
             leaves.append(index)
+            steps.append(None)
             variable = node.variable
             if variable._hooks_leaf or variable._post_accumulate_hooks:
                 stepwise = True
@@ -183,12 +186,152 @@ def _survey(order: list) -> tuple:
                 if entry[0][0] != entry[1]:
                     _check_versions(node)
             arities.append(len(node.out_meta))
-            edges += len(node.edges)
+            node_edges = node.edges
+            edges += len(node_edges)
+            routes.append(
+                tuple(
+                    [
+                        None if e is None or e[0] not in position else (position[e[0]], e[1])
+                        for e in node_edges
+                    ]
+                )
+            )
+            steps.append(_step(node))
             if node.custom or node.pre_hooks or node.retained:
                 stepwise = True
         if node.hooks or node.prehooks_node:
             stepwise = True
-    return tuple(arities), leaves, stepwise or edges > FUSE_MAX_EDGES
+    return tuple(arities), routes, leaves, steps, stepwise or edges > FUSE_MAX_EDGES
+
+
+def _schedule(roots: list, grads: list, targets, accumulate: bool, create_graph: bool) -> tuple:
+    """A backward's schedule, found from the graph alone: its order, each node's index in it,
+    the plan the executors follow (`_propagate`'s arguments but the callbacks, with the indices
+    of the leaves that accumulate), the fused function to run it with (`_fused_for`) or None,
+    the saved values for it (None: `_run_fused` reads them) and the nodes to release after it.
+    Raises PyTorch's errors for a node that cannot run (`_survey`) before any runs."""
+    waiting = _discover(roots)
+    target_edges = [t._grad_edge() for t in targets] if targets is not None else []
+    if targets is not None:
+        waiting = _needed(waiting, {n for n, _ in target_edges})
+    order, position = _order(waiting)
+    seeds = [(position[n], nr, g) for (n, nr), g in zip(roots, grads) if n in position]
+    captures: dict = {}
+    for target_index, (node, output_nr) in enumerate(target_edges):
+        if node in position:
+            captures.setdefault(position[node], []).append((output_nr, target_index))
+    arities, routes, leaves, steps, stepwise = _survey(order, position)
+    sinks = [i for i in leaves if targets is None or i in captures] if accumulate else []
+    plan = (arities, routes, seeds, captures, sinks, len(target_edges))
+    fused = None
+    if not stepwise and _may_fuse(create_graph):
+        structure = _structure(steps, order, plan)
+        fused = _fused_for(structure)
+        if fused is not None and targets is None and accumulate and len(roots) == 1:
+            _remember(order, structure)
+    return order, position, plan, fused, None, order
+
+
+def _remember(order: list, structure: tuple) -> None:
+    """Keep a fused backward's structure as the one `_hot_schedule` tries for the next graph
+    whose root is a node of the same class, if its order is sure to repeat on a graph of that
+    structure: its nodes but the leaves' ran newest first (the case of any graph recorded by
+    ops: a node is newer than its inputs), so that no choice between ready nodes depended on
+    more than that."""
+    seqs = [node.seq for node in order if not isinstance(node, AccumulateGrad)]
+    if all(newer > older for newer, older in zip(seqs, seqs[1:])):
+        _hot[type(order[0])] = structure
+
+
+def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
+    """`_schedule`'s result for a backward from one root that accumulates into every leaf,
+    found in one pass when its graph has the structure `_remember` kept for its root's class
+    (the backward of a training step, met again); None when it may not (then `_schedule` runs,
+    and raises any error).
+
+    The pass walks that structure's order and checks the graph against it: each node's step,
+    edges and where they go (which places every node, each in one place), no hooks, no saved
+    value freed or modified in place, no saved tensors hooks (their unpack would run before
+    the graph is known to fit), and its nodes but the leaves newest first. Kahn's order of a
+    graph of one structure is then the same (it depends on the structure and on how the
+    sequence numbers of the nodes compare, and these compare alike), as are the plan and the
+    fused function. The pass also reads the saved values (deferred ones computed unless a
+    segment is open: see `_run_fused`) and lists the nodes that have some to release."""
+    root, output_nr = root_edge
+    structure = _hot.get(type(root))
+    if structure is None:
+        return None
+    steps, arities, routes, seed_key, _, _, sinks, existing = structure
+    stored = grad._stored
+    if seed_key[0] != (0, output_nr, stored.shape, stored.dtype):
+        return None
+    order: list = [None] * len(steps)  # each node, placed by the first edge to it
+    order[0] = root
+    saved: list = []
+    releases: list = []
+    keep, release = saved.append, releases.append
+    resolve = _lazy.open_segment() is None
+    newest = 2**63  # a leaf's AccumulateGrad's number, above every Node's
+    for node, step, route in zip(order, steps, routes):  # (order fills up ahead of the loop)
+        if step is None:
+            if type(node) is not AccumulateGrad or node.hooks or node.prehooks_node:
+                return None
+            variable = node.variable
+            if variable._hooks_leaf or variable._post_accumulate_hooks:
+                return None
+            keep(())
+            continue
+        seq = node.seq
+        if (
+            seq >= newest
+            or type(node) is PackedNode
+            or node.custom
+            or (node.op, node.static, node.saved_mask, node.placeholders, node.out_meta) != step
+        ):  # (`_step` inline: its call would cost a tenth of the pass)
+            return None
+        newest = seq
+        if node.pre_hooks or node.retained or node.hooks or node.prehooks_node:
+            return None
+        for entry in node.versions:
+            if entry[0][0] != entry[1]:
+                return None
+        values = node.saved
+        if values is None:  # a freed graph: `_survey` raises PyTorch's error
+            return None
+        if resolve:
+            for value in values:
+                if type(value) is _lazy.Pending:  # (check_saved computes them all)
+                    values = node.check_saved()
+                    break
+        keep(values)
+        if node.had_saved:
+            release(node)
+        edges = node.edges
+        if len(edges) != len(route):
+            return None
+        for edge, where in zip(edges, route):
+            if edge is None:
+                if where is not None:
+                    return None
+                continue
+            if where is None or edge[1] != where[1]:
+                return None
+            k = where[0]
+            placed = order[k]
+            if placed is None:
+                order[k] = edge[0]
+            elif placed is not edge[0]:
+                return None
+    position = dict(zip(order, range(len(order))))
+    if len(position) != len(order):  # a node in two places
+        return None
+    if tuple([order[i].variable._grad is not None for i in sinks]) != existing:
+        return None
+    fused = lru_get(_fused, structure)
+    if fused is None:
+        return None
+    plan: tuple = (arities, routes, [(0, output_nr, grad)], {}, list(sinks), 0)
+    return order, position, plan, fused, saved, releases
 
 
 def _propagate(arities, routes, seeds, captures: dict, n_targets: int, ready, call) -> list:
@@ -290,19 +433,13 @@ def run_backward(
             raise RuntimeError(_errors.NO_GRAD_FN.format(index=index))
         roots.append(edge)
     grads = [_validate_root(i, o, g) for i, (o, g) in enumerate(zip(outputs, grad_outputs))]
-    graph = _discover(roots)
-    target_edges = [t._grad_edge() for t in targets] if targets is not None else []
-    needed = _needed(graph, {n for n, _ in target_edges}) if targets is not None else set(graph)
-    order, routes, position = _schedule(graph, needed)
-    seeds = [(position[n], nr, g) for (n, nr), g in zip(roots, grads) if n in position]
-    captures: dict = {}
-    for target_index, (node, output_nr) in enumerate(target_edges):
-        if node in position:
-            captures.setdefault(position[node], []).append((output_nr, target_index))
-    arities, leaves, stepwise = _survey(order)
-    sinks = [i for i in leaves if targets is None or i in captures] if accumulate else []
-    plan = (arities, routes, seeds, captures, sinks, len(target_edges))
-    fused = None if stepwise else _fused_for(order, plan, create_graph)
+    scheduled = None
+    if targets is None and accumulate and len(roots) == 1 and _may_fuse(create_graph):
+        scheduled = _hot_schedule(roots[0], grads[0])
+    if scheduled is None:
+        scheduled = _schedule(roots, grads, targets, accumulate, create_graph)
+    order, position, plan, fused, saved, releases = scheduled
+    _, _, seeds, _, sinks, n_targets = plan
     # Grad mode and the task stack are set inside the `try` and restored in its `finally`
     # inline: a context manager's __enter__/__exit__ are Python calls, where an interrupt
     # (KeyboardInterrupt from a signal handler) can land before the flag is restored.
@@ -318,17 +455,17 @@ def run_backward(
             captured, pending, after = _run_stepwise(order, plan, create_graph)
             if not create_graph:  # the gradients, computed by one call (`_pure/lazy`); under
                 _lazy.flush_current()  # create_graph they join the next backward's program
-            if accumulate and targets is not None:
+            if accumulate and n_targets:
                 pending.extend(_target_grads(targets, captured))
             with _accumulation:
-                _commit(_entries(pending, create_graph), order, retain_graph)
+                _commit(_entries(pending, create_graph), releases, retain_graph)
             _run_after_hooks(after)
         else:
             with _accumulation:  # existing grads are read, summed into and stored as one step
-                captured, entries = _run_fused(fused, order, seeds, sinks, retain_graph)
-                if accumulate and targets is not None:
+                captured, entries = _run_fused(fused, order, saved, seeds, sinks, retain_graph)
+                if accumulate and n_targets:
                     entries += _entries(_target_grads(targets, captured), False)
-                _commit(entries, order, retain_graph)
+                _commit(entries, releases, retain_graph)
     finally:
         state.enabled = previous
         del stack[depth:]
@@ -449,27 +586,28 @@ def _array_entry(tensor: Tensor, total) -> tuple:
     return (tensor, old, total, old._version_counter[0] + 1)
 
 
-def _store(entries: list, order: list, retain_graph: bool) -> None:
-    """Write every `.grad` update and free the graph; idempotent (safe to run twice)."""
+def _store(entries: list, releases: list, retain_graph: bool) -> None:
+    """Write every `.grad` update and free the graph (`releases`: its nodes, or those of them
+    that saved values); idempotent (safe to run twice)."""
     for tensor, grad, value, version in entries:
         tensor._grad = grad
         if value is not None:  # in place: the same object stays, even one with a grad_fn
             grad._set_value(value)
             grad._version_counter[0] = version
     if not retain_graph:
-        for node in order:
+        for node in releases:
             node.release()
 
 
-def _commit(entries: list, order: list, retain_graph: bool) -> None:
+def _commit(entries: list, releases: list, retain_graph: bool) -> None:
     """The commit point of a backward: store all `.grad` updates and free the graph. An
     exception inside (an interrupt from a signal handler) first finishes the (idempotent)
     store, then propagates: `.grad` is never left half-accumulated, and a backward that
     stored its gradients has freed its graph, so a retry cannot count them twice."""
     try:
-        _store(entries, order, retain_graph)
+        _store(entries, releases, retain_graph)
     except BaseException:
-        _store(entries, order, retain_graph)
+        _store(entries, releases, retain_graph)
         raise
 
 
@@ -534,20 +672,37 @@ class _Structure(tuple):
         return self.hash
 
 
-def _fused_for(order: list, plan: tuple, create_graph: bool):
-    """The fused function for a backward whose nodes allow it (see `_survey`), or None to run
-    it stepwise: the first `FUSE_AFTER - 1` times a structure is seen, and under
-    create_graph, anomaly mode or an autograd.functional trace."""
-    if create_graph or modes.anomaly or modes.traces:
-        return None
+def _may_fuse(create_graph: bool) -> bool:
+    """Whether the fused executor may run a backward now: not under create_graph, anomaly mode
+    or an autograd.functional trace."""
+    return not (create_graph or modes.anomaly or modes.traces)
+
+
+def _structure(steps: list, order: list, plan: tuple) -> _Structure:
+    """A backward's structure (the key of its fused function): what each node's call depends
+    on besides its values, the plan, and which leaves have a `.grad` to add to."""
     arities, routes, seeds, captures, sinks, n_targets = plan
-    steps = tuple([_step(node) for node in order])
     seed_key = tuple((i, nr, g._stored.shape, g._stored.dtype) for i, nr, g in seeds)
     capture_key = tuple(sorted((i, tuple(v)) for i, v in captures.items()))
     existing = tuple(order[i].variable._grad is not None for i in sinks)
-    structure = _Structure(
-        (steps, arities, tuple(routes), seed_key, capture_key, n_targets, tuple(sinks), existing)
+    return _Structure(
+        (
+            tuple(steps),
+            arities,
+            tuple(routes),
+            seed_key,
+            capture_key,
+            n_targets,
+            tuple(sinks),
+            existing,
+        )
     )
+
+
+def _fused_for(structure: _Structure):
+    """The fused function for a backward of this structure whose nodes allow it (see `_survey`
+    and `_may_fuse`), or None to run it stepwise: the first `FUSE_AFTER - 1` times a structure
+    is seen."""
     fused = lru_get(_fused, structure)
     if fused is None:
         count = _seen.get(structure, 0) + 1
@@ -587,20 +742,24 @@ def _fused_backward(structure: tuple):
     return executables.jit(backward)
 
 
-def _run_fused(fused, order: list, seeds: list, sinks: list, retain_graph: bool) -> tuple:
-    """Run the backward as one call of its fused function (call under `_accumulation`):
-    the captured gradients and the leaves' `.grad` updates, for `_commit`. Deferred ops
-    whose values the nodes saved run in the same call (`_pure/lazy.call_with_deferred`)."""
+def _run_fused(fused, order: list, saved, seeds: list, sinks: list, retain_graph: bool) -> tuple:
+    """Run the backward as one call of its fused function (call under `_accumulation`) on the
+    nodes' saved values (None: read here): the captured gradients and the leaves' `.grad`
+    updates, for `_commit`. Deferred ops whose values the nodes saved run in the same call
+    (`_pure/lazy.call_with_deferred`)."""
     leaves = [order[i].variable for i in sinks]
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
     args = ([g._value for _, _, g in seeds], existing)
     result = None
     segment = _lazy.open_segment()
     if segment is not None:  # the values the nodes saved may be deferred: one call for both
-        saved = [() if isinstance(node, AccumulateGrad) else node.saved_values() for node in order]
+        if saved is None:
+            saved = [() if isinstance(n, AccumulateGrad) else n.saved_values() for n in order]
         result = _lazy.call_with_deferred(segment, fused, saved, args, retain_graph)
+        saved = None  # (when there is no result, the call computed the deferred values)
     if result is None:
-        saved = [() if isinstance(node, AccumulateGrad) else node.check_saved() for node in order]
+        if saved is None:
+            saved = [() if isinstance(n, AccumulateGrad) else n.check_saved() for n in order]
         try:
             result = fused(saved, *args)
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
