@@ -217,7 +217,9 @@ def test_the_hot_schedule_is_the_general_one_or_none_on_random_graphs():
                 assert hot[2][0] == general[2][0] and list(hot[2][1]) == general[2][1]
                 assert hot[3] is general[3]
                 leaf = _engine.AccumulateGrad
-                assert hot[4] == [() if isinstance(n, leaf) else n.check_saved() for n in hot[0]]
+                # (with a deferred run open the hot pass keeps its Pending values, as stored)
+                kept = [tuple(_lazy.resolved(values)) for values in hot[4]]
+                assert kept == [() if isinstance(n, leaf) else n.check_saved() for n in hot[0]]
             else:
                 assert other != case or swap or general[3] is None
     assert hits >= 40

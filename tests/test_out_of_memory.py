@@ -56,7 +56,9 @@ attempt("randn", lambda: torch.randn(10**11))
 attempt("randperm", lambda: torch.randperm(10**11))
 attempt("one_hot", lambda: torch.nn.functional.one_hot(torch.arange(100000), 100000))
 attempt("backward", lambda: w.sum().backward())
+raw = w._value  # held elsewhere: the step cannot write over it, so it must allocate
 attempt("step", lambda: opt.step())
+del raw
 def inplace():
     with torch.no_grad():
         w.mul_(2.0)
@@ -68,6 +70,9 @@ results["unchanged"] = [
     np.array_equal(w.grad.numpy(), grad),
     np.array_equal(opt.state[w]["momentum_buffer"].numpy(), momentum),
 ]
+resource.setrlimit(resource.RLIMIT_AS, (vm() + 150 * 2**20, resource.RLIM_INFINITY))
+attempt("step_in_place", lambda: opt.step())  # donated: written over w, no new memory
+resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 w.sum().backward()  # and the model still trains
 opt.step()
 results["trains"] = bool(np.isfinite(w.detach().numpy()).all())
@@ -103,6 +108,7 @@ def test_out_of_memory_fails_at_the_op_and_keeps_the_model():
             "memory)"
         ), (name, text)
     assert results["unchanged"] == [True, True, True]
+    assert results["step_in_place"] == ["returned", "NoneType"]  # as PyTorch's in-place step
     assert results["grad_enabled"] and results["trains"]
 
 
