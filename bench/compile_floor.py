@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
-from run import _cell, _geomean, _ratio, _time
+from run import _cell, _geomean, _ratio, _time, sampling
 from workloads import WORKLOADS
 
 import autograd_compat as ours
@@ -50,10 +50,7 @@ def _floor_call(entry: _Entry):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter samples")
-    args = parser.parse_args()
-    repeats, target_s = (3, 0.05) if args.quick else (9, 0.2)
+    _, repeats, target_s = sampling(argparse.ArgumentParser(description=__doc__))
     print("| workload | ours compiled µs | floor µs | jax.jit µs | compiled/jit | floor/jit |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from run import _cell, _geomean, _ratio, _time, real_torch
+from run import _cell, _geomean, _ratio, _time, real_torch, sampling
 from workloads import WORKLOADS
 
 import autograd_compat as ours
@@ -34,10 +34,7 @@ def _switched(step, compute, enabled: bool):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter samples")
-    args = parser.parse_args()
-    repeats, target_s = (3, 0.05) if args.quick else (9, 0.2)
+    _, repeats, target_s = sampling(argparse.ArgumentParser(description=__doc__))
     print(
         "| workload | deferred µs | at each call µs | torch eager µs | deferred/torch "
         "| at call/torch |"

@@ -116,12 +116,19 @@ def _cell(value, digits: int) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def sampling(parser: argparse.ArgumentParser) -> tuple[argparse.Namespace, int, float]:
+    """The command line (with `--quick`: fewer, shorter samples), the samples per column and
+    the seconds a sample lasts."""
     parser.add_argument("--quick", action="store_true", help="fewer, shorter samples")
-    parser.add_argument("--only", default="", help="run the workloads whose name has this text")
     args = parser.parse_args()
     repeats, target_s = (3, 0.05) if args.quick else (9, 0.2)
+    return args, repeats, target_s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", default="", help="run the workloads whose name has this text")
+    args, repeats, target_s = sampling(parser)
     rows, notes = [], []
     for workload in [w for w in WORKLOADS if args.only in w.name]:
         step, compute = workload.torch_code(ours)

@@ -7,16 +7,10 @@ inline) against one still being computed by a worker thread."""
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
-import sys
 import textwrap
 
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from fresh_process import run_json
 
 # A matrix product long enough (tens of ms) that an asynchronous call returns before it ends.
 SCRIPT = textwrap.dedent(
@@ -40,14 +34,7 @@ SCRIPT = textwrap.dedent(
 
 
 def _run(env_value: str | None) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "AUTOGRAD_COMPAT_CPU_ASYNC"}
-    if env_value is not None:
-        env["AUTOGRAD_COMPAT_CPU_ASYNC"] = env_value
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=env, cwd=ROOT, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return run_json(SCRIPT, "AUTOGRAD_COMPAT_CPU_ASYNC", env_value)
 
 
 def test_programs_run_inline_by_default():

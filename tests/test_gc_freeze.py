@@ -4,16 +4,10 @@ The freeze happens once per process, at the import, so each case runs in a fresh
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
-import sys
 import textwrap
 
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from fresh_process import run_json
 
 # Whether the import froze objects, and whether a cycle made after it is still collected.
 SCRIPT = textwrap.dedent(
@@ -38,15 +32,7 @@ SCRIPT = textwrap.dedent(
 
 
 def _run(env_value: str | None) -> dict:
-    env = dict(os.environ)
-    env.pop("AUTOGRAD_COMPAT_GC_FREEZE", None)
-    if env_value is not None:
-        env["AUTOGRAD_COMPAT_GC_FREEZE"] = env_value
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return run_json(SCRIPT, "AUTOGRAD_COMPAT_GC_FREEZE", env_value)
 
 
 def test_the_import_freezes_its_objects_and_later_cycles_are_still_collected():
