@@ -116,16 +116,10 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
     """Make the Node for one op application and wrap its outputs as its results."""
     edges, requires = [], []
     for x in inputs:
-        if isinstance(x, Tensor) and x._requires_grad:
-            requires.append(True)
-            node = x._grad_fn  # the common edge, of a non-leaf that is no view, without a call
-            plain = node is not None and x._storage is None
-            edges.append((node, x.output_nr) if plain else x._grad_edge())
-        else:
-            requires.append(False)
-            edges.append(None)
-    pattern = (op.saves, tuple(requires))
-    saved_mask, had_saved = _MASKS.get(pattern) or _mask_of(*pattern)
+        live = isinstance(x, Tensor) and x._requires_grad
+        requires.append(live)
+        edges.append(x._grad_edge() if live else None)
+    saved_mask, had_saved = _mask_of(op.saves, tuple(requires))
     if modes.inference_seen:
         check_inference_saved(inputs, saved_mask)
     watch_inputs = op.saves != "output"
@@ -135,8 +129,7 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
             saved.append(value)
             if watch_inputs and isinstance(x, Tensor):
                 counter = x._version_counter
-                ref = weakref.ref(x) if x._storage is None else saved_ref(x)  # a view's: more
-                versions.append((counter, counter[0], ref))
+                versions.append((counter, counter[0], saved_ref(x)))
         else:
             placeholders.append((value.shape, value.dtype))
     if type(out) is tuple:
