@@ -10,7 +10,7 @@ from ._pure import xla_workarounds as _xla_workarounds  # noqa: I001
 from ._pure import compile_cache as _compile_cache  # JAX's persistent cache, per user
 from ._pure import cpu_dispatch as _cpu_dispatch  # XLA:CPU programs run on the caller's thread
 from ._pure import dtypes as _dtypes
-from ._pure import gc_freeze as _gc_freeze  # last line: full collections skip the import
+from ._pure import gc_freeze as _gc_freeze  # called at the end of this file
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
 from . import (

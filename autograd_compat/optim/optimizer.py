@@ -420,7 +420,7 @@ class Optimizer:
         keys = self._state_keys
         tensors = [s[k] for s in states for k in keys if s.get(k) is not None]
         flat = tuple(v for values in state_values for v in values if v is not None)
-        return len(tensors) == len(flat) and _donatable(tensors, flat, 2)
+        return _donatable(tensors, flat, 2)
 
     def step(self, closure=None):
         """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
