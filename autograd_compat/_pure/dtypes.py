@@ -112,6 +112,9 @@ def set_default_dtype(d: dtype) -> None:
 
 def from_jax(jax_dtype) -> dtype:
     """The PyTorch dtype for a JAX/numpy dtype; TypeError for one PyTorch does not have."""
+    found = _BY_JAX.get(jax_dtype)  # a numpy dtype object (what arrays carry): no conversion
+    if found is not None:
+        return found
     try:
         return _BY_JAX[np.dtype(jax_dtype)]
     except KeyError:

@@ -47,7 +47,7 @@ from jax._src.array import ArrayImpl
 
 from . import executables
 from . import memory as _memory
-from .op import Op, lru_put
+from .op import HashedTuple, Op, lru_put
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
 ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
@@ -63,12 +63,13 @@ PER_OP_ROUNDING = {"xla_disable_hlo_passes": "fusion"}  # compile options of a r
 class Pending:
     """A deferred op's output: its aval now, its array once its segment was flushed."""
 
-    __slots__ = ("segment", "slot", "aval", "array", "__weakref__")
+    __slots__ = ("segment", "slot", "aval", "known", "array", "__weakref__")
 
-    def __init__(self, segment: Segment, slot: int, aval) -> None:
+    def __init__(self, segment: Segment, slot: int, aval, known: Known) -> None:
         self.segment = segment
         self.slot = slot
         self.aval = aval
+        self.known = known  # what `learn` found for the op that makes it
         self.array = None
 
     @property
@@ -107,7 +108,26 @@ def resolved(values, learning: bool = False):
 
 
 # ----------------------------------------------------------------------------- output shapes
-_shapes: dict = {}  # (op, static, input avals) -> (output aval or tuple of them, tupled) | None
+class Known:
+    """What one eager run of an op taught about its applications at some input avals (`learn`):
+    its output avals (a tuple of them when `tupled`) and their (shape, dtype) pairs (`meta`),
+    the input avals (`inputs`; a numpy input's is its (shape, dtype)) and the static arguments.
+    `notes`: a dict the caller fills with what it derives from these (the recorder's node
+    recipes), found with the Pending outputs, without a lookup of its own."""
+
+    __slots__ = ("avals", "tupled", "meta", "inputs", "static", "notes")
+
+    def __init__(self, avals, tupled: bool, inputs: tuple, static: tuple) -> None:
+        self.avals = avals
+        self.tupled = tupled
+        outputs = avals if tupled else (avals,)
+        self.meta = tuple([(a.shape, a.dtype) for a in outputs])
+        self.inputs = inputs
+        self.static = static
+        self.notes: dict = {}
+
+
+_shapes: dict = {}  # (op, static, input avals) -> Known | None (outputs too big to defer)
 LEARN = object()  # `defer`'s answer when the op's output shapes are not known yet: run, `learn`
 
 
@@ -144,10 +164,11 @@ def learn(op: Op, static: tuple, values, out) -> None:
     if type(out) is tuple:
         avals = tuple(getattr(o, "aval", None) for o in out)  # (None: not an array output)
         small = all(a is not None and prod(a.shape) <= SMALL_ELEMENTS for a in avals)
-        _shapes[(op, static, sig)] = (avals, True) if small else None
+        _shapes[(op, static, sig)] = Known(avals, True, sig, static) if small else None
     else:
         aval = out.aval
-        _shapes[(op, static, sig)] = (aval, False) if prod(aval.shape) <= SMALL_ELEMENTS else None
+        small = prod(aval.shape) <= SMALL_ELEMENTS
+        _shapes[(op, static, sig)] = Known(aval, False, sig, static) if small else None
 
 
 def defer(op: Op, static: tuple, values):
@@ -166,10 +187,10 @@ def defer(op: Op, static: tuple, values):
     known = _shapes.get(key, LEARN)
     if known is None or known is LEARN:
         return known
-    out = segment.append(key, values, *known)
+    out = segment.append(key, values, known)
     if out is None:  # another thread flushed this segment (it read one of its values)
         segment = _local.segment = Segment()
-        out = segment.append(key, values, *known)
+        out = segment.append(key, values, known)
     return out
 
 
@@ -226,13 +247,17 @@ class Segment:
         if index is None:
             index = self._external_slots[id(value)] = len(self.externals)
             self.externals.append(value)
-            self.held += value.nbytes
+            if type(value) is np.ndarray:
+                self.held += value.nbytes
+            else:  # (a jax.Array's `nbytes` costs ~0.5 us; its aval has the same)
+                aval = value.aval
+                self.held += prod(aval.shape) * aval.dtype.itemsize
         return index
 
-    def append(self, key: tuple, values, avals, tupled: bool):
-        """Add one op (its `_shapes` key: op, static arguments, input avals) on `values`
-        (arrays, or Pending outputs); its Pending output(s), or None if the segment was closed
-        meanwhile."""
+    def append(self, key: tuple, values, known: Known):
+        """Add one op (its `_shapes` key: op, static arguments, input avals, and what is known
+        of it there) on `values` (arrays, or Pending outputs); its Pending output(s), or None
+        if the segment was closed meanwhile."""
         with self.lock:
             if self.closed:
                 return None
@@ -244,15 +269,17 @@ class Segment:
                     refs.append(self._external(v))
             if not self.plan:
                 self.first = key
-            self.plan.append((key[0], key[1], tuple(refs), tupled))
+            tupled = known.tupled
+            # (`known.static`: one object for every application, compared by identity)
+            self.plan.append((key[0], known.static, tuple(refs), tupled))
             slot = self.slots
             if tupled:
-                out = tuple([Pending(self, slot + i, a) for i, a in enumerate(avals)])
+                out = tuple([Pending(self, slot + i, a, known) for i, a in enumerate(known.avals)])
                 self.slots = slot + len(out)
                 for p in out:
                     self.outputs.append((p.slot, weakref.ref(p)))
                 return out
-            pending = Pending(self, slot, avals)
+            pending = Pending(self, slot, known.avals, known)
             self.slots = slot + 1
             self.outputs.append((slot, weakref.ref(pending)))
             return pending
@@ -285,7 +312,7 @@ class Segment:
         plan = tuple(self.plan)
         if len(plan) > 1:
             function = functools.partial(_traced_plan, plan, wanted)
-            program = _program((plan, wanted), function, PER_OP_ROUNDING)
+            program = _program(HashedTuple((plan, wanted)), function, PER_OP_ROUNDING)
             if program is not None:
                 return program(*self.externals)
         return _run_plan(self.externals, plan, wanted)
@@ -374,7 +401,7 @@ def call_with_deferred(segment: Segment, function, saved: list, args: tuple, kee
         segment.close()
         extra = _referenced(segment, counts, keep_all)
         plan = tuple(segment.plan)
-        key = (function, plan, layout, tuple([p.slot for p in extra]))
+        key = HashedTuple((function, plan, layout, tuple([p.slot for p in extra])))
         combined = functools.partial(_with_plan, function, plan, layout, key[3])
         program = _program(key, combined, {})  # fused, as the backward alone is
         if program is not None:

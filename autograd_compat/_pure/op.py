@@ -35,6 +35,18 @@ JVP_PER_OP = 32  # jitted forward-mode functions per op
 CONSTANTS = 1024  # cached 0-d arrays of `constant`
 
 
+class HashedTuple(tuple):
+    """A tuple as a cache key, its hash computed once: a deep key (a backward's structure, a
+    run of deferred ops) costs ~0.1 us an element to hash, and an LRU lookup hashes its key
+    twice (`get`, `move_to_end`)."""
+
+    def __init__(self, items: tuple) -> None:
+        self.hash = tuple.__hash__(self)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+
 def lru_put(cache: OrderedDict, key, value, size: int) -> None:
     """Insert `key` into the LRU `cache` (an OrderedDict, most recent last), keeping `size`
     entries at most: the least recently used goes first. Hits call `cache.move_to_end(key)`."""

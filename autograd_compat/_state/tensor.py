@@ -491,11 +491,14 @@ class LazyTensor(_ComputedOnRead):
     def _device_value(stored):
         return stored.result()
 
-
-def pending_output(tensor: Tensor) -> Tensor:
-    """Make `tensor`, fresh from `Tensor._wrap` of a Pending value, a LazyTensor."""
-    tensor.__class__ = LazyTensor
-    return tensor
+    @classmethod
+    def _wrap(cls, value, grad_fn=None, output_nr: int = 0) -> Tensor:
+        """A LazyTensor of `value`, a Pending: made a plain Tensor first, since `_init_fields`
+        writes `_value` (which makes a LazyTensor a plain Tensor)."""
+        t = object.__new__(Tensor)
+        t._init_fields(value, grad_fn, output_nr)
+        t.__class__ = LazyTensor
+        return t
 
 
 PLAIN_TYPES = frozenset({Tensor, HostTensor, _PassedHostTensor, LazyTensor})  # no user subclass

@@ -32,7 +32,7 @@ from .._pure import errors as _errors
 from .._pure import executables
 from .._pure import lazy as _lazy
 from .._pure import memory as _memory
-from .._pure.op import constant, lru_get, lru_put, vjp_of
+from .._pure.op import HashedTuple, constant, lru_get, lru_put, vjp_of
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -661,15 +661,8 @@ def _run_stepwise(order: list, plan: tuple, create_graph: bool) -> tuple:
 
 
 # ----------------------------------------------------------------------------- fused
-class _Structure(tuple):
-    """A backward's structure as a cache key, its hash computed once: a deep hash costs ~0.1 us
-    a node, and an LRU lookup hashes its key twice (`get`, `move_to_end`)."""
-
-    def __init__(self, items: tuple) -> None:
-        self.hash = tuple.__hash__(self)
-
-    def __hash__(self) -> int:
-        return self.hash
+class _Structure(HashedTuple):
+    """A backward's structure as a cache key (its hash computed once)."""
 
 
 def _may_fuse(create_graph: bool) -> bool:

@@ -22,7 +22,7 @@ from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import node_class, saved_ref
-from .._state.tensor import LazyTensor, Tensor, pending_output
+from .._state.tensor import LazyTensor, Tensor
 from . import autocast as _autocast
 from . import hooks as _hooks
 
@@ -80,10 +80,10 @@ def apply(op: Op, *inputs, **static):
     deferred = _lazy.defer(op, key, values) if _lazy.ENABLED else None
     if deferred is not None and deferred is not _lazy.LEARN:
         if live and op.differentiable and _grad_mode._state.enabled:
-            return _lazy_results(_record(op, key, inputs, values, deferred))
+            return _record_deferred(op, inputs, values, deferred)
         if type(deferred) is tuple:
-            return tuple([pending_output(Tensor._wrap(o)) for o in deferred])
-        return pending_output(Tensor._wrap(deferred))
+            return tuple([LazyTensor._wrap(o) for o in deferred])
+        return LazyTensor._wrap(deferred)
     if pending:
         values = _lazy.resolved(values, deferred is _lazy.LEARN)
     try:
@@ -103,61 +103,94 @@ def apply(op: Op, *inputs, **static):
     return Tensor._wrap(out)
 
 
-def _lazy_results(result):
-    """The results of a recorded deferred op, made LazyTensors."""
-    if type(result) is tuple:
-        for t in result:
-            pending_output(t)
-        return result
-    return pending_output(result)
+def _recipe(op: Op, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
+    """What every node of `op` on inputs of these shapes, dtypes and requires_grad flags
+    shares: (saved mask, whether it holds saved primals, the (shape, dtype) of each input not
+    saved, `out_meta`, its class, whether it watches its inputs' versions (else its result's),
+    which outputs are inexact). `inputs_meta`: each input's (shape, dtype), or what has them."""
+    saved_mask, had_saved = _mask_of(op.saves, requires)
+    placeholders = tuple(
+        [
+            m if type(m) is tuple else (m.shape, m.dtype)
+            for m, s in zip(inputs_meta, saved_mask)
+            if not s
+        ]
+    )
+    inexact = tuple([meta[1] in INEXACT for meta in out_meta])
+    return (
+        saved_mask,
+        had_saved,
+        placeholders,
+        out_meta,
+        node_class(op),
+        op.saves != "output",
+        inexact,
+    )
+
+
+def _requires(inputs: tuple) -> tuple:
+    """Whether each input is a Tensor that requires grad."""
+    requires = []  # (a loop: a comprehension costs a function call in Python 3.11)
+    for x in inputs:
+        requires.append(isinstance(x, Tensor) and x._requires_grad)
+    return tuple(requires)
+
+
+def _record_deferred(op: Op, inputs: tuple, values: list, out):
+    """`_record` for a deferred op (`out`: its Pending outputs), its recipe kept with what
+    `_pure/lazy` knows of the op at these shapes: made once per requires_grad pattern, its
+    tuples are the same objects node after node (the engine's hot pass compares them)."""
+    known = (out[0] if type(out) is tuple else out).known
+    requires = _requires(inputs)
+    recipe = known.notes.get(requires)
+    if recipe is None:
+        recipe = known.notes[requires] = _recipe(op, requires, known.inputs, known.meta)
+    return _make_node(op, known.static, inputs, values, out, requires, recipe, LazyTensor)
 
 
 def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
     """Make the Node for one op application and wrap its outputs as its results."""
-    edges, requires = [], []
-    for x in inputs:
-        live = isinstance(x, Tensor) and x._requires_grad
-        requires.append(live)
-        edges.append(x._grad_edge() if live else None)
-    saved_mask, had_saved = _mask_of(op.saves, tuple(requires))
-    if modes.inference_seen:
-        check_inference_saved(inputs, saved_mask)
-    watch_inputs = op.saves != "output"
-    saved, placeholders, versions = [], [], []
-    for x, value, s in zip(inputs, values, saved_mask):
-        if s:
-            saved.append(value)
-            if watch_inputs and isinstance(x, Tensor):
-                counter = x._version_counter
-                versions.append((counter, counter[0], saved_ref(x)))
-        else:
-            placeholders.append((value.shape, value.dtype))
+    requires = _requires(inputs)
     if type(out) is tuple:
         out_meta = tuple([(o.aval.shape, o.aval.dtype) for o in out])
     else:
         aval = out.aval
         out_meta = ((aval.shape, aval.dtype),)
-    node = node_class(op)(
+    recipe = _recipe(op, requires, values, out_meta)
+    return _make_node(op, key, inputs, values, out, requires, recipe, Tensor)
+
+
+def _make_node(op: Op, key: tuple, inputs, values, out, requires, recipe: tuple, cls: type[Tensor]):
+    """The Node of one op application (`recipe`: see `_recipe`) and its results, of `cls`."""
+    saved_mask, had_saved, placeholders, out_meta, node_cls, watch_inputs, inexact = recipe
+    if modes.inference_seen:
+        check_inference_saved(inputs, saved_mask)
+    edges, saved, versions = [], [], []  # (one loop, not comprehensions: see `_requires`)
+    for x, value, r, s in zip(inputs, values, requires, saved_mask):
+        edges.append(x._grad_edge() if r else None)
+        if s:
+            saved.append(value)
+            if watch_inputs and isinstance(x, Tensor):
+                counter = x._version_counter
+                versions.append((counter, counter[0], saved_ref(x)))
+    node = node_cls(
         op,
         key,
         tuple(edges),
         tuple(saved),
         saved_mask,
-        tuple(placeholders),
+        placeholders,
         tuple(versions),
         out_meta,
         had_saved,
     )
     if type(out) is tuple:
         return tuple(
-            [
-                Tensor._wrap(o, node, nr) if meta[1] in INEXACT else Tensor._wrap(o)
-                for nr, (o, meta) in enumerate(zip(out, out_meta))
-            ]
+            [cls._wrap(o, node, nr) if inexact[nr] else cls._wrap(o) for nr, o in enumerate(out)]
         )
-    if out_meta[0][1] not in INEXACT:
-        return Tensor._wrap(out)
-    result = Tensor._wrap(out, node, 0)
+    if not inexact[0]:
+        return cls._wrap(out)
+    result = cls._wrap(out, node, 0)
     if not watch_inputs:
         node.versions = ((result._version_counter, 0, weakref.ref(result), op._result_label),)
     return result
