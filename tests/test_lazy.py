@@ -190,6 +190,26 @@ def test_double_backward_through_deferred_ops_matches_jax():
         np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5)
 
 
+def test_a_create_graph_backward_defers_its_vjp_ops_on_the_deferred_forward():
+    """grad(create_graph=True) computes nothing: its vjp ops chain on the deferred forward, so
+    the backward that follows computes the forward and both derivatives in one program."""
+
+    def f(x):
+        return jnp.sum(jnp.sin(x) * x**3)
+
+    first = jax.grad(f)(DATA)
+    second = jax.grad(lambda x: jnp.sum(jax.grad(f)(x)))(DATA)
+    for step in range(lazy.COMPILE_AFTER + 1):
+        x = torch.tensor(DATA, requires_grad=True)
+        y = torch.sin(x) * x**3
+        (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+        if step > 0:  # (the first run learns the ops' shapes)
+            assert type(g) is LazyTensor and y._stored.array is None  # nothing computed yet
+        g.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), second, rtol=1e-5)
+        np.testing.assert_allclose(g.detach().numpy(), first, rtol=1e-5)
+
+
 def test_a_long_run_of_ops_is_flushed_in_segments():
     x = torch.tensor(DATA)
     y = x

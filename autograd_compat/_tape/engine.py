@@ -37,7 +37,7 @@ from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import AccumulateGrad, SavedRef
-from .._state.tensor import Tensor
+from .._state.tensor import LazyTensor, Tensor
 from .._tape.record import apply
 from . import anomaly as _anomaly
 from .hooks import (
@@ -451,7 +451,8 @@ def run_backward(
         stack.append((next(_task_ids), position))
         state.enabled = create_graph
         if fused is None:
-            _lazy.flush_current()  # one call computes every deferred value the nodes saved
+            if not create_graph:  # one call computes every deferred value the nodes saved;
+                _lazy.flush_current()  # under create_graph, the vjp ops defer on them
             captured, pending, after = _run_stepwise(order, plan, create_graph)
             if not create_graph:  # the gradients, computed by one call (`_pure/lazy`); under
                 _lazy.flush_current()  # create_graph they join the next backward's program
@@ -520,12 +521,13 @@ def _traced(op, *args, **static):
 def _saved_primal(node, value, index: int) -> Tensor:
     """A saved primal as a Tensor that keeps its place in the graph (for create_graph)."""
     edge = node.edges[index]
+    cls = LazyTensor if type(value) is _lazy.Pending else Tensor
     if edge is None:
-        return Tensor._wrap(value)
+        return cls._wrap(value)
     source, output_nr = edge
     if isinstance(source, AccumulateGrad):
         return source.variable
-    return Tensor._wrap(value, source, output_nr)
+    return cls._wrap(value, source, output_nr)
 
 
 def _call_node(node, cts: list, create_graph: bool) -> list:
@@ -533,10 +535,12 @@ def _call_node(node, cts: list, create_graph: bool) -> list:
     the saved values (as Tensors in the graph under create_graph). One gradient per edge."""
     if node.custom:
         return node._call_backward(cts, create_graph)
-    primals = node.check_saved()
-    if create_graph:
+    if create_graph:  # (deferred values stay deferred: the recorded vjp ops chain on them)
+        primals = node.saved_values()
         saved_index = [i for i, s in enumerate(node.saved_mask) if s]
         primals = [_saved_primal(node, v, i) for v, i in zip(primals, saved_index)]
+    else:
+        primals = node.check_saved()
     requires = tuple(edge is not None for edge in node.edges)
     step = _step(node)
     assert step is not None  # only a Node is called (a leaf's AccumulateGrad never is)
