@@ -109,22 +109,20 @@ def _recipe(op: Op, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
     saved, `out_meta`, its class, whether it watches its inputs' versions (else its result's),
     which outputs are inexact). `inputs_meta`: each input's (shape, dtype), or what has them."""
     saved_mask, had_saved = _mask_of(op.saves, requires)
-    placeholders = tuple(
-        [
-            m if type(m) is tuple else (m.shape, m.dtype)
-            for m, s in zip(inputs_meta, saved_mask)
-            if not s
-        ]
-    )
-    inexact = tuple([meta[1] in INEXACT for meta in out_meta])
+    placeholders, inexact = [], []  # (loops: an op run at its call makes a recipe each time)
+    for m, s in zip(inputs_meta, saved_mask):
+        if not s:
+            placeholders.append(m if type(m) is tuple else (m.shape, m.dtype))
+    for meta in out_meta:
+        inexact.append(meta[1] in INEXACT)
     return (
         saved_mask,
         had_saved,
-        placeholders,
+        tuple(placeholders),
         out_meta,
         node_class(op),
         op.saves != "output",
-        inexact,
+        tuple(inexact),
     )
 
 
