@@ -417,21 +417,27 @@ def call_with_deferred(segment: Segment, function, saved: list, args: tuple, kee
 
 def _layout(segment: Segment, saved: list) -> tuple:
     """Where each saved value comes from (a slot s of `segment` as ~s, else an index into the
-    concrete values), the concrete values, and how often each Pending of `segment` appears."""
+    concrete values, each array once), the concrete values, and how often each Pending of
+    `segment` appears (by slot)."""
     layout = []
     concrete: list = []
+    places: dict = {}  # id(array) -> its index in `concrete`: each array is passed once
     counts: dict = {}
     for values in saved:
         entry = []
         for value in values:
             if type(value) is Pending:
                 if value.segment is segment and value.array is None:
-                    entry.append(~value.slot)
-                    counts[id(value)] = counts.get(id(value), 0) + 1
+                    slot = value.slot
+                    entry.append(~slot)
+                    counts[slot] = counts.get(slot, 0) + 1
                     continue
                 value = value.result()
-            entry.append(len(concrete))
-            concrete.append(value)
+            place = places.get(id(value))
+            if place is None:  # (a constant many nodes saved: `y * 1.01` in a loop)
+                place = places[id(value)] = len(concrete)
+                concrete.append(value)
+            entry.append(place)
         layout.append(tuple(entry))
     return tuple(layout), concrete, counts
 
@@ -444,7 +450,7 @@ def _referenced(segment: Segment, counts: dict, keep_all: bool) -> list:
         pending = ref()
         # references: `pending` here, getrefcount's argument, and the saved tuples counted
         if pending is not None and pending.array is None:
-            if keep_all or sys.getrefcount(pending) > 2 + counts.get(id(pending), 0):
+            if keep_all or sys.getrefcount(pending) > 2 + counts.get(pending.slot, 0):
                 extra.append(pending)
     return extra
 
