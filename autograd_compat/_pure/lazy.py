@@ -51,7 +51,7 @@ from .op import HashedTuple, Op, lru_put
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
 ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
-SMALL_ELEMENTS = 65536  # an op whose outputs are all this small is deferred
+SMALL_ELEMENTS = 16384  # an op whose outputs are all this small is deferred
 MAX_OPS = 256  # a segment is flushed when it holds this many ops
 MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) pass this size
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
