@@ -96,7 +96,7 @@ class Pending:
         if array is None:
             segment = self.segment
             if len(segment.plan) == 1 and not segment.closed and not learning:  # read at once:
-                _shapes[segment.first] = None  # deferring it gains nothing; it runs at its call
+                segment.first.deferrable = False  # deferring it gains nothing: run it at its call
             segment.flush()
             array = self.array
         return array
@@ -112,12 +112,15 @@ class Known:
     """What one eager run of an op taught about its applications at some input avals (`learn`):
     its output avals (a tuple of them when `tupled`) and their (shape, dtype) pairs (`meta`),
     the input avals (`inputs`; a numpy input's is its (shape, dtype)) and the static arguments.
-    `notes`: a dict the caller fills with what it derives from these (the recorder's node
-    recipes), found with the Pending outputs, without a lookup of its own."""
+    `deferrable`: whether the op is deferred there (its outputs are small, and its result is
+    not read at once). `notes`: a dict the caller fills with what it derives from these (the
+    recorder's node recipes), found with the Pending outputs or `defer`'s answer, without a
+    lookup of its own."""
 
-    __slots__ = ("avals", "tupled", "meta", "inputs", "static", "notes")
+    __slots__ = ("avals", "tupled", "meta", "inputs", "static", "deferrable", "notes")
 
-    def __init__(self, avals, tupled: bool, inputs: tuple, static: tuple) -> None:
+    def __init__(self, avals, tupled: bool, inputs: tuple, static: tuple, deferrable: bool) -> None:
+        self.deferrable = deferrable
         self.avals = avals
         self.tupled = tupled
         outputs = avals if tupled else (avals,)
@@ -127,7 +130,7 @@ class Known:
         self.notes: dict = {}
 
 
-_shapes: dict = {}  # (op, static, input avals) -> Known | None (outputs too big to defer)
+_shapes: dict = {}  # (op, static, input avals) -> Known | None (an output is not an array)
 LEARN = object()  # `defer`'s answer when the op's output shapes are not known yet: run, `learn`
 
 
@@ -163,18 +166,22 @@ def learn(op: Op, static: tuple, values, out) -> None:
         _shapes.clear()
     if type(out) is tuple:
         avals = tuple(getattr(o, "aval", None) for o in out)  # (None: not an array output)
-        small = all(a is not None and prod(a.shape) <= SMALL_ELEMENTS for a in avals)
-        _shapes[(op, static, sig)] = Known(avals, True, sig, static) if small else None
+        if None in avals:
+            _shapes[(op, static, sig)] = None
+        else:
+            small = all(prod(a.shape) <= SMALL_ELEMENTS for a in avals)
+            _shapes[(op, static, sig)] = Known(avals, True, sig, static, small)
     else:
         aval = out.aval
         small = prod(aval.shape) <= SMALL_ELEMENTS
-        _shapes[(op, static, sig)] = Known(aval, False, sig, static) if small else None
+        _shapes[(op, static, sig)] = Known(aval, False, sig, static, small)
 
 
 def defer(op: Op, static: tuple, values):
-    """The Pending output(s) of `op` on `values`, appended to this thread's segment; None when
-    the op runs now (an output is big, or an input is not an array), `LEARN` when it runs now
-    and its output shapes are to be learnt."""
+    """The Pending output(s) of `op` on `values`, appended to this thread's segment; else the
+    op runs now: its `Known` where it is not deferrable (an output is big, its result is read
+    at once), `LEARN` where its output shapes are to be learnt, None otherwise (an input or an
+    output is not an array)."""
     segment = _local.segment
     if segment is None or len(segment.plan) >= MAX_OPS or segment.held > MAX_HELD_BYTES:
         if segment is not None:
@@ -185,7 +192,7 @@ def defer(op: Op, static: tuple, values):
         return None
     key = (op, static, sig)
     known = _shapes.get(key, LEARN)
-    if known is None or known is LEARN:
+    if known is None or known is LEARN or not known.deferrable:
         return known
     out = segment.append(key, values, known)
     if out is None:  # another thread flushed this segment (it read one of its values)
@@ -237,7 +244,7 @@ class Segment:
         self.held = 0  # the bytes of `externals`
         self.closed = False
         self.lock = threading.Lock()
-        self.first: tuple = ()  # the `_shapes` key of the first op
+        self.first: Known | None = None  # what is known of the first op
 
     def _external(self, value) -> int:
         """The index of an input that is no output of this segment in `externals`."""
@@ -268,7 +275,7 @@ class Segment:
                 else:
                     refs.append(self._external(v))
             if not self.plan:
-                self.first = key
+                self.first = known
             tupled = known.tupled
             # (`known.static`: one object for every application, compared by identity)
             self.plan.append((key[0], known.static, tuple(refs), tupled))

@@ -151,7 +151,9 @@ class Node(_NodeMethods):
         self.versions = versions
         self.out_meta = out_meta
         self.had_saved = had_saved  # saved primals to free (a view op's positions are not)
-        self._init_hooks(next(_sequence))
+        self.seq = next(_sequence)  # (`_init_hooks` inline: a node is made per op)
+        self.pre_hooks = self.retained = self.hooks = self.prehooks_node = None
+        self._metadata = None
 
     def name(self) -> str:
         """PyTorch's name for this node, e.g. "MulBackward0"."""

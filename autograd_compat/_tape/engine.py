@@ -37,7 +37,7 @@ from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import AccumulateGrad, SavedRef
-from .._state.tensor import LazyTensor, Tensor
+from .._state.tensor import LazyTensor, Tensor, program_input
 from .._tape.record import apply
 from . import anomaly as _anomaly
 from .hooks import (
@@ -746,7 +746,8 @@ def _run_fused(fused, order: list, saved, seeds: list, sinks: list, retain_graph
     (`_pure/lazy.call_with_deferred`)."""
     leaves = [order[i].variable for i in sinks]
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
-    args = ([g._value for _, _, g in seeds], existing)
+    args = ([program_input(g) for _, _, g in seeds], existing)  # (`y.backward(tensor(v))`'s
+    # host copy goes to the program as it is: no device array of our own, see HostTensor)
     result = None
     segment = _lazy.open_segment()
     if segment is not None:  # the values the nodes saved may be deferred: one call for both

@@ -18,6 +18,7 @@ from math import prod
 from .._pure import executables
 from .._pure import lazy as _lazy
 from .._pure import memory as _memory
+from .._pure.lazy import Known, Pending
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -64,6 +65,7 @@ def apply(op: Op, *inputs, **static):
     if modes.special:
         return _apply_special(op, inputs, static)
     values = []
+    requires = []  # whether each input is a Tensor that requires grad
     live = pending = False
     for x in inputs:
         if isinstance(x, Tensor):
@@ -74,14 +76,18 @@ def apply(op: Op, *inputs, **static):
                 values.append(x._value)
             if x._requires_grad:
                 live = True
+                requires.append(True)
+                continue
         else:
             values.append(x)
+        requires.append(False)
     key = tuple(static.items())
     deferred = _lazy.defer(op, key, values) if _lazy.ENABLED else None
-    if deferred is not None and deferred is not _lazy.LEARN:
+    kind = type(deferred)
+    if kind is Pending or kind is tuple:
         if live and op.differentiable and _grad_mode._state.enabled:
-            return _record_deferred(op, inputs, values, deferred)
-        if type(deferred) is tuple:
+            return _record_deferred(op, inputs, values, deferred, tuple(requires))
+        if kind is tuple:
             return tuple([LazyTensor._wrap(o) for o in deferred])
         return LazyTensor._wrap(deferred)
     if pending:
@@ -97,6 +103,10 @@ def apply(op: Op, *inputs, **static):
     elif prod(out.aval.shape) > _BLOCK_ELEMENTS:  # a big output fails here, at its op
         _memory.settle(out)  # (see _pure/memory); `aval.shape` is `shape` without a call
     if live and op.differentiable and _grad_mode._state.enabled:
+        if kind is Known:  # (its recipes are kept with it, as a deferred op's are)
+            flags = tuple(requires)
+            recipe = _known_recipe(op, deferred, flags)
+            return _make_node(op, deferred.static, inputs, values, out, flags, recipe, Tensor)
         return _record(op, key, inputs, values, out)
     if type(out) is tuple:
         return tuple([Tensor._wrap(o) for o in out])
@@ -109,7 +119,7 @@ def _recipe(op: Op, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
     saved, `out_meta`, its class, whether it watches its inputs' versions (else its result's),
     which outputs are inexact). `inputs_meta`: each input's (shape, dtype), or what has them."""
     saved_mask, had_saved = _mask_of(op.saves, requires)
-    placeholders, inexact = [], []  # (loops: an op run at its call makes a recipe each time)
+    placeholders, inexact = [], []  # (loops: an op lazy does not know makes one each call)
     for m, s in zip(inputs_meta, saved_mask):
         if not s:
             placeholders.append(m if type(m) is tuple else (m.shape, m.dtype))
@@ -134,15 +144,20 @@ def _requires(inputs: tuple) -> tuple:
     return tuple(requires)
 
 
-def _record_deferred(op: Op, inputs: tuple, values: list, out):
-    """`_record` for a deferred op (`out`: its Pending outputs), its recipe kept with what
-    `_pure/lazy` knows of the op at these shapes: made once per requires_grad pattern, its
-    tuples are the same objects node after node (the engine's hot pass compares them)."""
-    known = (out[0] if type(out) is tuple else out).known
-    requires = _requires(inputs)
+def _known_recipe(op: Op, known: Known, requires: tuple) -> tuple:
+    """The recipe of `op`'s nodes where `_pure/lazy` knows the op (`known`: these input
+    shapes): made once per requires_grad pattern and kept with it, so its tuples are the same
+    objects node after node (the engine's hot pass compares them)."""
     recipe = known.notes.get(requires)
     if recipe is None:
         recipe = known.notes[requires] = _recipe(op, requires, known.inputs, known.meta)
+    return recipe
+
+
+def _record_deferred(op: Op, inputs: tuple, values: list, out, requires: tuple):
+    """`_record` for a deferred op (`out`: its Pending outputs)."""
+    known = (out[0] if type(out) is tuple else out).known
+    recipe = _known_recipe(op, known, requires)
     return _make_node(op, known.static, inputs, values, out, requires, recipe, LazyTensor)
 
 
@@ -165,12 +180,18 @@ def _make_node(op: Op, key: tuple, inputs, values, out, requires, recipe: tuple,
         check_inference_saved(inputs, saved_mask)
     edges, saved, versions = [], [], []  # (one loop, not comprehensions: see `_requires`)
     for x, value, r, s in zip(inputs, values, requires, saved_mask):
-        edges.append(x._grad_edge() if r else None)
+        if not r:
+            edges.append(None)
+        elif x._storage is None and x._grad_fn is not None:  # (`grad_edge` of a non-view)
+            edges.append((x._grad_fn, x.output_nr))
+        else:
+            edges.append(x._grad_edge())
         if s:
             saved.append(value)
             if watch_inputs and isinstance(x, Tensor):
                 counter = x._version_counter
-                versions.append((counter, counter[0], saved_ref(x)))
+                ref = weakref.ref(x) if x._storage is None else saved_ref(x)  # (`saved_ref`)
+                versions.append((counter, counter[0], ref))
     node = node_cls(
         op,
         key,
