@@ -38,17 +38,24 @@ except ImportError:
     real_torch = None
 
 
+WARM_UP = 25  # steps run before timing: by then every program a step needs is compiled
+
+
 def _calibrate(step, target_s: float) -> int:
-    """How many calls of `step` take about `target_s`, after a warm-up (timed from its second
-    call: a first may compile)."""
-    step()
+    """How many calls of `step` take about `target_s`, after `WARM_UP` calls: eager programs
+    compile over a step's first few meetings (a run of deferred ops on its third, a backward's
+    fused function on its second, the programs joining them after), so a step timed sooner
+    may still compile."""
+    for _ in range(WARM_UP):
+        step()
+    once = min(_seconds(step) for _ in range(3))
+    return max(1, int(target_s / max(once, 1e-7)))
+
+
+def _seconds(step) -> float:
     start = time.perf_counter()
     step()
-    once = time.perf_counter() - start
-    number = max(1, int(target_s / max(once, 1e-7)))
-    for _ in range(min(number, 20)):  # warm-up
-        step()
-    return number
+    return time.perf_counter() - start
 
 
 def _time(steps: dict, repeats: int, target_s: float) -> dict:

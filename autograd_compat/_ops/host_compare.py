@@ -59,10 +59,9 @@ def _read(array, target) -> float | int | bool:
     return host.item()
 
 
-@functools.lru_cache(maxsize=256)
-def _number(value, kind: type, target) -> float | int | bool:
-    """A Python number (of type `kind`: 1, 1.0 and True are equal keys) as the op gets it:
-    converted to `target` as `constant` converts it."""
+@functools.lru_cache(maxsize=256, typed=True)  # (typed: 1, 1.0 and True are distinct keys)
+def _number(value, target) -> float | int | bool:
+    """A Python number as the op gets it: converted to `target` as `constant` converts it."""
     return np.asarray(value, target).item()
 
 
@@ -94,7 +93,7 @@ def host_compare(compare, input: Tensor, other) -> Tensor | None:
         return None
     target = dtype.jax
     x = _read(value, target)
-    y = _number(other, kind, target) if number else _read(other._value, target)
+    y = _number(other, target) if number else _read(other._value, target)
     if dtype.is_floating_point and (_subnormal(x, target) or _subnormal(y, target)):
         return None
     return Tensor._wrap(results.true if compare(x, y) else results.false)

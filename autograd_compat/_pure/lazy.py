@@ -95,8 +95,9 @@ class Pending:
         array = self.array
         if array is None:
             segment = self.segment
-            if len(segment.plan) == 1 and not segment.closed and not learning:  # read at once:
-                segment.first.deferrable = False  # deferring it gains nothing: run it at its call
+            first = segment.first
+            if len(segment.plan) == 1 and not segment.closed and not learning and first:
+                first.deferrable = False  # read at once: deferring it gains nothing; run it now
             segment.flush()
             array = self.array
         return array
@@ -165,10 +166,10 @@ def learn(op: Op, static: tuple, values, out) -> None:
     if len(_shapes) >= SHAPE_CACHE:
         _shapes.clear()
     if type(out) is tuple:
-        avals = tuple(getattr(o, "aval", None) for o in out)  # (None: not an array output)
-        if None in avals:
+        if not all(hasattr(o, "aval") for o in out):  # an output is no array
             _shapes[(op, static, sig)] = None
         else:
+            avals = tuple([o.aval for o in out])
             small = all(prod(a.shape) <= SMALL_ELEMENTS for a in avals)
             _shapes[(op, static, sig)] = Known(avals, True, sig, static, small)
     else:

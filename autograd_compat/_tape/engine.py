@@ -32,7 +32,7 @@ from .._pure import errors as _errors
 from .._pure import executables
 from .._pure import lazy as _lazy
 from .._pure import memory as _memory
-from .._pure.op import HashedTuple, constant, lru_get, lru_put, vjp_of
+from .._pure.op import HashedTuple, constant, lru_get, lru_put, register, vjp_of
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -229,6 +229,10 @@ def _schedule(roots: list, grads: list, targets, accumulate: bool, create_graph:
         fused = _fused_for(structure)
         if fused is not None and targets is None and accumulate and len(roots) == 1:
             _remember(order, structure)
+    elif not stepwise and _may_record_whole(create_graph, accumulate, captures, plan[5]):
+        structure = _structure(steps, order, plan)
+        if _fused_for(structure) is not None:
+            fused = structure
     return order, position, plan, fused, None, order
 
 
@@ -450,7 +454,10 @@ def run_backward(
     try:
         stack.append((next(_task_ids), position))
         state.enabled = create_graph
-        if fused is None:
+        if type(fused) is _Structure:  # a create_graph autograd.grad, recorded as one op
+            captured = _record_whole(fused, order, seeds)
+            _commit([], releases, retain_graph)
+        elif fused is None:
             if not create_graph:  # one call computes every deferred value the nodes saved;
                 _lazy.flush_current()  # under create_graph, the vjp ops defer on them
             captured, pending, after = _run_stepwise(order, plan, create_graph)
@@ -675,6 +682,48 @@ def _may_fuse(create_graph: bool) -> bool:
     return not (create_graph or modes.anomaly or modes.traces)
 
 
+def _may_record_whole(create_graph: bool, accumulate: bool, captures: dict, n_targets: int):
+    """Whether a backward may be recorded as one op (`_record_whole`): an `autograd.grad` under
+    create_graph (no `.grad` to accumulate) that reaches every target, outside anomaly mode
+    and autograd.functional traces."""
+    if not create_graph or accumulate or modes.anomaly or modes.traces:
+        return False
+    return sum(len(v) for v in captures.values()) == n_targets
+
+
+def _whole_backward(*flat, structure: _Structure):
+    """A backward of `structure` as one pure function: (the saved primals of its nodes in
+    order, flattened; the seeds) -> the gradient at each target, as the fused executor
+    computes them. Recorded as an op (`_record_whole`), its vjp is the double backward."""
+    steps = structure[0]
+    saved: list = []
+    k = 0
+    for step in steps:
+        n = 0 if step is None else sum(step[2])  # (step[2]: the node's saved mask)
+        saved.append(tuple(flat[k : k + n]))
+        k += n
+    _, captured = _backward_of(structure)(saved, list(flat[k:]), [])
+    return tuple(captured)
+
+
+_WHOLE_BACKWARD = register("_internal.whole_backward", _whole_backward, node="GradBackward")
+
+
+def _record_whole(structure: _Structure, order: list, seeds: list) -> list:
+    """Run a create_graph `autograd.grad` as one recorded op on the nodes' saved primals (as
+    Tensors in the graph, `_saved_primal`) and the seeds: one node for the whole backward,
+    and, its outputs being small, one deferred op that the next backward computes in its own
+    program. Returns the gradient at each target."""
+    inputs: list = []
+    for node in order:
+        if not isinstance(node, AccumulateGrad):
+            values = node.saved_values()
+            saved_index = [i for i, s in enumerate(node.saved_mask) if s]
+            inputs.extend(_saved_primal(node, v, i) for v, i in zip(values, saved_index))
+    inputs.extend(g for _, _, g in seeds)
+    return list(apply(_WHOLE_BACKWARD, *inputs, structure=structure))
+
+
 def _structure(steps: list, order: list, plan: tuple) -> _Structure:
     """A backward's structure (the key of its fused function): what each node's call depends
     on besides its values, the plan, and which leaves have a `.grad` to add to."""
@@ -713,8 +762,13 @@ def _fused_for(structure: _Structure):
 
 
 def _fused_backward(structure: tuple):
-    """The pure function of a whole backward, jitted: (saved, seeds, existing grads) ->
-    (new leaf grads, target grads), the stepwise propagation traced on raw arrays."""
+    """The pure function of a whole backward (`_backward_of`), jitted."""
+    return executables.jit(_backward_of(structure))
+
+
+def _backward_of(structure: tuple):
+    """The pure function of a whole backward: (saved, seeds, existing grads) -> (new leaf
+    grads, target grads), the stepwise propagation traced on raw arrays."""
     steps, arities, routes, seed_key, capture_key, n_targets, sinks, _ = structure
     captures = dict(capture_key)
     sink_position = {index: k for k, index in enumerate(sinks)}
@@ -736,7 +790,7 @@ def _fused_backward(structure: tuple):
         captured = _propagate(arities, routes, seed_list, captures, n_targets, ready, call)
         return totals, captured
 
-    return executables.jit(backward)
+    return backward
 
 
 def _run_fused(fused, order: list, saved, seeds: list, sinks: list, retain_graph: bool) -> tuple:

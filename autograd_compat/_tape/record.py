@@ -14,6 +14,7 @@ import os
 import traceback
 import weakref
 from math import prod
+from typing import Any
 
 from .._pure import executables
 from .._pure import lazy as _lazy
@@ -82,7 +83,7 @@ def apply(op: Op, *inputs, **static):
             values.append(x)
         requires.append(False)
     key = tuple(static.items())
-    deferred = _lazy.defer(op, key, values) if _lazy.ENABLED else None
+    deferred: Any = _lazy.defer(op, key, values) if _lazy.ENABLED else None
     kind = type(deferred)
     if kind is Pending or kind is tuple:
         if live and op.differentiable and _grad_mode._state.enabled:
@@ -178,7 +179,8 @@ def _make_node(op: Op, key: tuple, inputs, values, out, requires, recipe: tuple,
     saved_mask, had_saved, placeholders, out_meta, node_cls, watch_inputs, inexact = recipe
     if modes.inference_seen:
         check_inference_saved(inputs, saved_mask)
-    edges, saved, versions = [], [], []  # (one loop, not comprehensions: see `_requires`)
+    edges: list = []  # (one loop, not comprehensions: see `_requires`)
+    saved, versions = [], []
     for x, value, r, s in zip(inputs, values, requires, saved_mask):
         if not r:
             edges.append(None)

@@ -161,6 +161,13 @@ def _wide_grad(torch, x):
     return torch.autograd.grad((y**2).sum(), x, create_graph=True)[0]
 
 
+def _whole_grad(torch, x):
+    """A create_graph grad whose structure was met before: recorded as one op."""
+    for _ in range(3):
+        (g,) = torch.autograd.grad((x.sin() * x**3).sum(), x, create_graph=True)
+    return g
+
+
 def _regenerated_view(torch, x):
     """A view read after an in-place change of its base: its grad_fn is regenerated (as
     strided) from the base's new history."""
@@ -214,6 +221,10 @@ ROWS: list[OpCase] = [
     OpCase("_internal.wide_cat", lambda torch, x: torch.cat([x] * 70, 1)),
     OpCase("_internal.wide_stack", lambda torch, x: torch.stack([x] * 70, 1)),
     OpCase("_internal.wide_pieces", _wide_grad, names=False),
+    # (its inputs are the nodes' saved values, which depend on each other: the row is checked
+    # by finite differences and PyTorch; not traced, as autograd.grad needs an x requiring
+    # grad; tests/test_whole_backward.py checks it against jax.grad)
+    OpCase("_internal.whole_backward", _whole_grad, names=False, trace=False),
     OpCase(
         "_internal.assign",
         lambda torch, x, v: setitem(x, 0, v),
