@@ -106,3 +106,51 @@ def test_an_unreached_target_keeps_allow_unused_none():
         )
         assert none is None and g.grad_fn.name() != WHOLE
     np.testing.assert_allclose(g.detach().numpy(), 2 * X)
+
+
+def test_one_structure_differentiated_for_other_targets_in_turn():
+    """The hot pass (`_hot_schedule` with targets) checks where the targets lie: a graph of the
+    same nodes differentiated for x, then y, then both, gives each its own gradients."""
+
+    def f(a, b):
+        return (a * b * jnp.sin(a)).sum()
+
+    xs, ys = jnp.asarray(X[0]), jnp.asarray(X[1])
+    for targets in ("x", "y", "x", "y", "xy", "xy", "x"):
+        x = torch.tensor(X[0], requires_grad=True)
+        y = torch.tensor(X[1], requires_grad=True)
+        wanted = [t for name, t in (("x", x), ("y", y)) if name in targets]
+        grads = torch.autograd.grad((x * y * x.sin()).sum(), wanted, create_graph=True)
+        argnums = tuple(i for i, name in enumerate("xy") if name in targets)
+        expected = jax.grad(f, argnums=argnums)(xs, ys)
+        for g, e in zip(grads, expected):
+            np.testing.assert_allclose(g.detach().numpy(), e, rtol=1e-12)
+        (second,) = torch.autograd.grad(sum(g.sum() for g in grads), x)
+        e2 = jax.grad(lambda a, n=argnums: sum(v.sum() for v in jax.grad(f, n)(a, ys)))(xs)
+        np.testing.assert_allclose(second.numpy(), e2, rtol=1e-12)
+
+
+def test_a_hook_registered_once_the_graph_is_hot_runs():
+    for _ in range(3):
+        x = torch.tensor(X, requires_grad=True)
+        (g,) = torch.autograd.grad((x**3).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == WHOLE
+    x = torch.tensor(X, requires_grad=True)
+    y = x**3
+    y.register_hook(lambda grad: grad * 10)
+    (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 30 * X**2, rtol=1e-12)
+
+
+def test_a_saved_value_changed_in_place_fails_at_grad_once_hot():
+    for _ in range(3):
+        x = torch.tensor(X, requires_grad=True)
+        h = x * 2
+        (g,) = torch.autograd.grad((h * h).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == WHOLE
+    x = torch.tensor(X, requires_grad=True)
+    h = x * 2
+    out = (h * h).sum()
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch.autograd.grad(out, x, create_graph=True)

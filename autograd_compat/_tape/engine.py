@@ -57,6 +57,7 @@ _seen: OrderedDict = OrderedDict()
 _fused: OrderedDict = OrderedDict()
 _fused_big: dict = {}  # fused function -> whether an output may exceed memory.BLOCK_ELEMENTS
 _hot: dict = {}  # a root's node class -> the structure of the last backward fused from one
+_hot_grad: dict = {}  # ... -> (structure, target places) of the last autograd.grad recorded whole
 # `.grad` accumulation is a read-modify-write: backwards in several threads into one leaf must
 # not lose a term (PyTorch locks per AccumulateGrad). One lock; held for the add and store only.
 _accumulation = threading.RLock()
@@ -228,27 +229,32 @@ def _schedule(roots: list, grads: list, targets, accumulate: bool, create_graph:
         structure = _structure(steps, order, plan)
         fused = _fused_for(structure)
         if fused is not None and targets is None and accumulate and len(roots) == 1:
-            _remember(order, structure)
-    elif not stepwise and _may_record_whole(create_graph, accumulate, captures, plan[5]):
+            _remember(order, _hot, structure)
+    elif not stepwise and _may_record_whole(create_graph, accumulate) and _reaches_all(plan):
         structure = _structure(steps, order, plan)
         if _fused_for(structure) is not None:
             fused = structure
+            if len(roots) == 1:
+                places = tuple([(position[n], nr) for n, nr in target_edges])
+                _remember(order, _hot_grad, (structure, places))
     return order, position, plan, fused, None, order
 
 
-def _remember(order: list, structure: tuple) -> None:
-    """Keep a fused backward's structure as the one `_hot_schedule` tries for the next graph
-    whose root is a node of the same class, if its order is sure to repeat on a graph of that
-    structure: its nodes but the leaves' ran newest first (the case of any graph recorded by
-    ops: a node is newer than its inputs), so that no choice between ready nodes depended on
-    more than that."""
+def _remember(order: list, table: dict, entry) -> None:
+    """Keep a backward's `entry` (its structure, or what `_hot_schedule` needs of an
+    `autograd.grad`'s) in `table` (`_hot`, `_hot_grad`) as the one `_hot_schedule` tries for
+    the next graph whose root is a node of the same class, if its order is sure to repeat on a
+    graph of that structure: its nodes but the leaves' ran newest first (the case of any graph
+    recorded by ops: a node is newer than its inputs), so that no choice between ready nodes
+    depended on more than that."""
     seqs = [node.seq for node in order if not isinstance(node, AccumulateGrad)]
     if all(newer > older for newer, older in zip(seqs, seqs[1:])):
-        _hot[type(order[0])] = structure
+        table[type(order[0])] = entry
 
 
-def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
-    """`_schedule`'s result for a backward from one root that accumulates into every leaf,
+def _hot_schedule(root_edge: tuple, grad: Tensor, targets=None) -> tuple | None:
+    """`_schedule`'s result for a backward from one root that accumulates into every leaf
+    (`targets` None), or for a create_graph `autograd.grad` of `targets` recorded as one op,
     found in one pass when its graph has the structure `_remember` kept for its root's class
     (the backward of a training step, met again); None when it may not (then `_schedule` runs,
     and raises any error).
@@ -259,13 +265,20 @@ def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
     the graph is known to fit), and its nodes but the leaves newest first. Kahn's order of a
     graph of one structure is then the same (it depends on the structure and on how the
     sequence numbers of the nodes compare, and these compare alike), as are the plan and the
-    fused function. The pass also reads the saved values (deferred ones computed unless a
-    segment is open: see `_run_fused`) and lists the nodes that have some to release."""
+    fused function. For `targets`, each target must lie where it lay, and an edge the schedule
+    pruned (no target reached through it) must lead to a leaf outside the order: a leaf has no
+    edges, so no target lies beyond it. The pass also reads the saved values (deferred ones
+    computed unless a segment is open: see `_run_fused`; not for `targets`, whose op takes
+    them as they are) and lists the nodes that have some to release."""
     root, output_nr = root_edge
-    structure = _hot.get(type(root))
+    places: tuple = ()
+    if targets is None:
+        structure = _hot.get(type(root))
+    else:
+        structure, places = _hot_grad.get(type(root), (None, ()))
     if structure is None:
         return None
-    steps, arities, routes, seed_key, _, _, sinks, existing = structure
+    steps, arities, routes, seed_key, capture_key, n_targets, sinks, existing = structure
     stored = grad._stored
     if seed_key[0] != (0, output_nr, stored.shape, stored.dtype):
         return None
@@ -273,8 +286,9 @@ def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
     order[0] = root
     saved: list = []
     releases: list = []
+    pruned: list = []  # (for targets) the leaves behind edges no target is reached through
     keep, release = saved.append, releases.append
-    resolve = _lazy.open_segment() is None
+    resolve = targets is None and _lazy.open_segment() is None
     newest = 2**63  # a leaf's AccumulateGrad's number, above every Node's
     for node, step, route in zip(order, steps, routes):  # (order fills up ahead of the loop)
         if step is None:
@@ -314,11 +328,13 @@ def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
         if len(edges) != len(route):
             return None
         for edge, where in zip(edges, route):
-            if edge is None:
-                if where is not None:
-                    return None
+            if where is None:
+                if edge is not None:
+                    if targets is None or type(edge[0]) is not AccumulateGrad:
+                        return None
+                    pruned.append(edge[0])
                 continue
-            if where is None or edge[1] != where[1]:
+            if edge is None or edge[1] != where[1]:
                 return None
             k = where[0]
             placed = order[k]
@@ -329,13 +345,31 @@ def _hot_schedule(root_edge: tuple, grad: Tensor) -> tuple | None:
     position = dict(zip(order, range(len(order))))
     if len(position) != len(order):  # a node in two places
         return None
-    if tuple([order[i].variable._grad is not None for i in sinks]) != existing:
-        return None
-    fused = lru_get(_fused, structure)
+    if targets is None:
+        if tuple([order[i].variable._grad is not None for i in sinks]) != existing:
+            return None
+        fused = lru_get(_fused, structure)
+    else:
+        if not _targets_lie(targets, places, order) or any(n in position for n in pruned):
+            return None
+        fused = structure if lru_get(_fused, structure) is not None else None
     if fused is None:
         return None
-    plan: tuple = (arities, routes, [(0, output_nr, grad)], {}, list(sinks), 0)
+    captures = {i: list(values) for i, values in capture_key}
+    plan: tuple = (arities, routes, [(0, output_nr, grad)], captures, list(sinks), n_targets)
     return order, position, plan, fused, saved, releases
+
+
+def _targets_lie(targets, places: tuple, order: list) -> bool:
+    """Whether each target's gradient edge is (node at `places`' index in `order`,
+    output_nr), where `_remember` found it."""
+    if len(targets) != len(places):
+        return False
+    for target, (index, output_nr) in zip(targets, places):
+        edge = target._grad_edge()
+        if edge is None or edge[1] != output_nr or order[index] is not edge[0]:
+            return False
+    return True
 
 
 def _propagate(arities, routes, seeds, captures: dict, n_targets: int, ready, call) -> list:
@@ -438,8 +472,11 @@ def run_backward(
         roots.append(edge)
     grads = [_validate_root(i, o, g) for i, (o, g) in enumerate(zip(outputs, grad_outputs))]
     scheduled = None
-    if targets is None and accumulate and len(roots) == 1 and _may_fuse(create_graph):
-        scheduled = _hot_schedule(roots[0], grads[0])
+    if len(roots) == 1:
+        if targets is None and accumulate and _may_fuse(create_graph):
+            scheduled = _hot_schedule(roots[0], grads[0])
+        elif targets is not None and _may_record_whole(create_graph, accumulate):
+            scheduled = _hot_schedule(roots[0], grads[0], targets)
     if scheduled is None:
         scheduled = _schedule(roots, grads, targets, accumulate, create_graph)
     order, position, plan, fused, saved, releases = scheduled
@@ -682,12 +719,16 @@ def _may_fuse(create_graph: bool) -> bool:
     return not (create_graph or modes.anomaly or modes.traces)
 
 
-def _may_record_whole(create_graph: bool, accumulate: bool, captures: dict, n_targets: int):
-    """Whether a backward may be recorded as one op (`_record_whole`): an `autograd.grad` under
-    create_graph (no `.grad` to accumulate) that reaches every target, outside anomaly mode
-    and autograd.functional traces."""
-    if not create_graph or accumulate or modes.anomaly or modes.traces:
-        return False
+def _may_record_whole(create_graph: bool, accumulate: bool) -> bool:
+    """Whether a backward may be recorded as one op (`_record_whole`) now: an `autograd.grad`
+    under create_graph (no `.grad` to accumulate), outside anomaly mode and
+    autograd.functional traces; its graph must also reach every target (`_reaches_all`)."""
+    return create_graph and not accumulate and not (modes.anomaly or modes.traces)
+
+
+def _reaches_all(plan: tuple) -> bool:
+    """Whether a plan's backward reaches every target (else one gets None: allow_unused)."""
+    captures, n_targets = plan[3], plan[5]
     return sum(len(v) for v in captures.values()) == n_targets
 
 
