@@ -7,6 +7,7 @@ gradients against jax.grad and real PyTorch where the test is about numbers.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -305,3 +306,18 @@ def test_deferral_off_runs_every_op_at_its_call(eager_only):
         y = torch.tensor(DATA).sin()
     assert type(y) is torch.Tensor
     assert _chain(torch, DATA)[0] == pytest.approx(float(_chain_jax(DATA)), rel=1e-6)
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: XLA splits no loop anyway")
+def test_deferred_programs_compile_without_splitting_loops_across_threads():
+    """The compile options of deferred runs turn off XLA:CPU's parallel task assigner (by its
+    pass name, which a jaxlib upgrade could change): a loop it splits by default stays whole."""
+
+    def f(a, b):
+        return jnp.tanh(a) * b + jnp.exp(a) * jnp.sin(b)
+
+    x = np.ones((256, 256), np.float32)
+    split = re.compile(r'outer_dimension_partitions":\["')
+    for options, splits in (({}, True), (lazy.WITH_BACKWARD, False), (lazy.PER_OP_ROUNDING, False)):
+        text = jax.jit(f, compiler_options=options).lower(x, x).compile().as_text()
+        assert bool(split.search(text)) is splits, options

@@ -57,7 +57,12 @@ MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) p
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
 PROGRAMS = 256  # runs of ops counted or compiled (an LRU)
 COMPILE_AFTER = 3  # a run is compiled the third time it is met: code run twice compiles nothing
-PER_OP_ROUNDING = {"xla_disable_hlo_passes": "fusion"}  # compile options of a run's program
+# XLA:CPU's parallel task assigner splits a loop it deems costly across the intra-op threads:
+# for these small arrays the handoff costs more than the loop (a gradient penalty's program,
+# one 32x64 loop split in two: 72 -> 45 us a call without the pass)
+SERIAL = "cpu-parallel-task-assigner"
+PER_OP_ROUNDING = {"xla_disable_hlo_passes": f"fusion,{SERIAL}"}  # a run's compile options
+WITH_BACKWARD = {"xla_disable_hlo_passes": SERIAL}  # ... of a run computed in its backward
 
 
 class Pending:
@@ -411,7 +416,7 @@ def call_with_deferred(segment: Segment, function, saved: list, args: tuple, kee
         plan = tuple(segment.plan)
         key = HashedTuple((function, plan, layout, tuple([p.slot for p in extra])))
         combined = functools.partial(_with_plan, function, plan, layout, key[3])
-        program = _program(key, combined, {})  # fused, as the backward alone is
+        program = _program(key, combined, WITH_BACKWARD)  # fused, as the backward alone is
         if program is not None:
             try:
                 result, arrays = program(segment.externals, concrete, args)
