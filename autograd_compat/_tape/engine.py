@@ -574,15 +574,20 @@ def _saved_primal(node, value, index: int) -> Tensor:
     return cls._wrap(value, source, output_nr)
 
 
+def _graph_primals(node) -> list:
+    """A node's saved primals as Tensors that keep their places in the graph (`_saved_primal`),
+    deferred ones still deferred: what a create_graph backward records its ops on."""
+    saved_index = [i for i, s in enumerate(node.saved_mask) if s]
+    return [_saved_primal(node, v, i) for v, i in zip(node.saved_values(), saved_index)]
+
+
 def _call_node(node, cts: list, create_graph: bool) -> list:
     """A node's backward in the stepwise executor: a custom Function's own, or the vjp op on
     the saved values (as Tensors in the graph under create_graph). One gradient per edge."""
     if node.custom:
         return node._call_backward(cts, create_graph)
     if create_graph:  # (deferred values stay deferred: the recorded vjp ops chain on them)
-        primals = node.saved_values()
-        saved_index = [i for i, s in enumerate(node.saved_mask) if s]
-        primals = [_saved_primal(node, v, i) for v, i in zip(primals, saved_index)]
+        primals = _graph_primals(node)
     else:
         primals = node.check_saved()
     requires = tuple(edge is not None for edge in node.edges)
@@ -758,9 +763,7 @@ def _record_whole(structure: _Structure, order: list, seeds: list) -> list:
     inputs: list = []
     for node in order:
         if not isinstance(node, AccumulateGrad):
-            values = node.saved_values()
-            saved_index = [i for i, s in enumerate(node.saved_mask) if s]
-            inputs.extend(_saved_primal(node, v, i) for v, i in zip(values, saved_index))
+            inputs.extend(_graph_primals(node))
     inputs.extend(g for _, _, g in seeds)
     return list(apply(_WHOLE_BACKWARD, *inputs, structure=structure))
 

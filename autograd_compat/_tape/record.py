@@ -105,9 +105,7 @@ def apply(op: Op, *inputs, **static):
         _memory.settle(out)  # (see _pure/memory); `aval.shape` is `shape` without a call
     if live and op.differentiable and _grad_mode._state.enabled:
         if kind is Known:  # (its recipes are kept with it, as a deferred op's are)
-            flags = tuple(requires)
-            recipe = _known_recipe(op, deferred, flags)
-            return _make_node(op, deferred.static, inputs, values, out, flags, recipe, Tensor)
+            return _record_known(op, deferred, inputs, values, out, tuple(requires), Tensor)
         return _record(op, key, inputs, values, out)
     if type(out) is tuple:
         return tuple([Tensor._wrap(o) for o in out])
@@ -145,21 +143,20 @@ def _requires(inputs: tuple) -> tuple:
     return tuple(requires)
 
 
-def _known_recipe(op: Op, known: Known, requires: tuple) -> tuple:
-    """The recipe of `op`'s nodes where `_pure/lazy` knows the op (`known`: these input
-    shapes): made once per requires_grad pattern and kept with it, so its tuples are the same
-    objects node after node (the engine's hot pass compares them)."""
+def _record_known(op: Op, known: Known, inputs, values, out, requires: tuple, cls: type[Tensor]):
+    """`_record` where `_pure/lazy` knows the op at these input shapes (`known`), its results
+    of `cls`: the node's recipe is made once per requires_grad pattern and kept with `known`,
+    so its tuples are the same objects node after node (the engine's hot pass compares them)."""
     recipe = known.notes.get(requires)
     if recipe is None:
         recipe = known.notes[requires] = _recipe(op, requires, known.inputs, known.meta)
-    return recipe
+    return _make_node(op, known.static, inputs, values, out, requires, recipe, cls)
 
 
 def _record_deferred(op: Op, inputs: tuple, values: list, out, requires: tuple):
     """`_record` for a deferred op (`out`: its Pending outputs)."""
     known = (out[0] if type(out) is tuple else out).known
-    recipe = _known_recipe(op, known, requires)
-    return _make_node(op, known.static, inputs, values, out, requires, recipe, LazyTensor)
+    return _record_known(op, known, inputs, values, out, requires, LazyTensor)
 
 
 def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
