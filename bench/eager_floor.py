@@ -11,7 +11,7 @@ functions cached once:
 - "one call": the product and its norm as one jitted call an iteration (the most any deferral of
   the product into the norm's call could give);
 each followed by one jitted call for the backward (`v * 2^k`, as our fused backward) and the
-host reads of `y` and `x.grad`. PyTorch runs on one thread. The last columns give what is left
+host reads of `y` and `x.grad`. PyTorch runs on one thread. The last column gives what is left
 for all of our Python per step if the step is to stay within 1.5x of PyTorch eager: the budget
 that issue 10's "none above 1.5" leaves once the XLA calls are paid.
 Run: `python bench/eager_floor.py [--quick]`.
@@ -20,37 +20,44 @@ Run: `python bench/eager_floor.py [--quick]`.
 from __future__ import annotations
 
 import argparse
+import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from run import _cell, _ratio, _time, real_torch, sampling
-from workloads import LOOP_DATA, LOOP_WEIGHTS, WORKLOADS
+from workloads import LOOP_DATA, LOOP_LIMIT, LOOP_WEIGHTS, WORKLOADS, loop_torch
 
 import autograd_compat as ours  # JAX as the library sets it up: x64, CPU calls run inline
 
-LIMIT = 1000.0  # the loop's bound on the norm
+
+def _double(y):
+    return y * 2
+
+
+def _norm(y):
+    return jnp.sqrt(jnp.sum(y * y))
+
+
+def _double_and_norm(y, double=_double, norm=_norm):
+    """The next doubling of `y` and its norm (`double` and `norm`: how each is called)."""
+    doubled = double(y)
+    return doubled, norm(doubled)
 
 
 def _floor_step(one_call: bool):
     """The loop's step as bare jitted calls and host reads (see the module docstring)."""
-    double = jax.jit(lambda y: y * 2)
-    norm = jax.jit(lambda y: jnp.sqrt(jnp.sum(y * y)))
-    double_and_norm = jax.jit(lambda y: (y * 2, jnp.sqrt(jnp.sum((y * 2) ** 2))))
+    if one_call:
+        advance = jax.jit(_double_and_norm)
+    else:
+        advance = functools.partial(_double_and_norm, double=jax.jit(_double), norm=jax.jit(_norm))
     backward = jax.jit(lambda v, scale: v * scale)
-
-    def advance(y):
-        """The next doubling and its norm, as the variant calls them."""
-        if one_call:
-            return double_and_norm(y)
-        doubled = double(y)
-        return doubled, norm(doubled)
 
     def step():
         x = np.array(LOOP_DATA)  # the step's leaf, made from host data as the step makes it
         y, size = advance(x)
         doublings = 1
-        while np.asarray(size).item() < LIMIT:
+        while np.asarray(size).item() < LOOP_LIMIT:
             y, size = advance(y)
             doublings += 1
         grad = backward(np.array(LOOP_WEIGHTS), np.float32(2.0**doublings))
@@ -61,7 +68,7 @@ def _floor_step(one_call: bool):
 
 def main() -> None:
     _, repeats, target_s = sampling(argparse.ArgumentParser(description=__doc__))
-    workload = next(w for w in WORKLOADS if w.torch_code.__name__ == "loop_torch")
+    workload = next(w for w in WORKLOADS if w.torch_code is loop_torch)
     step, compute = workload.torch_code(ours)
     steps = {
         "ours": lambda: step(compute),

@@ -112,6 +112,7 @@ def chain_jax():
 # ----------------------------------------------------------------------------- 2b. doubling loop
 LOOP_DATA = np.array([0.3, -1.2, 0.8], np.float32)
 LOOP_WEIGHTS = np.array([0.1, 1.0, 0.0001], np.float32)
+LOOP_LIMIT = 1000  # the loop doubles y while its norm is below this
 
 
 def loop_torch(lib):
@@ -120,7 +121,7 @@ def loop_torch(lib):
 
     def compute(x, v):
         y = x * 2
-        while y.data.norm() < 1000:
+        while y.data.norm() < LOOP_LIMIT:
             y = y * 2
         y.backward(v)
         return y
@@ -137,7 +138,9 @@ def loop_jax():
     def scale(x):
         """2^k, k the doublings the loop makes (its value is no function of x to derive)."""
         doubled = jax.lax.while_loop(
-            lambda c: jnp.linalg.norm(c[0]) < 1000, lambda c: (c[0] * 2, c[1] * 2), (x * 2, 2.0)
+            lambda c: jnp.linalg.norm(c[0]) < LOOP_LIMIT,
+            lambda c: (c[0] * 2, c[1] * 2),
+            (x * 2, 2.0),
         )
         return jax.lax.stop_gradient(doubled[1])
 
