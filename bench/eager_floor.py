@@ -14,6 +14,13 @@ each followed by one jitted call for the backward (`v * 2^k`, as our fused backw
 host reads of `y` and `x.grad`. PyTorch runs on one thread. The last column gives what is left
 for all of our Python per step if the step is to stay within 1.5x of PyTorch eager: the budget
 that issue 10's "none above 1.5" leaves once the XLA calls are paid.
+
+A third floor, "minimal tape", runs the step's own code (`loop_torch`) on the least autograd
+any tape can be (`_MinimalTensor`): a tensor of a value and a grad_fn, a node of an edge and a
+scale, the same two jitted calls an iteration and one for the backward, and nothing else (no
+version counters, views, hooks, modes or deferral). What our step spends above it is the cost
+of those semantics; a second table splits each step into its pieces (timed inside the step)
+for ours, the minimal tape and PyTorch.
 Run: `python bench/eager_floor.py [--quick]`.
 """
 
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import time
 
 import jax
 import jax.numpy as jnp
@@ -66,20 +74,154 @@ def _floor_step(one_call: bool):
     return step
 
 
+_PRODUCT = jax.jit(jnp.multiply)
+_NORM = jax.jit(_norm)
+_SCALE = jax.jit(lambda v, scale: v * scale)
+
+
+@functools.cache
+def _constant(number: float):
+    """A Python number as a float32 device array, made once (as our ops cache constants)."""
+    return jnp.asarray(np.float32(number))
+
+
+class _Node:
+    """The minimal tape's node of `y * scale`: its input's node (or leaf) and the scale."""
+
+    __slots__ = ("edge", "scale")
+
+    def __init__(self, edge, scale: float) -> None:
+        self.edge = edge
+        self.scale = scale
+
+
+class _MinimalTensor:
+    """Just what the loop's step uses, on the least state a tape needs (see the docstring)."""
+
+    __slots__ = ("value", "requires_grad", "grad_fn", "grad")
+
+    def __init__(self, value, requires_grad: bool = False, grad_fn=None) -> None:
+        self.value = value
+        self.requires_grad = requires_grad
+        self.grad_fn = grad_fn
+        self.grad = None
+
+    def __mul__(self, number: float):
+        value = _PRODUCT(self.value, _constant(number))
+        if not self.requires_grad:
+            return _MinimalTensor(value)
+        edge = self if self.grad_fn is None else self.grad_fn
+        return _MinimalTensor(value, True, _Node(edge, number))
+
+    @property
+    def data(self):
+        return _MinimalTensor(self.value)
+
+    def detach(self):
+        return _MinimalTensor(self.value)
+
+    def norm(self):
+        return _MinimalTensor(_NORM(self.value))
+
+    def __lt__(self, number: float):
+        return _MinimalTensor(np.asarray(self.value).item() < number)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def backward(self, gradient) -> None:
+        scale, node = 1.0, self.grad_fn
+        while type(node) is _Node:
+            scale *= node.scale
+            node = node.edge
+        node.grad = _MinimalTensor(_SCALE(gradient.value, _constant(scale)))
+
+    def numpy(self):
+        return np.asarray(self.value)
+
+
+class _MinimalLib:
+    """`lib` for the step code: `lib.tensor` makes a minimal tensor from host data."""
+
+    @staticmethod
+    def tensor(data, requires_grad: bool = False) -> _MinimalTensor:
+        return _MinimalTensor(np.array(data), requires_grad)
+
+
+PIECES = ("leaves", "mul", ".data", "norm", "<", "bool", "backward", "reads")
+
+
+def _pieces_step(lib, totals: dict):
+    """The loop's step (as `loop_torch`'s) with each piece's time added to `totals`."""
+    clock = time.perf_counter
+
+    def step():
+        t0 = clock()
+        x = lib.tensor(LOOP_DATA, requires_grad=True)
+        v = lib.tensor(LOOP_WEIGHTS)
+        t1 = clock()
+        y = x * 2
+        totals["leaves"] += t1 - t0
+        totals["mul"] += clock() - t1
+        while True:
+            t0 = clock()
+            data = y.data
+            t1 = clock()
+            size = data.norm()
+            t2 = clock()
+            below = size < LOOP_LIMIT
+            t3 = clock()
+            again = bool(below)
+            t4 = clock()
+            totals[".data"] += t1 - t0
+            totals["norm"] += t2 - t1
+            totals["<"] += t3 - t2
+            totals["bool"] += t4 - t3
+            if not again:
+                break
+            t0 = clock()
+            y = y * 2
+            totals["mul"] += clock() - t0
+        t0 = clock()
+        y.backward(v)
+        t1 = clock()
+        results = y.detach().numpy(), x.grad.numpy()
+        totals["backward"] += t1 - t0
+        totals["reads"] += clock() - t1
+        return results
+
+    return step
+
+
+def _piece_times(libs: dict, steps: int) -> dict:
+    """µs per step of each piece, per library (name -> lib), after a warm-up."""
+    times = {}
+    for name, lib in libs.items():
+        totals = dict.fromkeys(PIECES, 0.0)
+        step = _pieces_step(lib, totals)
+        for _ in range(100):
+            step()
+        totals.update(dict.fromkeys(PIECES, 0.0))
+        for _ in range(steps):
+            step()
+        times[name] = {piece: total / steps * 1e6 for piece, total in totals.items()}
+    return times
+
+
 def main() -> None:
     _, repeats, target_s = sampling(argparse.ArgumentParser(description=__doc__))
     workload = next(w for w in WORKLOADS if w.torch_code is loop_torch)
-    step, compute = workload.torch_code(ours)
-    steps = {
-        "ours": lambda: step(compute),
-        "two calls": _floor_step(one_call=False),
-        "one call": _floor_step(one_call=True),
-    }
+    libs: dict = {"ours": ours, "minimal tape": _MinimalLib}
     if real_torch is not None:
-        step_t, compute_t = workload.torch_code(real_torch)
-        steps["torch"] = lambda: step_t(compute_t)
+        libs["torch"] = real_torch
+    steps = {}
+    for name, lib in libs.items():
+        step, compute = workload.torch_code(lib)
+        steps[name] = functools.partial(step, compute)
+    steps["two calls"] = _floor_step(one_call=False)
+    steps["one call"] = _floor_step(one_call=True)
     expected = steps["ours"]()
-    for name in ("two calls", "one call"):
+    for name in ("minimal tape", "two calls", "one call"):
         for got, want in zip(steps[name](), expected, strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-6)  # the floors do the step's work
     times = _time(steps, repeats, target_s)
@@ -87,11 +229,18 @@ def main() -> None:
     print(f"{workload.name}, µs per step (PyTorch eager: {_cell(torch_time, 1)})")
     print("| column | µs | /torch | Python left within 1.5x torch, µs |")
     print("|---|---:|---:|---:|")
-    for name in ("ours", "two calls", "one call"):
+    for name in ("ours", "minimal tape", "two calls", "one call"):
         left = None if torch_time is None else 1.5 * torch_time - times[name]
         budget = "" if name == "ours" else _cell(left, 1)
         ratio = _cell(_ratio(times[name], torch_time), 2)
         print(f"| {name} | {_cell(times[name], 1)} | {ratio} | {budget} |")
+    pieces = _piece_times(libs, steps=300 if repeats < 9 else 1500)
+    print("\nThe step's pieces, timed inside it, µs per step (10 iterations)")
+    print("| piece | " + " | ".join(pieces) + " |")
+    print("|---|" + "---:|" * len(pieces))
+    for piece in (*PIECES, "total"):
+        row = [sum(t.values()) if piece == "total" else t[piece] for t in pieces.values()]
+        print(f"| {piece} | " + " | ".join(_cell(value, 0) for value in row) + " |")
 
 
 if __name__ == "__main__":
