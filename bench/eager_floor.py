@@ -79,7 +79,7 @@ _NORM = jax.jit(_norm)
 _SCALE = jax.jit(lambda v, scale: v * scale)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def _constant(number: float):
     """A Python number as a float32 device array, made once (as our ops cache constants)."""
     return jnp.asarray(np.float32(number))

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
+from autograd_compat._state.tensor import HostTensor, Tensor
 from tests.torch_compare import check_error, run_parity
 
 _COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
@@ -103,6 +104,21 @@ def test_comparison_results_are_fresh_tensors():
     assert not second.requires_grad and second.grad_fn is None and second.is_leaf
     fourth = x.data < 3
     assert fourth.data_ptr() != second.data_ptr()
+    copied = fourth.numpy()  # a writable copy: writing it changes no later result
+    copied[...] = False
+    assert bool(x < 3) and bool(fourth) and not bool(x > 3)
+
+
+def test_a_comparison_is_read_on_the_host_until_an_op_reads_it():
+    """`bool()` and `.item()` of a host result read no device array (the `while` test of a
+    loop); an op reading it gets one, with the same value."""
+    x = torch.tensor(2.0)
+    result = x < 3
+    assert isinstance(result, HostTensor)
+    assert bool(result) and result.item() is True and isinstance(result, HostTensor)
+    assert torch.where(result, x, -x).item() == 2.0
+    assert isinstance(result._value, jax.Array) and type(result) is Tensor
+    assert (x > 3).logical_not().item() is True
 
 
 def test_comparison_modes_and_traces():

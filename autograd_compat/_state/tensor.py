@@ -344,7 +344,8 @@ class Tensor(TensorMethods):
             raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._stored.size))
         if modes.captures:  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
-        return np.asarray(self._value).item()  # a host read; no XLA dispatch
+        stored = self._stored  # a HostTensor's host copy is read as it is, no device array made
+        return np.asarray(stored if type(stored) is np.ndarray else self._value).item()
 
     def tolist(self):
         if modes.captures:  # a host read: a compiled trace must not bake this value in
