@@ -28,18 +28,33 @@ _BOOL = np.dtype(np.bool_)  # the marker's dtype (a numpy dtype hashes in C: a c
 class _Place:
     """Where a comparison's device result would lie (JAX's default placement, that of a cached
     constant) and whether that is the CPU: found again only when the cached constant is
-    another array (the default device changed, or the constant cache let it go)."""
+    another array (the default device changed, or the constant cache let it go). `matched`:
+    the last other sharding found equal to it (every result of one program shares one sharding
+    object, so a loop's comparisons skip the ~3 us `==` after the first)."""
 
-    marker = place = None
+    marker = place = matched = None
     on_cpu = False
 
     @classmethod
     def current(cls):
         marker = constant(True, _BOOL)
         if marker is not cls.marker:
-            cls.marker, cls.place = marker, marker.sharding
+            cls.marker, cls.place, cls.matched = marker, marker.sharding, None
             cls.on_cpu = all(d.platform == "cpu" for d in cls.place.device_set)
         return cls
+
+    @classmethod
+    def holds(cls, array) -> bool:
+        """Whether `array` is a 0-d array lying, uncommitted, at `place`."""
+        if type(array) is not ArrayImpl or array._committed or array.aval.shape:
+            return False  # (a tracer, a committed or n-d array)
+        sharding = array.sharding
+        if sharding is cls.place or sharding is cls.matched:
+            return True
+        if sharding == cls.place:
+            cls.matched = sharding
+            return True
+        return False
 
 
 def _read_only(flag: bool) -> np.ndarray:
@@ -76,14 +91,6 @@ def _number(value, target) -> float | int | bool:
     return np.asarray(value, target).item()
 
 
-def _same_place(array, place) -> bool:
-    """Whether `array` is a 0-d array lying, uncommitted, where `place` says."""
-    if type(array) is not ArrayImpl or array._committed or array.aval.shape:
-        return False  # (a tracer, a committed or n-d array)
-    sharding = array.sharding
-    return sharding is place or sharding == place
-
-
 def host_compare(compare, input: Tensor, other) -> Tensor | None:
     """`compare(input, other)` (an `operator` comparison) as a 0-d bool Tensor computed on the
     host, or None where the op must run: a value that is no 0-d CPU array where a device result
@@ -93,11 +100,11 @@ def host_compare(compare, input: Tensor, other) -> Tensor | None:
         return None
     where = _Place.current()
     value = input._value
-    if not where.on_cpu or not _same_place(value, where.place):
+    if not where.on_cpu or not where.holds(value):
         return None
     kind = type(other)
     number = kind is float or kind is int or kind is bool
-    if not number and not (isinstance(other, Tensor) and _same_place(other._value, where.place)):
+    if not number and not (isinstance(other, Tensor) and where.holds(other._value)):
         return None
     dtype = _dtypes.binary_result_type(input, other)
     if dtype.is_complex:

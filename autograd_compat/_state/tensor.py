@@ -450,13 +450,15 @@ class _ComputedOnRead(Tensor):
 
 
 class HostTensor(_ComputedOnRead):
-    """A small leaf made from host data (`torch.tensor(numpy_array)`) that no op has read yet.
+    """A small leaf made from host data (`torch.tensor(numpy_array)`, a comparison read on the
+    host) that no op has read yet.
 
-    Its value is a private numpy copy. The first read of `_value` (any op or print; `shape` and
-    `dtype` read `_stored`) makes it a device array and the tensor a plain `Tensor`; until then
-    a compiled call hands the host copy straight to its program, where jax.jit transfers it as it
-    calls: cheaper than a device array of our own (which costs ~3 us to make and ~2 us more in
-    the program that reads it).
+    Its value is a numpy array nothing writes: a private copy, or one of the read-only bools
+    shared by host comparisons; `item()` reads it where it is. The first read of `_value` (any
+    op or print; `shape` and `dtype` read `_stored`) makes it a device array and the tensor a
+    plain `Tensor`; until then a compiled call hands the host copy straight to its program,
+    where jax.jit transfers it as it calls: cheaper than a device array of our own (which costs
+    ~3 us to make and ~2 us more in the program that reads it).
     """
 
     __slots__ = ()
@@ -509,8 +511,8 @@ del _plain_class
 
 
 def hold_on_host(tensor: Tensor) -> Tensor:
-    """Make `tensor`, a new leaf whose value is a private numpy copy (nothing else may write
-    it), a HostTensor: a device array on first use."""
+    """Make `tensor`, a new leaf whose value is a numpy array nothing may write (a private copy,
+    or a read-only array), a HostTensor: a device array on first use."""
     tensor.__class__ = HostTensor
     return tensor
 
