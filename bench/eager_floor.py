@@ -47,6 +47,10 @@ def _norm(y):
     return jnp.sqrt(jnp.sum(y * y))
 
 
+_NORM = jax.jit(_norm)
+_SCALE = jax.jit(lambda v, scale: v * scale)  # the backward of every floor: v * 2^k
+
+
 def _double_and_norm(y, double=_double, norm=_norm):
     """The next doubling of `y` and its norm (`double` and `norm`: how each is called)."""
     doubled = double(y)
@@ -58,8 +62,7 @@ def _floor_step(one_call: bool):
     if one_call:
         advance = jax.jit(_double_and_norm)
     else:
-        advance = functools.partial(_double_and_norm, double=jax.jit(_double), norm=jax.jit(_norm))
-    backward = jax.jit(lambda v, scale: v * scale)
+        advance = functools.partial(_double_and_norm, double=jax.jit(_double), norm=_NORM)
 
     def step():
         x = np.array(LOOP_DATA)  # the step's leaf, made from host data as the step makes it
@@ -68,15 +71,13 @@ def _floor_step(one_call: bool):
         while np.asarray(size).item() < LOOP_LIMIT:
             y, size = advance(y)
             doublings += 1
-        grad = backward(np.array(LOOP_WEIGHTS), np.float32(2.0**doublings))
+        grad = _SCALE(np.array(LOOP_WEIGHTS), np.float32(2.0**doublings))
         return np.asarray(y), np.asarray(grad)
 
     return step
 
 
 _PRODUCT = jax.jit(jnp.multiply)
-_NORM = jax.jit(_norm)
-_SCALE = jax.jit(lambda v, scale: v * scale)
 
 
 @functools.lru_cache(maxsize=8)
@@ -113,12 +114,10 @@ class _MinimalTensor:
         edge = self if self.grad_fn is None else self.grad_fn
         return _MinimalTensor(value, True, _Node(edge, number))
 
-    @property
-    def data(self):
-        return _MinimalTensor(self.value)
-
     def detach(self):
         return _MinimalTensor(self.value)
+
+    data = property(detach)
 
     def norm(self):
         return _MinimalTensor(_NORM(self.value))
