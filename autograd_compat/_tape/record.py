@@ -87,7 +87,10 @@ def apply(op: Op, *inputs, **static):
     kind = type(deferred)
     if kind is Pending or kind is tuple:
         if live and op.differentiable and _grad_mode._state.enabled:
-            return _record_deferred(op, inputs, values, deferred, tuple(requires))
+            known = deferred.known if kind is Pending else deferred[0].known
+            needs = tuple(requires)  # (the recipe lookup inline: one call fewer per op)
+            recipe = known.notes.get(needs) or _known_recipe(op, known, needs)
+            return _make_node(op, known.static, inputs, values, deferred, needs, recipe, LazyTensor)
         if kind is tuple:
             return tuple([LazyTensor._wrap(o) for o in deferred])
         return LazyTensor._wrap(deferred)
@@ -105,7 +108,9 @@ def apply(op: Op, *inputs, **static):
         _memory.settle(out)  # (see _pure/memory); `aval.shape` is `shape` without a call
     if live and op.differentiable and _grad_mode._state.enabled:
         if kind is Known:  # (its recipes are kept with it, as a deferred op's are)
-            return _record_known(op, deferred, inputs, values, out, tuple(requires), Tensor)
+            needs = tuple(requires)
+            recipe = deferred.notes.get(needs) or _known_recipe(op, deferred, needs)
+            return _make_node(op, deferred.static, inputs, values, out, needs, recipe, Tensor)
         return _record(op, key, inputs, values, out)
     if type(out) is tuple:
         return tuple([Tensor._wrap(o) for o in out])
@@ -143,20 +148,12 @@ def _requires(inputs: tuple) -> tuple:
     return tuple(requires)
 
 
-def _record_known(op: Op, known: Known, inputs, values, out, requires: tuple, cls: type[Tensor]):
-    """`_record` where `_pure/lazy` knows the op at these input shapes (`known`), its results
-    of `cls`: the node's recipe is made once per requires_grad pattern and kept with `known`,
-    so its tuples are the same objects node after node (the engine's hot pass compares them)."""
-    recipe = known.notes.get(requires)
-    if recipe is None:
-        recipe = known.notes[requires] = _recipe(op, requires, known.inputs, known.meta)
-    return _make_node(op, known.static, inputs, values, out, requires, recipe, cls)
-
-
-def _record_deferred(op: Op, inputs: tuple, values: list, out, requires: tuple):
-    """`_record` for a deferred op (`out`: its Pending outputs)."""
-    known = (out[0] if type(out) is tuple else out).known
-    return _record_known(op, known, inputs, values, out, requires, LazyTensor)
+def _known_recipe(op: Op, known: Known, requires: tuple) -> tuple:
+    """The node recipe (`_recipe`) of `op` where `_pure/lazy` knows it at these input shapes
+    (`known`), for this requires_grad pattern: made once and kept with `known`, so its tuples
+    are the same objects node after node (the engine's hot pass compares them by identity)."""
+    recipe = known.notes[requires] = _recipe(op, requires, known.inputs, known.meta)
+    return recipe
 
 
 def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
