@@ -3,12 +3,13 @@ measure of the eager overhead that does not vary from run to run.
 
 Timings on a shared machine move by up to 3x between runs (see the README's performance
 section), too much to see a change of a few percent in the per-op path; the number of
-bytecodes a step executes is the same on every run of the same code. On the small workloads
-most of the eager time is this Python (`bench/eager_floor.py`), so fewer bytecodes is less
-time. The count follows `sys.settrace` opcode events in the package's files after warm-up
-steps (nothing compiles or learns shapes while counting); calls are the package's Python
-functions entered. Time a change with `bench/run.py` too: a bytecode that builds a big object
-costs more than one that loads a name, and XLA's calls are not counted.
+bytecodes a step executes is the same on every run of the same code. This Python is nearly all
+of the chain's eager time and about a third of the doubling loop's, whose XLA calls and host
+reads are most of the rest (the README's session-15 paragraph). The count follows
+`sys.settrace` opcode events in the package's files after warm-up steps (nothing compiles or
+learns shapes while counting); calls are the package's Python functions entered. Time a
+change with `bench/run.py` too: a bytecode that builds a big object costs more than one that
+loads a name, and XLA's calls are not counted.
 `--functions N` lists the N functions that execute the most bytecodes.
 Run: `python bench/python_bytecodes.py [--functions 15] [--only chain]`.
 """

@@ -88,7 +88,7 @@ def apply(op: Op, *inputs, **static):
     if kind is Pending or kind is tuple:
         if live and op.differentiable and _grad_mode._state.enabled:
             known = deferred.known if kind is Pending else deferred[0].known
-            needs = tuple(requires)  # (the recipe lookup inline: one call fewer per op)
+            needs = tuple(requires)  # (the recipe lookup inline: two calls fewer per op)
             recipe = known.notes.get(needs) or _known_recipe(op, known, needs)
             return _make_node(op, known.static, inputs, values, deferred, needs, recipe, LazyTensor)
         if kind is tuple:
