@@ -71,10 +71,6 @@ def _smallest_normal(jax_dtype) -> float:
     return float(jnp.finfo(jax_dtype).tiny)
 
 
-def _subnormal(x: float, jax_dtype) -> bool:
-    return x != 0 and abs(x) < _smallest_normal(jax_dtype)
-
-
 def _read(array, target) -> float | int | bool:
     """A 0-d array's value as a Python number, converted to `target` as XLA converts (numpy's
     overflow warnings off: XLA's conversion warns of nothing)."""
@@ -112,6 +108,8 @@ def host_compare(compare, input: Tensor, other) -> Tensor | None:
     target = dtype.jax
     x = _read(value, target)
     y = _number(other, target) if number else _read(other._value, target)
-    if dtype.is_floating_point and (_subnormal(x, target) or _subnormal(y, target)):
-        return None
+    if dtype.is_floating_point:
+        tiny = _smallest_normal(target)
+        if 0 < abs(x) < tiny or 0 < abs(y) < tiny:  # a subnormal value (NaN is no subnormal)
+            return None
     return hold_on_host(Tensor._wrap(_RESULTS[compare(x, y)]))

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
-from .._pure.op import constant
+from .._pure.op import INEXACT, constant
 from .._pure.shapes import broadcast_shapes
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
@@ -66,8 +66,7 @@ def operands(a, b, dtype: _dtypes.dtype):
 
 def floating(x: Tensor) -> Tensor:
     """`x`, cast to the default float dtype when it is integral (as PyTorch's float ops do)."""
-    d = x.dtype
-    if d.is_floating_point or d.is_complex:
+    if x._stored.dtype in INEXACT:  # (the array's dtype: no conversion to ours, no calls)
         return x
     return x.to(_dtypes.get_default_dtype())
 
