@@ -68,6 +68,7 @@ def _register(node, attribute: str, hook, prepend: bool = False):
     if table is None:
         table = OrderedDict()  # a handle holds its table weakly, as PyTorch's does
         setattr(node, attribute, table)
+        node.hot = None  # (see `_NodeMethods`)
     handle = RemovableHandle(table)
     table[handle.id] = hook
     if prepend:
@@ -80,10 +81,17 @@ def _register(node, attribute: str, hook, prepend: bool = False):
 
 class _NodeMethods:
     """What Node and AccumulateGrad share (PyTorch's Node interface): their run order, hook
-    tables and metadata, and hook registration."""
+    tables and metadata, and hook registration.
+
+    `hot`: the step (`Node`) by which the engine's hot pass (`_tape/engine._hot_schedule`)
+    matches this node against a backward it ran before; None where it may not: a leaf's sink,
+    a custom Function's node, and a node since it got a hook table or packed saved values. So
+    that pass reads one field where it read the five of the step, the four hook tables and
+    the node's class."""
 
     __slots__ = (
         "seq",
+        "hot",
         "pre_hooks",
         "hooks",
         "prehooks_node",
@@ -95,6 +103,7 @@ class _NodeMethods:
     def _init_hooks(self, seq: int) -> None:
         """Number this node for the engine's order and start with no hooks."""
         self.seq = seq
+        self.hot: tuple | None = None
         self.pre_hooks = None  # output_nr -> list of tensor hooks (register_hook on non-leaves)
         self.retained = None  # output_nr -> weakref of a tensor that called retain_grad()
         self.hooks = None
@@ -139,17 +148,15 @@ class Node(_NodeMethods):
     )
     custom = False  # True for nodes whose backward is user Python code (autograd.Function)
 
-    def __init__(
-        self, op, static, edges, saved, saved_mask, placeholders, versions, out_meta, had_saved
-    ):
-        self.op = op
-        self.static = static
+    def __init__(self, step: tuple, edges, saved, versions, had_saved) -> None:
+        """`step`: what its backward call depends on besides its values, (op, static
+        arguments, saved mask, placeholders, out_meta): one tuple shared by the nodes of an op
+        the recorder knows at these shapes (`_tape/record._recipe`)."""
+        self.op, self.static, self.saved_mask, self.placeholders, self.out_meta = step
+        self.hot = step
         self.edges = edges
         self.saved = saved
-        self.saved_mask = saved_mask
-        self.placeholders = placeholders
         self.versions = versions
-        self.out_meta = out_meta
         self.had_saved = had_saved  # saved primals to free (a view op's positions are not)
         self.seq = next(_sequence)  # (`_init_hooks` inline: a node is made per op)
         self.pre_hooks = self.retained = self.hooks = self.prehooks_node = None

@@ -204,6 +204,7 @@ class Tensor(TensorMethods):
         node = self.grad_fn
         if node.retained is None:
             node.retained = {}
+            node.hot = None  # (see `_state/node`)
         node.retained[self.output_nr] = weakref.ref(self)
         self._retains_grad = True
 

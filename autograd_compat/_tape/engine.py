@@ -41,7 +41,6 @@ from .._state.tensor import LazyTensor, Tensor, program_input
 from .._tape.record import apply
 from . import anomaly as _anomaly
 from .hooks import (
-    PackedNode,
     run_node_hooks,
     run_node_prehooks,
     run_post_accumulate_hooks,
@@ -300,16 +299,10 @@ def _hot_schedule(root_edge: tuple, grad: Tensor, targets=None) -> tuple | None:
             keep(())
             continue
         seq = node.seq
-        if (
-            seq >= newest
-            or type(node) is PackedNode
-            or node.custom
-            or (node.op, node.static, node.saved_mask, node.placeholders, node.out_meta) != step
-        ):  # (`_step` inline: its call would cost a tenth of the pass)
+        hot = node.hot  # (None for a node with hooks, packed saved values, a custom backward)
+        if seq >= newest or (hot is not step and hot != step):
             return None
         newest = seq
-        if node.pre_hooks or node.retained or node.hooks or node.prehooks_node:
-            return None
         for entry in node.versions:
             if entry[0][0] != entry[1]:
                 return None
@@ -531,7 +524,10 @@ def _step(node) -> tuple | None:
     """What a node's backward call depends on besides its values; None for a leaf."""
     if isinstance(node, AccumulateGrad):
         return None
-    return node.op, node.static, node.saved_mask, node.placeholders, node.out_meta
+    step = node.hot  # (the same tuple as the last graph's, where the recorder shares it)
+    if step is None:
+        step = node.op, node.static, node.saved_mask, node.placeholders, node.out_meta
+    return step
 
 
 def _call_vjp(run, step: tuple, primals, cts: list, requires: tuple) -> list:

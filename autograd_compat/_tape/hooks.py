@@ -78,6 +78,7 @@ def register_tensor_hook(tensor, hook) -> RemovableHandle:
     else:
         if node.pre_hooks is None:
             node.pre_hooks = {}
+            node.hot = None  # (see `_state/node`)
         table = node.pre_hooks.setdefault(tensor.output_nr, OrderedDict())
     handle = RemovableHandle(table)
     table[handle.id] = hook

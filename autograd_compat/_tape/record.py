@@ -90,7 +90,7 @@ def apply(op: Op, *inputs, **static):
             known = deferred.known if kind is Pending else deferred[0].known
             needs = tuple(requires)  # (the recipe lookup inline: two calls fewer per op)
             recipe = known.notes.get(needs) or _known_recipe(op, known, needs)
-            return _make_node(op, known.static, inputs, values, deferred, needs, recipe, LazyTensor)
+            return _make_node(op, inputs, values, deferred, needs, recipe, LazyTensor)
         if kind is tuple:
             return tuple([LazyTensor._wrap(o) for o in deferred])
         return LazyTensor._wrap(deferred)
@@ -110,18 +110,19 @@ def apply(op: Op, *inputs, **static):
         if kind is Known:  # (its recipes are kept with it, as a deferred op's are)
             needs = tuple(requires)
             recipe = deferred.notes.get(needs) or _known_recipe(op, deferred, needs)
-            return _make_node(op, deferred.static, inputs, values, out, needs, recipe, Tensor)
+            return _make_node(op, inputs, values, out, needs, recipe, Tensor)
         return _record(op, key, inputs, values, out)
     if type(out) is tuple:
         return tuple([Tensor._wrap(o) for o in out])
     return Tensor._wrap(out)
 
 
-def _recipe(op: Op, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
-    """What every node of `op` on inputs of these shapes, dtypes and requires_grad flags
-    shares: (saved mask, whether it holds saved primals, the (shape, dtype) of each input not
-    saved, `out_meta`, its class, whether it watches its inputs' versions (else its result's),
-    which outputs are inexact). `inputs_meta`: each input's (shape, dtype), or what has them."""
+def _recipe(op: Op, static: tuple, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
+    """What every node of `op` with these static arguments on inputs of these shapes, dtypes
+    and requires_grad flags shares: (its step (`Node`): op, `static`, saved mask, the (shape,
+    dtype) of each input not saved, `out_meta`; whether it holds saved primals, its class,
+    whether it watches its inputs' versions (else its result's), which outputs are inexact).
+    `inputs_meta`: each input's (shape, dtype), or what has them."""
     saved_mask, had_saved = _mask_of(op.saves, requires)
     placeholders, inexact = [], []  # (loops: an op lazy does not know makes one each call)
     for m, s in zip(inputs_meta, saved_mask):
@@ -130,10 +131,8 @@ def _recipe(op: Op, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
     for meta in out_meta:
         inexact.append(meta[1] in INEXACT)
     return (
-        saved_mask,
+        (op, static, saved_mask, tuple(placeholders), out_meta),
         had_saved,
-        tuple(placeholders),
-        out_meta,
         node_class(op),
         op.saves != "output",
         tuple(inexact),
@@ -152,7 +151,7 @@ def _known_recipe(op: Op, known: Known, requires: tuple) -> tuple:
     """The node recipe (`_recipe`) of `op` where `_pure/lazy` knows it at these input shapes
     (`known`), for this requires_grad pattern: made once and kept with `known`, so its tuples
     are the same objects node after node (the engine's hot pass compares them by identity)."""
-    recipe = known.notes[requires] = _recipe(op, requires, known.inputs, known.meta)
+    recipe = known.notes[requires] = _recipe(op, known.static, requires, known.inputs, known.meta)
     return recipe
 
 
@@ -164,13 +163,14 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
     else:
         aval = out.aval
         out_meta = ((aval.shape, aval.dtype),)
-    recipe = _recipe(op, requires, values, out_meta)
-    return _make_node(op, key, inputs, values, out, requires, recipe, Tensor)
+    recipe = _recipe(op, key, requires, values, out_meta)
+    return _make_node(op, inputs, values, out, requires, recipe, Tensor)
 
 
-def _make_node(op: Op, key: tuple, inputs, values, out, requires, recipe: tuple, cls: type[Tensor]):
+def _make_node(op: Op, inputs, values, out, requires, recipe: tuple, cls: type[Tensor]):
     """The Node of one op application (`recipe`: see `_recipe`) and its results, of `cls`."""
-    saved_mask, had_saved, placeholders, out_meta, node_cls, watch_inputs, inexact = recipe
+    step, had_saved, node_cls, watch_inputs, inexact = recipe
+    saved_mask = step[2]
     if modes.inference_seen:
         check_inference_saved(inputs, saved_mask)
     edges: list = []  # (one loop, not comprehensions: see `_requires`)
@@ -188,17 +188,7 @@ def _make_node(op: Op, key: tuple, inputs, values, out, requires, recipe: tuple,
                 counter = x._version_counter
                 ref = weakref.ref(x) if x._storage is None else saved_ref(x)  # (`saved_ref`)
                 versions.append((counter, counter[0], ref))
-    node = node_cls(
-        op,
-        key,
-        tuple(edges),
-        tuple(saved),
-        saved_mask,
-        placeholders,
-        tuple(versions),
-        out_meta,
-        had_saved,
-    )
+    node = node_cls(step, tuple(edges), tuple(saved), tuple(versions), had_saved)
     if type(out) is tuple:
         return tuple(
             [cls._wrap(o, node, nr) if inexact[nr] else cls._wrap(o) for nr, o in enumerate(out)]
@@ -288,6 +278,7 @@ def decorate_node(node, inputs) -> None:
                 k += 1
         node.saved = tuple(saved)
         node.__class__ = _hooks.PackedNode
+        node.hot = None  # (its saved values are unpacked by hooks: see `_state/node`)
     if modes.anomaly:
         node.metadata["traceback_"] = forward_traceback()
         if modes.executing:

@@ -95,8 +95,9 @@ def _wide_node(op: Op, edges: tuple, out) -> WideNode:
     cls = _wide_classes.get(op.name)
     if cls is None:
         cls = _wide_classes[op.name] = type(op.name, (WideNode,), {"__slots__": ()})
-    n = len(edges)
-    return cls(op, (), edges, (), (False,) * n, (), (), ((out.shape, out.dtype),), False)
+    node = cls((op, (), (False,) * len(edges), (), ((out.shape, out.dtype),)), edges, (), (), False)
+    node.hot = None  # a custom backward: never fused
+    return node
 
 
 def _combine(values: list, chunk_op: Op, dim: int, dtype) -> jax.Array:
