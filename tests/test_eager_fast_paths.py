@@ -62,6 +62,43 @@ def test_hooks_send_a_hot_graph_to_the_stepwise_executor(where):
     np.testing.assert_allclose(x.grad.numpy(), 3 * 2 * np.cos([1.0, 2.0]), rtol=1e-6)
 
 
+@pytest.mark.parametrize("where", ["retain_grad", "saved_tensors_hooks", "removed_hook"])
+def test_a_node_hooked_since_its_structure_was_remembered_is_not_matched(where, monkeypatch):
+    """The hot pass matches a node by its `hot` step, which a hook table, a retained grad or
+    packed saved values clear: such a node's graph takes the general path, hooks and all; one
+    whose hook was removed again gets the same gradients."""
+    hits = []
+    hot_schedule = _engine._hot_schedule
+
+    def logged(*args):
+        hits.append(hot_schedule(*args))
+        return hits[-1]
+
+    monkeypatch.setattr(_engine, "_hot_schedule", logged)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(_engine.FUSE_AFTER + 2):  # (the first makes x.grad: a new key)
+        (x.sin() * 2).sum().backward()
+    assert hits[-1] is not None
+    packed = []
+    if where == "saved_tensors_hooks":
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            y = x.sin() * 2
+    else:
+        y = x.sin() * 2
+    if where == "retain_grad":
+        y.retain_grad()
+    elif where == "removed_hook":
+        y.grad_fn.register_hook(lambda *args: None).remove()
+    y.sum().backward()
+    assert hits[-1] is None or where == "removed_hook"
+    if where == "retain_grad":
+        np.testing.assert_allclose(y.grad.numpy(), [1.0, 1.0])
+    if where == "saved_tensors_hooks":
+        assert len(packed) == 1  # sin saved its input (mul by a number saves no tensor)
+    expected = (_engine.FUSE_AFTER + 3) * 2 * np.cos([1.0, 2.0])
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+
+
 def test_backward_with_inputs_runs_only_the_needed_nodes():
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = torch.tensor([3.0, 4.0], requires_grad=True)
@@ -108,6 +145,7 @@ class _FakeNode:
     survey, no saved values, hooks or outputs of note)."""
 
     op = static = saved_mask = placeholders = pre_hooks = retained = hooks = prehooks_node = None
+    hot = None
     saved = versions = ()
     out_meta = ((),)
     custom = False
