@@ -608,6 +608,26 @@ def test_data_assignment_rebinds_memory():
     assert y.tolist() == [4.0, 4.0, 4.0] and v.tolist() == [0.0, 0.0]
 
 
+def test_a_buffers_member_table_counts_the_live_and_stays_bounded():
+    """Members are weak references without callbacks: a dead one is skipped by every reader
+    and pruned once the table doubles, so `.data` taken every step of a loop keeps the
+    parameter's table small, and a write still reaches every live member."""
+    w = torch.zeros(3)
+    keep = [w.data]
+    members = w._storage.members
+    for _ in range(1000):
+        w.data.add_(1)  # each step's alias dies at the end of its statement
+        keep.append(keep[-1] * 0)  # (new tensors, some of them reusing the dead ones' ids)
+    assert len(members) == 2  # w and keep[0]
+    assert len(members.refs) <= 16
+    keep[0].mul_(2)
+    assert w.tolist() == [2000.0] * 3 and keep[0].tolist() == [2000.0] * 3
+    alias = w.data
+    assert len(members) == 3 and sorted(map(id, members)) == sorted(map(id, (w, keep[0], alias)))
+    members.discard(alias)
+    assert len(members) == 2
+
+
 def test_inplace_through_movedim_and_split_reaches_the_base():
     """Regression: movedim and split returned copies, so an in-place change of the result was
     lost to the base and its gradient (x.grad was 1 where PyTorch gives 2)."""

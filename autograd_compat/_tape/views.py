@@ -61,23 +61,35 @@ _MULTI_SUFFIX = (
 )
 
 
+_PRUNE_AT = 8  # a buffer's member table is first pruned of dead entries at this size
+
+
 class Members:
     """The live tensors over one buffer, held weakly and by identity (a WeakSet would compare
-    tensors with `==`, which is elementwise)."""
+    tensors with `==`, which is elementwise).
 
-    __slots__ = ("refs",)
+    The weak references have no callback: a callback per member cost a closure when it was
+    added and a Python call when it died, ~40% of a `.data` of a new tensor (the doubling
+    loop's every iteration). A dead member's entry stays until the table has doubled since
+    it was last pruned; every reader skips it (a dead reference never comes back, and a new
+    tensor that gets a dead one's id replaces its entry)."""
+
+    __slots__ = ("refs", "_prune_at")
 
     def __init__(self) -> None:
-        self.refs: dict = {}
+        self.refs: dict = {}  # id(tensor) -> weak reference to it
+        self._prune_at = _PRUNE_AT
 
     def add(self, t) -> None:
-        key, refs = id(t), self.refs
+        refs = self.refs
+        refs[id(t)] = weakref.ref(t)
+        if len(refs) >= self._prune_at:
+            self._prune()
 
-        def forget(ref, key=key, refs=refs):
-            if refs.get(key) is ref:
-                del refs[key]
-
-        refs[key] = weakref.ref(t, forget)
+    def _prune(self) -> None:
+        live = {key: ref for key, ref in self.refs.items() if ref() is not None}
+        self.refs = live
+        self._prune_at = max(_PRUNE_AT, 2 * len(live))
 
     def discard(self, t) -> None:
         ref = self.refs.get(id(t))
@@ -85,7 +97,11 @@ class Members:
             del self.refs[id(t)]
 
     def __len__(self) -> int:
-        return len(self.refs)
+        count = 0
+        for ref in self.refs.values():
+            if ref() is not None:
+                count += 1
+        return count
 
     def holding(self, value) -> int:
         """How many live members hold `value` itself (views of the whole buffer): a compiled
