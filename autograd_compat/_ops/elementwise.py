@@ -283,7 +283,7 @@ def pow(input, exponent):
         return _binary(_RPOW, tensor_arg(exponent, "pow", "exponent", 2), input, "pow")
     if isinstance(exponent, Tensor):
         return _binary(_POW_TENSOR, input, exponent, "pow")
-    dtype = _dtypes.result_type(input, exponent)
+    dtype = _dtypes.binary_result_type(input, exponent)
     if (
         not (dtype.is_floating_point or dtype.is_complex)
         and isinstance(exponent, int)
