@@ -234,7 +234,6 @@ class Segment:
         "externals",
         "_external_slots",
         "outputs",
-        "slots",
         "closed",
         "lock",
         "first",
@@ -245,8 +244,8 @@ class Segment:
         self.plan: list = []
         self.externals: list = []  # the arrays the run reads, each once
         self._external_slots: dict = {}  # id(array) -> its index in `externals`
-        self.outputs: list = []  # (slot, weak reference to the Pending)
-        self.slots = 0  # the outputs so far (a tuple output takes one slot per element)
+        self.outputs: list = []  # weak references to the Pending outputs, by slot (a tuple
+        # output takes one slot per element)
         self.held = 0  # the bytes of `externals`
         self.closed = False
         self.lock = threading.Lock()
@@ -271,7 +270,9 @@ class Segment:
         """Add one op (its `_shapes` key: op, static arguments, input avals, and what is known
         of it there) on `values` (arrays, or Pending outputs); its Pending output(s), or None
         if the segment was closed meanwhile."""
-        with self.lock:
+        lock = self.lock  # (acquire and release: half the cost of a `with` per op)
+        lock.acquire()
+        try:
             if self.closed:
                 return None
             refs = []  # where each input comes from: an output's slot s as ~s, else an external
@@ -285,17 +286,18 @@ class Segment:
             tupled = known.tupled
             # (`known.static`: one object for every application, compared by identity)
             self.plan.append((key[0], known.static, tuple(refs), tupled))
-            slot = self.slots
+            outputs = self.outputs
+            slot = len(outputs)
             if tupled:
                 out = tuple([Pending(self, slot + i, a, known) for i, a in enumerate(known.avals)])
-                self.slots = slot + len(out)
                 for p in out:
-                    self.outputs.append((p.slot, weakref.ref(p)))
+                    outputs.append(weakref.ref(p))
                 return out
             pending = Pending(self, slot, known.avals, known)
-            self.slots = slot + 1
-            self.outputs.append((slot, weakref.ref(pending)))
+            outputs.append(weakref.ref(pending))
             return pending
+        finally:
+            lock.release()
 
     def close(self) -> None:
         """No more ops: the next deferred op of this thread starts a new segment."""
@@ -307,7 +309,7 @@ class Segment:
         """Close the segment; compute its outputs still referenced that have no array yet."""
         with self.lock:
             self.close()
-            live = [p for _, ref in self.outputs if (p := ref()) is not None and p.array is None]
+            live = [p for ref in self.outputs if (p := ref()) is not None and p.array is None]
             if not live:
                 return
             wanted = tuple([p.slot for p in live])
@@ -459,7 +461,7 @@ def _referenced(segment: Segment, counts: dict, keep_all: bool) -> list:
     """The Pending outputs of `segment` without an array that are referenced from elsewhere
     than the saved values counted in `counts` (every live one with `keep_all`)."""
     extra = []
-    for _, ref in segment.outputs:
+    for ref in segment.outputs:
         pending = ref()
         # references: `pending` here, getrefcount's argument, and the saved tuples counted
         if pending is not None and pending.array is None:
