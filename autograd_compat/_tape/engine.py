@@ -258,10 +258,11 @@ def _hot_schedule(root_edge: tuple, grad: Tensor, targets=None) -> tuple | None:
     (the backward of a training step, met again); None when it may not (then `_schedule` runs,
     and raises any error).
 
-    The pass walks that structure's order and checks the graph against it: each node's step,
-    edges and where they go (which places every node, each in one place), no hooks, no saved
-    value freed or modified in place, no saved tensors hooks (their unpack would run before
-    the graph is known to fit), and its nodes but the leaves newest first. Kahn's order of a
+    The pass walks that structure's order and checks the graph against it: each node's step
+    (its `hot` field, None once it has hooks, a retained grad or saved tensors hooks, whose
+    unpack would run before the graph is known to fit), its edges and where they go (which
+    places every node, each in one place), no hooks on the leaves, no saved value freed or
+    modified in place, and its nodes but the leaves newest first. Kahn's order of a
     graph of one structure is then the same (it depends on the structure and on how the
     sequence numbers of the nodes compare, and these compare alike), as are the plan and the
     fused function. For `targets`, each target must lie where it lay, and an edge the schedule
