@@ -87,9 +87,12 @@ class Members:
             self._prune()
 
     def _prune(self) -> None:
-        live = {key: ref for key, ref in self.refs.items() if ref() is not None}
-        self.refs = live
-        self._prune_at = max(_PRUNE_AT, 2 * len(live))
+        """Drop the dead entries, in place: a member another thread adds meanwhile stays."""
+        refs = self.refs
+        for key, ref in list(refs.items()):
+            if ref() is None and refs.get(key) is ref:
+                del refs[key]
+        self._prune_at = max(_PRUNE_AT, 2 * len(refs))
 
     def discard(self, t) -> None:
         ref = self.refs.get(id(t))
