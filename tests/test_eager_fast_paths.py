@@ -11,6 +11,20 @@ from autograd_compat._pure import op as _op
 from autograd_compat._tape import engine as _engine
 
 
+@pytest.fixture
+def hot_hits(monkeypatch) -> list:
+    """What each call of the engine's hot pass (`_hot_schedule`) returned, in order."""
+    hits: list = []
+    hot_schedule = _engine._hot_schedule
+
+    def logged(*args):
+        hits.append(hot_schedule(*args))
+        return hits[-1]
+
+    monkeypatch.setattr(_engine, "_hot_schedule", logged)
+    return hits
+
+
 def test_saved_masks_follow_which_inputs_require_grad():
     """mul saves the other input only: the cached mask differs with `requires`."""
     a = torch.tensor([2.0, 3.0], requires_grad=True)
@@ -63,22 +77,14 @@ def test_hooks_send_a_hot_graph_to_the_stepwise_executor(where):
 
 
 @pytest.mark.parametrize("where", ["retain_grad", "saved_tensors_hooks", "removed_hook"])
-def test_a_node_hooked_since_its_structure_was_remembered_is_not_matched(where, monkeypatch):
+def test_a_node_hooked_since_its_structure_was_remembered_is_not_matched(where, hot_hits):
     """The hot pass matches a node by its `hot` step, which a hook table, a retained grad or
     packed saved values clear: such a node's graph takes the general path, hooks and all; one
     whose hook was removed again gets the same gradients."""
-    hits = []
-    hot_schedule = _engine._hot_schedule
-
-    def logged(*args):
-        hits.append(hot_schedule(*args))
-        return hits[-1]
-
-    monkeypatch.setattr(_engine, "_hot_schedule", logged)
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     for _ in range(_engine.FUSE_AFTER + 2):  # (the first makes x.grad: a new key)
         (x.sin() * 2).sum().backward()
-    assert hits[-1] is not None
+    assert hot_hits[-1] is not None
     packed = []
     if where == "saved_tensors_hooks":
         with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
@@ -90,7 +96,7 @@ def test_a_node_hooked_since_its_structure_was_remembered_is_not_matched(where, 
     elif where == "removed_hook":
         y.grad_fn.register_hook(lambda *args: None).remove()
     y.sum().backward()
-    assert hits[-1] is None or where == "removed_hook"
+    assert hot_hits[-1] is None or where == "removed_hook"
     if where == "retain_grad":
         np.testing.assert_allclose(y.grad.numpy(), [1.0, 1.0])
     if where == "saved_tensors_hooks":
@@ -263,17 +269,9 @@ def test_the_hot_schedule_is_the_general_one_or_none_on_random_graphs():
     assert hits >= 40
 
 
-def test_the_hot_schedule_keeps_the_backwards_semantics(monkeypatch):
+def test_the_hot_schedule_keeps_the_backwards_semantics(hot_hits):
     """A hot graph whose saved value was modified, whose graph was freed or that has a hook
     raises or runs as the general path does."""
-    hits = []
-    hot_schedule = _engine._hot_schedule
-
-    def logged(*args):
-        hits.append(hot_schedule(*args))
-        return hits[-1]
-
-    monkeypatch.setattr(_engine, "_hot_schedule", logged)
     for _ in range(_engine.FUSE_AFTER + 1):
         loss, leaves = _random_graph(3, 0)
         loss.backward()
@@ -287,12 +285,12 @@ def test_the_hot_schedule_keeps_the_backwards_semantics(monkeypatch):
             np.testing.assert_allclose(leaf.grad.numpy(), 2 * grad.numpy(), rtol=1e-6)
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         loss.backward()
-    assert hits[-3] is not None and hits[-1] is None  # (the second: .grad exists, a new key)
+    assert hot_hits[-3] is not None and hot_hits[-1] is None  # (2nd: .grad exists, a new key)
     loss, leaves = _random_graph(3, 0)
     seen = []
     loss.grad_fn.register_hook(lambda *args: seen.append(1))
     loss.backward()
-    assert seen == [1] and hits[-1] is None
+    assert seen == [1] and hot_hits[-1] is None
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     for i in range(_engine.FUSE_AFTER + 3):  # (the first makes x.grad: a new key)
         y = x * 1
@@ -303,4 +301,4 @@ def test_the_hot_schedule_keeps_the_backwards_semantics(monkeypatch):
                 z.backward()
         else:
             z.backward()
-    assert hits[-2] is not None and hits[-1] is None
+    assert hot_hits[-2] is not None and hot_hits[-1] is None
