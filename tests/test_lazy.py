@@ -33,6 +33,7 @@ def _deferral_on(monkeypatch):
     an op read at once by an earlier test would run at its call (`test_an_op_read_at_...`)."""
     monkeypatch.setattr(lazy, "ENABLED", True)
     lazy._shapes.clear()
+    lazy._redefer()
 
 
 @pytest.fixture
@@ -268,6 +269,59 @@ def test_an_op_read_at_once_stops_being_deferred():
         y = x.atan()
         y.numpy()  # a segment of one op, read right away
     assert type(x.atan()) is torch.Tensor  # now runs at its call
+
+
+def _read_at_once_each(x):
+    """Run each op of `_chain`'s round once and read its result at once (printed cells)."""
+    for op in (lambda t: t * 1.01, lambda t: t + 0.1, torch.sin, torch.tanh):
+        for _ in range(3):
+            op(x).numpy()  # (the first call learns its shapes, the second is deferred, read)
+
+
+def test_ops_read_at_once_are_deferred_again_after_some_calls(monkeypatch):
+    x = torch.tensor(DATA)
+    _read_at_once_each(x)
+    assert type(x * 1.01) is torch.Tensor and type(torch.tanh(x)) is torch.Tensor
+    monkeypatch.setattr(lazy, "REDEFER_AFTER", 7)
+    lazy._calls_left[0] = 7
+    for _ in range(5):  # 5 calls of marked ops: still run at their call
+        x * 1.01
+    assert type(torch.tanh(x)) is torch.Tensor
+    x * 1.01  # the 7th call: every marked op is deferred again, the ones around it too
+    for op in (lambda t: t * 1.01, lambda t: t + 0.1, torch.sin, torch.tanh):
+        assert type(op(x)) is LazyTensor
+    assert lazy._calls_left[0] == 7 and not lazy._at_once
+
+
+def test_a_chain_of_ops_once_read_at_once_is_deferred_again_with_the_same_values(monkeypatch):
+    monkeypatch.setattr(lazy, "REDEFER_AFTER", 20)
+    lazy._calls_left[0] = 20
+    _read_at_once_each(torch.tensor(DATA))
+    expected = _chain(torch, DATA)  # 20 ops at their call: the 20th defers them again
+    appended = []
+    monkeypatch.setattr(lazy.Segment, "append", _counting(lazy.Segment.append, appended))
+    value, grad = _chain(torch, DATA)
+    assert len(appended) == 21  # the chain's 20 ops and its sum
+    np.testing.assert_allclose(value, expected[0], rtol=1e-6)  # (a run computed in its
+    np.testing.assert_allclose(grad, expected[1], rtol=1e-6)  # backward's program: an ulp)
+
+
+def _counting(function, calls: list):
+    def counted(*args):
+        calls.append(args)
+        return function(*args)
+
+    return counted
+
+
+def test_the_ops_marked_as_read_at_once_are_forgotten_with_the_shapes_they_belong_to(
+    monkeypatch,
+):
+    _read_at_once_each(torch.tensor(DATA))
+    assert len(lazy._at_once) == 4
+    monkeypatch.setattr(lazy, "SHAPE_CACHE", len(lazy._shapes))
+    torch.tensor(DATA[:3]).cos()  # a new shape learnt: the full shape cache is emptied
+    assert not lazy._at_once
 
 
 def test_a_read_by_an_op_learning_its_shapes_keeps_the_producer_deferred():

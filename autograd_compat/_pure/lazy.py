@@ -57,6 +57,7 @@ MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) p
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
 PROGRAMS = 256  # runs of ops counted or compiled (an LRU)
 COMPILE_AFTER = 3  # a run is compiled the third time it is met: code run twice compiles nothing
+REDEFER_AFTER = 1024  # calls of ops run at their call for a read at once, then deferred again
 # XLA:CPU's parallel task assigner splits a loop it deems costly across the intra-op threads:
 # for these small arrays the handoff costs more than the loop (a gradient penalty's program,
 # one 32x64 loop split in two: 72 -> 45 us a call without the pass)
@@ -102,7 +103,7 @@ class Pending:
             segment = self.segment
             first = segment.first
             if len(segment.plan) == 1 and not segment.closed and not learning and first:
-                first.deferrable = False  # read at once: deferring it gains nothing; run it now
+                _run_at_call(first)  # read at once: deferring it gains nothing; run it now
             segment.flush()
             array = self.array
         return array
@@ -118,15 +119,16 @@ class Known:
     """What one eager run of an op taught about its applications at some input avals (`learn`):
     its output avals (a tuple of them when `tupled`) and their (shape, dtype) pairs (`meta`),
     the input avals (`inputs`; a numpy input's is its (shape, dtype)) and the static arguments.
-    `deferrable`: whether the op is deferred there (its outputs are small, and its result is
-    not read at once). `notes`: a dict the caller fills with what it derives from these (the
-    recorder's node recipes), found with the Pending outputs or `defer`'s answer, without a
-    lookup of its own."""
+    `deferrable`: whether the op is deferred there (its outputs are small, and its result was
+    not read at once lately: `at_once`, see `_run_at_call`). `notes`: a dict the caller fills
+    with what it derives from these (the recorder's node recipes), found with the Pending
+    outputs or `defer`'s answer, without a lookup of its own."""
 
-    __slots__ = ("avals", "tupled", "meta", "inputs", "static", "deferrable", "notes")
+    __slots__ = ("avals", "tupled", "meta", "inputs", "static", "deferrable", "at_once", "notes")
 
     def __init__(self, avals, tupled: bool, inputs: tuple, static: tuple, deferrable: bool) -> None:
         self.deferrable = deferrable
+        self.at_once = False
         self.avals = avals
         self.tupled = tupled
         outputs = avals if tupled else (avals,)
@@ -138,6 +140,28 @@ class Known:
 
 _shapes: dict = {}  # (op, static, input avals) -> Known | None (an output is not an array)
 LEARN = object()  # `defer`'s answer when the op's output shapes are not known yet: run, `learn`
+_at_once: list = []  # the Knowns of `_shapes` that run at their call for a read at once
+_calls_left = [REDEFER_AFTER]  # such calls until they are all deferred again
+
+
+def _run_at_call(known: Known) -> None:
+    """The op of `known` was read right after it (a run of one op): it runs at its call from
+    now on, until `REDEFER_AFTER` calls of ops so marked have passed. Then every marked op is
+    deferred again (`_redefer`): one read at once, a print in a notebook, must not make every
+    later run of the op an XLA call of its own, the ops around it included (a chain of ops each
+    once printed stayed ~2x slower for good); an op still read at once is marked again by its
+    next read, one deferral and one flush later."""
+    known.deferrable = False
+    known.at_once = True
+    _at_once.append(known)
+
+
+def _redefer() -> None:
+    for known in _at_once:
+        known.deferrable = True
+        known.at_once = False
+    _at_once.clear()
+    _calls_left[0] = REDEFER_AFTER
 
 
 def _signature(values, segment: Segment | None = None) -> tuple | None:
@@ -170,6 +194,7 @@ def learn(op: Op, static: tuple, values, out) -> None:
         return
     if len(_shapes) >= SHAPE_CACHE:
         _shapes.clear()
+        _at_once.clear()  # (their Knowns are dropped too)
     if type(out) is tuple:
         if not all(hasattr(o, "aval") for o in out):  # an output is no array
             _shapes[(op, static, sig)] = None
@@ -198,7 +223,13 @@ def defer(op: Op, static: tuple, values):
         return None
     key = (op, static, sig)
     known = _shapes.get(key, LEARN)
-    if known is None or known is LEARN or not known.deferrable:
+    if known is None or known is LEARN:
+        return known
+    if not known.deferrable:
+        if known.at_once:  # (a count, not a call: the doubling loop's every op comes here)
+            _calls_left[0] -= 1
+            if _calls_left[0] <= 0:  # (`<=`: threads may both count past zero)
+                _redefer()
         return known
     out = segment.append(key, values, known)
     if out is None:  # another thread flushed this segment (it read one of its values)
