@@ -352,6 +352,7 @@ class _Entry:
         self.op = Op(
             "CompiledFunctionBackward",
             functools.partial(_run_traced, entry=self, fn=compiled.fn),
+            deferrable=False,  # its trace swaps the captured tensors' values (see `Op`)
         )
         # (input position, memory) of the buffers a call donates, planned after the first
         self.donated: list[tuple[int, Memory | GradMemory]] | None = None

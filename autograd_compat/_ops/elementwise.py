@@ -397,12 +397,15 @@ def fill_(self: Tensor, value) -> Tensor:
             return commit_inplace(self, apply(_FILL_TENSOR, self, value))
         value = value.item()
     value = _dtypes.fit_scalar(value, self.dtype)
-    if (self._requires_grad and _grad_mode.is_grad_enabled()) or self._fw_grad is not None:
-        fill = constant(value, self._stored.dtype)
-        return commit_inplace(self, apply(_FILL_SCALAR, self, fill))
-    self._set_value(jnp.full(self._stored.shape, value, self._stored.dtype))
-    self._bump_version()
-    return self
+    filled = apply(_FILL_SCALAR, self, constant(value, self._stored.dtype))
+    shared = self._storage is not None or _grad_mode.modes.traces
+    if filled._grad_fn is None and self._fw_grad is None and shared:
+        # Unrecorded, through a view (an expanded one too: PyTorch fills overlapping memory)
+        # or in a trace: a plain write, which every tensor sharing the memory sees.
+        self._set_value(filled._value)
+        self._bump_version()
+        return self
+    return commit_inplace(self, filled)  # (`w.grad.zero_()`: deferred, no XLA call of its own)
 
 
 _COPY = register(

@@ -352,6 +352,10 @@ def getitem(self, index):
     """`tensor[index]` with PyTorch's semantics: ints, slices (positive steps), None, `...`
     and bools give a view; integer tensors/lists and boolean masks (advanced indexing) give a
     copy, with PyTorch's result shapes for mixed basic and advanced indices."""
+    if type(index) is int:  # `x[i]` in a loop: one select, no parse (a bad `i` is parsed below)
+        shape = self._stored.shape
+        if shape and -shape[0] <= index < shape[0]:
+            return _basic_view(self, (("select", 0, index % shape[0]),))
     ops, advanced, _ = _parse_index(tuple(self.shape), index, optimize_single_slice=False)
     if not advanced:
         return _basic_view(self, ops)

@@ -109,6 +109,14 @@ class Pending:
         return array
 
 
+def replaces(old) -> bool:
+    """Whether a deferred value may replace `old` (a tensor's stored value) unread: `old` is
+    deferred too, or an array on JAX's default placement (one committed to a device or a
+    mesh keeps its placement, which the write must compute into)."""
+    kind = type(old)
+    return kind is Pending or (kind is ArrayImpl and not old._committed)
+
+
 def resolved(values, learning: bool = False):
     """`values` with each Pending replaced by its array (`learning`: see `Pending.result`)."""
     return [v.result(learning) if type(v) is Pending else v for v in values]
@@ -188,7 +196,8 @@ def _signature(values, segment: Segment | None = None) -> tuple | None:
 
 def learn(op: Op, static: tuple, values, out) -> None:
     """Remember the output avals of `op` at these inputs after an eager run (`out`), so its
-    next application at the same shapes can be deferred; big outputs are never deferred."""
+    next application at the same shapes can be deferred; big outputs are never deferred, nor
+    an op that says it may not be (`Op.deferrable`)."""
     sig = _signature(values)
     if sig is None:
         return
@@ -201,11 +210,11 @@ def learn(op: Op, static: tuple, values, out) -> None:
         else:
             avals = tuple([o.aval for o in out])
             small = all(prod(a.shape) <= SMALL_ELEMENTS for a in avals)
-            _shapes[(op, static, sig)] = Known(avals, True, sig, static, small)
+            _shapes[(op, static, sig)] = Known(avals, True, sig, static, small and op.deferrable)
     else:
         aval = out.aval
         small = prod(aval.shape) <= SMALL_ELEMENTS
-        _shapes[(op, static, sig)] = Known(aval, False, sig, static, small)
+        _shapes[(op, static, sig)] = Known(aval, False, sig, static, small and op.deferrable)
 
 
 def defer(op: Op, static: tuple, values):

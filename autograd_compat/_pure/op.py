@@ -93,6 +93,9 @@ class Op:
     `shown_inputs`: the input positions `next_functions` lists (None: all); index, mask and
     constant inputs (runtime scalars, see `scalar_input`) are no inputs of PyTorch's node.
     Positions past an application's inputs are skipped (optional trailing weight and bias).
+    `deferrable`: whether `_pure/lazy` may defer an application into a run of ops; False for a
+    function whose trace reads or swaps tensors' state (a torch.compile'd call: traced inside a
+    deferred run, it would read that run's own values, waiting on the run's lock for good).
     """
 
     __slots__ = (
@@ -106,6 +109,7 @@ class Op:
         "_vjp_op",
         "_jvp",
         "_result_label",
+        "deferrable",
     )
 
     def __init__(
@@ -117,8 +121,10 @@ class Op:
         *,
         id: str | None = None,
         shown_inputs: tuple | None = None,
+        deferrable: bool = True,
     ) -> None:
         self.id = id
+        self.deferrable = deferrable
         self.name = name
         self.fn = fn
         self.saves = saves
@@ -241,7 +247,8 @@ def _vjp_pure(*args, fn, static, requires, saved_mask, placeholders, ct_mask):
 def vjp_of(op: Op) -> Op:
     """The derived op whose forward is the vjp of `op`: the backward of `op`'s nodes."""
     if op._vjp_op is None:
-        op._vjp_op = Op(f"{op.name}Backward", functools.partial(_vjp_pure, fn=op.fn))
+        vjp = functools.partial(_vjp_pure, fn=op.fn)
+        op._vjp_op = Op(f"{op.name}Backward", vjp, deferrable=op.deferrable)
     return op._vjp_op
 
 

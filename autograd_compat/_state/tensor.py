@@ -518,6 +518,13 @@ def hold_on_host(tensor: Tensor) -> Tensor:
     return tensor
 
 
+def hold_deferred(tensor: Tensor, pending) -> None:
+    """Make `tensor` (a plain Tensor or a LazyTensor) hold `pending`, a deferred op's output,
+    as its value: an in-place op's result written without computing it."""
+    _VALUE.__set__(tensor, pending)
+    tensor.__class__ = LazyTensor
+
+
 def program_input(tensor: Tensor):
     """What a compiled program takes for `tensor`: its value (a HostTensor's host copy once)."""
     if isinstance(tensor, HostTensor):

@@ -10,11 +10,12 @@ import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
+from .._pure.lazy import Pending, replaces
 from .._pure.op import INEXACT, constant
 from .._pure.shapes import broadcast_shapes
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
-from .._state.tensor import Tensor
+from .._state.tensor import LazyTensor, Tensor, hold_deferred
 from .._tape.record import watch_written
 from . import views as _views
 from .autocast import unifies
@@ -121,6 +122,9 @@ def check_inplace(self: Tensor, inputs: tuple = ()) -> None:
             _views.assert_no_partial_overlap(rec.buffer, layout, x)
 
 
+_DEFERRED_TARGETS = (Tensor, LazyTensor)  # what may hold a deferred value (no user subclass)
+
+
 def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     """Give `self` the value (and grad_fn) of `result`, as a PyTorch in-place op does.
 
@@ -132,12 +136,13 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     if result is self:
         self._version_counter[0] += 1
         return self
-    if result.shape != self.shape:
+    stored, old = result._stored, self._stored  # (their shapes and dtypes: no Size made)
+    if stored.shape != old.shape:
         raise RuntimeError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape "
             f"{list(result.shape)}"
         )
-    if result.dtype is not self.dtype:
+    if stored.dtype is not old.dtype and result.dtype is not self.dtype:
         if not can_cast(result.dtype, self.dtype):
             raise RuntimeError(
                 f"result type {scalar_type_name(result.dtype)} can't be cast to the desired "
@@ -149,7 +154,11 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     if self._storage is not None:
         _views.commit(self, result)
         return self
-    self._value = keep_sharding(result._value, self._value)
+    stored = result._stored
+    if type(stored) is Pending and type(self) in _DEFERRED_TARGETS and replaces(old):
+        hold_deferred(self, stored)  # (a run of in-place ops stays one deferred run)
+    else:
+        self._value = keep_sharding(result._value, self._value)
     self._version_counter[0] += 1
     node = result._grad_fn
     if node is not None:

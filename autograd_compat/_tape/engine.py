@@ -840,11 +840,13 @@ def _run_fused(fused, order: list, saved, seeds: list, sinks: list, retain_graph
     updates, for `_commit`. Deferred ops whose values the nodes saved run in the same call
     (`_pure/lazy.call_with_deferred`)."""
     leaves = [order[i].variable for i in sinks]
+    segment = _lazy.open_segment()
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]
     args = ([program_input(g) for _, _, g in seeds], existing)  # (`y.backward(tensor(v))`'s
     # host copy goes to the program as it is: no device array of our own, see HostTensor)
+    if segment is not None and segment.closed:  # a deferred `.grad` (`zero_()`) or seed was
+        segment = saved = None  # read: its run is computed; the saved values are read below
     result = None
-    segment = _lazy.open_segment()
     if segment is not None:  # the values the nodes saved may be deferred: one call for both
         if saved is None:
             saved = [() if isinstance(n, AccumulateGrad) else n.saved_values() for n in order]
