@@ -438,6 +438,15 @@ def test_the_ops_marked_as_read_at_once_are_forgotten_with_the_shapes_they_belon
     assert not lazy._at_once
 
 
+def test_a_run_of_two_ops_read_at_once_runs_at_the_call_and_of_three_stays_deferred():
+    x = torch.tensor(DATA)
+    for _ in range(3):
+        x.atan().exp().numpy()  # two ops, read right away (`total += y.sum().item()`)
+        x.cos().sin().neg().numpy()  # three
+    assert type(x.atan()) is torch.Tensor and type(x.exp()) is torch.Tensor
+    assert type(x.cos()) is LazyTensor and type(x.neg()) is LazyTensor
+
+
 def test_a_read_by_an_op_learning_its_shapes_keeps_the_producer_deferred():
     x = torch.tensor(DATA)
     x.cosh()  # runs at its call, learning its shapes

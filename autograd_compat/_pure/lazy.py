@@ -57,6 +57,7 @@ MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) p
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
 PROGRAMS = 256  # runs of ops counted or compiled (an LRU)
 COMPILE_AFTER = 3  # a run is compiled the third time it is met: code run twice compiles nothing
+AT_ONCE_OPS = 2  # a run of this many ops or fewer read right after them runs at its call
 REDEFER_AFTER = 1024  # calls of ops run at their call for a read at once, then deferred again
 # XLA:CPU's parallel task assigner splits a loop it deems costly across the intra-op threads:
 # for these small arrays the handoff costs more than the loop (a gradient penalty's program,
@@ -101,9 +102,8 @@ class Pending:
         array = self.array
         if array is None:
             segment = self.segment
-            first = segment.first
-            if len(segment.plan) == 1 and not segment.closed and not learning and first:
-                _run_at_call(first)  # read at once: deferring it gains nothing; run it now
+            if len(segment.plan) <= AT_ONCE_OPS and not segment.closed and not learning:
+                segment.read_at_once()  # deferring its ops gains nothing: run them at their call
             segment.flush()
             array = self.array
         return array
@@ -338,6 +338,14 @@ class Segment:
             return pending
         finally:
             lock.release()
+
+    def read_at_once(self) -> None:
+        """Its ops (at most `AT_ONCE_OPS`) were read right after them: they run at their call
+        (`_run_at_call`). Each op's `Known`: the first op's, and those of live outputs."""
+        knowns = [self.first] + [p.known for ref in self.outputs if (p := ref()) is not None]
+        for known in knowns:
+            if known is not None and known.deferrable:  # (each once: two ops may share one)
+                _run_at_call(known)
 
     def close(self) -> None:
         """No more ops: the next deferred op of this thread starts a new segment."""
