@@ -153,18 +153,19 @@ _calls_left = [REDEFER_AFTER]  # such calls until they are all deferred again
 
 
 def _run_at_call(known: Known) -> None:
-    """The op of `known` was read right after it (a run of one op): it runs at its call from
-    now on, until `REDEFER_AFTER` calls of ops so marked have passed. Then every marked op is
-    deferred again (`_redefer`): one read at once, a print in a notebook, must not make every
-    later run of the op an XLA call of its own, the ops around it included (a chain of ops each
-    once printed stayed ~2x slower for good); an op still read at once is marked again by its
-    next read, one deferral and one flush later."""
+    """The op of `known` was read right after it (in a run of at most `AT_ONCE_OPS` ops): it
+    runs at its call from now on, until `REDEFER_AFTER` calls of ops so marked have passed.
+    Then every marked op is deferred again (`_redefer`): one read at once, a print in a
+    notebook, must not make every later run of the op an XLA call of its own, the ops around
+    it included (a chain of ops each once printed stayed ~2x slower for good); an op still
+    read at once is marked again by its next read, one deferral and one flush later."""
     known.deferrable = False
     known.at_once = True
     _at_once.append(known)
 
 
 def _redefer() -> None:
+    """Defer every op marked by `_run_at_call` again, and start the count anew."""
     for known in _at_once:
         known.deferrable = True
         known.at_once = False
