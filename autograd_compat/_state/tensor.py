@@ -519,8 +519,8 @@ def hold_on_host(tensor: Tensor) -> Tensor:
 
 
 def hold_deferred(tensor: Tensor, pending) -> None:
-    """Make `tensor` (a plain Tensor or a LazyTensor) hold `pending`, a deferred op's output,
-    as its value: an in-place op's result written without computing it."""
+    """Make `tensor` (of one of `PLAIN_TYPES`) hold `pending`, a deferred op's output, as its
+    value: an in-place op's result written without computing it."""
     _VALUE.__set__(tensor, pending)
     tensor.__class__ = LazyTensor
 

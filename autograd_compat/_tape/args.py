@@ -15,7 +15,7 @@ from .._pure.op import INEXACT, constant
 from .._pure.shapes import broadcast_shapes
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
-from .._state.tensor import LazyTensor, Tensor, hold_deferred
+from .._state.tensor import PLAIN_TYPES, Tensor, hold_deferred
 from .._tape.record import watch_written
 from . import views as _views
 from .autocast import unifies
@@ -122,9 +122,6 @@ def check_inplace(self: Tensor, inputs: tuple = ()) -> None:
             _views.assert_no_partial_overlap(rec.buffer, layout, x)
 
 
-_DEFERRED_TARGETS = (Tensor, LazyTensor)  # what may hold a deferred value (no user subclass)
-
-
 def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     """Give `self` the value (and grad_fn) of `result`, as a PyTorch in-place op does.
 
@@ -155,7 +152,7 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
         _views.commit(self, result)
         return self
     stored = result._stored
-    if type(stored) is Pending and type(self) in _DEFERRED_TARGETS and replaces(old):
+    if type(stored) is Pending and type(self) in PLAIN_TYPES and replaces(old):  # (no subclass)
         hold_deferred(self, stored)  # (a run of in-place ops stays one deferred run)
     else:
         self._value = keep_sharding(result._value, self._value)
