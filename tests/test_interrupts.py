@@ -3,15 +3,19 @@ or nothing, a retry accumulates exactly once, and grad mode is restored (issue 1
 
 from __future__ import annotations
 
+import functools
 import gc
 import signal
+import sys
 import time
 
 import numpy as np
 import pytest
 
 import autograd_compat as torch
+from autograd_compat._pure import lazy
 from autograd_compat._state import modes as _modes
+from autograd_compat._state.tensor import LazyTensor
 
 pytestmark = pytest.mark.skipif(
     not hasattr(signal, "setitimer"), reason="needs signal.setitimer (POSIX)"
@@ -134,3 +138,85 @@ def test_a_hook_error_midway_stores_nothing():
         loss.backward()
     assert a.grad.tolist() == [0.0, 0.0] and b.grad is None
     assert _modes.is_grad_enabled()
+
+
+def _interrupt_at_call_return(n: int, *functions):
+    """A profile function that raises KeyboardInterrupt when the `n`-th C call made by one of
+    `functions` returns: where a signal handler's exception surfaces (CPython runs pending
+    handlers when a call returns), at every such point in turn as `n` grows."""
+    codes = {f.__code__ for f in functions}
+    seen = [0]
+
+    def profile(frame, event, arg):
+        if event == "c_return" and frame.f_code in codes:
+            seen[0] += 1
+            if seen[0] == n:
+                raise KeyboardInterrupt
+
+    return profile
+
+
+def _interrupted(run, n: int, *functions) -> bool:
+    """Whether `run()` was interrupted at the `n`-th C call return of `functions`."""
+    sys.setprofile(_interrupt_at_call_return(n, *functions))
+    try:
+        run()
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.setprofile(None)
+    return False
+
+
+DATA = np.linspace(-1.0, 1.0, 6, dtype=np.float32)
+
+
+def test_an_interrupt_anywhere_in_a_deferred_op_leaves_its_run_usable():
+    """Ctrl-C while an op joins this thread's deferred run: the run stays unlocked (the next op
+    waited on its lock for good: the suite's CI hung here) and its ops in step with their
+    outputs (the values read afterwards are right)."""
+    x = torch.tensor(DATA)
+    for _ in range(2):  # (each op runs once at these shapes before it is deferred)
+        (x * 2 + 1).sin()
+    point = 1
+    while True:
+        a = x * 2
+        assert type(a) is LazyTensor
+        segment = lazy._local.segment
+        out = []
+        join = functools.partial(lambda a, out: out.append((a + 1).sin()), a, out)
+        interrupted = _interrupted(join, point, lazy.Segment.append)
+        assert not segment.lock.locked(), f"the run's lock held after an interrupt at {point}"
+        np.testing.assert_allclose((a + 1).sin().numpy(), np.sin(DATA * 2 + 1), rtol=1e-6)
+        np.testing.assert_allclose(a.numpy(), DATA * 2, rtol=1e-6)
+        if not interrupted:
+            np.testing.assert_allclose(out[0].numpy(), np.sin(DATA * 2 + 1), rtol=1e-6)
+            break
+        point += 1
+    assert point > 4  # interrupted at that many points of the two ops' appends
+
+
+def test_an_interrupt_anywhere_in_a_flush_leaves_the_values_to_compute():
+    """Ctrl-C while a deferred run is computed (op by op, and as its compiled program): the
+    read raises, the run is unlocked, and a later read computes the right values."""
+    x = torch.tensor(DATA)
+    for _ in range(2):
+        (x * 2 + 1).sin()
+    for compiled in (False, True):
+        point = 1
+        while True:
+            a = x * 2
+            b = (a + 1).sin()
+            segment = lazy._local.segment
+            steps = lazy.Segment.flush, lazy.Segment._run, lazy._run_plan, lazy._hand_out
+            interrupted = _interrupted(b.numpy, point, *steps)
+            assert not segment.lock.locked(), f"the run's lock held after an interrupt at {point}"
+            np.testing.assert_allclose(b.numpy(), np.sin(DATA * 2 + 1), rtol=1e-6)
+            np.testing.assert_allclose(a.numpy(), DATA * 2, rtol=1e-6)
+            if not interrupted:
+                break
+            point += 1
+        assert point > 2
+        if not compiled:  # meet the run until it is compiled
+            for _ in range(lazy.COMPILE_AFTER):
+                (x * 2 + 1).sin().numpy()

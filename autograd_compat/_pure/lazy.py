@@ -310,10 +310,14 @@ class Segment:
     def append(self, key: tuple, values, known: Known):
         """Add one op (its `_shapes` key: op, static arguments, input avals, and what is known
         of it there) on `values` (arrays, or Pending outputs); its Pending output(s), or None
-        if the segment was closed meanwhile."""
-        lock = self.lock  # (acquire and release: half the cost of a `with` per op)
-        lock.acquire()
-        try:
+        if the segment was closed meanwhile.
+
+        Safe against an interrupt (a signal handler's KeyboardInterrupt, raised where a call
+        returns): the lock is taken by a `with` (after a bare `acquire()` such an exception
+        left it held, and every later op of the thread waited on it for good), and the op's
+        outputs and its plan entry are added together or not at all, so the slots of later
+        ops stay those of their place in the plan."""
+        with self.lock:
             if self.closed:
                 return None
             refs = []  # where each input comes from: an output's slot s as ~s, else an external
@@ -322,23 +326,26 @@ class Segment:
                     refs.append(~v.slot)
                 else:
                     refs.append(self._external(v))
-            if not self.plan:
-                self.first = known
+            plan, outputs = self.plan, self.outputs
+            ops, slot = len(plan), len(outputs)
             tupled = known.tupled
-            # (`known.static`: one object for every application, compared by identity)
-            self.plan.append((key[0], known.static, tuple(refs), tupled))
-            outputs = self.outputs
-            slot = len(outputs)
+            out: Pending | tuple[Pending, ...]
             if tupled:
                 out = tuple([Pending(self, slot + i, a, known) for i, a in enumerate(known.avals)])
-                for p in out:
-                    outputs.append(weakref.ref(p))
-                return out
-            pending = Pending(self, slot, known.avals, known)
-            outputs.append(weakref.ref(pending))
-            return pending
-        finally:
-            lock.release()
+                weak = [weakref.ref(p) for p in out]
+            else:
+                pending = Pending(self, slot, known.avals, known)
+                out, weak = pending, [weakref.ref(pending)]
+            try:
+                outputs.extend(weak)
+                # (`known.static`: one object for every application, compared by identity)
+                plan.append((key[0], known.static, tuple(refs), tupled))
+            except BaseException:
+                del outputs[slot:], plan[ops:]
+                raise
+            if not ops:
+                self.first = known
+            return out
 
     def read_at_once(self) -> None:
         """Its ops (at most `AT_ONCE_OPS`) were read right after them: they run at their call
