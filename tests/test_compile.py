@@ -456,6 +456,73 @@ def test_a_captured_tensor_that_changes_shape_or_dtype_recompiles(grad):
     assert counters["stats"]["recompiles"] == _graphs() - 1
 
 
+_scale = torch.tensor(1.0)  # a global the tests below rebind, as a notebook's loop does
+
+
+def _rebound_global_steps(lib, f, steps: int = 5):
+    """Rebind the global `_scale` before each call of `f`; the losses and w's gradients."""
+    global _scale
+    w = lib.tensor(2.0, requires_grad=True)
+    x = lib.linspace(0, 1, 10)
+    results = []
+    for i in range(steps):
+        _scale = lib.tensor(3.0 + i)
+        loss = f(x, w).sum()
+        loss.backward()
+        results.append((loss.item(), w.grad.item()))
+        w.grad = None
+    return results
+
+
+def test_a_global_tensor_rebound_before_each_call_is_read_anew(real_torch):
+    """The program read the tensor the global held when it was built, at every call after
+    (losses 40, 40, 40, ... where PyTorch gives 40, 50, 60): the entry is remade instead."""
+    got = _rebound_global_steps(torch, torch.compile(lambda x, w: x * _scale * w))
+    assert counters["stats"]["recompiles"] == 3  # (call 1 runs eagerly, call 2 builds)
+    expected = _rebound_global_steps(real_torch, lambda x, w: x * _scale * w)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    xs = jnp.linspace(0, 1, 10)
+    for i, (_, grad) in enumerate(got):
+        want = jax.grad(lambda w, s=3.0 + i: jnp.sum(xs * s * w))(2.0)
+        np.testing.assert_allclose(grad, want, rtol=1e-6)
+
+
+def test_a_closed_over_tensor_rebound_between_calls_is_read_anew():
+    scale = torch.tensor(0.0)
+    f = torch.compile(lambda x: x * scale)
+    for i in range(4):
+        scale = torch.tensor(float(i))  # (the lambda's cell now holds the new tensor)
+        np.testing.assert_array_equal(f(torch.ones(2)).numpy(), [i, i])
+    assert _graphs() == 3
+
+
+def test_a_global_rebound_at_every_call_runs_eagerly_past_the_limit():
+    global _scale
+    f = torch.compile(lambda x: x * _scale)
+    limit = torch._dynamo.config.cache_size_limit
+    with pytest.warns(UserWarning, match="reads '_scale', bound to another tensor between calls"):
+        for i in range(limit + 4):
+            _scale = torch.tensor(float(i))
+            np.testing.assert_array_equal(f(torch.ones(2)).numpy(), [i, i])
+    assert _graphs() == limit + 1  # then no more programs
+
+
+def test_a_global_rebound_between_a_forward_and_its_first_backward_is_an_error():
+    """The backward traces the call again (the first time its vjp runs): it would read the new
+    tensor. PyTorch's backward uses the forward's saved tensors; here it raises, naming it."""
+    global _scale
+    w = torch.tensor(2.0, requires_grad=True)
+    f = torch.compile(lambda x: (x * _scale * w).sum())
+    _scale = torch.tensor(3.0)
+    f(torch.ones(2)).backward()  # (eager: the first call warms up)
+    w.grad = None
+    loss = f(torch.ones(2))
+    _scale = torch.tensor(5.0)
+    with pytest.raises(RuntimeError, match="reads '_scale', which was bound to another tensor"):
+        loss.backward()
+    assert w.grad is None
+
+
 def test_a_double_backward_after_the_build_calls_argument_got_a_grad():
     # The WGAN-GP penalty through a compiled critic (examples/wgan_gp.py --compile=model): the
     # entry is built by call 2, whose argument's .grad the backward then fills; the backward of

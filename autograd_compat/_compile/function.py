@@ -3,7 +3,8 @@
 A call is served by an *entry*, found by guards on what the trace assumed: the structure and
 static leaves of the arguments, each tensor argument's shape, dtype and `requires_grad`, grad
 mode and the default dtype; then, per entry, the captured memories' shapes and dtypes, which of
-their tensors have a `.grad`, and the `training` flag of every module the trace called.
+their tensors have a `.grad`, the `training` flag of every module the trace called, and the
+tensor each global or closed-over variable the function names holds (`bindings`).
 
 Building an entry takes two traces. The first (`jax.make_jaxpr`, nothing compiled) finds what
 the function touches besides its arguments (`capture.Capture`) and what it changes: memories
@@ -44,6 +45,7 @@ from .._state.random import default_generator
 from .._state.tensor import PLAIN_TYPES, Tensor, program_input
 from .._tape.record import apply
 from . import config
+from .bindings import first_rebound, tensor_bindings
 from .capture import Capture, GradMemory, Memory
 
 
@@ -333,6 +335,7 @@ class _Entry:
         arguments.freeze()
         self.effects = effects
         self.guard = effects.guard()
+        self.bindings = tensor_bindings(compiled.fn)  # (made right after the discovery trace)
         self.root_signature = [(v.shape, v.dtype) for v in effects.values()]
         # (memory, tensor or None for the memory's own, version move) of each write
         self.version_moves = [
@@ -360,8 +363,11 @@ class _Entry:
         self.program: Callable | None = None  # the program, once called unrecorded
 
     def holds(self) -> bool:
-        """Whether what the entry assumed about the captured state holds now."""
-        return not self.guard or self.effects.guard() == self.guard
+        """Whether what the entry assumed about the captured state holds now: the guard's
+        values, and every global or closed-over tensor the function names still bound."""
+        if self.guard and self.effects.guard() != self.guard:
+            return False
+        return not self.bindings or first_rebound(self.bindings) is None
 
     def roots(self) -> list:
         """The captured memories as op inputs: a tensor over the root (for the gradient edge)
@@ -499,6 +505,14 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     roots, values = values[:n_m], values[n_m:]
     if [(r.shape, r.dtype) for r in roots] != entry.root_signature:
         raise _StaleState
+    rebound = first_rebound(entry.bindings) if entry.bindings else None
+    if rebound is not None:  # (a call checks this first: here a backward traces the call anew)
+        raise RuntimeError(
+            f"torch.compile: {getattr(fn, '__name__', 'the function')}() reads {rebound!r}, "
+            "which was bound to another tensor after this call's forward; its backward traces "
+            "the function again and would read the new tensor. Run the backward before "
+            "rebinding it, or pass the tensor as an argument."
+        )
     n_a = sum(has_grad for _, has_grad in arguments.flags or ())
     arg_grads, values = values[:n_a], values[n_a:]
     runtime, values = values[: effects.n_runtime], values[effects.n_runtime :]
@@ -555,6 +569,7 @@ class CompiledFunction:
         self._dynamic_positions: set[int] = set()
         self._warned: set[str] = set()
         self._warmed_up = False
+        self._rebinds = 0  # entries remade because a global or closed-over tensor was rebound
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance, owner):
@@ -607,6 +622,13 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         if entry is not None and not entry.holds():
             _count("stats", "recompiles")
+            rebound = first_rebound(entry.bindings) if entry.bindings else None
+            if rebound is not None:
+                self._rebinds += 1
+                if self._rebinds > config.cache_size_limit:
+                    self._warn_rebound(rebound)
+                    self.entries[key] = _EAGER
+                    return self.fn(*args, **kwargs)
             entry = None
         if entry is None:
             entry = self._new_entry(key, arguments, args, kwargs)
@@ -713,6 +735,17 @@ class CompiledFunction:
         if place not in self._warned:
             self._warned.add(place)
             warnings.warn(message, UserWarning, stacklevel=4)
+
+    def _warn_rebound(self, name: str) -> None:
+        _count("stats", "cache_size_limit")
+        warnings.warn(
+            f"torch.compile: {self.fn.__name__}() reads {name!r}, bound to another tensor "
+            f"between calls: each call needed a new program, and past "
+            f"config.cache_size_limit ({config.cache_size_limit}) such calls run eagerly. Pass "
+            "the tensor as an argument to keep one program.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     def _warn_limit(self) -> None:
         _count("stats", "cache_size_limit")
