@@ -505,7 +505,7 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     roots, values = values[:n_m], values[n_m:]
     if [(r.shape, r.dtype) for r in roots] != entry.root_signature:
         raise _StaleState
-    rebound = first_rebound(entry.bindings) if entry.bindings else None
+    rebound = first_rebound(entry.bindings)
     if rebound is not None:  # (a call checks this first: here a backward traces the call anew)
         raise RuntimeError(
             f"torch.compile: {getattr(fn, '__name__', 'the function')}() reads {rebound!r}, "
@@ -622,7 +622,7 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         if entry is not None and not entry.holds():
             _count("stats", "recompiles")
-            rebound = first_rebound(entry.bindings) if entry.bindings else None
+            rebound = first_rebound(entry.bindings)
             if rebound is not None:
                 self._rebinds += 1
                 if self._rebinds > config.cache_size_limit:
