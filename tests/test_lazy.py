@@ -6,6 +6,7 @@ gradients against jax.grad and real PyTorch where the test is about numbers.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
@@ -498,3 +499,33 @@ def test_deferred_programs_compile_without_splitting_loops_across_threads():
     for options, splits in (({}, True), (lazy.WITH_BACKWARD, False), (lazy.PER_OP_ROUNDING, False)):
         text = jax.jit(f, compiler_options=options).lower(x, x).compile().as_text()
         assert bool(split.search(text)) is splits, options
+
+
+def test_a_value_another_thread_computes_while_it_is_read_is_returned():
+    """Two threads read one deferred value: the other's flush can hand the array out between
+    this read's look at the array and at its run (a `Pending`'s run is dropped once it has its
+    array). Played in one thread: the flush runs at that line of `Pending.result`."""
+    for _ in range(2):
+        y = torch.tensor(DATA).sin() * 2
+    pending = y._stored
+    assert type(pending) is lazy.Pending and pending.array is None
+    code = lazy.Pending.result.__code__
+    line = code.co_firstlineno + next(
+        i
+        for i, text in enumerate(inspect.getsource(lazy.Pending.result).splitlines())
+        if "segment = self.segment" in text
+    )
+
+    def trace(frame, event, arg):
+        if frame.f_code is code:
+            if event == "line" and frame.f_lineno == line:
+                pending.segment.flush()  # (the other thread's read)
+            return trace
+        return None
+
+    sys.settrace(trace)
+    try:
+        value = pending.result()
+    finally:
+        sys.settrace(None)
+    np.testing.assert_allclose(value, np.sin(DATA) * 2, rtol=1e-6)

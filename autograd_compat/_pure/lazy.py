@@ -102,6 +102,8 @@ class Pending:
         array = self.array
         if array is None:
             segment = self.segment
+            if segment is None:  # another thread's flush handed the array out meanwhile
+                return self.array
             if len(segment.plan) <= AT_ONCE_OPS and not segment.closed and not learning:
                 segment.read_at_once()  # deferring its ops gains nothing: run them at their call
             segment.flush()
@@ -185,8 +187,9 @@ def _signature(values, segment: Segment | None = None) -> tuple | None:
                 return None
             sig.append(v.aval)
         elif kind is Pending:
-            if v.segment is not segment and v.array is None:
-                v.segment.flush()
+            other = v.segment
+            if other is not segment and other is not None:  # (None: its array was handed out)
+                other.flush()
             sig.append(v.aval)
         elif kind is np.ndarray:
             sig.append((v.shape, v.dtype))
