@@ -17,11 +17,14 @@ $(VENV)/.demo: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
+# PyTorch first, then the test extras held to it: the ecosystem libraries among them declare
+# `torch`, and would otherwise pull in the newest release.
 $(VENV)/.test: $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install -q -e ".[test]"
 	$(BIN)/python -m pip install -q "torch==2.13.0" || \
 		$(BIN)/python -m pip install -q --extra-index-url $(TORCH_INDEX) "torch==2.13.0" || \
 		echo "WARNING: torch==2.13.0 could not be installed; the parity tests will be skipped"
+	echo "torch==2.13.0" > $(VENV)/constraints.txt
+	$(BIN)/python -m pip install -q -c $(VENV)/constraints.txt -e ".[test]"
 	touch $@
 
 demo: $(VENV)/.demo
