@@ -384,6 +384,16 @@ class _Entry:
         checked: the program on them and the captured memories' root values, then the new
         state written back."""
         effects = self.effects
+        if effects.uses_rng:  # from reading the key to writing its successor (`_write_back`)
+            default_generator.lock.acquire()
+        try:
+            return self._run_locked(tensors, numbers)
+        finally:
+            if effects.uses_rng:
+                default_generator.lock.release()
+
+    def _run_locked(self, tensors: Sequence[Tensor], numbers: list):
+        effects = self.effects
         tail = self._tail(tensors) if self.has_tail else []
         # The writes happen during the call: the node sees the versions they leave behind.
         self._move_versions(1)
@@ -525,6 +535,7 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
     saved_key = default_generator._key
     capture = Capture(runtime_values=runtime)
+    modes.hold_traces()  # the memories are bound to tracers until the finally below
     try:
         for memory, root in zip(effects.memories, roots):
             memory.set(root)
@@ -553,7 +564,8 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
             t._grad = grad
         for t, version in saved_versions:
             t._version_counter[0] = version
-        default_generator._key = saved_key
+        default_generator.restore_key(saved_key)
+        modes.release_traces()
 
 
 # ----------------------------------------------------------------------------- the function
@@ -684,16 +696,17 @@ class CompiledFunction:
             found["effects"] = effects
             return outputs
 
+        modes.hold_traces()  # the trace binds what it touches to tracers until restored
         try:
-            jax.make_jaxpr(traced)(tensor_values, number_values, _grads_of(arguments.tensors()))
+            try:
+                grads = _grads_of(arguments.tensors())
+                jax.make_jaxpr(traced)(tensor_values, number_values, grads)
+            finally:
+                capture.restore()
+                modes.release_traces()
         except _errors.GRAPH_BREAKS as error:
-            capture.restore()
             self._break_warning(_reason(error), _user_frame(error.__traceback__))
             return _EAGER
-        except BaseException:
-            capture.restore()
-            raise
-        capture.restore()
         effects = found["effects"]
         if any(t._version_counter[0] for t in arguments.rebuilt):  # not written back yet
             self._break_warning("an in-place write to a tensor argument", "")

@@ -310,6 +310,8 @@ def _node_of(result):
 
 def _apply_special(op: Op, inputs: tuple, static: dict):
     """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
+    if modes.tracing and not modes.traces:  # another thread's trace binds tensors to tracers
+        modes.wait_for_traces()
     state = _grad_mode._state
     if state.autocast:
         targets = _autocast.cast_targets(op, inputs)
