@@ -24,6 +24,7 @@ from . import (
     linalg,
     nn,
     optim,
+    profiler,
     special,
     utils,
 )

@@ -66,6 +66,7 @@ class _Modes:
         "special",
         "captures",
         "autocast_users",
+        "observers",
     )
 
     def __init__(self) -> None:
@@ -81,6 +82,7 @@ class _Modes:
         self.special = False  # one of the slow modes below is on: `apply` takes its slow path
         self.captures: list = []  # torch.compile traces in progress (they are in `traces` too)
         self.autocast_users = 0  # devices with autocast on, summed over threads
+        self.observers: list = []  # callables told of every op run (profilers, FLOP counters)
 
     def note_read(self, tensor) -> None:
         """Library code reads `tensor`'s value directly, not as an op input: let a
@@ -105,10 +107,11 @@ class _Modes:
 
     def refresh_special(self) -> None:
         """Recompute `special` after a mode was entered or left: forward-mode AD (a dual
-        level), anomaly detection, saved-tensor hooks, an autograd.functional trace or
-        autocast."""
+        level), anomaly detection, saved-tensor hooks, an autograd.functional trace, autocast
+        or an op observer."""
         self.special = bool(
-            self.anomaly
+            self.observers
+            or self.anomaly
             or self.saved_hooks
             or self.fw_level is not None
             or self.traces
