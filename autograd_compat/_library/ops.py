@@ -8,6 +8,7 @@ library's function of the same name (`torch.ops.aten.mm(a, b)` is `torch.mm(a, b
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from collections.abc import Callable
@@ -67,6 +68,11 @@ class OpOverloadPacket:
         return list(self._overloads)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._overloads:
+            raise NotImplementedError(
+                f"torch.ops.{self._qualified_name_dotted}: autograd_compat has no function "
+                "of that name to run it with"
+            )
         run = self._overloads.get("default") or next(iter(self._overloads.values()))
         return run(*args, **kwargs)
 
@@ -94,8 +100,8 @@ class _OpNamespace(types.ModuleType):
         if op_name.startswith("__"):
             raise AttributeError(op_name)
         overloads = {o: e.call for o, e in registry.lookup(self.name, op_name).items()}
-        if not overloads and self.name == "aten":
-            overloads = _aten(op_name)
+        if not overloads and self.name == "aten" and _aten(op_name):
+            return aten_packet(op_name)
         if not overloads:
             raise AttributeError(
                 f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'"
@@ -110,6 +116,13 @@ def _aten(name: str) -> dict[str, Callable]:
     if callable(function) and not isinstance(function, type):
         return {"default": function}
     return {}
+
+
+@functools.cache
+def aten_packet(name: str) -> OpOverloadPacket:
+    """`torch.ops.aten.<name>` (a packet even where this library has no such function: the
+    FLOP counter names backward ops by it)."""
+    return OpOverloadPacket("aten", name, _aten(name))
 
 
 class _Ops(types.ModuleType):
