@@ -14,6 +14,7 @@ from ._pure import gc_freeze as _gc_freeze  # called at the end of this file
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
 from . import (
+    _C,
     _dynamo,
     autograd,
     compiler,
@@ -21,14 +22,17 @@ from . import (
     distributions,
     fft,
     func,
+    library,
     linalg,
     nn,
     optim,
+    profiler,
     special,
     utils,
 )
 from ._compile.api import compile
 from .func import vmap
+from ._library.ops import ops
 from ._alias import alias_torch
 from ._ipython_extension import load_ipython_extension, unload_ipython_extension
 from ._pure.device import device

@@ -77,6 +77,7 @@ class _Modes:
         "inference_seen",
         "special",
         "autocast_users",
+        "observers",
     )
 
     def __init__(self) -> None:
@@ -91,6 +92,7 @@ class _Modes:
         self.inference_seen = False  # an inference tensor was ever made: recording checks
         self.special = False  # one of the slow modes below is on: `apply` takes its slow path
         self.autocast_users = 0  # devices with autocast on, summed over threads
+        self.observers: list = []  # callables told of every op run (profilers, FLOP counters)
 
     @property
     def traces(self) -> list:
@@ -161,10 +163,11 @@ class _Modes:
 
     def refresh_special(self) -> None:
         """Recompute `special` after a mode was entered or left: forward-mode AD (a dual
-        level), anomaly detection, saved-tensor hooks, an autograd.functional trace or
-        autocast."""
+        level), anomaly detection, saved-tensor hooks, an autograd.functional trace, autocast
+        or an op observer."""
         self.special = bool(
-            self.anomaly
+            self.observers
+            or self.anomaly
             or self.saved_hooks
             or self.fw_level is not None
             or self.tracing
