@@ -3,6 +3,7 @@ and errors for the deterministic methods; as many pruned entries for the random 
 
 from __future__ import annotations
 
+import copy
 import importlib
 
 import numpy as np
@@ -144,6 +145,7 @@ def test_random_pruning_prunes_as_many_as_pytorch(real_torch):
         lambda prune, lib: prune.l1_unstructured(
             lib.nn.Linear(2, 2), "weight", 1, importance_scores=lib.ones(3)
         ),
+        lambda prune, lib: copy.deepcopy(prune.identity(lib.nn.Linear(2, 2), "weight")),
     ],
 )
 def test_errors_match_pytorch(call, real_torch):
