@@ -7,8 +7,9 @@
 `GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=100)` with dropout off, a batch of
 `--batch` x `--seq` token ids, AdamW, and `loss.item()` every step (the step reads its result
 to host, as a training loop that logs does). Both libraries run on `--threads` threads (one by
-default): `torch.set_num_threads` for PyTorch, and XLA:CPU's intra-op pool set through
-XLA_FLAGS before our process starts JAX.
+default): `torch.set_num_threads` for PyTorch; for XLA:CPU, whose intra-op pool is sized when
+its backend starts, our processes run on that many CPUs (affinity) with Eigen's
+multi-threading off for one.
 
 Each column runs in its own process (transformers binds `torch` when it is imported, so one
 process cannot hold both libraries), started once, warmed up (every program compiled), then
@@ -46,11 +47,17 @@ WARM_UP = 10  # steps before timing: by then every program a step needs is compi
 SETUP_TIMEOUT_S = 900.0
 
 
-def _single_thread_xla_flags(threads: int) -> str:
-    """XLA_FLAGS giving XLA:CPU an intra-op pool of `threads` (Eigen off for one)."""
+def _xla_threads(threads: int) -> str:
+    """XLA_FLAGS for `threads` threads: Eigen's multi-threading off for one. (XLA:CPU sizes
+    its intra-op pool by the CPUs the process may run on: see `_pin`.)"""
     flags = os.environ.get("XLA_FLAGS", "")
-    extra = f"--xla_cpu_multi_thread_eigen={'false' if threads == 1 else 'true'}"
-    return f"{flags} {extra} intra_op_parallelism_threads={threads}".strip()
+    return f"{flags} --xla_cpu_multi_thread_eigen=false".strip() if threads == 1 else flags
+
+
+def _pin(threads: int) -> None:
+    """Let this process run on `threads` CPUs, before JAX starts its CPU backend."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:threads])
 
 
 # ------------------------------------------------------------------------------ the worker
@@ -87,6 +94,7 @@ def _worker(column: str, batch: int, seq: int, threads: int) -> None:
     """Build the column's step, report its first two losses, warm up, then time `number`
     steps per "sample" line read from stdin until "quit"."""
     if column.startswith("ours"):
+        _pin(threads)
         import autograd_compat
 
         autograd_compat.alias_torch()
@@ -145,7 +153,7 @@ class _Worker:
     def __init__(self, column: str, args: argparse.Namespace) -> None:
         env = dict(os.environ)
         if column.startswith("ours"):
-            env["XLA_FLAGS"] = _single_thread_xla_flags(args.threads)
+            env["XLA_FLAGS"] = _xla_threads(args.threads)
         self.stderr = tempfile.TemporaryFile(mode="w+")
         command = [sys.executable, __file__, "--worker", column]
         command += ["--batch", str(args.batch), "--seq", str(args.seq)]
