@@ -52,7 +52,11 @@ def test_install_kernel_and_run_a_pytorch_notebook(tmp_path, monkeypatch, capsys
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(
-        notebook, kernel_name="ac-test", timeout=120, resources={"metadata": {"path": tmp_path}}
+        notebook,
+        kernel_name="ac-test",
+        timeout=120,
+        startup_timeout=300,  # a loaded CI machine: the kernel imports JAX and this library
+        resources={"metadata": {"path": tmp_path}},
     )
     client.execute()
     outputs = [_text(cell) for cell in notebook.cells if cell.cell_type == "code"]
