@@ -148,3 +148,12 @@ def _optimizer(lib):
 
 def test_swa_utils_is_an_attribute_of_optim():
     assert autograd_compat.optim.swa_utils.SWALR.__name__ == "SWALR"
+
+
+def test_default_average_on_a_multi_tensor_device_is_pytorchs_lerp(monkeypatch, real_torch):
+    """Where PyTorch has multi-tensor kernels (CUDA) its default average is the lerp of
+    get_swa_multi_avg_fn: here CPU plays that device."""
+    monkeypatch.setattr(_swa(autograd_compat), "_FOREACH_DEVICES", ("cpu",))
+    ours, theirs = _averages(autograd_compat, "swa"), _averages(real_torch, "swa_multi")
+    for key, value in theirs.items():
+        np.testing.assert_allclose(ours[key], value, rtol=2e-5, atol=1e-6, err_msg=key)

@@ -1,10 +1,10 @@
 """torch.optim.swa_utils: weight averaging (SWA, EMA) of a model, the SWA learning-rate
 schedule, and the batch-norm statistics pass an averaged model needs.
 
-The averages are PyTorch's: the default running mean `avg + (p - avg) / (n + 1)` of its CPU
-path, the `multi_avg_fn` updates as `lerp_` over each (device, dtype) group, and the
-parameters copied on the first update; `use_buffers=True` averages the buffers too, otherwise
-they are copied from the model.
+The averages are PyTorch's: the default running mean `avg + (p - avg) / (n + 1)` on CPU (a
+`lerp_` on CUDA, PyTorch's multi-tensor path there), the `multi_avg_fn` updates as `lerp_`
+over each (device, dtype) group, and the parameters copied on the first update;
+`use_buffers=True` averages the buffers too, otherwise they are copied from the model.
 """
 
 from __future__ import annotations
@@ -32,6 +32,11 @@ __all__ = [
     "get_swa_multi_avg_fn",
     "update_bn",
 ]
+
+
+# Where PyTorch has multi-tensor kernels: there its default average is the `lerp_` of
+# get_swa_multi_avg_fn, elsewhere (CPU) the running-mean formula of get_swa_avg_fn.
+_FOREACH_DEVICES = ("cuda", "xpu")
 
 
 def _is_inexact(t: Tensor) -> bool:
@@ -187,8 +192,11 @@ class AveragedModel(Module):
                 a.copy_(self.avg_fn(a, c, self.n_averaged.to(a.device)))
         else:
             for (device, _), (mine, theirs) in _by_device_and_dtype(averaged, current).items():
-                if self.multi_avg_fn is not None:
-                    self.multi_avg_fn(mine, theirs, self.n_averaged.to(device))
+                multi = self.multi_avg_fn
+                if multi is None and device.type in _FOREACH_DEVICES:
+                    multi = get_swa_multi_avg_fn()
+                if multi is not None:
+                    multi(mine, theirs, self.n_averaged.to(device))
                     continue
                 mean = get_swa_avg_fn()
                 for a, c in zip(mine, theirs, strict=True):
