@@ -49,7 +49,8 @@ def test_install_kernel_and_run_a_pytorch_notebook(tmp_path, monkeypatch, capsys
     assert spec["argv"][-4:] == ["-m", LAUNCHER, "-f", "{connection_file}"]
     assert spec["display_name"] == "Python 3 (autograd_compat)"
     monkeypatch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    assert spec["env"] == {"PYTHONPATH": f"{ROOT}{os.pathsep}${{PYTHONPATH}}"}  # a checkout
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the spec alone finds this library
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(
         notebook,
