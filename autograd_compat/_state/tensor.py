@@ -417,7 +417,9 @@ class Tensor(TensorMethods):
         if self.grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
-                "deepcopy protocol at the moment."
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
             )
         copy = type(self)._wrap(self._value)
         copy._requires_grad = self._requires_grad
