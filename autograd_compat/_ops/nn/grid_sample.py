@@ -8,12 +8,12 @@ as PyTorch's kernels compute them (zero through `nearest` and through clipped co
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import jax.numpy as jnp
 import numpy as np
 
+from ..._tape.args import check_same_dtype
 from ..._tape.record import apply
 from ._common import _HIGHEST, _tensor, register
 
@@ -60,18 +60,6 @@ def _pad_coordinate(coord, size: int, padding: str, align_corners: bool):
     return jnp.clip(coord, 0, size - 1)
 
 
-def _gather(flat, sizes: tuple, indices: list):
-    """Values of `flat` (N, C, prod(sizes)) at integer `indices` (one (N, P) array per spatial
-    axis, outermost first), zero where an index falls outside the image."""
-    inside = jnp.ones(indices[0].shape, bool)
-    linear = jnp.zeros(indices[0].shape, jnp.int64)
-    for index, size in zip(indices, sizes):
-        inside = inside & (index >= 0) & (index < size)
-        linear = linear * size + jnp.clip(index, 0, size - 1)
-    values = jnp.take_along_axis(flat, linear[:, None, :], axis=2)
-    return jnp.where(inside[:, None, :], values, jnp.zeros((), flat.dtype))
-
-
 def _cubic_weights(t):
     """The four cubic-convolution weights of taps -1, 0, 1, 2 at fraction `t`."""
     a = _CUBIC_A
@@ -85,54 +73,54 @@ def _cubic_weights(t):
     return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
+def _axis_taps(coord, size: int, mode: str, padding: str, align_corners: bool):
+    """The pixels along one axis that each point reads, with their weights: two (T, N, P)
+    arrays, T being 1 (nearest), 2 (linear) or 4 (cubic) taps.
+
+    Linear and nearest pad the coordinate; cubic pads each tap on its own and truncates it
+    to a pixel, as PyTorch's `get_value_bounded` does."""
+    if mode == "bicubic":
+        low = jnp.floor(coord)
+        taps = [_pad_coordinate(low + i, size, padding, align_corners) for i in (-1, 0, 1, 2)]
+        return jnp.stack(taps).astype(jnp.int64), jnp.stack(_cubic_weights(coord - low))
+    coord = _pad_coordinate(coord, size, padding, align_corners)
+    if mode == "nearest":
+        return jnp.round(coord).astype(jnp.int64)[None], jnp.ones_like(coord)[None]
+    low = jnp.floor(coord)
+    fraction = coord - low
+    return jnp.stack([low, low + 1]).astype(jnp.int64), jnp.stack([1 - fraction, fraction])
+
+
 def _grid_sample_fn(x, grid, *, mode: str, padding: str, align_corners: bool):
-    """`x` (N, C, *sizes) sampled at `grid` (N, *out, nd), whose last axis is (x, y[, z])."""
+    """`x` (N, C, *sizes) sampled at `grid` (N, *out, nd), whose last axis is (x, y[, z]):
+    every point's taps (the product of each axis's) read in one gather and weighted."""
     n, c = x.shape[:2]
     sizes = x.shape[2:]
     nd = len(sizes)
-    out = grid.shape[1:-1]
-    flat = x.reshape(n, c, -1)
     points = grid.reshape(n, -1, nd).astype(x.dtype)
-    # The grid's last axis runs from the innermost spatial axis out: reorder it outermost first.
-    coords = [_unnormalize(points[..., nd - 1 - d], sizes[d], align_corners) for d in range(nd)]
-    if mode == "bicubic":
-        result = _bicubic(flat, sizes, coords, padding, align_corners)
-    else:
-        coords = [_pad_coordinate(co, s, padding, align_corners) for co, s in zip(coords, sizes)]
-        if mode == "nearest":
-            result = _gather(flat, sizes, [jnp.round(co).astype(jnp.int64) for co in coords])
-        else:
-            result = _linear(flat, sizes, coords)
-    return result.reshape((n, c) + out)
+    # The grid's last axis runs from the innermost spatial axis out: take it outermost first.
+    inside = jnp.ones((), bool)
+    linear = jnp.zeros((), jnp.int64)
+    weight = jnp.ones((), x.dtype)
+    for d, size in enumerate(sizes):
+        coord = _unnormalize(points[..., nd - 1 - d], size, align_corners)
+        index, tap_weight = _axis_taps(coord, size, mode, padding, align_corners)
+        place = (slice(None),) + (None,) * (nd - 1 - d)  # this axis's taps at dimension d
+        index, tap_weight = index[place], tap_weight[place]
+        inside = inside & (index >= 0) & (index < size)
+        linear = linear * size + jnp.clip(index, 0, size - 1)
+        weight = weight * tap_weight
+    shape = linear.shape[:-2] + points.shape[:2]  # (*taps, N, P)
 
+    def per_point(values):  # (*taps, N, P) -> (N, T, P)
+        return jnp.moveaxis(jnp.broadcast_to(values, shape).reshape((-1,) + shape[-2:]), 0, 1)
 
-def _linear(flat, sizes: tuple, coords: list):
-    """(Bi/tri)linear interpolation: the 2**nd corners weighted by their opposite volumes."""
-    lows = [jnp.floor(co) for co in coords]
-    fractions = [co - low for co, low in zip(coords, lows)]
-    result = jnp.zeros(flat.shape[:2] + coords[0].shape[1:], flat.dtype)
-    for corner in itertools.product((0, 1), repeat=len(sizes)):
-        weight = jnp.ones_like(coords[0])
-        for bit, fraction in zip(corner, fractions):
-            weight = weight * (fraction if bit else 1 - fraction)
-        indices = [low.astype(jnp.int64) + bit for low, bit in zip(lows, corner)]
-        result = result + _gather(flat, sizes, indices) * weight[:, None, :]
-    return result
-
-
-def _bicubic(flat, sizes: tuple, coords: list, padding: str, align_corners: bool):
-    """Bicubic interpolation over the 4x4 taps around each point; each tap is padded on its
-    own (PyTorch's `get_value_bounded`), then truncated to an integer pixel."""
-    (height, width), (y, x) = sizes, coords
-    y0, x0 = jnp.floor(y), jnp.floor(x)
-    wy, wx = _cubic_weights(y - y0), _cubic_weights(x - x0)
-    result = jnp.zeros(flat.shape[:2] + y.shape[1:], flat.dtype)
-    for i in range(4):
-        row = _pad_coordinate(y0 - 1 + i, height, padding, align_corners).astype(jnp.int64)
-        for j in range(4):
-            col = _pad_coordinate(x0 - 1 + j, width, padding, align_corners).astype(jnp.int64)
-            result = result + _gather(flat, sizes, [row, col]) * (wy[i] * wx[j])[:, None, :]
-    return result
+    linear, inside, weight = per_point(linear), per_point(inside), per_point(weight)
+    gathered = jnp.take_along_axis(x.reshape(n, c, -1), linear.reshape(n, 1, -1), axis=2)
+    gathered = gathered.reshape((n, c) + linear.shape[1:])
+    gathered = jnp.where(inside[:, None], gathered, jnp.zeros((), x.dtype))
+    result = jnp.einsum("nctp,ntp->ncp", gathered, weight, precision=_HIGHEST)
+    return result.reshape((n, c) + grid.shape[1:-1])
 
 
 _GRID_SAMPLE = {
@@ -185,30 +173,32 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 def _check_grid_sampler(input, grid, mode: str) -> None:
-    """PyTorch's checks of `torch.grid_sampler`'s arguments."""
-    if input.dtype != grid.dtype:
-        raise RuntimeError(
-            "grid_sampler(): expected input and grid to have same dtype, but input has "
-            f"{input.dtype.__reduce__()} and grid has {grid.dtype.__reduce__()}"
-        )
-    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
-        raise RuntimeError(
-            "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
-            f"but got input with sizes {list(input.shape)} and grid with sizes "
-            f"{list(grid.shape)}"
-        )
+    """PyTorch's checks of `torch.grid_sampler`'s arguments, in its order."""
+    shapes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(
-            "grid_sampler(): expected grid and input to have same batch size, but got input "
-            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+            f"grid_sampler(): expected grid and input to have same batch size, but got {shapes}"
         )
     if grid.shape[-1] != input.ndim - 2:
         raise RuntimeError(
             f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, "
             f"but got grid with sizes {list(grid.shape)}"
         )
-    if mode == "bicubic" and input.ndim != 4:
+    for axis in range(2, input.ndim):
+        if input.shape[axis] <= 0:
+            raise RuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {axis} being empty"
+            )
+    nd = 4 if input.ndim == 4 else 5
+    if input.ndim != nd or grid.ndim != nd:
+        raise RuntimeError(
+            f"grid_sampler(): expected {nd}D input and grid with same number of dimensions, "
+            f"but got {shapes}"
+        )
+    if mode == "bicubic" and nd == 5:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    check_same_dtype(input, grid, "expected scalar type {a} but found {b}")
 
 
 def _base_grid(sizes: tuple, align_corners: bool) -> np.ndarray:
@@ -256,17 +246,17 @@ def affine_grid(theta, size, align_corners=None):
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(int(s) for s in size)
+    shown, size = size, tuple(int(s) for s in size)
     if len(size) not in (4, 5):
         raise NotImplementedError(
             "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-            f"respectively. Got size {size}."
+            f"respectively. Got size {shown}."
         )
     nd = len(size) - 2
     if theta.ndim != 3 or tuple(theta.shape[-2:]) != (nd, nd + 1):
         raise ValueError(
             f"Expected a batch of {nd}D affine matrices of shape Nx{nd}x{nd + 1} for size "
-            f"{size}. Got {theta.shape}."
+            f"{shown}. Got {theta.shape}."
         )
     spatial = size[2:]
     if align_corners and min(spatial) == 1:
@@ -277,7 +267,7 @@ def affine_grid(theta, size, align_corners=None):
             stacklevel=2,
         )
     elif min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+        raise ValueError(f"Expected non-zero, positive output size. Got {shown}")
     if theta.shape[0] != size[0]:
         raise RuntimeError(
             "Expected size for first two dimensions of batch2 tensor to be: "
