@@ -102,7 +102,7 @@ from ._state.random import (
 from ._serialization import load, save
 from ._pure.memory import OutOfMemoryError
 from . import testing
-from . import backends, distributed, jit, onnx, serialization
+from . import ao, backends, distributed, fx, hub, jit, onnx, serialization
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
 from .amp import autocast
