@@ -71,8 +71,7 @@ class TorchVersion(str):
 
     Example::
 
-        >>> from torch.torch_version import TorchVersion
-        >>> v = TorchVersion("2.13.0+autograd.compat")
+        >>> v = torch.torch_version.TorchVersion("2.13.0+autograd.compat")
         >>> v >= "2.6", v > (2, 12, 1), v == "2.13", v < "2.13.1"
         (True, True, False, True)
     """

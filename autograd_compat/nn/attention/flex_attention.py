@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -310,9 +311,9 @@ def create_block_mask(
 
     Example::
 
-        >>> from torch.nn.attention.flex_attention import create_block_mask
+        >>> fa = torch.nn.attention.flex_attention
         >>> causal = lambda b, h, q, kv: q >= kv
-        >>> m = create_block_mask(causal, None, None, 4, 4, device="cpu", BLOCK_SIZE=2)
+        >>> m = fa.create_block_mask(causal, None, None, 4, 4, device="cpu", BLOCK_SIZE=2)
         >>> m.shape, m.kv_num_blocks.tolist(), m.full_kv_num_blocks.tolist()
         ((1, 1, 4, 4), [[[1, 1]]], [[[0, 1]]])
     """
@@ -396,9 +397,9 @@ def flex_attention(
 
     Example::
 
-        >>> from torch.nn.attention.flex_attention import flex_attention
+        >>> fa = torch.nn.attention.flex_attention
         >>> q = torch.ones(1, 1, 3, 2)
-        >>> flex_attention(q, q, q, score_mod=lambda s, b, h, i, j: s - (i - j).abs()).shape
+        >>> fa.flex_attention(q, q, q, score_mod=lambda s, b, h, i, j: s - (i - j).abs()).shape
         torch.Size([1, 1, 3, 2])
     """
     _check_shapes(query, key, value, enable_gqa)
@@ -406,6 +407,13 @@ def flex_attention(
         raise ValueError(
             "Cannot specify both return_lse and return_aux. "
             "return_lse is deprecated, please use return_aux=AuxRequest(lse=True) instead."
+        )
+    if return_lse:
+        warnings.warn(
+            "return_lse is deprecated and will be removed in v2.10. "
+            "Please use return_aux=AuxRequest(lse=True) instead.",
+            FutureWarning,
+            stacklevel=2,
         )
     B, Hq, L, E = query.shape
     S = key.size(-2)
