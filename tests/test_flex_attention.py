@@ -114,6 +114,14 @@ def test_a_row_with_nothing_to_attend_to_gives_zeros(real_torch):
     assert not out[:, :, 0].any() and (lse[:, :, 0] == -math.inf).all()
     np.testing.assert_allclose(out.numpy(), t_out.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(lse.numpy(), t_lse.numpy(), rtol=1e-5, atol=1e-6)
+    q, k, v = (autograd_compat.tensor(a[:, :2]) for a in (Q, K, V))
+    mask = ours_flex.create_block_mask(lambda b, h, i, j: i > j, None, None, 5, 7, device="cpu")
+    request = ours_flex.AuxRequest(max_scores=True)
+    aux = ours_flex.flex_attention(q, k, v, block_mask=mask, return_aux=request)[1]
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(8)).tril(-1)[..., :5, :]
+    expected = scores.masked_fill(scores == 0, -math.inf).amax(-1)[..., 1:]
+    assert aux.lse is None and (aux.max_scores[..., 0] == -math.inf).all()
+    np.testing.assert_allclose(aux.max_scores[..., 1:].numpy(), expected.numpy(), rtol=1e-6)
     q = autograd_compat.zeros(1, 1, 5, 8, requires_grad=True)
     mask = ours_flex.create_block_mask(lambda b, h, i, j: i > j, None, None, 5, 5, device="cpu")
     ours_flex.flex_attention(q, q, q, block_mask=mask).sum().backward()

@@ -363,6 +363,13 @@ def _check_shapes(query: Tensor, key: Tensor, value: Tensor, enable_gqa: bool) -
         )
 
 
+def _row_max(scores: Tensor, keepdim: bool = False) -> Tensor:
+    """The float32 maximum of each row, -inf for a row of -inf (amax over it gives NaN)."""
+    lowest = _dtypes.finfo(scores.dtype).min
+    peak = scores.clamp(min=lowest).amax(-1, keepdim=keepdim)
+    return where(peak == lowest, full((), -math.inf, dtype=peak.dtype), peak).float()
+
+
 def _softmax_and_lse(scores: Tensor) -> tuple[Tensor, Tensor]:
     """The softmax over the last dimension and its float32 log-sum-exp; a row of -inf only
     gives zero weights (and -inf), with finite gradients everywhere."""
@@ -437,6 +444,6 @@ def flex_attention(
     if return_lse:
         return out, lse
     if return_aux is not None:
-        max_scores = scores.amax(-1).to(_dtypes.float32) if return_aux.max_scores else None
+        max_scores = _row_max(scores) if return_aux.max_scores else None
         return out, AuxOutput(lse if return_aux.lse else None, max_scores)
     return out
