@@ -150,3 +150,10 @@ def test_index_tensors_stay_tensor_ops_under_transform_get_item_to_index():
     with TransformGetItemToIndex():
         out = torch.vmap(lambda b: pad[b, torch.tensor(1)])(torch.arange(2))
     assert out.tolist() == [False, True]
+
+
+def test_saving_a_storage_only_dtype_says_it_is_not_supported(tmp_path):
+    """PyTorch has no typed storage for them (it writes their bytes untyped): no file with a
+    storage class PyTorch lacks is written."""
+    with pytest.raises(RuntimeError, match="torch.uint16 tensor is not yet supported"):
+        torch.save(torch.tensor([1, 2], dtype=torch.uint16), tmp_path / "x.pt")

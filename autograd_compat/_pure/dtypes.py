@@ -67,6 +67,7 @@ float8_e5m2fnuz = dtype("float8_e5m2fnuz", jnp.float8_e5m2fnuz)
 float8_e8m0fnu = dtype("float8_e8m0fnu", jnp.float8_e8m0fnu)
 _WIDE_UNSIGNED = (uint16, uint32, uint64)
 _FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+STORAGE_ONLY = (*_WIDE_UNSIGNED, *_FLOAT8)  # no typed storage class in PyTorch either
 
 ALL = (
     float16,
@@ -81,8 +82,7 @@ ALL = (
     int32,
     int64,
     bool,
-    *_WIDE_UNSIGNED,
-    *_FLOAT8,
+    *STORAGE_ONLY,
 )
 _BY_JAX = {d.jax: d for d in ALL}
 LEGACY_TYPE_NAMES = {
