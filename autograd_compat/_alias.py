@@ -24,6 +24,8 @@ import types
 from collections.abc import Callable
 from typing import Any, TypedDict
 
+from . import _distribution
+
 _PACKAGE = "autograd_compat"
 _ALIAS = "torch"
 
@@ -115,6 +117,10 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
                 f"No module named '{fullname}': {_unsupported(fullname)}", name=fullname
             )
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+    def find_distributions(self, context=None):
+        """`importlib.metadata` sees this library's `torch` distribution first."""
+        return _distribution.find_distributions(context)
 
 
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '(autograd_compat[\w.]*)'")

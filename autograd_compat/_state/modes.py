@@ -229,7 +229,16 @@ class _GradModeContext:
         return self.__class__()
 
 
-class no_grad(_GradModeContext):
+class _BareDecorator(_GradModeContext):
+    """A mode that also decorates without parentheses (`@torch.no_grad`), as PyTorch's do."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecorator):
     """Disable recording: results of operations do not require grad.
 
     Example::
@@ -244,7 +253,7 @@ class no_grad(_GradModeContext):
     _target = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_BareDecorator):
     """Enable recording inside a `no_grad` block."""
 
     _target = True
