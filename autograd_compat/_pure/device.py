@@ -21,6 +21,7 @@ except (ImportError, AttributeError):  # pragma: no cover - a JAX that moved it
     _batched_device_put = None
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
+META = "meta"  # shapes and dtypes without data (`_state/tensor.MetaTensor`): no JAX device
 _JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
@@ -41,9 +42,10 @@ class device:
             if not text.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}:{text}'")
             index = int(text)
-        if type not in _TORCH_TO_JAX_PLATFORM:
+        if type not in _TORCH_TO_JAX_PLATFORM and type != META:
             raise RuntimeError(
-                f"Expected one of cpu, cuda, tpu device type at start of device string: {type}"
+                f"Expected one of cpu, cuda, tpu, meta device type at start of device string: "
+                f"{type}"
             )
         self.type = type
         self.index = index
@@ -82,6 +84,8 @@ def _jax_devices(platform: str) -> tuple:
 def to_jax(dev: device | str | int) -> jax.Device:
     """The jax.Device for a PyTorch device; PyTorch's error when the platform is absent."""
     dev = device(dev)
+    if dev.type == META:
+        raise RuntimeError("the meta device holds no data: it has no JAX device")
     platform = _TORCH_TO_JAX_PLATFORM[dev.type]
     devices = _jax_devices(platform)
     if not devices:
