@@ -526,7 +526,7 @@ class TensorMethods:
     is_sparse = property(_info._false)
     is_sparse_csr = property(_info._false)
     is_quantized = property(_info._false)
-    is_meta = property(_info._false)
+    is_meta = property(_info.is_meta)
     is_nested = property(_info._false)
     is_mkldnn = property(_info._false)
     is_xla = property(_info._false)

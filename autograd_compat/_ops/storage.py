@@ -24,7 +24,7 @@ import numpy as np
 
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
-from .._state.tensor import Tensor
+from .._state.tensor import META_NO_DATA, MetaTensor, MetaValueError, Tensor
 from .._tape import views as _views
 from .._tape.args import is_tracer
 from . import factories as _factories
@@ -76,6 +76,8 @@ def pinned_root(buffer: _views.Buffer, what: str) -> jax.Array:
 def data_ptr(self: Tensor) -> int:
     """`Tensor.data_ptr()`: the host address of this tensor's first element (0 when its
     memory is empty), as PyTorch gives; see the module's docstring for how long it holds."""
+    if isinstance(self, MetaTensor):  # no memory
+        return 0
     rec = _views.record_of(self)
     root = pinned_root(rec.buffer, "data_ptr")
     if root.size == 0:
@@ -109,7 +111,8 @@ class UntypedStorage:
         self._set(data, 0, data.size)
 
     def _set(self, owner, offset: int, nbytes: int) -> None:
-        self._owner = owner  # a views.Buffer (a tensor's memory) or a numpy uint8 array
+        # a views.Buffer (a tensor's memory), a numpy uint8 array, or None (the meta device)
+        self._owner = owner
         self._offset = offset
         self._nbytes = nbytes
 
@@ -143,6 +146,8 @@ class UntypedStorage:
     def _bytes(self) -> np.ndarray:
         """The storage's bytes as a numpy uint8 array (read-only over a tensor's memory)."""
         owner = self._owner
+        if owner is None:
+            raise MetaValueError(META_NO_DATA)
         if isinstance(owner, np.ndarray):
             whole = owner
         else:
@@ -164,7 +169,7 @@ class UntypedStorage:
 
     def data_ptr(self) -> int:
         """The host address of the first byte (0 for an empty storage)."""
-        if self._nbytes == 0:
+        if self._nbytes == 0 or self._owner is None:
             return 0
         return self._bytes().ctypes.data
 
@@ -271,7 +276,9 @@ def is_storage(obj) -> bool:
 
 
 def untyped_storage(self: Tensor) -> UntypedStorage:
-    """The memory this tensor (and its views) lie in, as bytes."""
+    """The memory this tensor (and its views) lie in, as bytes (none on the meta device)."""
+    if isinstance(self, MetaTensor):
+        return UntypedStorage._over(None, 0, self.numel() * self.element_size())
     buffer = _views.record_of(self).buffer
     value = buffer.value
     return UntypedStorage._over(buffer, 0, int(value.size) * value.dtype.itemsize)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._pure import dtypes as _dtypes
 from .._pure import layouts as _layouts
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor
 from .._tape import views as _views
 from .._tape.args import check_inplace, commit_inplace, tensor_arg
 from . import convert as _convert
@@ -37,6 +37,11 @@ __all__ = [
 def _false(self: Tensor) -> bool:
     """A backend or layout this library never makes (sparse, quantized, meta, MPS, ...)."""
     return False
+
+
+def is_meta(self: Tensor) -> bool:
+    """`Tensor.is_meta`: whether the tensor is on the meta device (a shape and dtype only)."""
+    return isinstance(self, MetaTensor)
 
 
 def layout(self: Tensor) -> _layouts.layout:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 import weakref
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
@@ -31,7 +32,7 @@ from .._pure.shapes import normalize_dim
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.node import COPY_SLICES_NAME, accumulator_of
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor
 from .._tape.record import apply, set_tangent
 
 DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
@@ -135,7 +136,7 @@ class Buffer:
     def __init__(self, value) -> None:
         self.value = value
         self.members = Members()
-        self.pinned = None
+        self.pinned: Any = None
 
     def holders(self, value) -> int:
         """How many references to `value` the buffer keeps: its root, and every member that
@@ -639,7 +640,10 @@ def root_member(buffer: Buffer):
 
 
 def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = False):
-    """Mark `out` (computed from `src` by `ops`) as a view of `src`'s buffer and return it."""
+    """Mark `out` (computed from `src` by `ops`) as a view of `src`'s buffer and return it.
+    A meta tensor has no memory to share: it is returned as it is."""
+    if isinstance(out, MetaTensor):
+        return out
     srec = record_of(src)
     if layout is None:
         layout = srec.layout
