@@ -30,6 +30,7 @@ from . import (
 from ._compile.api import compile
 from .func import vmap
 from ._alias import alias_torch
+from ._ipython_extension import load_ipython_extension, unload_ipython_extension
 from ._pure.device import device
 from ._pure.dtypes import (
     bfloat16,

@@ -248,14 +248,26 @@ def is_aliased() -> bool:
     return _state["depth"] > 0
 
 
+RUN_USAGE = """usage: python -m autograd_compat run script.py [args...]
+       python -m autograd_compat run -m module [args...]
+       python -m autograd_compat run --nproc N script.py [args...]
+
+Run an unchanged PyTorch script (or module) as __main__ with `import torch` and every
+`torch.*` submodule resolved to autograd_compat, even where PyTorch is installed. With
+--nproc N, start N local processes as `torchrun --nproc_per_node=N` does."""
+
+
 def run(argv: list) -> dict:
     """Run `script.py args...` (or `-m module args...`) as __main__ with torch aliased.
 
     Returns the globals the script ended with (handy for tests). `sys.argv` and `sys.path`
-    are set as Python would set them and restored afterwards.
+    are set as Python would set them and restored afterwards. `-h`/`--help` prints the usage.
     """
     if not argv:
-        raise SystemExit("usage: python -m autograd_compat run script.py [args...]")
+        raise SystemExit(RUN_USAGE)
+    if argv[0] in ("-h", "--help"):
+        print(RUN_USAGE)
+        return {}
     old_argv, old_path = sys.argv[:], sys.path[:]
     try:
         with alias_torch():

@@ -215,6 +215,8 @@ def sub(input, other, *, alpha=1):
 
 def rsub(input, other, *, alpha=1):
     """`other - alpha * input`."""
+    if isinstance(other, Tensor):
+        broadcast_shapes(other.shape, input.shape)  # PyTorch's error reads `other - input`
     if alpha != 1:
         input = mul(input, alpha)
     return _binary(_RSUB_TENSOR if isinstance(other, Tensor) else _RSUB, input, other, "rsub")

@@ -14,7 +14,7 @@ import os
 import traceback
 import weakref
 from math import prod
-from typing import Any
+from typing import Any, NoReturn
 
 import jax
 
@@ -23,6 +23,7 @@ from .._pure import lazy as _lazy
 from .._pure import memory as _memory
 from .._pure.lazy import Known, Pending
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
+from .._pure.shapes import pytorch_shape_error
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import node_class, saved_ref
@@ -57,6 +58,19 @@ def _mask_of(saves: str, requires: tuple) -> tuple:
         if len(requires) <= _MASKS_MAX_INPUTS:
             _MASKS[(saves, requires)] = entry
     return entry
+
+
+# What an op's call raises that `_raise_op_error` turns into PyTorch's error.
+_OP_ERRORS = (*_memory.DISPATCH_ERRORS, TypeError)
+
+
+def _raise_op_error(failure: Exception) -> NoReturn:
+    """Raise what an op's program raised at its call as PyTorch does: a shape JAX refused as
+    PyTorch's RuntimeError, a failed allocation as OutOfMemoryError, anything else as it is."""
+    shape_error = pytorch_shape_error(failure)
+    if shape_error is not None:
+        raise shape_error from None
+    _memory.raise_exhausted(failure)
 
 
 def apply(op: Op, *inputs, **static):
@@ -103,8 +117,8 @@ def apply(op: Op, *inputs, **static):
         values = _lazy.resolved(values, deferred is _lazy.LEARN)
     try:
         out = op.compiled(key)(*values)
-    except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
-        _memory.raise_exhausted(failure)
+    except _OP_ERRORS as failure:
+        _raise_op_error(failure)
     if deferred is _lazy.LEARN:
         _lazy.learn(op, key, values, out)
     if type(out) is tuple:
@@ -363,8 +377,8 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
     else:
         try:
             out = op.compiled(key)(*values)
-        except _memory.DISPATCH_ERRORS as failure:
-            _memory.raise_exhausted(failure)
+        except _OP_ERRORS as failure:
+            _raise_op_error(failure)
     _memory.settle_all(out if type(out) is tuple else (out,))
     if True in requires and op.differentiable and grad_on:
         result = _record(op, key, inputs, values, out)
