@@ -147,3 +147,20 @@ def test_parameter_registration_as_accelerate_patches_it():
         return _shown(module.weight), type(module.weight).__name__, module.bias.requires_grad
 
     run_parity(prog)
+
+
+def test_device_context():
+    def prog(torch):
+        with torch.device("meta"):
+            made = [
+                torch.empty(2),
+                torch.tensor([1.0, 2.0]),
+                torch.randn(3),
+                torch.nn.Linear(2, 3).weight,
+                torch.nn.BatchNorm1d(2).running_mean,
+            ]
+            with torch.device("cpu"):
+                inner = torch.zeros(2)
+        return [_shown(t) for t in made], inner, torch.zeros(1)
+
+    run_parity(prog)

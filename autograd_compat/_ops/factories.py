@@ -70,16 +70,19 @@ def _check_byte_order(array: np.ndarray | np.generic) -> None:
 
 def _place(value, device):
     """`value` on `device`: a jax.Array, or its shape and dtype on the meta device."""
+    if is_meta_device(device):
+        return jax.ShapeDtypeStruct(value.shape, value.dtype)
     if device is not None:
-        if is_meta_device(device):
-            return jax.ShapeDtypeStruct(value.shape, value.dtype)
         return jax.device_put(value, _device.to_jax(device))
     return value
 
 
 def is_meta_device(device) -> bool:
-    """Whether `device` names the meta device (shapes and dtypes, no data)."""
-    return device is not None and _device.device(device).type == _device.META
+    """Whether `device` names the meta device (shapes and dtypes, no data), or is None inside
+    a `with torch.device("meta")` block."""
+    if device is None:
+        return _device.meta_by_default()
+    return _device.device(device).type == _device.META
 
 
 def meta(shape: tuple, dtype: _dtypes.dtype, requires_grad: bool = False) -> Tensor:
@@ -222,6 +225,7 @@ def _stays_on_host(array) -> bool:
         and array.size <= _HOST_ELEMENTS
         and _dtypes.has_torch_dtype(array.dtype)
         and jax.config.jax_default_device is None  # type: ignore[attr-defined]
+        and not _device.meta_by_default()
     )
 
 

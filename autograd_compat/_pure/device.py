@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 import jax
 import numpy as np
@@ -67,6 +68,38 @@ class device:
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
+
+    def __enter__(self) -> device:
+        """`with torch.device(...)`: factories called without a device make their tensors
+        here (on a JAX device through `jax.default_device`; on the meta device without data),
+        in this thread, until the block ends."""
+        scope = None if self.type == META else jax.default_device(to_jax(self))
+        if scope is not None:
+            scope.__enter__()
+        _context().append((self, scope))
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _, scope = _context().pop()
+        if scope is not None:
+            scope.__exit__(*exc_info)
+
+
+_LOCAL = threading.local()  # `_LOCAL.devices`: this thread's `with device` blocks, innermost last
+
+
+def _context() -> list:
+    devices = getattr(_LOCAL, "devices", None)
+    if devices is None:
+        devices = _LOCAL.devices = []
+    return devices
+
+
+def meta_by_default() -> bool:
+    """Whether the innermost `with torch.device(...)` block of this thread is the meta
+    device's (a factory given no device then makes a meta tensor)."""
+    devices = getattr(_LOCAL, "devices", None)
+    return bool(devices) and devices[-1][0].type == META
 
 
 @functools.cache
