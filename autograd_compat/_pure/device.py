@@ -61,7 +61,10 @@ class device:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
-            other = device(other)
+            try:
+                other = device(other)
+            except RuntimeError:  # no device of this library ("npu"): not this one
+                return False
         if not isinstance(other, device):
             return NotImplemented
         return (self.type, self.index) == (other.type, other.index)
