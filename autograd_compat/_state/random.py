@@ -1,7 +1,8 @@
 """The global PRNG: a JAX key advanced by every random draw, seeded by `manual_seed`.
 
-The key is the only random state; `get_rng_state`/`set_rng_state` expose it so a training
-step can be lifted into a pure function. Values differ from PyTorch's generator.
+The key is the only random state; `get_rng_state`/`set_rng_state` expose its bytes (a uint8
+tensor, as PyTorch's ByteTensor state, which checkpoints save) so a training step can be lifted
+into a pure function. Values differ from PyTorch's generator.
 """
 
 from __future__ import annotations
