@@ -97,6 +97,7 @@ from ._state.random import (
     set_rng_state,
 )
 from ._serialization import load, save
+from ._lowrank import svd_lowrank
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import backends, distributed, jit, onnx, serialization
