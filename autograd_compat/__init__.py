@@ -95,6 +95,7 @@ from ._ops.pieces import *  # noqa: F403
 from ._ops.joining import *  # noqa: F403
 from ._ops.scatters import *  # noqa: F403
 from ._ops.tensor_info import *  # noqa: F403
+from ._ops.storage import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
 from ._pure.layouts import *  # noqa: F403
@@ -108,6 +109,7 @@ from ._state.random import (
     set_rng_state,
 )
 from ._serialization import load, save
+from ._lowrank import svd_lowrank
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import ao, backends, distributed, fx, hub, jit, onnx, serialization

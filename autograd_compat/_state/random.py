@@ -1,17 +1,21 @@
 """The global PRNG: a JAX key advanced by every random draw, seeded by `manual_seed`.
 
-The key is the only random state; `get_rng_state`/`set_rng_state` expose it so a training
-step can be lifted into a pure function. Values differ from PyTorch's generator.
+The key is the only random state; `get_rng_state`/`set_rng_state` expose its bytes (a uint8
+tensor, as PyTorch's ByteTensor state, which checkpoints save) so a training step can be lifted
+into a pure function. Values differ from PyTorch's generator.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import cast
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from .._pure import dtypes as _dtypes
 from .._pure import executables
 from .tensor import Tensor
 
@@ -90,10 +94,20 @@ class Generator:
         return key
 
     def get_state(self) -> Tensor:
-        return Tensor._wrap(self._key)
+        """The key's bytes, a uint8 tensor (PyTorch's ByteTensor state; its size differs)."""
+        return Tensor._wrap(_key_bytes(self._key))
 
     def set_state(self, state) -> None:
-        self._key = state._value
+        """Restore a state `get_state` returned (PyTorch's errors for another dtype or size)."""
+        if not isinstance(state, Tensor) or state.dtype is not _dtypes.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        size = self._key.size * self._key.dtype.itemsize
+        if state.numel() != size:
+            raise RuntimeError(
+                f"Expected a key state of size {size} but found the input RNG state size to be "
+                f"{state.numel()}"
+            )
+        self._key = _key_of_bytes(state._value, self._key.shape, self._key.dtype)
 
 
 def _entropy() -> int:
@@ -105,6 +119,16 @@ def _entropy() -> int:
 def _split(key_data):
     keys = jax.random.key_data(jax.random.split(jax.random.wrap_key_data(key_data)))
     return keys[0], keys[1]
+
+
+@executables.jit
+def _key_bytes(key_data):
+    return jax.lax.bitcast_convert_type(key_data, jnp.uint8).reshape(-1)
+
+
+@functools.partial(executables.jit, static_argnums=(1, 2))
+def _key_of_bytes(data, shape: tuple, dtype):
+    return jax.lax.bitcast_convert_type(data.reshape(*shape, -1), dtype)
 
 
 default_generator = Generator()

@@ -519,9 +519,71 @@ class LazyTensor(_ComputedOnRead):
         return t
 
 
+class MetaValueError(NotImplementedError):
+    """A meta tensor's values were read: it has none (PyTorch's NotImplementedError)."""
+
+
+META_NO_DATA = "Cannot copy out of meta tensor; no data!"
+
+
+class MetaTensor(Tensor):
+    """A tensor on the `meta` device: a shape and a dtype (its stored value is a
+    `jax.ShapeDtypeStruct`) and no data. Ops on it compute only their result's shape and dtype
+    (`record.apply`, with `jax.eval_shape`); reading its values raises PyTorch's error."""
+
+    __slots__ = ()
+
+    @property
+    def _value(self):
+        raise MetaValueError(META_NO_DATA)
+
+    @_value.setter
+    def _value(self, value) -> None:
+        _VALUE.__set__(self, value)
+
+    @property
+    def device(self) -> _device.device:
+        return _device.device(_device.META)
+
+    def item(self):
+        if self._stored.size != 1:
+            raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._stored.size))
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        raise TypeError(
+            "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the "
+            "tensor to host memory first."
+        )
+
+    @classmethod
+    def _wrap(cls, value, grad_fn=None, output_nr: int = 0) -> Tensor:
+        """A meta tensor of `value`, a `jax.ShapeDtypeStruct` (or anything with its shape and
+        dtype)."""
+        t = object.__new__(cls)
+        t._init_fields(jax.ShapeDtypeStruct(value.shape, value.dtype), grad_fn, output_nr)
+        return t
+
+
+_META_CLASSES: dict = {}  # a Tensor subclass -> its meta-device variant (`meta_class`)
+
+
+def meta_class(cls: type[Tensor]) -> type[Tensor]:
+    """`cls` (a Tensor subclass: Parameter, Buffer, a user's) on the meta device: a subclass of
+    both, so `isinstance` answers for either and reading its values raises."""
+    if issubclass(cls, MetaTensor):
+        return cls
+    made = _META_CLASSES.get(cls)
+    if made is None:
+        made = _META_CLASSES[cls] = type(cls.__name__, (MetaTensor, cls), {"__slots__": ()})
+        made.__qualname__, made.__module__ = cls.__qualname__, cls.__module__
+    return made
+
+
 PLAIN_TYPES = frozenset({Tensor, HostTensor, _PassedHostTensor, LazyTensor})  # no user subclass
-for _plain_class in (HostTensor, _PassedHostTensor, LazyTensor):  # error messages name the type
-    _plain_class.__name__ = _plain_class.__qualname__ = "Tensor"  # Tensor, as PyTorch's do
+# error messages name the type Tensor, as PyTorch's do
+for _plain_class in (HostTensor, _PassedHostTensor, LazyTensor, MetaTensor):
+    _plain_class.__name__ = _plain_class.__qualname__ = "Tensor"
 del _plain_class
 
 
