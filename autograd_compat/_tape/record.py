@@ -20,8 +20,6 @@ from typing import Any, NamedTuple, NoReturn
 
 import jax
 
-import jax
-
 from .._pure import executables
 from .._pure import lazy as _lazy
 from .._pure import memory as _memory
