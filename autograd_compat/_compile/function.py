@@ -27,6 +27,7 @@ import functools
 import sys
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 
 import jax
@@ -581,6 +582,9 @@ class CompiledFunction:
         self._dynamic_positions: set[int] = set()
         self._warned: set[str] = set()
         self._warmed_up = False
+        # the objects among static arguments (modules, optimizers) a call has run with: the
+        # first call with a new one runs eagerly too, so its lazily made state exists
+        self._warmed: weakref.WeakSet = weakref.WeakSet()
         self._rebinds = 0  # entries remade because a global or closed-over tensor was rebound
         functools.update_wrapper(self, fn)
 
@@ -632,6 +636,8 @@ class CompiledFunction:
             return self._break(args, kwargs, "an argument that cannot be hashed", "")
         if isinstance(entry, _Eager):
             return self.fn(*args, **kwargs)
+        if entry is None and self._first_with_new_objects(arguments):
+            return self.fn(*args, **kwargs)
         if entry is not None and not entry.holds():
             _count("stats", "recompiles")
             rebound = first_rebound(entry.bindings)
@@ -654,6 +660,20 @@ class CompiledFunction:
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
             return self._run(entry, arguments, args, kwargs)
+
+    def _first_with_new_objects(self, arguments: _Arguments) -> bool:
+        """Whether a static argument is an object (a module, an optimizer) no call has run
+        with yet: that call runs eagerly, as the first call does, so state it makes lazily
+        (an optimizer's moments) is made outside any trace, where it stays the caller's."""
+        new = False
+        for _, value in arguments.static:
+            try:
+                if value not in self._warmed:
+                    self._warmed.add(value)
+                    new = True
+            except TypeError:  # no weak reference to it: a plain value, not state
+                continue
+        return new
 
     def _new_entry(self, key: tuple, arguments: _Arguments, args: tuple, kwargs: dict):
         """A new entry for `key` (or `_EAGER` past the cache size limit or at a graph break)."""
