@@ -363,18 +363,11 @@ def _check_shapes(query: Tensor, key: Tensor, value: Tensor, enable_gqa: bool) -
         )
 
 
-def _row_max(scores: Tensor, keepdim: bool = False) -> Tensor:
-    """The float32 maximum of each row, -inf for a row of -inf (amax over it gives NaN)."""
-    lowest = _dtypes.finfo(scores.dtype).min
-    peak = scores.clamp(min=lowest).amax(-1, keepdim=keepdim)
-    return where(peak == lowest, full((), -math.inf, dtype=peak.dtype), peak).float()
-
-
 def _softmax_and_lse(scores: Tensor) -> tuple[Tensor, Tensor]:
     """The softmax over the last dimension and its float32 log-sum-exp; a row of -inf only
     gives zero weights (and -inf), with finite gradients everywhere."""
-    lowest = _dtypes.finfo(scores.dtype).min  # a row of -inf peaks there, not at NaN
-    peak = scores.detach().clamp(min=lowest).amax(-1, keepdim=True)
+    peak = scores.detach().amax(-1, keepdim=True)
+    peak = where(peak == -math.inf, zeros((), dtype=peak.dtype), peak)
     exps = (scores - peak).exp()
     total = exps.sum(-1, keepdim=True)
     weights = exps / where(total == 0, ones_like(total), total)
@@ -444,6 +437,6 @@ def flex_attention(
     if return_lse:
         return out, lse
     if return_aux is not None:
-        max_scores = _row_max(scores) if return_aux.max_scores else None
+        max_scores = scores.amax(-1).float() if return_aux.max_scores else None
         return out, AuxOutput(lse if return_aux.lse else None, max_scores)
     return out
