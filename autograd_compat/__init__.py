@@ -14,6 +14,7 @@ from ._pure import gc_freeze as _gc_freeze  # called at the end of this file
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
 from . import (
+    _C,
     _dynamo,
     autograd,
     compiler,
@@ -21,14 +22,17 @@ from . import (
     distributions,
     fft,
     func,
+    library,
     linalg,
     nn,
     optim,
+    profiler,
     special,
     utils,
 )
 from ._compile.api import compile
 from .func import vmap
+from ._library.ops import ops
 from ._alias import alias_torch
 from ._ipython_extension import load_ipython_extension, unload_ipython_extension
 from ._pure.device import device, get_default_device, set_default_device
@@ -91,6 +95,7 @@ from ._ops.pieces import *  # noqa: F403
 from ._ops.joining import *  # noqa: F403
 from ._ops.scatters import *  # noqa: F403
 from ._ops.tensor_info import *  # noqa: F403
+from ._ops.storage import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
 from ._pure.layouts import *  # noqa: F403
@@ -104,9 +109,10 @@ from ._state.random import (
     set_rng_state,
 )
 from ._serialization import load, save
+from ._lowrank import svd_lowrank
 from ._pure.memory import OutOfMemoryError
 from . import testing
-from . import backends, distributed, jit, onnx, serialization
+from . import ao, backends, distributed, fx, hub, jit, onnx, serialization
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
 from . import accelerator

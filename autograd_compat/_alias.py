@@ -187,7 +187,7 @@ def _install() -> None:
     _state["excepthook"] = sys.excepthook
     sys.excepthook = _excepthook
     shell = _ipython()
-    if shell is not None and not getattr(shell, "CustomTB", None):
+    if shell is not None and not getattr(shell, "custom_exceptions", ()):
         shell.set_custom_exc((ImportError,), _ipython_handler)
         _state["shell"] = shell
 

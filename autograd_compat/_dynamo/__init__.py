@@ -2,6 +2,7 @@
 
 from .._compile import config as config
 from .._compile.api import reset as reset
+from .._compile.module import OptimizedModule as OptimizedModule
 from . import exc as exc
 from . import utils as utils
 from .decorators import (
@@ -13,6 +14,7 @@ from .decorators import (
 )
 
 __all__ = [
+    "OptimizedModule",
     "allow_in_graph",
     "assume_constant_result",
     "config",

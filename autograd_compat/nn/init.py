@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor
 from . import _arrays
 
 __all__ = [
@@ -36,9 +36,11 @@ __all__ = [
 
 
 def _assign(tensor: Tensor, value: np.ndarray) -> Tensor:
-    """Write a host array into `tensor` in place, outside autograd (bumps its version)."""
-    value = np.asarray(value).astype(tensor._stored.dtype)
-    tensor._set_value(_arrays.place(value, like=tensor._value))
+    """Write a host array into `tensor` in place, outside autograd (bumps its version); a
+    meta tensor has no values to write."""
+    if not isinstance(tensor, MetaTensor):
+        value = np.asarray(value).astype(tensor._stored.dtype)
+        tensor._set_value(_arrays.place(value, like=tensor._value))
     tensor._bump_version()
     return tensor
 
