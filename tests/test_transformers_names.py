@@ -83,6 +83,8 @@ def test_default_device():
     finally:
         torch.set_default_device(None)
     assert torch.get_default_device() == torch.tensor([]).device
+    with torch.device("meta"):
+        assert torch.get_default_device() == torch.device("meta") == torch.tensor([]).device
 
 
 def test_cuda_streams_and_graphs_are_importable_and_refuse_use():

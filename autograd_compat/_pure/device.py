@@ -184,9 +184,11 @@ def default() -> device:
 def get_default_device() -> device:
     """The device that factories such as `torch.empty` place new tensors on.
 
-    JAX's default device unless `set_default_device` chose another: an accelerator where
-    jaxlib has one, else the CPU.
+    JAX's default device unless `set_default_device` or a `with torch.device(...)` block
+    chose another: an accelerator where jaxlib has one, else the CPU.
     """
+    if meta_by_default():
+        return device(META)
     return default()
 
 
