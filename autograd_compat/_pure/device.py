@@ -102,7 +102,9 @@ def meta_by_default() -> bool:
     """Whether the innermost `with torch.device(...)` block of this thread is the meta
     device's (a factory given no device then makes a meta tensor)."""
     devices = getattr(_LOCAL, "devices", None)
-    return bool(devices) and devices[-1][0].type == META
+    if not devices:
+        return False
+    return devices[-1][0].type == META
 
 
 @functools.cache
