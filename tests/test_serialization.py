@@ -323,3 +323,16 @@ def test_a_checkpoint_of_the_former_format_still_loads():
     assert checkpoint["bf16"].dtype is torch.bfloat16 and checkpoint["bf16"].tolist() == [1.5, -2.0]
     assert checkpoint["ints"][0] is checkpoint["ints"][1]
     assert checkpoint["ints"][0].tolist() == [0, 1, 2, 3]
+
+
+def test_safe_globals_match_the_names_a_checkpoint_carries():
+    """The library's classes given to `safe_globals` are allowed under the names a pickle
+    gives them, PyTorch's ("torch.nn.modules.dropout.Dropout"), in a whole-model load."""
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.1))
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    allowed = [torch.nn.Sequential, torch.nn.Linear, torch.nn.Dropout]
+    with torch.serialization.safe_globals(allowed):
+        loaded = torch.load(io.BytesIO(buffer.getvalue()))
+    assert type(loaded[1]) is torch.nn.Dropout
+    torch.testing.assert_close(loaded[0].weight, model[0].weight)
