@@ -128,19 +128,35 @@ _sessions: list[_Session] = []
 _sessions_lock = threading.Lock()
 
 
-def _op_name(event: OpEvent) -> str:
-    """PyTorch's op name for an op of this library: its id without the overload (`aten::mm`)."""
+# Ops of this library that PyTorch runs as an op calling another: the events it shows.
+_NESTED = {
+    "linear.addmm": ("aten::linear", "aten::addmm"),
+    "linear.view": ("aten::linear", "aten::addmm"),
+    "linear.mm": ("aten::linear", "aten::mm"),
+    "linear.unsafe_view": ("aten::linear", "aten::mm"),
+    "matmul.vector_matrix": ("aten::matmul", "aten::mm"),
+    "matmul.batched": ("aten::matmul", "aten::bmm"),
+}
+
+
+def _op_names(event: OpEvent) -> tuple[str, ...]:
+    """PyTorch's names for an op of this library: its id without the overload (`aten::mm`),
+    or the nested ops PyTorch shows for it (`aten::linear` over `aten::addmm`)."""
     op = event.op
-    return "aten::" + op.id.partition(".")[0] if op.id else op.name
+    if not op.id:
+        return (op.name,)
+    return _NESTED.get(op.id) or ("aten::" + op.id.partition(".")[0],)
 
 
 def _observe(event: OpEvent) -> None:
     """The observer `apply` calls while a profile is open: one range per op."""
     outputs = event.result if type(event.result) is tuple else (event.result,)
     memory = sum(getattr(out._value, "nbytes", 0) for out in outputs)
-    name = _op_name(event)
-    for session in _sessions:
-        session.add(name, event.start_ns, event.end_ns, event.inputs, memory, False)
+    names = _op_names(event)
+    for name in names:
+        own = memory if name == names[-1] else 0  # the outer events sum their children's
+        for session in _sessions:
+            session.add(name, event.start_ns, event.end_ns, event.inputs, own, False)
 
 
 def _open(session: _Session) -> None:
