@@ -352,3 +352,9 @@ class emit_itt(emit_nvtx):
 def load_nvprof(path: str):
     """Reading nvprof traces is not available here: raises, naming it."""
     raise _no_device_tool("load_nvprof", "nvprof")
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

@@ -31,14 +31,18 @@ from ..autograd import function as _function
 from ..autograd.graph import saved_tensors_hooks
 
 __all__ = [
+    "DefaultDeviceType",
     "CheckpointError",
     "CheckpointFunction",
     "check_backward_validity",
     "checkpoint",
     "checkpoint_sequential",
     "detach_variable",
+    "get_device_states",
     "noop_context_fn",
+    "set_checkpoint_debug_enabled",
     "set_checkpoint_early_stop",
+    "set_device_states",
 ]
 
 _DEBUG_TIP = """
@@ -62,6 +66,41 @@ def noop_context_fn() -> tuple[contextlib.nullcontext, contextlib.nullcontext]:
 def set_checkpoint_early_stop(enable: bool):
     """Accepted for PyTorch compatibility: the recomputation always runs the whole function."""
     yield
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None):
+    """Accepted for PyTorch compatibility: the error messages are the same either way."""
+    yield
+
+
+class DefaultDeviceType:
+    """The device type checkpointing assumes when no input is on a non-CPU device."""
+
+    _default_device_type: str | None = None
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        return DefaultDeviceType._default_device_type or "cpu"
+
+
+def get_device_states(*args: Any) -> tuple[list[int], list[Tensor]]:
+    """Per-device RNG states of the inputs' devices: none, as every device draws from the one
+    generator whose (CPU) state the checkpoint saves."""
+    return [], []
+
+
+def set_device_states(devices: list, states: list, *, device_type: str | None = None) -> None:
+    """Set per-device RNG states: only the empty lists `get_device_states` gives exist here."""
+    if devices or states:
+        raise RuntimeError(
+            "torch.utils.checkpoint.set_device_states: autograd_compat has one generator for "
+            "every device; set it with torch.set_rng_state"
+        )
 
 
 def detach_variable(inputs: tuple) -> tuple:
@@ -382,3 +421,9 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
             preserve_rng_state=preserve,
         )
     return _run_segment(functions, end + 1, len(functions) - 1)(input)
+
+
+def __getattr__(name: str) -> Any:
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

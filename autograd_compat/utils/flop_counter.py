@@ -347,3 +347,9 @@ def _tabulate(rows: list[list[str]], header: list[str]) -> str:
 
     dashes = "  ".join("-" * w for w in widths)
     return "\n".join([line(header), dashes, *(line(r) for r in rows)])
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)
