@@ -4,7 +4,9 @@ The rules are PyTorch's, which differ from `jax.tree_util`'s: `None` is a leaf (
 it as a node without children), dicts keep their insertion order (JAX sorts keys), every
 namedtuple is the one node type `namedtuple` with its class as context, and a `TreeSpec` is a
 plain dataclass of (type, context, children) that libraries build by hand (Lightning does).
-So the registry and traversal are written here; tensors are leaves, as in PyTorch.
+So the registry and traversal are written here; tensors are leaves, as in PyTorch. A type
+registered here is registered with `jax.tree_util` too (its context as JAX's hashable aux
+data), so JAX's transforms and torch.compile see through it as PyTorch's tracer does.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections import OrderedDict, defaultdict, deque, namedtuple
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from enum import Enum
 from typing import Any, NamedTuple, Protocol
+
+import jax
 
 __all__ = [
     "PyTree",
@@ -234,6 +238,66 @@ def _private_register_pytree_node(
             cls, name, to_dumpable_context, from_dumpable_context
         )
         SERIALIZED_TYPE_TO_PYTHON_TYPE[name] = cls
+        _register_with_jax(cls)
+
+
+class _JaxContext:
+    """A node's context as JAX's aux data, which JAX hashes and compares."""
+
+    __slots__ = ("context",)
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JaxContext) and bool(self.context == other.context)
+
+    def __hash__(self) -> int:
+        return hash(_frozen(self.context))
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for a context: lists and dicts as tuples, other unhashables by type."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    try:
+        hash(value)
+    except TypeError:
+        return type(value)
+    return value
+
+
+class _Deregistered(NamedTuple):
+    """An instance of a type taken out of the registry, as JAX sees it: no children."""
+
+    node: Any
+
+
+_JAX_NATIVE = (tuple, list, dict, namedtuple, OrderedDict, defaultdict, type(None))
+
+
+def _register_with_jax(cls: type[Any]) -> None:
+    """Let `jax.tree_util` take `cls` apart with the (current) registration of this registry."""
+    if cls in _JAX_NATIVE:
+        return
+
+    def flatten(node: Any) -> tuple[list[Any], _JaxContext]:
+        if cls not in SUPPORTED_NODES:  # deregistered: a node holding the object, no children
+            return [], _JaxContext(_Deregistered(node))
+        children, context = SUPPORTED_NODES[cls].flatten_fn(node)
+        return list(children), _JaxContext(context)
+
+    def unflatten(aux: _JaxContext, children: Iterable[Any]) -> Any:
+        if isinstance(aux.context, _Deregistered):
+            return aux.context.node
+        return SUPPORTED_NODES[cls].unflatten_fn(list(children), aux.context)
+
+    try:
+        jax.tree_util.register_pytree_node(cls, flatten, unflatten)
+    except ValueError:  # registered before: its functions read this registry, so they follow
+        pass
 
 
 def _register_namedtuple(cls: type[Any], *, serialized_type_name: str) -> None:
