@@ -149,7 +149,10 @@ def _op_names(event: OpEvent) -> tuple[str, ...]:
 
 
 def _observe(event: OpEvent) -> None:
-    """The observer `apply` calls while a profile is open: one range per op."""
+    """The observer `apply` calls while a profile is open: one range per op (a backward
+    step's derived vjp op is the node's own range, recorded by `_time_backward`)."""
+    if event.op.id is None and event.op.name.endswith("Backward"):
+        return
     outputs = event.result if type(event.result) is tuple else (event.result,)
     memory = sum(getattr(out._value, "nbytes", 0) for out in outputs)
     names = _op_names(event)
@@ -157,6 +160,31 @@ def _observe(event: OpEvent) -> None:
         own = memory if name == names[-1] else 0  # the outer events sum their children's
         for session in _sessions:
             session.add(name, event.start_ns, event.end_ns, event.inputs, own, False)
+    node = getattr(outputs[0], "grad_fn", None)
+    if node is not None:
+        _time_backward(node)
+
+
+def _time_backward(node: Any) -> None:
+    """Record the node's backward, when it runs while a profile is open, as PyTorch's
+    `autograd::engine::evaluate_function: <Node>` over `<Node>` (timed to its gradients)."""
+    starts: list[int] = []
+
+    def before(grad_outputs: Any) -> None:
+        starts.append(time.perf_counter_ns())
+
+    def after(grad_inputs: Any, grad_outputs: Any) -> None:
+        for grad in grad_inputs:
+            block = getattr(getattr(grad, "_value", None), "block_until_ready", None)
+            if block is not None:
+                block()
+        start, end, name = starts.pop(), time.perf_counter_ns(), node.name()
+        for session in _sessions:
+            session.add(f"autograd::engine::evaluate_function: {name}", start, end, (), 0, False)
+            session.add(name, start, end, (), 0, False)
+
+    node.register_prehook(before)
+    node.register_hook(after)
 
 
 def _open(session: _Session) -> None:
