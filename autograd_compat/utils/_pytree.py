@@ -205,6 +205,7 @@ def _deregister_pytree_node(cls: type[Any]) -> None:
         del SUPPORTED_NODES[cls]
         node_def = SUPPORTED_SERIALIZED_TYPES.pop(cls)
         del SERIALIZED_TYPE_TO_PYTHON_TYPE[node_def.serialized_type_name]
+        CONSTANT_NODES.discard(cls)
 
 
 def _private_register_pytree_node(
@@ -311,6 +312,103 @@ def _register_namedtuple(cls: type[Any], *, serialized_type_name: str) -> None:
         from_dumpable_context=_namedtuple_deserialize,
         flatten_with_keys_fn=_namedtuple_flatten_with_keys,
     )
+
+
+def register_dataclass(
+    cls: type[Any],
+    *,
+    field_names: list[str] | None = None,
+    drop_field_names: list[str] | None = None,
+    serialized_type_name: str | None = None,
+) -> None:
+    """Register a dataclass (or a class built from keyword fields) as a node whose children
+    are its fields that are not None."""
+    drop = set(drop_field_names or [])
+    if not dataclasses.is_dataclass(cls):
+        if field_names is None:
+            raise ValueError(
+                "field_names must be specified with a list of all fields used to "
+                f"initialize {cls}, as it is not a dataclass."
+            )
+    elif field_names is None:
+        field_names = [f.name for f in dataclasses.fields(cls) if f.init]
+    else:
+        init_fields = {f.name for f in dataclasses.fields(cls) if f.init} - drop
+        if init_fields != set(field_names):
+            raise ValueError(
+                "field_names does not include all dataclass fields.\n"
+                f"Missing fields in `field_names`: {init_fields - set(field_names)}; "
+                f"unexpected fields: {set(field_names) - init_fields}."
+            )
+    names = list(field_names)
+
+    def flatten(obj: Any) -> tuple[list[Any], Context]:
+        present = [n for n in names if getattr(obj, n) is not None]
+        absent = [n for n in names if getattr(obj, n) is None]
+        return [getattr(obj, n) for n in present], [present, absent]
+
+    def unflatten(values: Iterable[Any], context: Context) -> Any:
+        present, absent = context
+        return cls(**dict(zip(present, values, strict=True)), **dict.fromkeys(absent))
+
+    def flatten_with_keys(obj: Any) -> tuple[list[Any], Context]:
+        values, (present, _) = flatten(obj)
+        return [(GetAttrKey(n), v) for n, v in zip(present, values, strict=True)], present
+
+    _private_register_pytree_node(
+        cls,
+        flatten,
+        unflatten,
+        serialized_type_name=serialized_type_name,
+        flatten_with_keys_fn=flatten_with_keys,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstantNode:
+    """The context of a constant's spec: the constant itself."""
+
+    value: Any
+
+
+CONSTANT_NODES: set[type] = set()
+
+
+def register_constant(cls: type[Any]) -> None:
+    """Register a hashable type as a node without leaves: its instances are constants."""
+    if cls.__eq__ is object.__eq__:
+        raise TypeError(
+            "register_constant(cls) expects `cls` to have a non-default `__eq__` implementation."
+        )
+    if cls.__hash__ is None:
+        raise TypeError(
+            "register_constant(cls) expects `cls` to have a non-default `__hash__` implementation."
+        )
+    _private_register_pytree_node(
+        cls,
+        lambda x: ([], ConstantNode(x)),
+        lambda _, context: context.value,
+        flatten_with_keys_fn=lambda x: ([], ConstantNode(x)),
+    )
+    CONSTANT_NODES.add(cls)
+
+
+def is_constant_class(cls: type[Any]) -> bool:
+    return isinstance(cls, type) and cls in CONSTANT_NODES
+
+
+def _is_constant_holder(spec: TreeSpec) -> bool:
+    """Whether the spec is of a type registered with `register_constant`."""
+    return isinstance(spec._context, ConstantNode)
+
+
+def _retrieve_constant(spec: TreeSpec) -> Any:
+    if not _is_constant_holder(spec):
+        raise AssertionError("spec does not correspond to a registered constant pytree")
+    return spec.unflatten([])
+
+
+_cxx_pytree_exists = False  # optree's C++ pytrees are not used here
 
 
 @dataclasses.dataclass(frozen=True)
@@ -793,6 +891,10 @@ def _flatten_into(node: PyTree, leaves: list[Any], is_leaf: Callable | None) -> 
     node_type = _get_node_type(node)
     children, context = SUPPORTED_NODES[node_type].flatten_fn(node)
     return TreeSpec(node_type, context, [_flatten_into(c, leaves, is_leaf) for c in children])
+
+
+def _is_pytreespec_instance(obj: Any) -> bool:
+    return isinstance(obj, TreeSpec)
 
 
 def tree_flatten(
