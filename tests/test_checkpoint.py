@@ -188,3 +188,17 @@ def test_device_state_helpers_and_debug_switch():
     assert torch.allclose(x.grad, x.detach().exp())
     with pytest.raises(AttributeError, match="torch.utils.checkpoint.GraphExecGroup is not yet"):
         getattr(torch.utils.checkpoint, "GraphExecGroup")  # noqa: B009
+
+
+def test_reentrant_checkpoint_refuses_autograd_grad_as_pytorch(real_torch):
+    def message(lib):
+        lin = lib.nn.Linear(2, 2)
+        x = lib.ones(1, 2, requires_grad=True)
+        y = lib.utils.checkpoint.checkpoint(lin, x, use_reentrant=True)
+        try:
+            lib.autograd.grad(y.sum(), x)
+        except RuntimeError as error:
+            return str(error)
+        return None
+
+    assert message(torch) == message(real_torch) is not None

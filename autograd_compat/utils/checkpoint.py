@@ -26,6 +26,7 @@ from .._state import modes as _modes
 from .._state.random import get_rng_state, set_rng_state
 from .._state.tensor import Tensor
 from .._tape.backward import backward as _backward
+from .._tape.engine import runs_whole_graph
 from ..amp.autocast_mode import autocast
 from ..autograd import function as _function
 from ..autograd.graph import saved_tensors_hooks
@@ -173,6 +174,13 @@ class CheckpointFunction(_function.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not runs_whole_graph():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible"
+                " with .grad() or passing an `inputs` parameter to .backward()."
+                " To resolve this error, you can either set use_reentrant=False,"
+                " or call .backward() without passing the `inputs` argument."
+            )
         inputs = list(ctx.inputs)
         for index, tensor in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[index] = tensor
