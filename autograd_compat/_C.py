@@ -12,8 +12,9 @@ import enum
 from typing import Any
 
 from ._state import modes as _modes
+from ._tape.engine import current_task_id as _current_graph_task_id  # -1 outside a backward
 
-__all__ = ["DispatchKey", "DispatchKeySet"]
+__all__ = ["DispatchKey", "DispatchKeySet", "_current_graph_task_id"]
 
 
 class DispatchKey(enum.Enum):
