@@ -98,6 +98,9 @@ from ._serialization import load, save
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import backends, distributed, jit, onnx, serialization
+from . import _C, multiprocessing, overrides
+from .jit import ScriptModule
+from math import e, inf, nan, pi
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
 from .amp import autocast

@@ -1,10 +1,15 @@
 """torch.jit: `script` and `trace` return what they are given, which runs eagerly (no
 TorchScript compilation: each op is already a jitted XLA computation, and `torch.compile`
-compiles whole functions). `save`/`load` of TorchScript archives are not supported."""
+compiles whole functions), so no object is a `ScriptModule` or `ScriptFunction`: those classes
+exist for isinstance checks. `save`/`load` of TorchScript archives are not supported."""
 
 from __future__ import annotations
 
+from .nn.modules.module import Module
+
 __all__ = [
+    "ScriptFunction",
+    "ScriptModule",
     "annotate",
     "export",
     "ignore",
@@ -16,6 +21,17 @@ __all__ = [
     "trace",
     "unused",
 ]
+
+
+class ScriptModule(Module):
+    """The class of TorchScript modules; `script` returns modules unchanged, so none is one."""
+
+
+class ScriptFunction:
+    """The class of TorchScript functions; `script` returns functions unchanged, so none is."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("torch.jit.ScriptFunction: No constructor defined")
 
 
 def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
