@@ -3,6 +3,7 @@
 `python -m autograd_compat run script.py [args...]` runs an unchanged PyTorch script with
 `torch` (and every `torch.*` submodule) resolved to autograd_compat; `run -m module` runs a
 module the same way; `run --nproc N script.py` runs N processes of a torch.distributed job.
+`python -m autograd_compat install-kernel` installs a Jupyter kernel that runs notebooks so.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ USAGE = """usage: python -m autograd_compat [demo]
        python -m autograd_compat run script.py [args...]
        python -m autograd_compat run -m module [args...]
        python -m autograd_compat run --nproc N script.py [args...]
+       python -m autograd_compat install-kernel [--user | --prefix P | --sys-prefix]
+                                                [--name N] [--display-name D]
 
 With no command, run the founding autograd examples. `run` executes an unchanged PyTorch
 script with `import torch` resolved to autograd_compat (even if PyTorch is installed);
-with --nproc N it starts N local processes as `torchrun --nproc_per_node=N` does."""
+with --nproc N it starts N local processes as `torchrun --nproc_per_node=N` does.
+`install-kernel` installs a Jupyter kernel (ipykernel) whose notebooks run so: no cell added.
+In IPython, `%load_ext autograd_compat` aliases torch in the running shell."""
 
 
 def demo() -> None:
@@ -66,6 +71,10 @@ def main(argv: list | None = None) -> int:
             return launch(nproc, rest)
         run(rest)
         return 0
+    if argv[0] == "install-kernel":
+        from ._kernel import main as install_kernel
+
+        return install_kernel(argv[1:])
     print(f"autograd_compat: unknown command {argv[0]!r}\n\n{USAGE}", file=sys.stderr)
     return 2
 

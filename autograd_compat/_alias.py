@@ -24,6 +24,8 @@ import types
 from collections.abc import Callable
 from typing import Any, TypedDict
 
+from . import _distribution
+
 _PACKAGE = "autograd_compat"
 _ALIAS = "torch"
 
@@ -116,6 +118,10 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
             )
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
 
+    def find_distributions(self, context=None):
+        """`importlib.metadata` sees this library's `torch` distribution first."""
+        return _distribution.find_distributions(context)
+
 
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '(autograd_compat[\w.]*)'")
 
@@ -181,7 +187,7 @@ def _install() -> None:
     _state["excepthook"] = sys.excepthook
     sys.excepthook = _excepthook
     shell = _ipython()
-    if shell is not None and not getattr(shell, "CustomTB", None):
+    if shell is not None and not getattr(shell, "custom_exceptions", ()):
         shell.set_custom_exc((ImportError,), _ipython_handler)
         _state["shell"] = shell
 
@@ -248,14 +254,26 @@ def is_aliased() -> bool:
     return _state["depth"] > 0
 
 
+RUN_USAGE = """usage: python -m autograd_compat run script.py [args...]
+       python -m autograd_compat run -m module [args...]
+       python -m autograd_compat run --nproc N script.py [args...]
+
+Run an unchanged PyTorch script (or module) as __main__ with `import torch` and every
+`torch.*` submodule resolved to autograd_compat, even where PyTorch is installed. With
+--nproc N, start N local processes as `torchrun --nproc_per_node=N` does."""
+
+
 def run(argv: list) -> dict:
     """Run `script.py args...` (or `-m module args...`) as __main__ with torch aliased.
 
     Returns the globals the script ended with (handy for tests). `sys.argv` and `sys.path`
-    are set as Python would set them and restored afterwards.
+    are set as Python would set them and restored afterwards. `-h`/`--help` prints the usage.
     """
     if not argv:
-        raise SystemExit("usage: python -m autograd_compat run script.py [args...]")
+        raise SystemExit(RUN_USAGE)
+    if argv[0] in ("-h", "--help"):
+        print(RUN_USAGE)
+        return {}
     old_argv, old_path = sys.argv[:], sys.path[:]
     try:
         with alias_torch():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import operator
+import re
 
 from . import errors as _errors
 
@@ -56,11 +58,12 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     ndim = max(len(a), len(b))
     pa = (1,) * (ndim - len(a)) + tuple(a)
     pb = (1,) * (ndim - len(b)) + tuple(b)
-    out = []
-    for index, (size_a, size_b) in enumerate(zip(pa, pb)):
+    out = [0] * ndim
+    for index in reversed(range(ndim)):  # PyTorch names the last dimension that differs
+        size_a, size_b = pa[index], pb[index]
         if size_a != size_b and size_a != 1 and size_b != 1:
             raise RuntimeError(_errors.BROADCAST.format(size_a=size_a, size_b=size_b, dim=index))
-        out.append(size_b if size_a == 1 else size_a)
+        out[index] = size_b if size_a == 1 else size_a
     return tuple(out)
 
 
@@ -167,3 +170,33 @@ def new_shape(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}"
             )
     return shape
+
+
+# JAX's broadcasting refusals: jax.numpy's (ValueError) and lax's (TypeError), with the shapes.
+_JAX_BROADCAST = re.compile(
+    r"^(?:Incompatible shapes for broadcasting: shapes=(\[.*\])"
+    r"|\w+ got incompatible shapes for broadcasting: (.*)\.)$"
+)
+
+
+def pytorch_shape_error(error: BaseException) -> RuntimeError | None:
+    """PyTorch's RuntimeError for a shape JAX refused inside an op's function (its shapes
+    broadcast pairwise, left to right, as PyTorch's `infer_size` does), or None where
+    `error` is not such a refusal. Ops reach JAX's broadcasting without checking shapes
+    first: this one translation at the op call gives all of them PyTorch's error."""
+    if not isinstance(error, (ValueError, TypeError)):
+        return None
+    match = _JAX_BROADCAST.match(str(error))
+    if match is None:
+        return None
+    listed = match.group(1) or f"[{match.group(2)}]"
+    try:
+        shapes = ast.literal_eval(listed)
+        result = tuple(shapes[0])
+        for shape in shapes[1:]:
+            result = broadcast_shapes(result, tuple(shape))
+    except RuntimeError as pytorch_error:
+        return pytorch_error
+    except (ValueError, SyntaxError, TypeError, IndexError):
+        return None
+    return None

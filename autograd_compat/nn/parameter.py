@@ -6,7 +6,7 @@ from typing import cast
 
 from .._interop import register_pytree
 from .._ops.factories import empty
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor, meta_class
 from .._tape.views import shared_record
 
 
@@ -35,6 +35,10 @@ class Parameter(Tensor):
             raise TypeError(
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
             )
+        if isinstance(data, MetaTensor):  # no memory to share
+            param = meta_class(cls)._wrap(data._stored)
+            param._set_requires_grad(requires_grad)
+            return param
         param = cls._wrap(data._value)
         if data._storage is None:
             data._storage = shared_record()
@@ -71,7 +75,8 @@ class Buffer(Tensor):
     def __new__(cls, data=None, *, persistent: bool = True):
         if data is None:
             data = empty(0)
-        buffer = cast(Buffer, cls._wrap(data._value))
+        made = meta_class(cls) if isinstance(data, MetaTensor) else cls
+        buffer = cast(Buffer, made._wrap(data._stored if made is not cls else data._value))
         buffer.persistent = persistent
         return buffer
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections.abc
 import multiprocessing.context
 import numbers
+from typing import Generic, TypeVar
 
 import jax.numpy as jnp
 import numpy as np
@@ -103,7 +104,10 @@ def get_worker_info():
     return None
 
 
-class DataLoader:
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class DataLoader(Generic[_T_co]):
     """Iterate over a dataset in (optionally shuffled) batches.
 
     Args:
