@@ -3,8 +3,9 @@
 Dispatch keys and key sets (torchvision registers autocast kernels with them) and
 `_ExcludeDispatchKeyGuard`, which turns autocast off inside its block when it excludes the
 autocast keys, as PyTorch's guard does for the kernels it wraps. `_TensorMeta` is the metaclass
-of `torch.Tensor`, and `_nn._parse_to` parses `.to(...)` arguments as PyTorch does. Any other
-name raises an AttributeError saying it is not supported.
+of `torch.Tensor`, `_nn._parse_to` parses `.to(...)` arguments as PyTorch does, and
+`PyTorchFileReader` reads a checkpoint archive's records. Any other name raises an
+AttributeError saying it is not supported.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from .._serialization.file_reader import PyTorchFileReader
 from .._state import modes as _modes
 from .._state.tensor import Tensor
 from . import _nn
 
-__all__ = ["DispatchKey", "DispatchKeySet", "_TensorMeta", "_nn"]
+__all__ = ["DispatchKey", "DispatchKeySet", "PyTorchFileReader", "_TensorMeta", "_nn"]
 
 _TensorMeta = type(Tensor)
 

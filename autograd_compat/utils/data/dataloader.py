@@ -19,7 +19,7 @@ from ..._ops.factories import as_tensor, tensor
 from ..._pure import device as _device
 from ..._pure import dtypes as _dtypes
 from ..._state.tensor import Tensor
-from ...multiprocessing import get_all_start_methods, get_context
+from ...multiprocessing._context import DEFAULT as _MULTIPROCESSING
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -235,13 +235,13 @@ class DataLoader(Generic[_T_co]):
                     f"(num_workers > 0), but got num_workers={self.num_workers}"
                 )
             if isinstance(context, str):
-                methods = get_all_start_methods()
+                methods = _MULTIPROCESSING.get_all_start_methods()
                 if context not in methods:
                     raise ValueError(
                         "multiprocessing_context option should specify a valid start method "
                         f"in {methods!r}, but got multiprocessing_context={context!r}"
                     )
-                context = get_context(context)
+                context = _MULTIPROCESSING.get_context(context)
             if not isinstance(context, multiprocessing.context.BaseContext):
                 raise TypeError(
                     "multiprocessing_context option should be a valid context object or a "
