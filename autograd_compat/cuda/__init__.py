@@ -44,10 +44,12 @@ __all__ = [
     "device_count",
     "empty_cache",
     "get_device_name",
+    "get_rng_state_all",
     "is_available",
     "is_bf16_supported",
     "manual_seed",
     "manual_seed_all",
+    "set_rng_state_all",
     "synchronize",
     *memory.__all__,
 ]
@@ -79,6 +81,20 @@ def manual_seed(seed: int) -> None:
 
 
 manual_seed_all = manual_seed
+
+
+def get_rng_state_all() -> list:
+    """The generator state of each GPU ([] without one). This library has one generator for
+    all devices, so each entry is `torch.get_rng_state()`."""
+    return [_random.get_rng_state() for _ in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Set each GPU's generator state (one generator here: the states are set in turn);
+    PyTorch's AssertionError without a GPU, unless `new_states` is empty."""
+    for state in new_states:
+        _gpu()
+        _random.set_rng_state(state)
 
 
 def synchronize(device=None) -> None:
