@@ -192,6 +192,9 @@ class UntypedStorage:
     def cpu(self) -> UntypedStorage:
         return self
 
+    def untyped(self) -> UntypedStorage:
+        return self
+
     def tolist(self) -> list:
         return self._bytes().tolist()
 
