@@ -108,8 +108,8 @@ def _context() -> list:
 def meta_by_default() -> bool:
     """Whether the innermost `with torch.device(...)` block of this thread is the meta
     device's (a factory given no device then makes a meta tensor)."""
-    devices = getattr(_LOCAL, "devices", None)
-    return bool(devices) and devices[-1][0].type == META
+    devices: list | None = getattr(_LOCAL, "devices", None)
+    return devices is not None and len(devices) > 0 and devices[-1][0].type == META
 
 
 @functools.cache
