@@ -44,11 +44,14 @@ def test_data_ptr_names_one_memory():
     assert torch.empty(0).data_ptr() == 0
 
 
-def test_pinned_memory_stays_readable_after_a_write():
+def test_a_write_moves_the_address_and_releases_the_copy():
     a = torch.arange(4.0)
     address = a.data_ptr()
+    buffer = a._storage.buffer
+    assert buffer.pinned is buffer.value
     a.add_(1)
-    assert _read(address, 16) == np.arange(4.0, dtype=np.float32).tobytes()  # the old values
+    assert buffer.pinned is None  # the copy data_ptr pinned is no longer held
+    assert a.data_ptr() != address
     assert _read(a.data_ptr(), 16) == np.arange(1.0, 5.0, dtype=np.float32).tobytes()
 
 

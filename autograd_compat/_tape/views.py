@@ -129,7 +129,7 @@ class Buffer:
     """The memory shared by a set of tensors: the root value and the members viewing it.
 
     `pinned` is the root value whose host address `data_ptr()` handed out (a private copy, see
-    `_ops/storage.py`), held so that the address stays readable memory after a write."""
+    `_ops/storage.py`), until the memory is written."""
 
     __slots__ = ("value", "members", "pinned", "__weakref__")
 
@@ -719,6 +719,7 @@ def write(t, value) -> None:
         root = value = keep_sharding(value, buf.value)
     # every new value is computed (and a big one settled) before any is stored: a write that
     # runs out of memory leaves the buffer and its members as they were
+    buf.pinned = None  # the address data_ptr() gave is the old value's (`_ops/storage.py`)
     members = buf.members
     if len(members) == 1:
         new = value if not overlapping(rec.layout) else view_member(root, rec.spec)
