@@ -79,6 +79,7 @@ def test_untyped_storage_parity():
             "repr": repr(torch.tensor([7, 9], dtype=torch.uint8).untyped_storage()),
             "made": torch.UntypedStorage(3).nbytes(),
             "untyped": s.untyped() is s,
+            "class": isinstance(s, torch.storage.UntypedStorage),
             "as_float": torch.asarray(part, dtype=torch.float32),
             "as_default": torch.asarray(s[:16]),
             "out_of_range": catch(lambda: s[24], message=False),
