@@ -407,7 +407,7 @@ class Tensor(TensorMethods):
                 "Only Tensors created explicitly by the user (graph leaves) support the "
                 "deepcopy protocol at the moment."
             )
-        copy = type(self)._wrap(self._value)
+        copy = type(self)._wrap(self._stored if isinstance(self, MetaTensor) else self._value)
         copy._requires_grad = self._requires_grad
         if self._grad is not None:
             copy._grad = self._grad.__deepcopy__(memo)
