@@ -100,7 +100,8 @@ from ._serialization import load, save
 from ._lowrank import svd_lowrank
 from ._pure.memory import OutOfMemoryError
 from . import testing
-from . import backends, distributed, jit, onnx, serialization, storage
+from . import backends, distributed, jit, onnx, serialization
+from . import storage
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
 from .amp import autocast
