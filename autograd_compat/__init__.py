@@ -98,10 +98,10 @@ from ._state.random import (
 )
 from ._serialization import load, save
 from ._lowrank import svd_lowrank
+from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import backends, distributed, jit, onnx, serialization
-from . import storage
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
 from .amp import autocast
