@@ -55,8 +55,8 @@ def test_alias_replaces_an_already_imported_real_torch(real_torch):
 
 def test_missing_parts_say_they_are_not_supported():
     with autograd_compat.alias_torch():
-        with pytest.raises(ModuleNotFoundError, match="torch.fx is not yet supported"):
-            import torch.fx  # noqa: F401
+        with pytest.raises(ModuleNotFoundError, match="torch.package is not yet supported"):
+            import torch.package  # noqa: F401
         import torch
 
         with pytest.raises(AttributeError, match="torch.no_such_op is not yet supported"):

@@ -400,7 +400,7 @@ def fill_(self: Tensor, value) -> Tensor:
         value = value.item()
     value = _dtypes.fit_scalar(value, self.dtype)
     filled = apply(_FILL_SCALAR, self, constant(value, self._stored.dtype))
-    shared = self._storage is not None or _grad_mode.modes.traces
+    shared = self._storage is not None or bool(_grad_mode.modes.tracing and _grad_mode.modes.traces)
     if filled._grad_fn is None and self._fw_grad is None and shared:
         # Unrecorded, through a view (an expanded one too: PyTorch fills overlapping memory)
         # or in a trace: a plain write, which every tensor sharing the memory sees.

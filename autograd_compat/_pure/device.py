@@ -185,7 +185,30 @@ def from_jax(jax_device: jax.Device) -> device:
 
 def default() -> device:
     """The device new tensors are placed on: JAX's default device."""
-    return from_jax(jax.local_devices()[0])
+    chosen = jax.config.jax_default_device  # type: ignore[attr-defined]
+    return from_jax(chosen if isinstance(chosen, jax.Device) else jax.local_devices()[0])
+
+
+def get_default_device() -> device:
+    """The device that factories such as `torch.empty` place new tensors on.
+
+    JAX's default device unless `set_default_device` chose another: an accelerator where
+    jaxlib has one, else the CPU.
+    """
+    return default()
+
+
+def set_default_device(device: device | str | int | None) -> None:
+    """Place new tensors on `device` (None: back to JAX's default device).
+
+    Example::
+
+        >>> torch.set_default_device("cpu")
+        >>> torch.get_default_device()
+        device(type='cpu')
+        >>> torch.set_default_device(None)
+    """
+    jax.config.update("jax_default_device", None if device is None else to_jax(device))
 
 
 def of_array(value) -> device:

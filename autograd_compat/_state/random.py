@@ -8,6 +8,7 @@ into a pure function. Values differ from PyTorch's generator.
 from __future__ import annotations
 
 import functools
+import threading
 from typing import cast
 
 import jax
@@ -19,11 +20,26 @@ from .._pure import executables
 from .tensor import Tensor
 
 
+class _TracedKeys(threading.local):
+    """Per thread: the keys a trace in progress in this thread drew to (JAX tracers). They
+    are the trace's own: another thread drawing meanwhile reads and advances the real key,
+    and the trace's end drops them rather than rewinding the real key (`restore_key`)."""
+
+    def __init__(self) -> None:
+        self.keys: dict[Generator, jax.Array] = {}
+
+
+_traced = _TracedKeys()
+
+
 class Generator:
     """A PRNG stream (`torch.Generator`): a JAX key split at every draw."""
 
     def __init__(self, device="cpu") -> None:
         self._key_data: jax.Array | None = None
+        # held from reading the key to writing its successor: each draw takes its own key,
+        # whichever threads draw (PyTorch's generators lock the same way)
+        self.lock = threading.RLock()
         self._seed = 0
         self.manual_seed(_entropy() % 2**63)
 
@@ -32,13 +48,28 @@ class Generator:
         """The key data, made from the seed at the first draw: creating a generator (the
         global one, at import) must not start JAX's backend, which
         `torch.distributed.init_process_group` has to configure first."""
+        traced = _traced.keys
+        if traced and self in traced:
+            return traced[self]
         if self._key_data is None:
             self._key_data = jax.random.key_data(jax.random.key(self._seed))
         return self._key_data
 
     @_key.setter
     def _key(self, value: jax.Array) -> None:
+        if isinstance(value, jax.core.Tracer):
+            _traced.keys[self] = value
+            return
+        _traced.keys.pop(self, None)
         self._key_data = value
+
+    def restore_key(self, key: jax.Array) -> None:
+        """End a trace that read `key` at its start: the keys it drew to in this thread are
+        dropped, and draws other threads made meanwhile stand."""
+        if isinstance(key, jax.core.Tracer):  # the outer trace's key, in a nested trace
+            _traced.keys[self] = key
+        else:
+            _traced.keys.pop(self, None)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
@@ -55,7 +86,11 @@ class Generator:
 
     def next_key(self) -> jax.Array:
         """A fresh key for one draw; the stream moves on."""
-        self._key, key = _split(self._key)
+        self.lock.acquire()
+        try:
+            self._key, key = _split(self._key)
+        finally:
+            self.lock.release()
         return key
 
     def get_state(self) -> Tensor:

@@ -718,14 +718,16 @@ class _Structure(HashedTuple):
 def _may_fuse(create_graph: bool) -> bool:
     """Whether the fused executor may run a backward now: not under create_graph, anomaly mode
     or an autograd.functional trace."""
-    return not (create_graph or modes.anomaly or modes.traces)
+    return not (create_graph or modes.anomaly or (modes.tracing and modes.traces))
 
 
 def _may_record_whole(create_graph: bool, accumulate: bool) -> bool:
     """Whether a backward may be recorded as one op (`_record_whole`) now: an `autograd.grad`
     under create_graph (no `.grad` to accumulate), outside anomaly mode and
     autograd.functional traces; its graph must also reach every target (`_reaches_all`)."""
-    return create_graph and not accumulate and not (modes.anomaly or modes.traces)
+    return (
+        create_graph and not accumulate and not (modes.anomaly or (modes.tracing and modes.traces))
+    )
 
 
 def _reaches_all(plan: tuple) -> bool:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+import time
 import traceback
 import weakref
 from math import prod
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import jax
 
@@ -338,8 +340,57 @@ def _node_of(result):
     return result._grad_fn
 
 
+class OpEvent(NamedTuple):
+    """One op run that an observer (`modes.observers`) is told of, timed to its result."""
+
+    op: Op
+    static: dict
+    inputs: tuple
+    result: Any
+    start_ns: int
+    end_ns: int
+
+
+_observing = threading.local()  # whether this thread is inside an observed op
+
+
+def add_observer(observer) -> None:
+    """Call `observer(OpEvent)` after every op that runs from now on, in any thread."""
+    modes.observers = [*modes.observers, observer]
+    modes.refresh_special()
+
+
+def remove_observer(observer) -> None:
+    modes.observers = [o for o in modes.observers if o is not observer]
+    modes.refresh_special()
+
+
+def _observed(op: Op, inputs: tuple, static: dict):
+    """`apply` while observers watch: run the op to its result (outside a trace), then report
+    it; ops it applies itself (autocast's casts) are part of it."""
+    _observing.active = True
+    try:
+        start = time.perf_counter_ns()
+        result = _apply_special(op, inputs, static)
+        for out in result if type(result) is tuple else (result,):
+            value = out._value
+            if hasattr(value, "block_until_ready") and not isinstance(value, jax.core.Tracer):
+                value.block_until_ready()
+        end = time.perf_counter_ns()
+    finally:
+        _observing.active = False
+    event = OpEvent(op, static, inputs, result, start, end)
+    for observer in modes.observers:
+        observer(event)
+    return result
+
+
 def _apply_special(op: Op, inputs: tuple, static: dict):
     """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
+    if modes.tracing and not modes.traces:  # another thread's trace binds tensors to tracers
+        modes.wait_for_traces()
+    if modes.observers and not getattr(_observing, "active", False):
+        return _observed(op, inputs, static)
     state = _grad_mode._state
     if state.autocast:
         targets = _autocast.cast_targets(op, inputs)

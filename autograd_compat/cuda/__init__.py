@@ -15,9 +15,30 @@ from .._pure import errors as _errors
 from .._pure.memory import OutOfMemoryError
 from .._state import random as _random
 from . import amp
+from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
+from .streams import (
+    Event,
+    Stream,
+    StreamContext,
+    current_stream,
+    default_stream,
+    set_stream,
+    stream,
+)
 
 __all__ = [
+    "CUDAGraph",
+    "Event",
     "OutOfMemoryError",
+    "Stream",
+    "StreamContext",
+    "current_stream",
+    "default_stream",
+    "graph",
+    "graph_pool_handle",
+    "is_current_stream_capturing",
+    "set_stream",
+    "stream",
     "current_device",
     "device_count",
     "empty_cache",

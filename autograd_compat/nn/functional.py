@@ -16,6 +16,7 @@ from .._ops.nn.conv import *  # noqa: F403
 from .._ops.nn.distance import *  # noqa: F403
 from .._ops.nn.dropout import *  # noqa: F403
 from .._ops.nn.embedding import *  # noqa: F403
+from .._ops.nn.grid_sample import *  # noqa: F403
 from .._ops.nn.interpolation import *  # noqa: F403
 from .._ops.nn.linear import *  # noqa: F403
 from .._ops.nn.loss import *  # noqa: F403

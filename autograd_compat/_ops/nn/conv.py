@@ -10,7 +10,14 @@ from ..._tape.args import check_same_dtype
 from ..._tape.record import apply
 from ._common import _HIGHEST, _ntuple, _tensor, register
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = [
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+]
 
 
 def _dimension_numbers(nd: int):
@@ -234,4 +241,7 @@ conv_transpose1d = _conv_transpose_nd(
 )
 conv_transpose2d = _conv_transpose_nd(
     2, '2-D transposed convolution ("deconvolution"); weight is (C_in, C_out / groups, kH, kW).'
+)
+conv_transpose3d = _conv_transpose_nd(
+    3, "3-D transposed convolution; weight is (C_in, C_out / groups, kD, kH, kW)."
 )

@@ -1,7 +1,9 @@
 """torch.nn.modules: every layer class, as PyTorch's package lays them out.
 
 `batchnorm`, `padding` and `upsampling` name the files PyTorch keeps those layers in, so
-`from torch.nn.modules.batchnorm import BatchNorm2d` works under the alias.
+`from torch.nn.modules.batchnorm import BatchNorm2d` works under the alias. `utils` (`_pair`
+and kin) is imported where used, never here: `torch.nn`'s star import of this package would
+bind it over `torch.nn.utils`.
 """
 
 from . import misc as padding

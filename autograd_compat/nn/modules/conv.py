@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d."""
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from .. import functional as F
 from ._weights import add_weight_and_bias, reset_kaiming
 from .module import Module, store_constants
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -280,3 +287,10 @@ class ConvTranspose2d(_ConvTranspose):
 
     _nd = 2
     _function = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTranspose):
+    """3-D transposed convolution; weight is (C_in, C_out / groups, kD, kH, kW)."""
+
+    _nd = 3
+    _function = staticmethod(F.conv_transpose3d)

@@ -353,7 +353,9 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
-        if modes.captures:  # a torch.compile trace assumes this module's `training` flag
+        if (
+            modes.tracing and modes.captures
+        ):  # a torch.compile trace assumes this module's `training` flag
             modes.captures[-1].called(self)
         forward_call = self.forward
         if not (

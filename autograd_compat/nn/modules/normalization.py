@@ -1,16 +1,25 @@
-"""Normalization layers: BatchNorm1d/2d (running statistics), LayerNorm, GroupNorm."""
+"""Normalization layers: BatchNorm1d/2d/3d (running statistics), SyncBatchNorm, LayerNorm,
+GroupNorm."""
 
 from __future__ import annotations
 
 import numbers
 
 from ..._pure import dtypes as _dtypes
+from ...distributed import distributed_c10d as _c10d
 from .. import _arrays, init
 from .. import functional as F
 from ._weights import add_affine, reset_affine
 from .module import Module, store_constants
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "GroupNorm",
+    "LayerNorm",
+    "SyncBatchNorm",
+]
 
 
 class _AffineNorm(Module):
@@ -204,3 +213,74 @@ class GroupNorm(_AffineNorm):
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization whose training statistics are those of the whole process group.
+
+    In one process (no process group, or a world of size 1) it is BatchNorm over its input
+    (N, C, *); synchronizing statistics across several processes is not yet supported and
+    raises when a training forward would need it.
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum=0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group=None,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+        self.process_group = process_group
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        if self.training and _c10d.is_initialized():
+            world_size = _c10d.get_world_size(self.process_group)
+            if world_size > 1:
+                raise NotImplementedError(
+                    f"torch.nn.SyncBatchNorm: synchronizing batch statistics across "
+                    f"{world_size} processes is not yet supported by autograd_compat (convert "
+                    "the model back to BatchNorm, or train in one process)"
+                )
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """`module` with every BatchNorm*D layer replaced by a SyncBatchNorm sharing its
+        parameters and running statistics (a BatchNorm `module` itself is returned new)."""
+        result = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            result = cls(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+                bias=module.bias is not None,
+            )
+            if module.affine:
+                result.weight, result.bias = module.weight, module.bias
+            result.running_mean = module.running_mean
+            result.running_var = module.running_var
+            result.num_batches_tracked = module.num_batches_tracked
+            result.training = module.training
+            if hasattr(module, "qconfig"):
+                result.qconfig = module.qconfig
+        for name, child in module.named_children():
+            result.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return result

@@ -1,7 +1,7 @@
 """torch.nn.utils: gradient clipping, parameter/vector conversion, sequence packing,
-parametrizations (weight and spectral norm)."""
+parametrizations (weight and spectral norm), conv/linear and BatchNorm fusion."""
 
-from . import parametrizations, parametrize, rnn
+from . import fusion, parametrizations, parametrize, rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .weight_norm import remove_weight_norm, weight_norm

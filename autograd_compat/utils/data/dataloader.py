@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections.abc
 import numbers
+from typing import Generic, TypeVar
 
 import jax.numpy as jnp
 import numpy as np
@@ -96,7 +97,10 @@ def get_worker_info():
     return None
 
 
-class DataLoader:
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class DataLoader(Generic[_T_co]):
     """Iterate over a dataset in (optionally shuffled) batches.
 
     Args:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import bisect
 import math
 import warnings
-from collections.abc import Sized
-from typing import cast
+from collections.abc import Iterable, Sized
+from typing import Generic, TypeVar, cast
 
 from ..._state.tensor import Tensor
 from .sampler import _permutation
@@ -20,8 +20,10 @@ __all__ = [
     "random_split",
 ]
 
+_T_co = TypeVar("_T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(Generic[_T_co]):
     """An indexable collection of samples: subclasses define __getitem__ (and __len__)."""
 
     def __getitem__(self, index):
@@ -31,7 +33,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co], Iterable[_T_co]):
     """A dataset that is a stream of samples: subclasses define __iter__."""
 
     def __iter__(self):
@@ -41,7 +43,7 @@ class IterableDataset(Dataset):
         raise TypeError("ChainDataset is not yet supported by autograd_compat")
 
 
-class TensorDataset(Dataset):
+class TensorDataset(Dataset[tuple[Tensor, ...]]):
     """Samples are tuples of the tensors' rows: `dataset[i] == (t[i] for t in tensors)`.
 
     All tensors must have the same first dimension.
@@ -67,7 +69,7 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
-class Subset(Dataset):
+class Subset(Dataset[_T_co]):
     """The samples of `dataset` at `indices`."""
 
     def __init__(self, dataset: Dataset, indices) -> None:
@@ -89,7 +91,7 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[_T_co]):
     """Several datasets one after the other."""
 
     @staticmethod
@@ -149,7 +151,8 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list:
     if sum(lengths) != len(sized):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = _permutation(sum(lengths), generator)
-    result, offset = [], 0
+    result: list[Subset] = []
+    offset = 0
     for length in lengths:
         offset += length
         result.append(Subset(dataset, indices[offset - length : offset]))

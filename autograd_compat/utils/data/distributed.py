@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 
 from ... import distributed as dist
 from ..._state.random import Generator
@@ -10,8 +11,10 @@ from .sampler import Sampler, _permutation
 
 __all__ = ["DistributedSampler"]
 
+_T_co = TypeVar("_T_co", covariant=True)
 
-class DistributedSampler(Sampler):
+
+class DistributedSampler(Sampler[_T_co]):
     """The indices of `dataset` that rank `rank` of `num_replicas` visits: every rank
     shuffles the same way (seeded by `seed + epoch`; call `set_epoch` each epoch), the list is
     padded by repeating its start (or cut, with `drop_last`) to a multiple of `num_replicas`,

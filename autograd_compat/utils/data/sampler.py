@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from ..._ops.factories import as_tensor
 from ..._ops.sampling import multinomial
 from ..._pure import dtypes as _dtypes
@@ -19,6 +21,7 @@ __all__ = [
 # RandomSampler with replacement draws this many indices at a time, as PyTorch does: the
 # sampler is a lazy iterator, so num_samples=10**10 costs nothing until it is iterated.
 _CHUNK = 32
+_T_co = TypeVar("_T_co", covariant=True)
 
 
 def _permutation(n: int, generator=None) -> list:
@@ -32,7 +35,7 @@ def _permutation(n: int, generator=None) -> list:
     return _arrays.rng(generator).permutation(int(n)).tolist()
 
 
-class Sampler:
+class Sampler(Generic[_T_co]):
     """Base class: an iterable of dataset indices."""
 
     def __init__(self, data_source=None) -> None:
@@ -42,7 +45,7 @@ class Sampler:
         raise NotImplementedError
 
 
-class SequentialSampler(Sampler):
+class SequentialSampler(Sampler[int]):
     """Indices 0, 1, ..., len(data_source) - 1."""
 
     def __init__(self, data_source) -> None:
@@ -55,7 +58,7 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-class RandomSampler(Sampler):
+class RandomSampler(Sampler[int]):
     """A random permutation of the indices (or `num_samples` draws with replacement)."""
 
     def __init__(self, data_source, replacement: bool = False, num_samples=None, generator=None):
@@ -96,7 +99,7 @@ class RandomSampler(Sampler):
         return self.num_samples
 
 
-class SubsetRandomSampler(Sampler):
+class SubsetRandomSampler(Sampler[int]):
     """The given indices, in a random order."""
 
     def __init__(self, indices, generator=None) -> None:
@@ -111,7 +114,7 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
-class WeightedRandomSampler(Sampler):
+class WeightedRandomSampler(Sampler[int]):
     """`num_samples` indices of `range(len(weights))` drawn with probabilities proportional to
     `weights` (with replacement by default), through `torch.multinomial`."""
 
@@ -145,7 +148,7 @@ class WeightedRandomSampler(Sampler):
         return self.num_samples
 
 
-class BatchSampler(Sampler):
+class BatchSampler(Sampler[list[int]]):
     """Group the indices of `sampler` into lists of `batch_size` (the last may be short)."""
 
     def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:

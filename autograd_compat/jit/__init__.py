@@ -1,18 +1,27 @@
 """torch.jit: `script` and `trace` return what they are given, which runs eagerly (no
 TorchScript compilation: each op is already a jitted XLA computation, and `torch.compile`
-compiles whole functions). `save`/`load` of TorchScript archives are not supported."""
+compiles whole functions). `save`/`load` of TorchScript archives are not supported.
 
-from __future__ import annotations
+The decorators libraries apply for TorchScript's sake (`_overload_method`, `interface`,
+`script_if_tracing`) do what they do in eager PyTorch: return the function or class.
+"""
+
+from typing import Final
+
+from . import annotations
 
 __all__ = [
+    "Final",
     "annotate",
     "export",
     "ignore",
+    "interface",
     "is_scripting",
     "is_tracing",
     "load",
     "save",
     "script",
+    "script_if_tracing",
     "trace",
     "unused",
 ]
@@ -45,6 +54,28 @@ def export(fn):
 
 def annotate(the_type, the_value):
     return the_value
+
+
+def script_if_tracing(fn):
+    """Script `fn` when it is called under tracing: no tracing here, so it is `fn`."""
+    return fn
+
+
+_script_if_tracing = script_if_tracing
+
+
+def _overload(func):
+    """A TorchScript overload declaration of a function: the Python definition that follows
+    it is the one that runs, as in eager PyTorch."""
+    return func
+
+
+_overload_method = _overload
+
+
+def interface(obj):
+    """Declare a TorchScript interface (a class or module type): used as is in Python."""
+    return obj
 
 
 def is_scripting() -> bool:

@@ -1,0 +1,1 @@
+"""torch.hub's machinery: downloads (`download.py`) and GitHub repositories (`repos.py`)."""
