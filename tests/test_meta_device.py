@@ -119,6 +119,7 @@ def test_modules_on_meta_and_off_it():
             "buffer": _shown(norm[1].running_mean),
             "params": [p.is_meta for p in norm.parameters()],
             "deepcopy": repr(copy.deepcopy(lin).weight),
+            "aliases": [_shown(lin.weight.detach()), _shown(lin.weight.data)],
         }
         lin.to_empty(device="cpu")
         lin.weight.data.fill_(0.5)

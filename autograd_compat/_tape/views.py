@@ -666,7 +666,13 @@ def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = F
 
 def alias_of(t, share_version: bool):
     """A non-view tensor over `t`'s memory (detach(), .data): writes are shared. A non-view
-    `t`'s record serves both (what it holds is the same for every non-view of the memory)."""
+    `t`'s record serves both (what it holds is the same for every non-view of the memory).
+    A meta tensor has no memory: its alias is another meta tensor of its shape and dtype."""
+    if isinstance(t, MetaTensor):
+        out = MetaTensor._wrap(t._stored)
+        if share_version:
+            out._version_counter = t._version_counter
+        return out
     rec = record_of(t)
     out = Tensor._wrap(t._value)
     if rec.base is None:
