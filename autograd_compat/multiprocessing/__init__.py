@@ -6,13 +6,14 @@ settings.
 fresh interpreters. A child of a process where `torch` is aliased to autograd_compat runs with
 the alias on (see `_context`), so it runs PyTorch code as its parent does; autograd_compat must
 be importable there, as it is when installed or on PYTHONPATH. Tensors sent to a child are
-pickled (copied), not shared.
+pickled (copied), not shared (see `reductions`).
 """
 
 from __future__ import annotations
 
 from ._context import DEFAULT as _DEFAULT
 from ._context import Process as Process
+from .reductions import init_reductions
 from .spawn import (
     ProcessContext,
     ProcessExitedException,
@@ -35,6 +36,8 @@ __all__ = [
     "spawn",
     "start_processes",
 ]
+
+init_reductions()
 
 _SHARING_STRATEGIES = {"file_descriptor", "file_system"}
 _sharing_strategy = ["file_descriptor"]

@@ -1,108 +1,40 @@
-"""DataLoader and default_collate (single process: batches are built in the calling thread).
+"""DataLoader: iterate over a dataset in batches, built in this process (num_workers=0) or in
+worker processes (`_MultiProcessingDataLoaderIter`).
 
-Iterating a DataLoader gives a `_SingleProcessDataLoaderIter` (PyTorch's iterator class for
-in-process loading, whatever `num_workers` says); `_MultiProcessingDataLoaderIter`, PyTorch's
-class for worker processes, exists for isinstance checks and raises if made.
+Workers are started with a start method safe with JAX's threads (spawn by default, or the
+DataLoader's `multiprocessing_context`; fork is refused), each with its own copy of the
+dataset; batches come back pickled (tensors as numpy copies, see
+`multiprocessing.reductions`) and are yielded in sampler order.
 """
 
 from __future__ import annotations
 
-import collections.abc
+import itertools
+import math
 import multiprocessing.context
-import numbers
-from typing import Generic, TypeVar
+import queue
+import warnings
+from typing import Any, Generic, TypeVar
 
-import jax.numpy as jnp
-import numpy as np
-
-from ..._ops.factories import as_tensor, tensor
-from ..._pure import device as _device
+from ... import accelerator
+from ..._ops.factories import empty
 from ..._pure import dtypes as _dtypes
-from ..._state.tensor import Tensor
 from ...multiprocessing._context import DEFAULT as _MULTIPROCESSING
-from .dataset import IterableDataset, TensorDataset
+from ._utils import MP_STATUS_CHECK_INTERVAL
+from ._utils.collate import default_collate, default_convert
+from ._utils.fetch import MapDatasetFetcher
+from ._utils.worker import (
+    ExceptionWrapper,
+    IterableDatasetStopIteration,
+    ResumeIteration,
+    WorkerConfig,
+    get_worker_info,
+    worker_loop,
+)
+from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
-
-_COLLATE_ERROR = (
-    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
-)
-
-
-def _stack(tensors: list) -> Tensor:
-    try:
-        from ..._ops.shape import stack
-    except ImportError:  # pragma: no cover - the library always has stack
-        return Tensor._wrap(jnp.stack([t._value for t in tensors]))
-    return stack(tensors, 0)
-
-
-def default_collate(batch):
-    """Merge a list of samples into a batch, as PyTorch's default_collate does.
-
-    Tensors and numpy arrays are stacked, Python floats become a float64 tensor and ints an
-    int64 tensor, strings stay a list, and dicts, tuples, namedtuples and lists are collated
-    field by field.
-    """
-    elem = batch[0]
-    if isinstance(elem, Tensor):
-        return _stack(list(batch))
-    if isinstance(elem, np.ndarray):
-        if elem.dtype.kind in "OSUV":
-            raise TypeError(_COLLATE_ERROR.format(elem.dtype))
-        return as_tensor(np.stack(batch))
-    if isinstance(elem, np.generic):
-        return as_tensor(np.array(batch))
-    if isinstance(elem, bool):
-        return tensor(batch)
-    if isinstance(elem, float):
-        return tensor(batch, dtype=_dtypes.float64)
-    if isinstance(elem, int):
-        return tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return batch
-    if isinstance(elem, collections.abc.Mapping):
-        try:
-            return type(elem)({key: default_collate([d[key] for d in batch]) for key in elem})
-        except TypeError:
-            return {key: default_collate([d[key] for d in batch]) for key in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        it = iter(batch)
-        elem_size = len(next(it))
-        if not all(len(e) == elem_size for e in it):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
-        if isinstance(elem, tuple):
-            return [default_collate(samples) for samples in transposed]
-        try:
-            return type(elem)([default_collate(samples) for samples in transposed])
-        except TypeError:
-            return [default_collate(samples) for samples in transposed]
-    if isinstance(elem, numbers.Number):
-        return tensor(batch)
-    raise TypeError(_COLLATE_ERROR.format(type(elem)))
-
-
-def default_convert(data):
-    """Convert numpy arrays to tensors (recursively); used when batch_size=None."""
-    if isinstance(data, np.ndarray) and data.dtype.kind not in "OSUV":
-        return as_tensor(data)
-    if isinstance(data, collections.abc.Mapping):
-        return type(data)({key: default_convert(data[key]) for key in data})
-    if isinstance(data, tuple) and hasattr(data, "_fields"):
-        return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, (list, tuple)):
-        return type(data)(default_convert(d) for d in data)
-    return data
-
-
-def get_worker_info():
-    """Always None: batches are loaded in the main process."""
-    return None
-
 
 _T_co = TypeVar("_T_co", covariant=True)
 
@@ -118,9 +50,14 @@ class DataLoader(Generic[_T_co]):
         sampler, batch_sampler: custom index orders, as in PyTorch.
         collate_fn: merges samples into a batch. Default: `default_collate`.
         drop_last (bool): drop the last incomplete batch.
-        num_workers, pin_memory, timeout, worker_init_fn, prefetch_factor, persistent_workers:
-            accepted; batches are always built in the main process (the results are the
-            same, only loading is not parallel).
+        num_workers (int): worker processes that build batches (0: build them here).
+        worker_init_fn: called as `worker_init_fn(worker_id)` in each worker after seeding.
+        multiprocessing_context: start method (name or context) of the workers; spawn by
+            default, fork is refused.
+        prefetch_factor (int): batches in flight per worker. Default: 2 with workers.
+        persistent_workers (bool): keep the workers alive between epochs.
+        timeout (float): seconds to wait for a worker's batch (0: forever).
+        pin_memory (bool): accepted; no accelerator memory to pin here (a warning says so).
 
     Example::
 
@@ -162,6 +99,17 @@ class DataLoader(Generic[_T_co]):
             )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing.let "
+                "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None."
+            )
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
@@ -169,6 +117,9 @@ class DataLoader(Generic[_T_co]):
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.persistent_workers = persistent_workers
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
+        self._iterator: _MultiProcessingDataLoaderIter | None = None
         self.generator = generator
         self.multiprocessing_context = multiprocessing_context
         self._iterable = isinstance(dataset, IterableDataset)
@@ -258,10 +209,10 @@ class DataLoader(Generic[_T_co]):
         if self._iterable:
             length = len(self.dataset)
             if self.batch_size is not None:
-                from math import ceil
-
                 length = (
-                    length // self.batch_size if self.drop_last else ceil(length / self.batch_size)
+                    length // self.batch_size
+                    if self.drop_last
+                    else math.ceil(length / self.batch_size)
                 )
             return length
         if self.batch_sampler is not None:
@@ -269,36 +220,34 @@ class DataLoader(Generic[_T_co]):
         return len(self.sampler)
 
     def __iter__(self) -> _BaseDataLoaderIter:
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = _MultiProcessingDataLoaderIter(self)
+            else:
+                self._iterator._reset(self)
+            return self._iterator
         return self._get_iterator()
 
     def _get_iterator(self) -> _BaseDataLoaderIter:
-        return _SingleProcessDataLoaderIter(self)
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        return _MultiProcessingDataLoaderIter(self)
+
+    @property
+    def _index_sampler(self):
+        """What one task of a pass is made of: a batch of indices, an index, or (iterable
+        dataset) a list of `batch_size` Nones or None, one item per entry."""
+        if self._iterable:
+            task = [None] * self.batch_size if self.batch_size is not None else None
+            return itertools.repeat(task)
+        return self.batch_sampler if self._auto_collation else self.sampler
 
     def _batches(self):
-        """A generator of the batches of one pass."""
+        """A generator of the batches of one pass in this process."""
         if self._iterable:
             return self._iter_iterable()
-        return self._iter_map()
-
-    def _fetch(self, indices: list):
-        dataset = self.dataset
-        if type(dataset) is TensorDataset and self.collate_fn is default_collate:
-            # One gather per tensor instead of one index per sample; same values as collating.
-            index = Tensor._wrap(_device.host_to_device(np.asarray(indices, dtype=np.int64)))
-            return [t[index] for t in dataset.tensors]
-        if callable(getattr(dataset, "__getitems__", None)):
-            data = dataset.__getitems__(indices)
-        else:
-            data = [dataset[i] for i in indices]
-        return self.collate_fn(data)
-
-    def _iter_map(self):
-        if self.batch_sampler is not None:
-            for indices in self.batch_sampler:
-                yield self._fetch(list(indices))
-        else:
-            for index in self.sampler:
-                yield self.collate_fn(self.dataset[index])
+        fetcher = MapDatasetFetcher(self.dataset, self._auto_collation, self.collate_fn)
+        return (fetcher.fetch(index) for index in self._index_sampler)
 
     def _iter_iterable(self):
         if self.batch_size is None:
@@ -344,15 +293,194 @@ class _BaseDataLoaderIter:
 
 
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
-    """The iterator of a DataLoader: batches are built in this process."""
+    """The iterator of a DataLoader with num_workers=0: batches are built in this process."""
+
+
+_NO_ACCELERATOR_PIN = (
+    "'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+    "memory won't be used."
+)
+
+
+def _worker_context(context) -> multiprocessing.context.BaseContext:
+    """The context to start workers with: torch.multiprocessing's for the same start method
+    (a torch-aliased parent gets aliased workers; fork raises), the default (spawn) if None."""
+    if context is None:
+        return _MULTIPROCESSING.get_context()
+    return _MULTIPROCESSING.get_context(context.get_start_method())
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
-    """PyTorch's iterator over worker processes; loading here is always in-process."""
+    """The iterator of a DataLoader with workers: it starts `num_workers` processes, deals
+    tasks (index batches, in sampler order) to them round-robin, `prefetch_factor` per worker
+    in flight, and yields their batches in task order. Workers are shut down when the pass
+    ends (unless persistent), when the iterator is deleted, or at exit."""
 
     def __init__(self, loader: DataLoader) -> None:
-        raise NotImplementedError(
-            "torch.utils.data.dataloader._MultiProcessingDataLoaderIter: autograd_compat's "
-            "DataLoader builds batches in the main process (its iterator is "
-            "_SingleProcessDataLoaderIter, whatever num_workers is)"
-        )
+        self._shutdown = True  # nothing to shut down until the workers exist
+        if loader.pin_memory and not accelerator.is_available():
+            warnings.warn(_NO_ACCELERATOR_PIN, stacklevel=3)
+        self._timeout = loader.timeout
+        self._prefetch_factor = loader.prefetch_factor
+        self._persistent_workers = loader.persistent_workers
+        self._in_flight = loader.prefetch_factor * loader.num_workers
+        generator = loader.generator
+        base_seed = empty((), dtype=_dtypes.int64).random_(generator=generator).item()
+        context = _worker_context(loader.multiprocessing_context)
+        self._worker_result_queue = context.Queue()
+        self._workers_done_event = context.Event()
+        self._index_queues: list[Any] = []
+        self._workers: list[Any] = []
+        self._shutdown = False
+        for worker_id in range(loader.num_workers):
+            index_queue = context.Queue()
+            index_queue.cancel_join_thread()
+            config = WorkerConfig(
+                dataset=loader.dataset,
+                iterable=loader._iterable,
+                auto_collation=loader._auto_collation,
+                collate_fn=loader.collate_fn,
+                drop_last=loader.drop_last,
+                base_seed=base_seed,
+                init_fn=loader.worker_init_fn,
+                worker_id=worker_id,
+                num_workers=loader.num_workers,
+            )
+            worker = context.Process(  # type: ignore[attr-defined]
+                target=worker_loop,
+                args=(config, index_queue, self._worker_result_queue, self._workers_done_event),
+                daemon=True,
+            )
+            self._index_queues.append(index_queue)
+            self._workers.append(worker)
+            worker.start()
+        super().__init__(loader)
+
+    def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
+        self._sampler_iter = iter(loader._index_sampler)
+        self._num_yielded = 0
+        self._send_idx = 0  # the next task's number
+        self._rcvd_idx = 0  # the number of the next task to yield
+        self._task_worker: dict[int, int] = {}  # task number -> its worker, until yielded
+        self._arrived: dict[int, Any] = {}  # batches that came before their turn
+        self._workers_status = [True] * self._num_workers
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        if not first_iter:
+            for index_queue in self._index_queues:
+                index_queue.put(ResumeIteration())
+            waiting = self._num_workers
+            while waiting:  # results of the last pass still on their way are dropped
+                if isinstance(self._get_data()[0], ResumeIteration):
+                    waiting -= 1
+        for _ in range(self._in_flight):
+            self._try_put_index()
+
+    def _try_put_index(self) -> None:
+        """Send the sampler's next task to the next live worker in turn."""
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):
+            worker_id = next(self._worker_queue_idx_cycle)
+            if self._workers_status[worker_id]:
+                break
+        else:
+            return  # every worker's dataset is exhausted
+        self._index_queues[worker_id].put((self._send_idx, index))
+        self._task_worker[self._send_idx] = worker_id
+        self._send_idx += 1
+
+    def _try_get_data(self, timeout: float = MP_STATUS_CHECK_INTERVAL):
+        """(True, result) or (False, None) after `timeout` seconds; raise if a worker died."""
+        try:
+            return True, self._worker_result_queue.get(timeout=timeout)
+        except queue.Empty:
+            failed = [
+                worker
+                for worker_id, worker in enumerate(self._workers)
+                if self._workers_status[worker_id] and not worker.is_alive()
+            ]
+            if failed:
+                for worker_id, worker in enumerate(self._workers):
+                    if worker in failed:
+                        self._mark_worker_as_unavailable(worker_id)
+                pids = ", ".join(str(worker.pid) for worker in failed)
+                raise RuntimeError(
+                    f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
+                ) from None
+            return False, None
+
+    def _get_data(self):
+        if self._timeout > 0:
+            success, data = self._try_get_data(self._timeout)
+            if success:
+                return data
+            raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+        while True:
+            success, data = self._try_get_data()
+            if success:
+                return data
+
+    def _next_data(self):
+        while True:
+            while self._rcvd_idx < self._send_idx:  # skip tasks of exhausted workers
+                worker_id = self._task_worker[self._rcvd_idx]
+                if self._rcvd_idx in self._arrived or self._workers_status[worker_id]:
+                    break
+                del self._task_worker[self._rcvd_idx]
+                self._rcvd_idx += 1
+            else:
+                if not self._persistent_workers:
+                    self._shutdown_workers()
+                raise StopIteration
+            if self._rcvd_idx in self._arrived:
+                return self._process_data(self._arrived.pop(self._rcvd_idx))
+            index, data = self._get_data()
+            if isinstance(data, IterableDatasetStopIteration):
+                if self._persistent_workers:
+                    self._workers_status[data.worker_id] = False
+                else:
+                    self._mark_worker_as_unavailable(data.worker_id)
+                self._try_put_index()
+            elif index == self._rcvd_idx:
+                return self._process_data(data)
+            elif index in self._task_worker:
+                self._arrived[index] = data
+
+    def _process_data(self, data):
+        del self._task_worker[self._rcvd_idx]
+        self._rcvd_idx += 1
+        self._try_put_index()
+        if isinstance(data, ExceptionWrapper):
+            data.reraise()
+        return data
+
+    def _mark_worker_as_unavailable(self, worker_id: int) -> None:
+        """Tell a worker to stop (None on its queue); it gets no more tasks."""
+        self._index_queues[worker_id].put(None)
+        self._workers_status[worker_id] = False
+
+    def _shutdown_workers(self) -> None:
+        """Stop every worker: signal, ask each to stop, wait a moment, then terminate."""
+        if self._shutdown:
+            return
+        self._shutdown = True
+        self._workers_done_event.set()
+        for worker_id in range(len(self._workers)):
+            if self._persistent_workers or self._workers_status[worker_id]:
+                self._mark_worker_as_unavailable(worker_id)
+        for worker in self._workers:
+            worker.join(timeout=MP_STATUS_CHECK_INTERVAL)
+        for index_queue in self._index_queues:
+            index_queue.cancel_join_thread()
+            index_queue.close()
+        self._worker_result_queue.cancel_join_thread()
+        self._worker_result_queue.close()
+        for worker in self._workers:
+            if worker.is_alive():
+                worker.terminate()
+                worker.join()
+
+    def __del__(self) -> None:
+        self._shutdown_workers()
