@@ -6,6 +6,7 @@ start, so the tests share one persistent loader where they can."""
 import gc
 import math
 import os
+import pickle
 import time
 
 import numpy as np
@@ -78,7 +79,10 @@ def loader():
         num_workers=2,
         worker_init_fn=record_init,
         persistent_workers=True,
+        pin_memory=True,
     )
+    with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no accel"):
+        iter(loader)  # starts the workers
     yield loader
     workers = loader._iterator._workers
     loader._iterator._shutdown_workers()  # what deleting the loader does
@@ -120,6 +124,7 @@ def test_batches_match_real_pytorch(loader, real_torch):
 def test_persistent_workers_start_over_after_an_early_break(loader):
     pids = {p for batch in loader for p in batch[2].tolist()}
     for batch in loader:
+        assert batch[0].flatten().tolist() == [0.0, 1.0, 2.0, 3.0]
         break
     assert _values(loader) == _values(DataLoader(Recording(), batch_size=4))
     assert {p for batch in loader for p in batch[2].tolist()} == pids
@@ -166,6 +171,20 @@ def test_options_checked_as_pytorch_checks_them(real_torch):
         assert str(ours.value) == str(theirs.value)
     with pytest.raises(ValueError, match="prefetch_factor option should be non-negative"):
         DataLoader(Recording(), num_workers=1, prefetch_factor=-1)
+
+
+def test_tensors_cross_processes_as_copies():
+    from multiprocessing.reduction import ForkingPickler
+
+    weight = torch.nn.Parameter(torch.arange(3.0))
+    for value in (weight, torch.ones(2, dtype=torch.bfloat16), torch.arange(4)):
+        back = pickle.loads(ForkingPickler.dumps(value))
+        assert type(back) is type(value) and back.dtype == value.dtype
+        assert back.tolist() == value.tolist() and back.requires_grad == value.requires_grad
+    with pytest.raises(RuntimeError, match="Cowardly refusing to serialize non-leaf tensor"):
+        ForkingPickler.dumps(weight * 2)
+    with pytest.raises(TypeError, match="pickling Tensors is not supported"):
+        pickle.dumps(torch.ones(1))
 
 
 def test_fork_is_refused():

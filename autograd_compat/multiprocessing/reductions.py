@@ -8,6 +8,7 @@ plain `pickle` module still refuses tensors (`torch.save` is the file format).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
@@ -43,11 +44,12 @@ def reduce_tensor(tensor: Tensor):
     return rebuild_tensor, (cls, tensor.detach().numpy(), tensor.requires_grad)
 
 
-def _tensor_classes(cls: type):
+def _tensor_classes(cls: type) -> Iterator[type]:
     """`cls` and its subclasses (the pickler looks reducers up by exact class; a tensor's
     class can be an internal one, such as a value not yet on the device)."""
     yield cls
-    for subclass in cls.__subclasses__():
+    subclasses: list[type] = cls.__subclasses__()
+    for subclass in subclasses:
         yield from _tensor_classes(subclass)
 
 

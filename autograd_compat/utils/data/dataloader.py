@@ -331,6 +331,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_done_event = context.Event()
         self._index_queues: list[Any] = []
         self._workers: list[Any] = []
+        self._workers_status = [True] * loader.num_workers
         self._shutdown = False
         for worker_id in range(loader.num_workers):
             index_queue = context.Queue()
@@ -351,9 +352,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 args=(config, index_queue, self._worker_result_queue, self._workers_done_event),
                 daemon=True,
             )
+            worker.start()
             self._index_queues.append(index_queue)
             self._workers.append(worker)
-            worker.start()
         super().__init__(loader)
 
     def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:

@@ -15,10 +15,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ...._state.random import manual_seed
-from . import MP_STATUS_CHECK_INTERVAL
 from .fetch import IterableDatasetFetcher, MapDatasetFetcher
 
 __all__ = ["WorkerInfo", "get_worker_info"]
+
+_POLL_SECONDS = 0.25
+"""How often an idle worker checks the done event and its parent. The None sent to stop it
+can be lost: when the main process's iterator is freed as part of a reference cycle, its
+queue's feeder thread is finalized before the iterator shuts its workers down."""
 
 
 class WorkerInfo:
@@ -29,6 +33,7 @@ class WorkerInfo:
     num_workers: int
     seed: int
     dataset: Any
+    _keys: tuple[str, ...]
 
     def __init__(self, **kwargs) -> None:
         for name, value in kwargs.items():
@@ -71,7 +76,7 @@ class ExceptionWrapper:
         if self.exc_type is KeyError:
             raise KeyError(_KeyErrorMessage(message))
         if getattr(self.exc_type, "message", None):
-            raise self.exc_type(message=message)  # type: ignore[call-arg]
+            raise self.exc_type(message=message)
         try:
             exception = self.exc_type(message)
         except Exception:
@@ -164,10 +169,10 @@ def _serve(config: WorkerConfig, fetcher, index_queue, data_queue, done_event, w
     ended = False
     while True:
         try:
-            task = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
+            task = index_queue.get(timeout=_POLL_SECONDS)
         except queue.Empty:
-            if os.getppid() != parent:
-                return  # the main process died
+            if done_event.is_set() or os.getppid() != parent:
+                return  # shut down, or the main process died
             continue
         if task is None:
             return
