@@ -195,3 +195,12 @@ def test_fork_is_refused():
     )
     with pytest.raises(ValueError, match="'fork' start method is not available"):
         iter(loader)
+
+
+def test_more_workers_than_cpus_warns_as_pytorch_does(real_torch):
+    workers = len(os.sched_getaffinity(0)) + 1
+    with pytest.warns(UserWarning) as ours:
+        DataLoader(Recording(), num_workers=workers)
+    with pytest.warns(UserWarning) as theirs:
+        real_torch.utils.data.DataLoader([0], num_workers=workers)
+    assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]

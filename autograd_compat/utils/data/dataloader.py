@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing.context
+import os
 import queue
 import warnings
 from typing import Any, Generic, TypeVar
@@ -119,7 +120,7 @@ class DataLoader(Generic[_T_co]):
         self.persistent_workers = persistent_workers
         self.pin_memory_device = pin_memory_device
         self.in_order = in_order
-        self._iterator: _MultiProcessingDataLoaderIter | None = None
+        self._iterator: _BaseDataLoaderIter | None = None
         self.generator = generator
         self.multiprocessing_context = multiprocessing_context
         self._iterable = isinstance(dataset, IterableDataset)
@@ -171,6 +172,7 @@ class DataLoader(Generic[_T_co]):
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
+        self.check_worker_number_rationality()
 
     @property
     def multiprocessing_context(self):
@@ -220,18 +222,46 @@ class DataLoader(Generic[_T_co]):
         return len(self.sampler)
 
     def __iter__(self) -> _BaseDataLoaderIter:
-        if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
-                self._iterator = _MultiProcessingDataLoaderIter(self)
-            else:
-                self._iterator._reset(self)
-            return self._iterator
-        return self._get_iterator()
+        if not (self.persistent_workers and self.num_workers > 0):
+            return self._get_iterator()
+        if self._iterator is None:
+            self._iterator = self._get_iterator()
+        else:
+            self._iterator._reset(self)
+        return self._iterator
 
     def _get_iterator(self) -> _BaseDataLoaderIter:
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         return _MultiProcessingDataLoaderIter(self)
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn when num_workers is more than the CPUs this process may use."""
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        cpus = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        if cpus is not None and self.num_workers <= cpus:
+            return
+        if cpus is None:
+            suggestion = (
+                "DataLoader is not able to compute a suggested max number of worker in "
+                "current system."
+            )
+        else:
+            unchecked = "" if cpuset_checked else " (`cpuset` is not taken into account)"
+            suggestion = (
+                f"Our suggested max number of worker in current system is {cpus}{unchecked}, "
+                "which is smaller than what this DataLoader is going to create."
+            )
+        warnings.warn(
+            f"This DataLoader will create {self.num_workers} worker processes in total. "
+            f"{suggestion} Please be aware that excessive worker creation might get DataLoader "
+            "running slow or even freeze, lower the worker number to avoid potential "
+            "slowness/freeze if necessary.",
+            stacklevel=2,
+        )
 
     @property
     def _index_sampler(self):
