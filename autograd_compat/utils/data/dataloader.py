@@ -63,7 +63,8 @@ class DataLoader(Generic[_T_co]):
     Example::
 
         >>> x, y = torch.arange(10.0).reshape(5, 2), torch.arange(5)
-        >>> loader = DataLoader(TensorDataset(x, y), batch_size=2, shuffle=True,
+        >>> dataset = torch.utils.data.TensorDataset(x, y)
+        >>> loader = DataLoader(dataset, batch_size=2, shuffle=True,
         ...                     generator=torch.Generator().manual_seed(0))
         >>> for xb, yb in loader:
         ...     print(xb.shape, yb.shape)
