@@ -5,6 +5,7 @@ start, so the tests share one persistent loader where they can."""
 
 import gc
 import math
+import multiprocessing
 import os
 import pickle
 import time
@@ -130,6 +131,34 @@ def test_persistent_workers_start_over_after_an_early_break(loader):
     assert {p for batch in loader for p in batch[2].tolist()} == pids
 
 
+def _children() -> set[int]:
+    return {child.pid for child in multiprocessing.active_children()}
+
+
+def test_shuffled_batches_are_those_of_num_workers_0():
+    def shuffled(num_workers: int) -> list:
+        generator = torch.Generator().manual_seed(7)
+        loader = DataLoader(
+            Recording(), batch_size=4, shuffle=True, generator=generator, num_workers=num_workers
+        )
+        return _values(loader)
+
+    before = _children()
+    batches = shuffled(2)
+    assert batches == shuffled(0)
+    assert sorted(x for batch in batches for x in batch) == [float(i) for i in range(22)]
+    assert _children() <= before  # the pass ended: its workers are gone
+
+
+def test_breaking_out_of_the_loop_stops_the_workers():
+    before = _children()
+    for batch in DataLoader(Failing(), batch_size=2, num_workers=1):
+        first, workers = batch.tolist(), _children() - before
+        break
+    assert first == [0.0, 1.0]
+    assert len(workers) == 1 and not workers & _children()
+
+
 def test_iterable_dataset_sharded_by_get_worker_info():
     loader = DataLoader(Range(3, 7), num_workers=2)
     assert [int(batch) for batch in loader] == [3, 5, 4, 6]
@@ -188,8 +217,6 @@ def test_tensors_cross_processes_as_copies():
 
 
 def test_fork_is_refused():
-    import multiprocessing
-
     loader = DataLoader(
         Recording(), num_workers=1, multiprocessing_context=multiprocessing.get_context("fork")
     )

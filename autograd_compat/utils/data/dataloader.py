@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 from ... import accelerator
 from ..._ops.factories import empty
 from ..._pure import dtypes as _dtypes
+from ..._state.random import default_generator
 from ...multiprocessing._context import DEFAULT as _MULTIPROCESSING
 from ._utils import MP_STATUS_CHECK_INTERVAL
 from ._utils.collate import default_collate, default_convert
@@ -341,6 +342,21 @@ def _worker_context(context) -> multiprocessing.context.BaseContext:
     return _MULTIPROCESSING.get_context(context.get_start_method())
 
 
+def _base_seed(generator) -> int:
+    """The workers' base seed: a draw from `generator` (the global one if None) that leaves
+    the generator as it was, so that the sampler then draws what it draws with num_workers=0
+    (the same shuffled batches whatever num_workers is), mixed so that it is not the seed the
+    sampler draws next."""
+    source = default_generator if generator is None else generator
+    state = source.get_state()
+    drawn = empty((), dtype=_dtypes.int64).random_(generator=source).item()
+    source.set_state(state)
+    return drawn ^ _BASE_SEED_MIX
+
+
+_BASE_SEED_MIX = 0x5DEECE66D
+
+
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """The iterator of a DataLoader with workers: it starts `num_workers` processes, deals
     tasks (index batches, in sampler order) to them round-robin, `prefetch_factor` per worker
@@ -355,8 +371,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._prefetch_factor = loader.prefetch_factor
         self._persistent_workers = loader.persistent_workers
         self._in_flight = loader.prefetch_factor * loader.num_workers
-        generator = loader.generator
-        base_seed = empty((), dtype=_dtypes.int64).random_(generator=generator).item()
+        base_seed = _base_seed(loader.generator)
         context = _worker_context(loader.multiprocessing_context)
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()
