@@ -373,6 +373,8 @@ def _observed(op: Op, inputs: tuple, static: dict):
         start = time.perf_counter_ns()
         result = _apply_special(op, inputs, static)
         for out in result if type(result) is tuple else (result,):
+            if isinstance(out, MetaTensor):  # no data to wait for
+                continue
             value = out._value
             if hasattr(value, "block_until_ready") and not isinstance(value, jax.core.Tracer):
                 value.block_until_ready()
