@@ -110,9 +110,14 @@ from ._state.random import (
 )
 from ._serialization import load, save
 from ._lowrank import svd_lowrank
+from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import ao, backends, distributed, fx, hub, jit, onnx, serialization
+from . import multiprocessing, overrides
+from .jit import ScriptModule
+from ._C import PyTorchFileReader
+from math import e, inf, nan, pi
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
 from . import accelerator
