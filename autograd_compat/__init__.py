@@ -14,6 +14,7 @@ from ._pure import gc_freeze as _gc_freeze  # called at the end of this file
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
 from . import (
+    _C,
     _dynamo,
     autograd,
     compiler,
@@ -21,17 +22,20 @@ from . import (
     distributions,
     fft,
     func,
+    library,
     linalg,
     nn,
     optim,
+    profiler,
     special,
     utils,
 )
 from ._compile.api import compile
 from .func import vmap
+from ._library.ops import ops
 from ._alias import alias_torch
 from ._ipython_extension import load_ipython_extension, unload_ipython_extension
-from ._pure.device import device
+from ._pure.device import device, get_default_device, set_default_device
 from ._pure.dtypes import (
     bfloat16,
     bool,
@@ -59,6 +63,14 @@ from ._pure.dtypes import (
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
+    float8_e4m3fn,
+    float8_e5m2,
+    float8_e4m3fnuz,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
 )
 from ._ops.factories import *  # noqa: F403
 from ._state.modes import *  # noqa: F403  (the grad-mode switches)
@@ -83,6 +95,7 @@ from ._ops.pieces import *  # noqa: F403
 from ._ops.joining import *  # noqa: F403
 from ._ops.scatters import *  # noqa: F403
 from ._ops.tensor_info import *  # noqa: F403
+from ._ops.storage import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
 from ._pure.layouts import *  # noqa: F403
@@ -96,11 +109,18 @@ from ._state.random import (
     set_rng_state,
 )
 from ._serialization import load, save
+from ._lowrank import svd_lowrank
+from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import ao, backends, distributed, fx, hub, jit, onnx, serialization
+from . import multiprocessing, overrides
+from .jit import ScriptModule
+from ._C import PyTorchFileReader
+from math import e, inf, nan, pi
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
+from . import accelerator
 from .amp import autocast
 from ._state.modes import (
     get_autocast_dtype,
@@ -121,7 +141,8 @@ from .autograd.anomaly_mode import (
     set_anomaly_enabled,
 )
 
-__version__ = "0.1.0"
+from . import version
+from .torch_version import __version__
 
 
 def is_floating_point(input: Tensor) -> builtins.bool:

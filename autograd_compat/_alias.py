@@ -24,6 +24,8 @@ import types
 from collections.abc import Callable
 from typing import Any, TypedDict
 
+from . import _distribution
+
 _PACKAGE = "autograd_compat"
 _ALIAS = "torch"
 
@@ -116,6 +118,10 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
             )
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
 
+    def find_distributions(self, context=None):
+        """`importlib.metadata` sees this library's `torch` distribution first."""
+        return _distribution.find_distributions(context)
+
 
 _IMPORT_NAME = re.compile(r"cannot import name '([^']+)' from '(autograd_compat[\w.]*)'")
 
@@ -181,7 +187,7 @@ def _install() -> None:
     _state["excepthook"] = sys.excepthook
     sys.excepthook = _excepthook
     shell = _ipython()
-    if shell is not None and not getattr(shell, "CustomTB", None):
+    if shell is not None and not getattr(shell, "custom_exceptions", ()):
         shell.set_custom_exc((ImportError,), _ipython_handler)
         _state["shell"] = shell
 

@@ -11,6 +11,8 @@ jupyter_client are optional dependencies, imported when the command runs.
 from __future__ import annotations
 
 import argparse
+import os
+import site
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +20,18 @@ from pathlib import Path
 LAUNCHER = "autograd_compat._kernel_launcher"
 KERNEL_NAME = "autograd_compat"
 DISPLAY_NAME = f"Python {sys.version_info[0]} (autograd_compat)"
+
+
+def _kernel_env() -> dict[str, str]:
+    """The spec's environment: where this library lies on PYTHONPATH (before the server's,
+    which Jupyter substitutes) when it is not installed in site-packages, as in a source
+    checkout found through PYTHONPATH or the working folder, which a kernel started by a
+    server elsewhere would not see."""
+    root = Path(__file__).resolve().parent.parent
+    installed = {Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root in installed:
+        return {}
+    return {"PYTHONPATH": f"{root}{os.pathsep}${{PYTHONPATH}}"}
 
 
 def install_kernel(
@@ -42,7 +56,8 @@ def install_kernel(
     argv = make_ipkernel_cmd(mod=LAUNCHER, python_arguments=["-Xfrozen_modules=off"])
     with tempfile.TemporaryDirectory(suffix="_kernels") as staging:
         spec = write_kernel_spec(
-            Path(staging) / name, overrides={"argv": argv, "display_name": display_name}
+            Path(staging) / name,
+            overrides={"argv": argv, "display_name": display_name, "env": _kernel_env()},
         )
         return KernelSpecManager().install_kernel_spec(
             spec, kernel_name=name, user=user, prefix=prefix

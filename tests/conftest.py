@@ -10,6 +10,8 @@ import autograd_compat as torch
 
 # Scripts that tests launch (not modules to import for doctests: they parse argv and run).
 collect_ignore = ["ddp_job.py"]
+# Notebooks that tests execute through a kernel of their own (test_kernel.py), not nbmake's.
+collect_ignore_glob = ["data/*.ipynb"]
 
 
 @pytest.fixture(autouse=True)

@@ -703,3 +703,63 @@ def test_the_guard_reads_no_grad_object_of_an_earlier_call():
     linked = {id(t) for t, _ in entry.effects.grad_links}
     assert linked == {id(model.weight), id(model.bias)}
     assert entry.guard[0] == (True, True)
+
+
+class _LazyMomentum(torch.optim.Optimizer):
+    """A user's optimizer that makes its state at its first step, as most do."""
+
+    def __init__(self, params, lr=0.1):
+        super().__init__(params, {"lr": lr})
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                if "buf" not in state:
+                    state["buf"] = torch.zeros_like(p)
+                state["buf"].mul_(0.9).add_(p.grad)
+                p.add_(state["buf"], alpha=-group["lr"])
+
+
+@pytest.mark.parametrize(
+    "make_optimizer",
+    [
+        lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9),
+        lambda params: torch.optim.Adam(params, lr=0.01),
+        lambda params: _LazyMomentum(params),
+    ],
+    ids=["sgd_momentum", "adam", "user_optimizer"],
+)
+def test_a_new_model_and_optimizer_per_fold(make_optimizer):
+    """k-fold cross-validation: a compiled step given a fresh model and optimizer per fold
+    matches eager steps, and no traced value is left in the optimizer's state."""
+
+    def train_step(model, opt, x, y):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    step = torch.compile(train_step)
+    x, y = torch.randn(16, 4), torch.randn(16, 1)
+
+    def fold(seed, run):
+        torch.manual_seed(seed)
+        model = nn.Linear(4, 1)
+        opt = make_optimizer(model.parameters())
+        losses = [run(model, opt, x, y).item() for _ in range(4)]
+        for state in opt.state.values():
+            for value in state.values():
+                if isinstance(value, torch.Tensor):
+                    value.numpy()  # a concrete value, not a tracer
+        return losses, model.weight.detach().numpy()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "cannot be traced" fallback
+        for seed in range(3):
+            ours, weight = fold(seed, step)
+            eager, eager_weight = fold(seed, train_step)
+            np.testing.assert_allclose(ours, eager, rtol=1e-6)
+            np.testing.assert_allclose(weight, eager_weight, rtol=1e-6)

@@ -25,16 +25,21 @@ NOTEBOOK = ROOT / "tests" / "data" / "pytorch_notebook.ipynb"
 
 
 def _text(cell) -> str:
-    """What a code cell printed and returned, in one string."""
+    """What a code cell printed and returned, in one string; an error as its name, value and
+    last traceback line."""
     parts = []
     for output in cell.outputs:
-        parts.append(output.get("text") or output.get("data", {}).get("text/plain", ""))
+        if output.output_type == "error":
+            parts.append(f"{output.ename}: {output.evalue} | {output.traceback[-1]}")
+        else:
+            parts.append(output.get("text") or output.get("data", {}).get("text/plain", ""))
     return "".join(parts).strip()
 
 
 def test_install_kernel_and_run_a_pytorch_notebook(tmp_path, monkeypatch, capsys):
     """The notebook imports `torch` and runs on autograd_compat: the founding example's
-    gradient, one SGD step with PyTorch's numbers, and `torch.__name__`."""
+    gradient, one SGD step with PyTorch's numbers, `torch.__name__`, and an unsupported
+    import shown with the alias's note."""
     prefix = tmp_path / "prefix"
     assert main(["install-kernel", "--prefix", str(prefix), "--name", "ac-test"]) == 0
     spec_dir = prefix / "share" / "jupyter" / "kernels" / "ac-test"
@@ -44,19 +49,26 @@ def test_install_kernel_and_run_a_pytorch_notebook(tmp_path, monkeypatch, capsys
     assert spec["argv"][-4:] == ["-m", LAUNCHER, "-f", "{connection_file}"]
     assert spec["display_name"] == "Python 3 (autograd_compat)"
     monkeypatch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    assert spec["env"] == {"PYTHONPATH": f"{ROOT}{os.pathsep}${{PYTHONPATH}}"}  # a checkout
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the spec alone finds this library
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(
-        notebook, kernel_name="ac-test", timeout=120, resources={"metadata": {"path": tmp_path}}
+        notebook,
+        kernel_name="ac-test",
+        timeout=120,
+        startup_timeout=300,  # a loaded CI machine: the kernel imports JAX and this library
+        resources={"metadata": {"path": tmp_path}},
     )
     client.execute()
     outputs = [_text(cell) for cell in notebook.cells if cell.cell_type == "code"]
-    assert outputs == [
+    assert outputs[:4] == [
         "",
         "[[4.5, 4.5], [4.5, 4.5]]",
         "2.25 [0.2, 0.2, 0.2]",
         "'autograd_compat'",
     ]
+    assert outputs[4].startswith("ImportError: cannot import name 'NotAModule'")
+    assert "torch.nn.NotAModule is not yet supported by autograd_compat" in outputs[4]
     assert "autograd_compat" not in NOTEBOOK.read_text()  # a plain PyTorch notebook
 
 
@@ -85,10 +97,11 @@ def test_ipython_extension_aliases_and_unload_restores(real_torch):
         assert shell.user_ns["name"] == "autograd_compat"
         assert shell.user_ns["before"] is autograd_compat
         assert shell.user_ns["nn"] is autograd_compat.nn
+        assert shell.custom_exceptions == (ImportError,)  # the alias's note on imports
         shell.run_line_magic("unload_ext", "autograd_compat")
         assert not _alias.is_aliased()
         assert shell.user_ns["before"] is real_torch and shell.user_ns["nn"] is real_torch.nn
-        assert sys.modules["torch"] is real_torch
+        assert sys.modules["torch"] is real_torch and shell.custom_exceptions == ()
     finally:
         if _alias.is_aliased():
             autograd_compat.unload_ipython_extension(shell)

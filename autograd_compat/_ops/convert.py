@@ -12,10 +12,11 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure.op import register
-from .._state.tensor import Tensor
+from .._state.tensor import META_NO_DATA, MetaTensor, MetaValueError, Tensor
 from .._tape.args import tensor_arg
 from .._tape.autocast import CAST as _CAST
 from .._tape.record import apply
+from . import factories as _factories
 
 __all__ = ["conj", "imag", "is_signed", "real"]
 
@@ -62,6 +63,8 @@ def to(self, *args, **kwargs):
     """Cast to a dtype and/or move to a device; returns self when nothing changes."""
     dtype, device, copy = _parse_to_args(self, args, dict(kwargs))
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else self.dtype
+    if isinstance(self, MetaTensor) or _factories.is_meta_device(device):
+        return _to_meta(self, dtype, device, copy)
     if device is not None:
         target = _device.to_jax(device)
         if _device.from_jax(target) != self.device or copy:
@@ -69,6 +72,17 @@ def to(self, *args, **kwargs):
     if dtype is self.dtype:
         return self.clone() if copy else self
     return apply(_CAST, self, dtype=dtype.jax)
+
+
+def _to_meta(self: Tensor, dtype: _dtypes.dtype, device, copy: bool) -> Tensor:
+    """`to` from or onto the meta device: a meta tensor of the new dtype (self when nothing
+    changes); a meta tensor's data cannot leave it, there is none (PyTorch's error)."""
+    if isinstance(self, MetaTensor):
+        if device is not None and not _factories.is_meta_device(device):
+            raise MetaValueError(META_NO_DATA)
+        if dtype is self.dtype and not copy:
+            return self
+    return _factories.meta(tuple(self.shape), dtype, self.requires_grad)
 
 
 def _cast_method(d):

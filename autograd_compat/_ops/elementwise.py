@@ -27,7 +27,7 @@ from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register, scalar_input
 from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor
 from .._tape.args import (
     SCALAR_TYPES,
     check_inplace,
@@ -400,7 +400,7 @@ def fill_(self: Tensor, value) -> Tensor:
         value = value.item()
     value = _dtypes.fit_scalar(value, self.dtype)
     filled = apply(_FILL_SCALAR, self, constant(value, self._stored.dtype))
-    shared = self._storage is not None or _grad_mode.modes.traces
+    shared = self._storage is not None or bool(_grad_mode.modes.tracing and _grad_mode.modes.traces)
     if filled._grad_fn is None and self._fw_grad is None and shared:
         # Unrecorded, through a view (an expanded one too: PyTorch fills overlapping memory)
         # or in a trace: a plain write, which every tensor sharing the memory sees.
@@ -430,6 +430,8 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                 f"{list(broadcast_shapes(self.shape, src.shape))}"
             )
+    if isinstance(self, MetaTensor):  # from any device: nothing to write
+        return commit_inplace(self, self)
     return commit_inplace(self, apply(_COPY, self, src))
 
 

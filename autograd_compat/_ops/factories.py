@@ -20,7 +20,7 @@ from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, lru_get, lru_put
 from .._pure.shapes import Size, new_shape, type_name
-from .._state.tensor import Tensor, hold_on_host
+from .._state.tensor import MetaTensor, Tensor, hold_on_host
 
 __all__ = [
     "BoolTensor",
@@ -68,16 +68,35 @@ def _check_byte_order(array: np.ndarray | np.generic) -> None:
         raise ValueError(_errors.BYTE_ORDER)
 
 
-def _place(value, device) -> jax.Array:
+def _place(value, device):
+    """`value` on `device`: a jax.Array, or its shape and dtype on the meta device."""
+    if is_meta_device(device):
+        return jax.ShapeDtypeStruct(value.shape, value.dtype)
     if device is not None:
         return jax.device_put(value, _device.to_jax(device))
     return value
 
 
+def is_meta_device(device) -> bool:
+    """Whether `device` names the meta device (shapes and dtypes, no data), or is None inside
+    a `with torch.device("meta")` block."""
+    if device is None:
+        return _device.meta_by_default()
+    return _device.device(device).type == _device.META
+
+
+def meta(shape: tuple, dtype: _dtypes.dtype, requires_grad: bool = False) -> Tensor:
+    """A tensor on the meta device of this shape and dtype."""
+    return _finish(jax.ShapeDtypeStruct(tuple(shape), dtype.jax), requires_grad)
+
+
 def _finish(value, requires_grad: bool) -> Tensor:
-    if value.size > _memory.BLOCK_ELEMENTS:  # a big result fails here (see _pure/memory)
-        _memory.settle(value)
-    t = Tensor._wrap(value)
+    if isinstance(value, jax.ShapeDtypeStruct):  # on the meta device
+        t = MetaTensor._wrap(value)
+    else:
+        if value.size > _memory.BLOCK_ELEMENTS:  # a big result fails here (see _pure/memory)
+            _memory.settle(value)
+        t = Tensor._wrap(value)
     if requires_grad:
         inexact = value.dtype in INEXACT or t.dtype.is_floating_point or t.dtype.is_complex
         if not inexact:  # INEXACT first: the common dtypes without a dtype lookup
@@ -206,6 +225,7 @@ def _stays_on_host(array) -> bool:
         and array.size <= _HOST_ELEMENTS
         and _dtypes.has_torch_dtype(array.dtype)
         and jax.config.jax_default_device is None  # type: ignore[attr-defined]
+        and not _device.meta_by_default()
     )
 
 
@@ -214,7 +234,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     array = _infer_array(data, dtype)
-    return Tensor._wrap(_place(_device_array(array), device))
+    return _finish(_place(_device_array(array), device), False)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -251,6 +271,8 @@ def _filled_array(shape: tuple, fill, dtype: _dtypes.dtype) -> jax.Array:
 
 
 def _filled(shape, fill, dtype, device, requires_grad) -> Tensor:
+    if is_meta_device(device):
+        return meta(shape, dtype, requires_grad)
     _memory.check_size(shape, dtype.itemsize, device)
     if isinstance(fill, (bool, int, float, complex, np.generic)):
         value = _filled_array(tuple(shape), fill, dtype)
@@ -311,21 +333,25 @@ def _full(fn: str, size, fill_value, dtype, device, requires_grad) -> Tensor:
     return _filled(shape, fill_value, dtype, device, requires_grad)
 
 
-def _like(input: Tensor, dtype):
-    return tuple(input.shape), _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
+def _like(input: Tensor, dtype, device):
+    """The shape, dtype and device of a `*_like` result: the input's unless given."""
+    if device is None and isinstance(input, MetaTensor):
+        device = _device.META
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
+    return tuple(input.shape), dtype, device
 
 
 def zeros_like(
     input, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
 ) -> Tensor:
-    shape, dtype = _like(input, dtype)
+    shape, dtype, device = _like(input, dtype, device)
     return _filled(shape, 0, dtype, device, requires_grad)
 
 
 def ones_like(
     input, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
 ) -> Tensor:
-    shape, dtype = _like(input, dtype)
+    shape, dtype, device = _like(input, dtype, device)
     return _filled(shape, 1, dtype, device, requires_grad)
 
 
@@ -338,7 +364,7 @@ def empty_like(
 def full_like(
     input, fill_value, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None
 ) -> Tensor:
-    shape, dtype = _like(input, dtype)
+    shape, dtype, device = _like(input, dtype, device)
     return _filled(shape, _dtypes.fit_scalar(fill_value, dtype), dtype, device, requires_grad)
 
 
@@ -538,25 +564,35 @@ def _new_dtype(self: Tensor, dtype) -> _dtypes.dtype:
     return self.dtype if dtype is None else _dtypes.as_dtype(dtype)
 
 
+def _new_device(self: Tensor, device):
+    """The device of a `new_*` result: `device`, or the meta device for a meta `self`."""
+    if device is None and isinstance(self, MetaTensor):
+        return _device.META
+    return device
+
+
 def new_zeros(
     self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     """Zeros of `size`, with self's dtype unless `dtype` is given."""
-    return _filled(new_shape(size, "new_zeros"), 0, _new_dtype(self, dtype), None, requires_grad)
+    shape, dtype = new_shape(size, "new_zeros"), _new_dtype(self, dtype)
+    return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
 
 
 def new_ones(
     self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     """Ones of `size`, with self's dtype unless `dtype` is given."""
-    return _filled(new_shape(size, "new_ones"), 1, _new_dtype(self, dtype), None, requires_grad)
+    shape, dtype = new_shape(size, "new_ones"), _new_dtype(self, dtype)
+    return _filled(shape, 1, dtype, _new_device(self, device), requires_grad)
 
 
 def new_empty(
     self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
 ):
     """An 'uninitialized' tensor of `size` (zeros), with self's dtype unless `dtype` is given."""
-    return _filled(new_shape(size, "new_empty"), 0, _new_dtype(self, dtype), None, requires_grad)
+    shape, dtype = new_shape(size, "new_empty"), _new_dtype(self, dtype)
+    return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
 
 
 def new_full(
@@ -571,14 +607,16 @@ def new_full(
     pin_memory=False,
 ):
     """`fill_value` everywhere, with self's dtype unless `dtype` is given."""
-    return _full("new_full", size, fill_value, _new_dtype(self, dtype), None, requires_grad)
+    dtype, device = _new_dtype(self, dtype), _new_device(self, device)
+    return _full("new_full", size, fill_value, dtype, device, requires_grad)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor copying `data`, with self's dtype unless `dtype` is given."""
     if isinstance(data, Tensor):
         data = data.detach()
-    return tensor(data, dtype=_new_dtype(self, dtype), requires_grad=requires_grad)
+    dtype, device = _new_dtype(self, dtype), _new_device(self, device)
+    return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def new(self: Tensor, *args, device=None) -> Tensor:
@@ -609,7 +647,8 @@ def new_empty_strided(
 ):
     """An 'uninitialized' tensor (zeros) of `size`, with self's dtype unless `dtype` is given.
     XLA chooses physical layouts itself: the result is contiguous whatever `stride` says."""
-    return _strided_zeros("new_empty_strided", size, stride, _new_dtype(self, dtype), requires_grad)
+    dtype, device = _new_dtype(self, dtype), _new_device(self, device)
+    return _strided_zeros("new_empty_strided", size, stride, dtype, device, requires_grad)
 
 
 def empty_strided(
@@ -624,14 +663,14 @@ def empty_strided(
 ):
     """An 'uninitialized' tensor (zeros) of `size`; contiguous whatever `stride` says (XLA
     chooses physical layouts itself)."""
-    return _strided_zeros("empty_strided", size, stride, _float_dtype(dtype), requires_grad)
+    return _strided_zeros("empty_strided", size, stride, _float_dtype(dtype), device, requires_grad)
 
 
-def _strided_zeros(fname: str, size, stride, dtype: _dtypes.dtype, requires_grad) -> Tensor:
+def _strided_zeros(fname: str, size, stride, dtype: _dtypes.dtype, device, requires_grad):
     size = new_shape((size,), fname)
     if len(tuple(stride)) != len(size):
         raise RuntimeError(
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
             f"({len(tuple(stride))})"
         )
-    return _filled(size, 0, dtype, None, requires_grad)
+    return _filled(size, 0, dtype, device, requires_grad)

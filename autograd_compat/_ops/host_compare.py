@@ -20,7 +20,7 @@ from jax._src.array import ArrayImpl
 from .._pure import dtypes as _dtypes
 from .._pure.op import constant
 from .._state.modes import modes
-from .._state.tensor import Tensor, hold_on_host
+from .._state.tensor import MetaValueError, Tensor, hold_on_host
 
 _BOOL = np.dtype(np.bool_)  # the marker's dtype (a numpy dtype hashes in C: a cheap cache key)
 
@@ -95,12 +95,15 @@ def host_compare(compare, input: Tensor, other) -> Tensor | None:
     if modes.special:
         return None
     where = _Place.current()
-    value = input._value
-    if not where.on_cpu or not where.holds(value):
-        return None
     kind = type(other)
     number = kind is float or kind is int or kind is bool
-    if not number and not (isinstance(other, Tensor) and where.holds(other._value)):
+    try:
+        value = input._value
+        if not where.on_cpu or not where.holds(value):
+            return None
+        if not number and not (isinstance(other, Tensor) and where.holds(other._value)):
+            return None
+    except MetaValueError:  # a meta tensor: no values (the op gives its shape)
         return None
     dtype = _dtypes.binary_result_type(input, other)
     if dtype.is_complex:

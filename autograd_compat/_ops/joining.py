@@ -24,6 +24,7 @@ from .._state.tensor import Tensor
 from .._tape.args import can_cast as _can_cast
 from .._tape.args import scalar_type_name, tensor_arg
 from .._tape.record import apply
+from . import storage as _storage
 from .convert import imag, real
 from .factories import full, tensor
 from .shape import _tensor_list, broadcast_tensors, cat, reshape, stack
@@ -275,7 +276,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
         >>> torch.asarray([1, 2]).dtype
         torch.int64
     """
-    if not isinstance(obj, Tensor):
+    if isinstance(obj, _storage.UntypedStorage):
+        obj = obj.as_tensor(_dtypes.int64 if dtype is None else _dtypes.as_dtype(dtype))
+        dtype = None
+    elif not isinstance(obj, Tensor):
         return tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
     target = obj.dtype if dtype is None else _dtypes.as_dtype(dtype)
     result = obj

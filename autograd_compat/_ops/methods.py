@@ -34,6 +34,7 @@ from . import factories as _factories
 from . import pieces as _pieces
 from . import sampling as _sampling
 from . import scatters as _scatters
+from . import storage as _storage
 from . import tensor_info as _info
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
@@ -525,7 +526,7 @@ class TensorMethods:
     is_sparse = property(_info._false)
     is_sparse_csr = property(_info._false)
     is_quantized = property(_info._false)
-    is_meta = property(_info._false)
+    is_meta = property(_info.is_meta)
     is_nested = property(_info._false)
     is_mkldnn = property(_info._false)
     is_xla = property(_info._false)
@@ -536,10 +537,10 @@ class TensorMethods:
     is_mtia = property(_info._false)
     is_maia = property(_info._false)
     is_distributed = _info._false
-    data_ptr = _info.data_ptr
-    const_data_ptr = _info.data_ptr
-    untyped_storage = _info.untyped_storage
-    storage = _info.storage
+    data_ptr = _storage.data_ptr
+    const_data_ptr = _storage.data_ptr
+    untyped_storage = _storage.untyped_storage
+    storage = _storage.storage
     cfloat = convert._cast_method(dtypes.complex64)
     cdouble = convert._cast_method(dtypes.complex128)
     pin_memory = _info.pin_memory

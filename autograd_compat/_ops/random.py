@@ -20,7 +20,7 @@ from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name
 from .._tape.record import apply
-from .factories import _finish, _float_dtype, _place
+from .factories import _finish, _float_dtype, _place, is_meta_device, meta
 from .shape import cat, narrow, reshape
 
 __all__ = [
@@ -45,6 +45,8 @@ def _sample(sampler, fname: str, size, generator, dtype, device, requires_grad: 
     """rand's and randn's samples: `sampler(key, shape, dtype)` (a jitted jax.random function)
     with a key from the global (or given) generator; `fname` names the call in size errors."""
     shape, dtype = new_shape(size, fname), _float_dtype(dtype)
+    if is_meta_device(device):  # nothing drawn: the generator does not advance
+        return meta(shape, dtype, requires_grad)
     _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
     value = sampler(_random.key(generator), shape, dtype.jax)
     return _finish(_place(value, device), requires_grad)
@@ -114,6 +116,8 @@ def randint(
     _check_from_to(low, high)
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
     _check_bounds(low, high, dtype)
+    if is_meta_device(device):
+        return meta(shape, dtype, requires_grad)
     _memory.check_size(shape, 8, device)  # drawn as int64, before the generator advances
     return _finish(_place(_integers(generator, shape, low, high, dtype), device), requires_grad)
 

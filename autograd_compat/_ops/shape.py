@@ -117,6 +117,7 @@ _SELECT = _view_op("select", "SelectBackward0")
 _SLICE = _view_op("slice", "SliceBackward0")
 _ALIAS = _view_op("alias", "AliasBackward0")
 _DIAGONAL = _view_op("diagonal", "DiagonalBackward0")
+_VIEW_DTYPE = _view_op("view.dtype", "ViewBackward0")
 _BY_LAST_OP = {"select": _SELECT, "slice": _SLICE, "unsqueeze": _UNSQUEEZE, None: _ALIAS}
 
 _CLONE = register("clone", lambda x: jnp.array(x, copy=True), node="CloneBackward0", saves="none")
@@ -201,11 +202,13 @@ def reshape(input, *shape):
     return _view(op, input, ops, (shape, strides, layout[2]))
 
 
-def view(input, *shape):
+def view(input, *shape, dtype=None):
     """A view with a new shape (one size may be -1); the memory layout must allow it (use
-    reshape otherwise). `view(dtype)` is not supported."""
-    if len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type, np.dtype)):
-        raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
+    reshape otherwise). `view(dtype)` reads the same bytes as another dtype."""
+    if dtype is not None or (
+        len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type, np.dtype))
+    ):
+        return _view_dtype(input, _dtypes.as_dtype(shape[0] if dtype is None else dtype))
     tensor_arg(input, "view")
     shape = _view_shape(input, shape, "view", "size")
     if input._storage is None:
@@ -217,6 +220,43 @@ def view(input, *shape):
             raise RuntimeError(_VIEW_STRIDE)
         layout = (shape, strides, old[2])
     return _view(_VIEW, input, (("view", shape),), layout)
+
+
+def _view_dtype(input, dtype: _dtypes.dtype):
+    """`input.view(dtype)`: a view over the same bytes, read as `dtype` (not differentiable:
+    the result does not require grad, as in PyTorch)."""
+    tensor_arg(input, "view")
+    if dtype is input.dtype:
+        return _view(_VIEW, input, (("view", tuple(input.shape)),), layout_of(input))
+    shape, strides, offset = layout_of(input)
+    old, new = input.element_size(), dtype.itemsize
+    if old != new:
+        names = f"{_type_name(input.dtype)} as {_type_name(dtype)} (different element sizes)"
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {strides[-1]}")
+        if new > old:
+            ratio = new // old
+            for what, value in (("size(-1)", shape[-1]), ("storage_offset()", offset)):
+                if value % ratio:
+                    raise RuntimeError(
+                        f"self.{what} must be divisible by {ratio} to view {names}, but got {value}"
+                    )
+            for d, stride in enumerate(strides[:-1]):
+                if stride % ratio:
+                    raise RuntimeError(
+                        f"self.stride({d}) must be divisible by {ratio} to view {names}, "
+                        f"but got {stride}"
+                    )
+    op = ("bitcast", np.dtype(input.dtype.jax), np.dtype(dtype.jax))
+    source = input.detach()
+    return _view(_VIEW_DTYPE, source, (op,), layout_op((shape, strides, offset), op))
+
+
+def _type_name(dtype: _dtypes.dtype) -> str:
+    """PyTorch's scalar type name in its messages: "Float" for torch.float32."""
+    return _dtypes.LEGACY_TYPE_NAMES[dtype].removesuffix("Tensor")
 
 
 def view_as(input, other):

@@ -1,37 +1,32 @@
 """What PyTorch code asks a tensor about itself, and the host-side utilities of a CPU tensor:
 layout and the False backend predicates (is_sparse, is_meta...), is_nonzero/is_same_size/
-is_set_to, the lazy conjugate/negative bits (always resolved here), data_ptr and minimal
-storage objects, pin_memory/share_memory_, dim_order, apply_/map_ (a Python function run
-per element) and resize_/resize_as_.
+is_set_to, the lazy conjugate/negative bits (always resolved here), pin_memory/share_memory_,
+dim_order, apply_/map_ (a Python function run per element) and resize_/resize_as_. A tensor's
+memory as bytes (data_ptr, storages) is `storage.py`'s.
 """
 
 from __future__ import annotations
 
 import builtins
-import warnings
 import weakref
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import layouts as _layouts
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor
 from .._tape import views as _views
 from .._tape.args import check_inplace, commit_inplace, tensor_arg
 from . import convert as _convert
 
 __all__ = [
-    "TypedStorage",
-    "UntypedStorage",
     "conj_physical",
     "conj_physical_",
     "is_conj",
     "is_neg",
     "is_nonzero",
-    "is_storage",
     "is_same_size",
     "resize_as_",
     "resolve_conj",
@@ -42,6 +37,11 @@ __all__ = [
 def _false(self: Tensor) -> bool:
     """A backend or layout this library never makes (sparse, quantized, meta, MPS, ...)."""
     return False
+
+
+def is_meta(self: Tensor) -> bool:
+    """`Tensor.is_meta`: whether the tensor is on the meta device (a shape and dtype only)."""
+    return isinstance(self, MetaTensor)
 
 
 def layout(self: Tensor) -> _layouts.layout:
@@ -118,93 +118,6 @@ def conj_physical_(input):
 
 
 # ----------------------------------------------------------------------------- memory
-def data_ptr(self: Tensor) -> int:
-    """`Tensor.data_ptr()`: an integer naming this tensor's memory plus its offset in bytes;
-    equal for tensors over the same buffer, stable across in-place changes."""
-    return id(_views.record_of(self).buffer) + self.storage_offset() * self.element_size()
-
-
-class UntypedStorage:
-    """The memory under a tensor, as `Tensor.untyped_storage()` returns it: its size in bytes
-    and its address. The data is reached through tensors, not through this object."""
-
-    __slots__ = ("_buffer", "_nbytes")
-
-    def __init__(self, buffer, nbytes: int) -> None:
-        self._buffer = buffer
-        self._nbytes = nbytes
-
-    def nbytes(self) -> int:
-        return self._nbytes
-
-    def size(self) -> int:
-        return self._nbytes
-
-    def __len__(self) -> int:
-        return self._nbytes
-
-    def data_ptr(self) -> int:
-        return id(self._buffer)
-
-    def element_size(self) -> int:
-        return 1
-
-    @property
-    def device(self) -> _device.device:
-        return _device.device("cpu")
-
-
-class TypedStorage(UntypedStorage):
-    """`Tensor.storage()` (deprecated in PyTorch): the memory counted in elements of a dtype."""
-
-    __slots__ = ("dtype",)
-
-    def __init__(self, buffer, nbytes: int, dtype: _dtypes.dtype) -> None:
-        super().__init__(buffer, nbytes)
-        self.dtype = dtype
-
-    def size(self) -> int:
-        return self._nbytes // self.dtype.itemsize
-
-    def __len__(self) -> int:
-        return self.size()
-
-    def element_size(self) -> int:
-        return self.dtype.itemsize
-
-    def _untyped_storage(self) -> UntypedStorage:
-        return UntypedStorage(self._buffer, self._nbytes)
-
-
-def _buffer_bytes(self: Tensor) -> tuple[_views.Buffer, int]:
-    buffer = _views.record_of(self).buffer
-    return buffer, int(buffer.value.size) * self.element_size()
-
-
-def is_storage(obj) -> bool:
-    """Whether `obj` is a storage object (what `untyped_storage()`/`storage()` return)."""
-    return isinstance(obj, UntypedStorage)
-
-
-def untyped_storage(self: Tensor) -> UntypedStorage:
-    """The memory this tensor (and its views) lie in."""
-    return UntypedStorage(*_buffer_bytes(self))
-
-
-_TYPED_STORAGE = (
-    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
-    "only storage class. This should only matter to you if you are using storages directly.  To "
-    "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()"
-)
-
-
-def storage(self: Tensor) -> TypedStorage:
-    """The memory this tensor lies in, typed by its dtype (PyTorch's deprecation warning)."""
-    warnings.warn(_TYPED_STORAGE, UserWarning, stacklevel=2)
-    buffer, nbytes = _buffer_bytes(self)
-    return TypedStorage(buffer, nbytes, self.dtype)
-
-
 _SHARED: weakref.WeakSet = weakref.WeakSet()  # the buffers share_memory_() was called on
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 import jax
 import numpy as np
@@ -21,6 +22,14 @@ except (ImportError, AttributeError):  # pragma: no cover - a JAX that moved it
     _batched_device_put = None
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
+META = "meta"  # shapes and dtypes without data (`_state/tensor.MetaTensor`): no JAX device
+# PyTorch's device types, in its error's order; those without a JAX platform can be named
+# (`device("mps") == t.device` is a question libraries ask) but hold no tensors here
+_PYTORCH_TYPES = (
+    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, "
+    "mps, meta, hpu, mtia, privateuseone"
+).split(", ")
+_NAMED_ONLY = frozenset(_PYTORCH_TYPES) - set(_TORCH_TO_JAX_PLATFORM)
 _JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
@@ -41,9 +50,10 @@ class device:
             if not text.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}:{text}'")
             index = int(text)
-        if type not in _TORCH_TO_JAX_PLATFORM:
+        if type not in _TORCH_TO_JAX_PLATFORM and type not in _NAMED_ONLY:
             raise RuntimeError(
-                f"Expected one of cpu, cuda, tpu device type at start of device string: {type}"
+                f"Expected one of {', '.join(_PYTORCH_TYPES)} device type at start of device "
+                f"string: {type}"
             )
         self.type = type
         self.index = index
@@ -58,13 +68,50 @@ class device:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
-            other = device(other)
+            try:
+                other = device(other)
+            except RuntimeError:  # no device of this library ("npu"): not this one
+                return False
         if not isinstance(other, device):
             return NotImplemented
         return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
+
+    def __enter__(self) -> device:
+        """`with torch.device(...)`: factories called without a device make their tensors
+        here (on a JAX device through `jax.default_device`; on the meta device without data),
+        in this thread, until the block ends."""
+        scope = None if self.type == META else jax.default_device(to_jax(self))
+        if scope is not None:
+            scope.__enter__()
+        _context().append((self, scope))
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _, scope = _context().pop()
+        if scope is not None:
+            scope.__exit__(*exc_info)
+
+
+_LOCAL = threading.local()  # `_LOCAL.devices`: this thread's `with device` blocks, innermost last
+
+
+def _context() -> list:
+    devices = getattr(_LOCAL, "devices", None)
+    if devices is None:
+        devices = _LOCAL.devices = []
+    return devices
+
+
+def meta_by_default() -> bool:
+    """Whether the innermost `with torch.device(...)` block of this thread is the meta
+    device's (a factory given no device then makes a meta tensor)."""
+    devices = getattr(_LOCAL, "devices", None)
+    if not devices:
+        return False
+    return devices[-1][0].type == META
 
 
 @functools.cache
@@ -82,6 +129,9 @@ def _jax_devices(platform: str) -> tuple:
 def to_jax(dev: device | str | int) -> jax.Device:
     """The jax.Device for a PyTorch device; PyTorch's error when the platform is absent."""
     dev = device(dev)
+    if dev.type in _NAMED_ONLY:
+        what = "holds no data" if dev.type == META else "has no backend in autograd_compat"
+        raise RuntimeError(f"device '{dev}': the {dev.type} device {what}: it has no JAX device")
     platform = _TORCH_TO_JAX_PLATFORM[dev.type]
     devices = _jax_devices(platform)
     if not devices:
@@ -137,7 +187,32 @@ def from_jax(jax_device: jax.Device) -> device:
 
 def default() -> device:
     """The device new tensors are placed on: JAX's default device."""
-    return from_jax(jax.local_devices()[0])
+    chosen = jax.config.jax_default_device  # type: ignore[attr-defined]
+    return from_jax(chosen if isinstance(chosen, jax.Device) else jax.local_devices()[0])
+
+
+def get_default_device() -> device:
+    """The device that factories such as `torch.empty` place new tensors on.
+
+    JAX's default device unless `set_default_device` or a `with torch.device(...)` block
+    chose another: an accelerator where jaxlib has one, else the CPU.
+    """
+    if meta_by_default():
+        return device(META)
+    return default()
+
+
+def set_default_device(device: device | str | int | None) -> None:
+    """Place new tensors on `device` (None: back to JAX's default device).
+
+    Example::
+
+        >>> torch.set_default_device("cpu")
+        >>> torch.get_default_device()
+        device(type='cpu')
+        >>> torch.set_default_device(None)
+    """
+    jax.config.update("jax_default_device", None if device is None else to_jax(device))
 
 
 def of_array(value) -> device:

@@ -26,7 +26,9 @@ class dtype:
         self.jax = np.dtype(jax_dtype)
         self.is_floating_point = builtins.bool(jnp.issubdtype(self.jax, jnp.floating))
         self.is_complex = builtins.bool(jnp.issubdtype(self.jax, jnp.complexfloating))
-        self.is_signed = self.jax.kind in "ifc"
+        self.is_signed = self.jax.kind in "ifc" or (
+            self.is_floating_point and builtins.bool(jnp.finfo(self.jax).min < 0)
+        )
         self.itemsize = self.jax.itemsize
 
     def __repr__(self) -> str:
@@ -54,6 +56,18 @@ int16 = short = dtype("int16", jnp.int16)
 int32 = int = dtype("int32", jnp.int32)
 int64 = long = dtype("int64", jnp.int64)
 bool = dtype("bool", jnp.bool_)
+# Storage-only dtypes: PyTorch converts to and from them but promotes them with nothing else.
+uint16 = dtype("uint16", jnp.uint16)
+uint32 = dtype("uint32", jnp.uint32)
+uint64 = dtype("uint64", jnp.uint64)
+float8_e4m3fn = dtype("float8_e4m3fn", jnp.float8_e4m3fn)
+float8_e5m2 = dtype("float8_e5m2", jnp.float8_e5m2)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", jnp.float8_e4m3fnuz)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", jnp.float8_e5m2fnuz)
+float8_e8m0fnu = dtype("float8_e8m0fnu", jnp.float8_e8m0fnu)
+_WIDE_UNSIGNED = (uint16, uint32, uint64)
+_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+STORAGE_ONLY = (*_WIDE_UNSIGNED, *_FLOAT8)  # no typed storage class in PyTorch either
 
 ALL = (
     float16,
@@ -68,6 +82,7 @@ ALL = (
     int32,
     int64,
     bool,
+    *STORAGE_ONLY,
 )
 _BY_JAX = {d.jax: d for d in ALL}
 LEGACY_TYPE_NAMES = {
@@ -83,6 +98,23 @@ LEGACY_TYPE_NAMES = {
     int32: "IntTensor",
     int64: "LongTensor",
     bool: "BoolTensor",
+    uint16: "UInt16Tensor",
+    uint32: "UInt32Tensor",
+    uint64: "UInt64Tensor",
+    **{d: f"F{d.name[1:]}Tensor" for d in _FLOAT8},
+}
+# c10's ScalarType names, which PyTorch's promotion errors print
+_SCALAR_TYPE_NAMES = {
+    **{d: n.removesuffix("Tensor") for d, n in LEGACY_TYPE_NAMES.items()},
+    float16: "Half",
+    float32: "Float",
+    float64: "Double",
+    complex64: "ComplexFloat",
+    complex128: "ComplexDouble",
+}
+_UNPROMOTABLE = {
+    **{d: "uint16, uint32, uint64 types" for d in _WIDE_UNSIGNED},
+    **{d: "Float8 Types" for d in _FLOAT8},
 }
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -148,6 +180,12 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """PyTorch's promote_types for two dtypes (float16 with bfloat16 gives float32, as in both)."""
     if a is b:
         return a
+    if a in _UNPROMOTABLE or b in _UNPROMOTABLE:
+        kind = _UNPROMOTABLE.get(a) or _UNPROMOTABLE[b]
+        raise RuntimeError(
+            f"Promotion for {kind} is not supported, attempted to promote "
+            f"{_SCALAR_TYPE_NAMES[a]} and {_SCALAR_TYPE_NAMES[b]}"
+        )
     return from_jax(jnp.promote_types(a.jax, b.jax))
 
 
@@ -228,7 +266,7 @@ class finfo:
 
     def __init__(self, type: dtype | None = None) -> None:
         info = jnp.finfo((type or get_default_dtype()).jax)
-        self.bits = info.bits
+        self.bits = builtins.int(info.bits)
         self.eps = builtins.float(info.eps)
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)

@@ -70,6 +70,10 @@ class _Pickler(_PythonPickler):
         if type(obj) is SavedStorage:
             dtype = _dtypes.from_jax(obj.value.dtype)
             numel = int(obj.value.size)
+            if dtype not in storages.STORAGE_TYPES:  # PyTorch writes their bytes untyped
+                raise RuntimeError(
+                    f"torch.save of a {dtype} tensor is not yet supported by autograd_compat"
+                )
             return ("storage", storages.STORAGE_TYPES[dtype], obj.key, obj.location, numel)
         return None
 

@@ -41,6 +41,7 @@ class StorageType:
 STORAGE_TYPES = {
     d: StorageType(_dtypes.LEGACY_TYPE_NAMES[d].replace("Tensor", "Storage"), d)
     for d in _dtypes.ALL
+    if d not in _dtypes.STORAGE_ONLY
 }
 UNTYPED_STORAGE = StorageType("UntypedStorage", _dtypes.uint8)
 

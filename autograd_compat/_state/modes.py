@@ -50,6 +50,18 @@ _AUTOCAST_DEFAULT_DTYPES = {"cpu": _dtypes.bfloat16, "cuda": _dtypes.float16}
 _state = _State()
 
 
+class _Traces(threading.local):
+    """Per-thread: the traces in progress in this thread (see `_Modes.traces`)."""
+
+    def __init__(self) -> None:
+        self.traces: list = []
+        self.captures: list = []
+
+
+_traces = _Traces()
+_trace_lock = threading.RLock()  # held by the thread whose trace binds tracers (`hold_traces`)
+
+
 class _Modes:
     """Process-wide autograd switches read on slow paths (PyTorch keeps these global too)."""
 
@@ -59,13 +71,13 @@ class _Modes:
         "executing",
         "fw_level",
         "duals",
-        "traces",
+        "tracing",
         "saved_hooks",
         "inference_users",
         "inference_seen",
         "special",
-        "captures",
         "autocast_users",
+        "observers",
     )
 
     def __init__(self) -> None:
@@ -74,13 +86,59 @@ class _Modes:
         self.executing: list = []  # nodes whose backward is running (anomaly "parent_")
         self.fw_level: int | None = None  # the forward-AD level while a dual_level is open
         self.duals: weakref.WeakSet = weakref.WeakSet()  # tensors holding a tangent at that level
-        self.traces: list = []  # autograd.functional traces in progress
+        self.tracing = 0  # `hold_traces` depth of the thread holding the trace lock
         self.saved_hooks = 0  # saved_tensors_hooks contexts open, in any thread
         self.inference_users = 0  # inference_mode(True) contexts open, in any thread
         self.inference_seen = False  # an inference tensor was ever made: recording checks
         self.special = False  # one of the slow modes below is on: `apply` takes its slow path
-        self.captures: list = []  # torch.compile traces in progress (they are in `traces` too)
         self.autocast_users = 0  # devices with autocast on, summed over threads
+        self.observers: list = []  # callables told of every op run (profilers, FLOP counters)
+
+    @property
+    def traces(self) -> list:
+        """The traces in progress in this thread (autograd.functional's and torch.compile's):
+        a JAX trace belongs to the thread that runs it, so another thread's ops and writes
+        are no part of it."""
+        return _traces.traces
+
+    @property
+    def captures(self) -> list:
+        """The torch.compile traces in progress in this thread (they are in `traces` too)."""
+        return _traces.captures
+
+    def enter_trace(self, trace, *, capture: bool = False) -> None:
+        """`trace` starts in this thread (a torch.compile trace with `capture`)."""
+        self.hold_traces()
+        _traces.traces.append(trace)
+        if capture:
+            _traces.captures.append(trace)
+
+    def leave_trace(self, trace) -> None:
+        """`trace`, entered in this thread, has ended."""
+        _traces.traces.remove(trace)
+        if trace in _traces.captures:
+            _traces.captures.remove(trace)
+        self.release_traces()
+
+    def hold_traces(self) -> None:
+        """A trace in this thread is about to bind tensors' values to its tracers: until
+        `release_traces`, another thread's trace waits, and so does another thread's op
+        (`special` sends it to the slow path, which calls `wait_for_traces`). Reentrant."""
+        _trace_lock.acquire()
+        self.tracing += 1
+        self.refresh_special()
+
+    def release_traces(self) -> None:
+        """Undo one `hold_traces` (the tensors hold their own values again)."""
+        self.tracing -= 1
+        self.refresh_special()
+        _trace_lock.release()
+
+    def wait_for_traces(self) -> None:
+        """Wait until no other thread holds its tensors bound to tracers (a no-op in the
+        thread that traces)."""
+        with _trace_lock:
+            pass
 
     def note_read(self, tensor) -> None:
         """Library code reads `tensor`'s value directly, not as an op input: let a
@@ -105,13 +163,14 @@ class _Modes:
 
     def refresh_special(self) -> None:
         """Recompute `special` after a mode was entered or left: forward-mode AD (a dual
-        level), anomaly detection, saved-tensor hooks, an autograd.functional trace or
-        autocast."""
+        level), anomaly detection, saved-tensor hooks, an autograd.functional trace, autocast
+        or an op observer."""
         self.special = bool(
-            self.anomaly
+            self.observers
+            or self.anomaly
             or self.saved_hooks
             or self.fw_level is not None
-            or self.traces
+            or self.tracing
             or self.autocast_users
         )
 
@@ -170,7 +229,16 @@ class _GradModeContext:
         return self.__class__()
 
 
-class no_grad(_GradModeContext):
+class _BareDecorator(_GradModeContext):
+    """A mode that also decorates without parentheses (`@torch.no_grad`), as PyTorch's do."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecorator):
     """Disable recording: results of operations do not require grad.
 
     Example::
@@ -185,7 +253,7 @@ class no_grad(_GradModeContext):
     _target = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_BareDecorator):
     """Enable recording inside a `no_grad` block."""
 
     _target = True

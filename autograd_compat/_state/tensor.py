@@ -90,7 +90,9 @@ class Tensor(TensorMethods):
         self._post_accumulate_hooks = None  # a leaf's post-accumulate hooks: {handle id: hook}
         self._fw_grad = None  # the forward-AD tangent at the open dual level
         self._is_inference = modes.inference_users > 0 and _grad_mode._state.inference
-        if modes.captures:  # a torch.compile trace: this tensor is no state of the caller's
+        if (
+            modes.tracing and modes.captures
+        ):  # a torch.compile trace: this tensor is no state of the caller's
             for capture in modes.captures:
                 capture.made(self)
 
@@ -165,7 +167,9 @@ class Tensor(TensorMethods):
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        if modes.captures:  # a torch.compile trace: the .grad about to change is the caller's
+        if (
+            modes.tracing and modes.captures
+        ):  # a torch.compile trace: the .grad about to change is the caller's
             modes.note_read(self)
         if value is not None:
             if not isinstance(value, Tensor):
@@ -187,7 +191,7 @@ class Tensor(TensorMethods):
 
     @grad.deleter
     def grad(self) -> None:
-        if modes.captures:
+        if modes.tracing and modes.captures:
             modes.note_read(self)
         self._grad = None
 
@@ -224,7 +228,9 @@ class Tensor(TensorMethods):
         Always write values through here (never assign `_value`): views of this tensor and
         the tensors it views are recomputed from the new value.
         """
-        if modes.traces:  # a trace in progress (torch.compile's, torch.func's): the caller's
+        if (
+            modes.tracing and modes.traces
+        ):  # a trace in progress (torch.compile's, torch.func's): the caller's
             modes.written(self)  # state may change
         if self._storage is None:
             self._value = keep_sharding(value, self._value)
@@ -331,7 +337,9 @@ class Tensor(TensorMethods):
         """A numpy copy of the value; PyTorch's error if it requires grad (in grad mode)."""
         if self.requires_grad and not force and _grad_mode._state.enabled:
             raise RuntimeError(_errors.NUMPY_REQUIRES_GRAD)
-        if modes.captures:  # a host read: a compiled trace must not bake this value in
+        if (
+            modes.tracing and modes.captures
+        ):  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
         return np.array(self._value)
 
@@ -343,13 +351,17 @@ class Tensor(TensorMethods):
         """The single element as a Python number."""
         if self._stored.size != 1:
             raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._stored.size))
-        if modes.captures:  # a host read: a compiled trace must not bake this value in
+        if (
+            modes.tracing and modes.captures
+        ):  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
         stored = self._stored  # a HostTensor's host copy is read as it is, no device array made
         return np.asarray(stored if type(stored) is np.ndarray else self._value).item()
 
     def tolist(self):
-        if modes.captures:  # a host read: a compiled trace must not bake this value in
+        if (
+            modes.tracing and modes.captures
+        ):  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
         value = self._value
         if value.dtype in (jnp.bfloat16, jnp.float16):
@@ -405,9 +417,11 @@ class Tensor(TensorMethods):
         if self.grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "
-                "deepcopy protocol at the moment."
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
             )
-        copy = type(self)._wrap(self._value)
+        copy = type(self)._wrap(self._stored if isinstance(self, MetaTensor) else self._value)
         copy._requires_grad = self._requires_grad
         if self._grad is not None:
             copy._grad = self._grad.__deepcopy__(memo)
@@ -505,9 +519,71 @@ class LazyTensor(_ComputedOnRead):
         return t
 
 
+class MetaValueError(NotImplementedError):
+    """A meta tensor's values were read: it has none (PyTorch's NotImplementedError)."""
+
+
+META_NO_DATA = "Cannot copy out of meta tensor; no data!"
+
+
+class MetaTensor(Tensor):
+    """A tensor on the `meta` device: a shape and a dtype (its stored value is a
+    `jax.ShapeDtypeStruct`) and no data. Ops on it compute only their result's shape and dtype
+    (`record.apply`, with `jax.eval_shape`); reading its values raises PyTorch's error."""
+
+    __slots__ = ()
+
+    @property
+    def _value(self):
+        raise MetaValueError(META_NO_DATA)
+
+    @_value.setter
+    def _value(self, value) -> None:
+        _VALUE.__set__(self, value)
+
+    @property
+    def device(self) -> _device.device:
+        return _device.device(_device.META)
+
+    def item(self):
+        if self._stored.size != 1:
+            raise RuntimeError(_errors.SCALAR_CONVERSION.format(numel=self._stored.size))
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        raise TypeError(
+            "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the "
+            "tensor to host memory first."
+        )
+
+    @classmethod
+    def _wrap(cls, value, grad_fn=None, output_nr: int = 0) -> Tensor:
+        """A meta tensor of `value`, a `jax.ShapeDtypeStruct` (or anything with its shape and
+        dtype)."""
+        t = object.__new__(cls)
+        t._init_fields(jax.ShapeDtypeStruct(value.shape, value.dtype), grad_fn, output_nr)
+        return t
+
+
+_META_CLASSES: dict = {}  # a Tensor subclass -> its meta-device variant (`meta_class`)
+
+
+def meta_class(cls: type[Tensor]) -> type[Tensor]:
+    """`cls` (a Tensor subclass: Parameter, Buffer, a user's) on the meta device: a subclass of
+    both, so `isinstance` answers for either and reading its values raises."""
+    if issubclass(cls, MetaTensor):
+        return cls
+    made = _META_CLASSES.get(cls)
+    if made is None:
+        made = _META_CLASSES[cls] = type(cls.__name__, (MetaTensor, cls), {"__slots__": ()})
+        made.__qualname__, made.__module__ = cls.__qualname__, cls.__module__
+    return made
+
+
 PLAIN_TYPES = frozenset({Tensor, HostTensor, _PassedHostTensor, LazyTensor})  # no user subclass
-for _plain_class in (HostTensor, _PassedHostTensor, LazyTensor):  # error messages name the type
-    _plain_class.__name__ = _plain_class.__qualname__ = "Tensor"  # Tensor, as PyTorch's do
+# error messages name the type Tensor, as PyTorch's do
+for _plain_class in (HostTensor, _PassedHostTensor, LazyTensor, MetaTensor):
+    _plain_class.__name__ = _plain_class.__qualname__ = "Tensor"
 del _plain_class
 
 

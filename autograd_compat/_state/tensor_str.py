@@ -201,6 +201,12 @@ def tensor_repr(tensor, prefix: str = "tensor(") -> str:
     device = tensor.device
     if device.type != "cpu":
         suffixes.append(f"device='{device}'")
+    if device.type == "meta":  # no values: the size, and the dtype unless the default
+        suffixes.append(f"size={tuple(tensor.shape)}")
+        if dtype is not _dtypes.get_default_dtype():
+            suffixes.append(f"dtype={dtype}")
+        suffixes += _grad_suffix(tensor)
+        return _add_suffixes(f"{prefix}...", suffixes, len(prefix))
     try:
         values = _values(tensor)
     except Exception:  # a traced value has no concrete elements to print
@@ -225,14 +231,18 @@ def tensor_repr(tensor, prefix: str = "tensor(") -> str:
     default_dtypes = (default, default.to_complex(), _dtypes.int64, _dtypes.bool)
     if dtype not in default_dtypes or (values.size == 0 and dtype is not default):
         suffixes.append(f"dtype={dtype}")
-    if tensor.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{_graph.type_name(tensor.grad_fn)}>")
-    elif tensor.requires_grad:
-        suffixes.append("requires_grad=True")
+    suffixes += _grad_suffix(tensor)
     tangent = tensor._fw_grad
     if tangent is not None:  # forward AD; PyTorch shows a 0-dim tangent as a Python number
         suffixes.append(f"tangent={tangent.item() if tangent.ndim == 0 else tensor_repr(tangent)}")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _grad_suffix(tensor) -> list:
+    """The grad_fn suffix, or requires_grad's for a leaf that requires grad."""
+    if tensor.grad_fn is not None:
+        return [f"grad_fn=<{_graph.type_name(tensor.grad_fn)}>"]
+    return ["requires_grad=True"] if tensor.requires_grad else []
 
 
 def _add_suffixes(text: str, suffixes: list, indent: int) -> str:

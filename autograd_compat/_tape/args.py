@@ -15,7 +15,7 @@ from .._pure.op import INEXACT, constant
 from .._pure.shapes import broadcast_shapes
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
-from .._state.tensor import PLAIN_TYPES, Tensor, hold_deferred
+from .._state.tensor import PLAIN_TYPES, MetaTensor, Tensor, hold_deferred
 from .._tape.record import watch_written
 from . import views as _views
 from .autocast import unifies
@@ -154,6 +154,8 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     stored = result._stored
     if type(stored) is Pending and type(self) in PLAIN_TYPES and replaces(old):  # (no subclass)
         hold_deferred(self, stored)  # (a run of in-place ops stays one deferred run)
+    elif isinstance(self, MetaTensor):  # no data to write (a meta result of the same shape)
+        pass
     else:
         self._value = keep_sharding(result._value, self._value)
     self._version_counter[0] += 1

@@ -221,7 +221,9 @@ def clear_grad(tensor: Tensor, set_to_none: bool) -> None:
     grad = tensor._grad
     if grad is None:
         return
-    if modes.captures:  # a torch.compile trace: the .grad about to change is the caller's
+    if (
+        modes.tracing and modes.captures
+    ):  # a torch.compile trace: the .grad about to change is the caller's
         modes.note_read(tensor)
     if set_to_none:
         tensor._grad = None

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+import time
 import traceback
 import weakref
 from math import prod
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
+
+import jax
 
 from .._pure import executables
 from .._pure import lazy as _lazy
@@ -25,7 +29,7 @@ from .._pure.shapes import pytorch_shape_error
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.node import node_class, saved_ref
-from .._state.tensor import LazyTensor, Tensor
+from .._state.tensor import LazyTensor, MetaTensor, MetaValueError, Tensor
 from . import autocast as _autocast
 from . import hooks as _hooks
 
@@ -82,20 +86,23 @@ def apply(op: Op, *inputs, **static):
     values = []
     requires = []  # whether each input is a Tensor that requires grad
     live = pending = False
-    for x in inputs:
-        if isinstance(x, Tensor):
-            if type(x) is LazyTensor:
-                values.append(x._stored)  # its Pending: deferred ops chain on it
-                pending = True
+    try:  # (free in Python 3.11 until it raises)
+        for x in inputs:
+            if isinstance(x, Tensor):
+                if type(x) is LazyTensor:
+                    values.append(x._stored)  # its Pending: deferred ops chain on it
+                    pending = True
+                else:
+                    values.append(x._value)
+                if x._requires_grad:
+                    live = True
+                    requires.append(True)
+                    continue
             else:
-                values.append(x._value)
-            if x._requires_grad:
-                live = True
-                requires.append(True)
-                continue
-        else:
-            values.append(x)
-        requires.append(False)
+                values.append(x)
+            requires.append(False)
+    except MetaValueError:  # an input on the meta device: a result of the right shape only
+        return apply_meta(op, inputs, static)
     key = tuple(static.items())
     deferred: Any = _lazy.defer(op, key, values) if _lazy.ENABLED else None
     kind = type(deferred)
@@ -129,6 +136,31 @@ def apply(op: Op, *inputs, **static):
     if type(out) is tuple:
         return tuple([Tensor._wrap(o) for o in out])
     return Tensor._wrap(out)
+
+
+def apply_meta(op: Op, inputs: tuple, static: dict):
+    """`apply` with an input on the meta device: the outputs' shapes and dtypes from
+    `jax.eval_shape`, nothing computed. The node is recorded as PyTorch records it (its
+    grad_fn shows); a backward through it has no values to run on."""
+    values = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if not isinstance(x, MetaTensor) and x._stored.ndim:  # (CPU scalars may join, as in
+                raise RuntimeError(  # PyTorch)
+                    f"Tensor on device meta is not on the expected device {x.device}!"
+                )
+            x = jax.ShapeDtypeStruct(x._stored.shape, x._stored.dtype)
+        values.append(x)
+    out = jax.eval_shape(functools.partial(op.fn, **static), *values)
+    requires = _requires(inputs)
+    if True in requires and op.differentiable and _grad_mode._state.enabled:
+        many = out if type(out) is tuple else (out,)
+        out_meta = tuple([(o.shape, o.dtype) for o in many])
+        recipe = _recipe(op, tuple(static.items()), requires, values, out_meta)
+        return _make_node(op, inputs, values, out, requires, recipe, MetaTensor)
+    if type(out) is tuple:
+        return tuple([MetaTensor._wrap(o) for o in out])
+    return MetaTensor._wrap(out)
 
 
 def _recipe(op: Op, static: tuple, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
@@ -308,8 +340,57 @@ def _node_of(result):
     return result._grad_fn
 
 
+class OpEvent(NamedTuple):
+    """One op run that an observer (`modes.observers`) is told of, timed to its result."""
+
+    op: Op
+    static: dict
+    inputs: tuple
+    result: Any
+    start_ns: int
+    end_ns: int
+
+
+_observing = threading.local()  # whether this thread is inside an observed op
+
+
+def add_observer(observer) -> None:
+    """Call `observer(OpEvent)` after every op that runs from now on, in any thread."""
+    modes.observers = [*modes.observers, observer]
+    modes.refresh_special()
+
+
+def remove_observer(observer) -> None:
+    modes.observers = [o for o in modes.observers if o is not observer]
+    modes.refresh_special()
+
+
+def _observed(op: Op, inputs: tuple, static: dict):
+    """`apply` while observers watch: run the op to its result (outside a trace), then report
+    it; ops it applies itself (autocast's casts) are part of it."""
+    _observing.active = True
+    try:
+        start = time.perf_counter_ns()
+        result = _apply_special(op, inputs, static)
+        for out in result if type(result) is tuple else (result,):
+            value = out._value
+            if hasattr(value, "block_until_ready") and not isinstance(value, jax.core.Tracer):
+                value.block_until_ready()
+        end = time.perf_counter_ns()
+    finally:
+        _observing.active = False
+    event = OpEvent(op, static, inputs, result, start, end)
+    for observer in modes.observers:
+        observer(event)
+    return result
+
+
 def _apply_special(op: Op, inputs: tuple, static: dict):
     """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
+    if modes.tracing and not modes.traces:  # another thread's trace binds tensors to tracers
+        modes.wait_for_traces()
+    if modes.observers and not getattr(_observing, "active", False):
+        return _observed(op, inputs, static)
     state = _grad_mode._state
     if state.autocast:
         targets = _autocast.cast_targets(op, inputs)
@@ -326,6 +407,8 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
     tangents: dict = {}
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor):
+            if isinstance(x, MetaTensor):
+                return apply_meta(op, inputs, static)
             value = x._value
             live = x._requires_grad
             if forward_ad:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 import weakref
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
@@ -31,7 +32,7 @@ from .._pure.shapes import normalize_dim
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.node import COPY_SLICES_NAME, accumulator_of
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor
 from .._tape.record import apply, set_tangent
 
 DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
@@ -125,13 +126,17 @@ class Members:
 
 
 class Buffer:
-    """The memory shared by a set of tensors: the root value and the members viewing it."""
+    """The memory shared by a set of tensors: the root value and the members viewing it.
 
-    __slots__ = ("value", "members", "__weakref__")
+    `pinned` is the root value whose host address `data_ptr()` handed out (a private copy, see
+    `_ops/storage.py`), until the memory is written."""
+
+    __slots__ = ("value", "members", "pinned", "__weakref__")
 
     def __init__(self, value) -> None:
         self.value = value
         self.members = Members()
+        self.pinned: Any = None
 
     def holders(self, value) -> int:
         """How many references to `value` the buffer keeps: its root, and every member that
@@ -229,6 +234,8 @@ def _apply_op(x, op, start=None):
     if kind == "diagonal":
         _, offset, dim1, dim2 = op
         return jnp.diagonal(x, offset, dim1, dim2)
+    if kind == "bitcast":
+        return bitcast(x, op[2])
     if kind == "unfold":
         _, dim, size, step = op
         windows = jnp.take(x, _window_positions(x.shape[dim], size, step), axis=dim)
@@ -279,6 +286,8 @@ def _scatter_op(x, v, op, start=None):
         cols = np.arange(n) + max(offset, 0)
         moved = moved.at[..., rows, cols].set(v)
         return jnp.moveaxis(moved, (-2, -1), (dim1, dim2))
+    if kind == "bitcast":
+        return jnp.reshape(bitcast(v, op[1]), x.shape)
     if kind == "unfold":
         # Overlapping windows (step < size) alias elements: one of their values is written.
         _, dim, size, step = op
@@ -287,6 +296,21 @@ def _scatter_op(x, v, op, start=None):
         moved = jnp.moveaxis(x, dim, -1).at[..., positions].set(windows)
         return jnp.moveaxis(moved, -1, dim)
     raise ValueError(f"unknown view op {op!r}")
+
+
+def bitcast(x, dtype: np.dtype):
+    """`x`'s bytes read as `dtype` (PyTorch's `view(dtype)`): the last dimension is scaled by
+    the ratio of the element sizes. Bools are bytes holding 0 or 1."""
+    if x.dtype == np.bool_:
+        x = x.astype(np.uint8)
+    target = np.dtype(np.uint8) if dtype == np.bool_ else dtype
+    old, new = x.dtype.itemsize, target.itemsize
+    if new > old:
+        x = jnp.reshape(x, (*x.shape[:-1], x.shape[-1] * old // new, new // old))
+    out = lax.bitcast_convert_type(x, target)
+    if new < old:
+        out = jnp.reshape(out, (*x.shape[:-1], x.shape[-1] * old // new))
+    return out != 0 if dtype == np.bool_ else out
 
 
 def view_of(x, starts, *, ops):
@@ -324,12 +348,20 @@ def _rel_view(base, starts, *, rel):
 def _rel_scatter(base, value, starts, *, rel):
     """`base` with its view `rel` replaced by `value`: CopySlices' pure function."""
     prefix, ops, root_shape = rel
-    value = value.astype(base.dtype)
+    value = value.astype(_viewed_dtype(ops, base.dtype))
     if prefix is None:
         return scatter(base, value, starts, ops)
     n = _placed_count(prefix)
     root = scatter(jnp.zeros(root_shape, base.dtype), base, starts[:n], prefix)
     return view_of(scatter(root, value, starts[n:], ops), starts[:n], ops=prefix)
+
+
+def _viewed_dtype(ops: tuple, dtype):
+    """The dtype a view `ops` of an array of `dtype` has (a `bitcast` changes it)."""
+    for op in ops:
+        if op[0] == "bitcast":
+            dtype = op[2]
+    return dtype
 
 
 def _placed_count(ops: tuple) -> int:
@@ -510,6 +542,12 @@ def layout_op(layout: tuple, op: tuple) -> tuple:
         return tuple(shape[i] for i in op[1]), tuple(strides[i] for i in op[1]), offset
     if kind == "expand":
         return expand_geometry(shape, strides, op[1]) + (offset,)
+    if kind == "bitcast":  # counted in elements of the new dtype, as PyTorch does
+        old, new = op[1].itemsize, op[2].itemsize
+        if old == new:
+            return layout
+        scaled = tuple(s * old // new for s in strides[:-1])
+        return (*shape[:-1], shape[-1] * old // new), (*scaled, 1), offset * old // new
     if kind == "diagonal":
         _, off, d1, d2 = op
         if off >= 0:
@@ -590,8 +628,22 @@ def adopt(t) -> Alias:
     return rec
 
 
+def root_member(buffer: Buffer):
+    """A non-view tensor over the whole of `buffer` (a live one, or one made and added)."""
+    for member in buffer.members:
+        if not member._storage.spec:
+            return member
+    t = Tensor._wrap(buffer.value)
+    t._storage = Alias(buffer, (), None, DEFAULT, plain_layout(buffer.value.shape), 0)
+    buffer.members.add(t)
+    return t
+
+
 def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = False):
-    """Mark `out` (computed from `src` by `ops`) as a view of `src`'s buffer and return it."""
+    """Mark `out` (computed from `src` by `ops`) as a view of `src`'s buffer and return it.
+    A meta tensor has no memory to share: it is returned as it is."""
+    if isinstance(out, MetaTensor):
+        return out
     srec = record_of(src)
     if layout is None:
         layout = srec.layout
@@ -614,7 +666,13 @@ def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = F
 
 def alias_of(t, share_version: bool):
     """A non-view tensor over `t`'s memory (detach(), .data): writes are shared. A non-view
-    `t`'s record serves both (what it holds is the same for every non-view of the memory)."""
+    `t`'s record serves both (what it holds is the same for every non-view of the memory).
+    A meta tensor has no memory: its alias is another meta tensor of its shape and dtype."""
+    if isinstance(t, MetaTensor):
+        out = MetaTensor._wrap(t._stored)
+        if share_version:
+            out._version_counter = t._version_counter
+        return out
     rec = record_of(t)
     out = Tensor._wrap(t._value)
     if rec.base is None:
@@ -667,6 +725,7 @@ def write(t, value) -> None:
         root = value = keep_sharding(value, buf.value)
     # every new value is computed (and a big one settled) before any is stored: a write that
     # runs out of memory leaves the buffer and its members as they were
+    buf.pinned = None  # the address data_ptr() gave is the old value's (`_ops/storage.py`)
     members = buf.members
     if len(members) == 1:
         new = value if not overlapping(rec.layout) else view_member(root, rec.spec)

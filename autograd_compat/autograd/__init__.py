@@ -14,7 +14,7 @@ from .._state import modes as grad_mode
 from .._state.modes import *  # noqa: F403  (the grad-mode switches)
 from .._state.tensor import Tensor
 from .._tape.backward import Variable, backward, grad
-from . import anomaly_mode, forward_ad, function, functional, graph
+from . import anomaly_mode, forward_ad, function, functional, graph, profiler, profiler_util
 from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,

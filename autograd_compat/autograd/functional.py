@@ -478,13 +478,11 @@ def trace_values(func, values: list, fn_name: str, requires_grad: list | None = 
         info["is_tuple"] = is_tuple
         return tuple(o._value for o in outs)
 
-    modes.traces.append(trace)
-    modes.refresh_special()
+    modes.enter_trace(trace)
     try:
         closed = jax.make_jaxpr(pure)(*values)
     finally:
-        modes.traces.pop()
-        modes.refresh_special()
+        modes.leave_trace(trace)
         wrote_outside = trace.restore_outside()
     if wrote_outside:  # PyTorch would update that state: only the tape can
         raise _errors.TapeFallback(

@@ -13,7 +13,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .._pure import sharding as _sharding
 from .._state.tensor import Tensor
-from . import distributed_c10d
+from . import constants, distributed_c10d
 from .device_mesh import DeviceMesh, init_device_mesh
 from .distributed_c10d import *  # noqa: F403  (the process group and its collectives)
 

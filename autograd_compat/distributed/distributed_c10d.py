@@ -12,6 +12,7 @@ not start it), and the world cannot be started again after `destroy_process_grou
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 import warnings
@@ -25,21 +26,27 @@ from .._state.tensor import Tensor
 from ._collectives import Collectives
 
 __all__ = [
+    "GroupMember",
+    "ProcessGroup",
     "ReduceOp",
     "Work",
     "all_gather",
     "all_gather_into_tensor",
     "all_gather_single",
     "all_reduce",
+    "all_to_all_single",
     "barrier",
     "broadcast",
     "destroy_process_group",
     "get_backend",
+    "get_process_group_ranks",
     "get_rank",
     "get_world_size",
+    "group",
     "init_process_group",
     "is_available",
     "is_initialized",
+    "is_torchelastic_launched",
     "reduce",
 ]
 
@@ -54,14 +61,90 @@ _group: dict = {}
 _STARTED: list = []  # the coordinator this process joined: a process joins one job only
 
 
-class ReduceOp:
-    """The reduction names of collective operations."""
+class _RedOpType(enum.IntEnum):
+    """The reduction a collective applies (PyTorch's `ReduceOp.RedOpType`)."""
 
-    SUM = "sum"
-    PRODUCT = "product"
-    MIN = "min"
-    MAX = "max"
-    AVG = "avg"
+    SUM = 0
+    AVG = 1
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+    BAND = 5
+    BOR = 6
+    BXOR = 7
+    PREMUL_SUM = 8
+
+    def __str__(self) -> str:
+        return f"RedOpType.{self.name}"
+
+
+_RedOpType.__name__ = _RedOpType.__qualname__ = "RedOpType"
+
+
+class _ReduceOpMeta(type):
+    """Makes `isinstance(ReduceOp.SUM, ReduceOp)` true, as PyTorch's binding does."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        return isinstance(instance, _RedOpType) or type.__instancecheck__(cls, instance)
+
+
+class ReduceOp(metaclass=_ReduceOpMeta):
+    """The reduction names of collective operations: `ReduceOp.SUM` is `RedOpType.SUM`."""
+
+    RedOpType = _RedOpType
+    SUM = _RedOpType.SUM
+    AVG = _RedOpType.AVG
+    PRODUCT = _RedOpType.PRODUCT
+    MIN = _RedOpType.MIN
+    MAX = _RedOpType.MAX
+    BAND = _RedOpType.BAND
+    BOR = _RedOpType.BOR
+    BXOR = _RedOpType.BXOR
+    PREMUL_SUM = _RedOpType.PREMUL_SUM
+
+    def __init__(self, op: _RedOpType = _RedOpType.SUM) -> None:
+        self.op = _RedOpType(op)
+
+
+class ProcessGroup:
+    """A group of ranks; the default group (`group.WORLD`) is the one this library forms."""
+
+    def __init__(self, rank: int, size: int, backend: str = "gloo") -> None:
+        self._rank, self._size, self._backend = rank, size, backend
+
+    def rank(self) -> int:
+        return self._rank
+
+    def size(self) -> int:
+        return self._size
+
+    def name(self) -> str:
+        return self._backend
+
+    @property
+    def group_name(self) -> str:
+        return "0"
+
+    def __repr__(self) -> str:
+        return f"ProcessGroup(rank={self._rank}, size={self._size}, backend={self._backend!r})"
+
+
+class _WorldMeta(type):
+    """`group.WORLD` and `GroupMember.WORLD` read the default group (None before init)."""
+
+    @property
+    def WORLD(cls) -> ProcessGroup | None:  # noqa: N802 -- PyTorch's name
+        return _group.get("pg")
+
+
+class group(metaclass=_WorldMeta):  # noqa: N801 -- PyTorch's name
+    """`group.WORLD`: the default process group."""
+
+
+class GroupMember(metaclass=_WorldMeta):
+    """`GroupMember.WORLD` (the default group) and `NON_GROUP_MEMBER`."""
+
+    NON_GROUP_MEMBER = -100
 
 
 class Work:
@@ -84,6 +167,11 @@ def is_available() -> bool:
 
 def is_initialized() -> bool:
     return bool(_group)
+
+
+def is_torchelastic_launched() -> bool:
+    """True in a process that `torchrun` started (it sets TORCHELASTIC_RUN_ID)."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
 
 
 def _rendezvous_error(method: str, message: str) -> ValueError:
@@ -188,11 +276,13 @@ def init_process_group(
     if world_size > 1:
         collectives = _start_processes(address, world_size, rank, timeout)
         sys.excepthook = _exit_at_once(sys.excepthook)
+    name = str(backend or "gloo").lower()
     _group.update(
-        backend=str(backend or "gloo").lower(),
+        backend=name,
         rank=rank,
         world_size=world_size,
         collectives=collectives,
+        pg=ProcessGroup(rank, world_size, name),
     )
 
 
@@ -226,6 +316,12 @@ def get_world_size(group=None) -> int:
     return _group["world_size"]
 
 
+def get_process_group_ranks(group: ProcessGroup | None) -> list[int]:
+    """The global ranks in `group` (None: the default group)."""
+    _collectives()
+    return list(range(_group["world_size"]))
+
+
 def _done(async_op: bool) -> Work | None:
     return Work() if async_op else None
 
@@ -249,11 +345,25 @@ def _write(tensors, values) -> None:
             tensor.copy_(Tensor._wrap(value))
 
 
+_REDUCTION_NAMES = {
+    ReduceOp.SUM: "sum",
+    ReduceOp.PRODUCT: "product",
+    ReduceOp.MIN: "min",
+    ReduceOp.MAX: "max",
+    ReduceOp.AVG: "avg",
+}
+
+
 def _reduction(op) -> str:
-    """The name of the reduction `op` (a ReduceOp member), checked."""
-    if op not in (ReduceOp.SUM, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX, ReduceOp.AVG):
-        raise ValueError(f"unknown reduction op {op!r}: use a member of torch.distributed.ReduceOp")
-    return str(op)
+    """The name of the reduction `op` (a ReduceOp member or instance), checked."""
+    op = op.op if type(op) is ReduceOp else op
+    if not isinstance(op, _RedOpType):
+        raise TypeError(
+            f"a collective's op must be a torch.distributed.ReduceOp member, got {op!r}"
+        )
+    if op not in _REDUCTION_NAMES:
+        raise ValueError(f"ReduceOp.{op.name} is not supported by autograd_compat's collectives")
+    return _REDUCTION_NAMES[op]
 
 
 def all_reduce_bucket(tensors: list, op=ReduceOp.SUM) -> None:
@@ -335,6 +445,39 @@ def all_gather_single(
         )
     rows = _gathered("all_gather_single", input_tensor)
     _write([output_tensor], [rows.reshape(tuple(output_tensor.shape))])
+    return _done(async_op)
+
+
+def all_to_all_single(
+    output,
+    input,
+    output_split_sizes=None,
+    input_split_sizes=None,
+    group=None,
+    async_op: bool = False,
+):
+    """Split `input` along dim 0 into one chunk per rank, send chunk r to rank r, and write the
+    chunks received (in rank order) into `output`. Chunks are equal (split sizes, if given,
+    must all be `input.shape[0] // world_size`)."""
+    _collectives()
+    world_size, rank = _group["world_size"], _group["rank"]
+    rows = input.shape[0] if input.dim() else 0
+    if tuple(output.shape) != tuple(input.shape) or rows % world_size:
+        raise RuntimeError(
+            f"all_to_all_single: input of shape {list(input.shape)} and output of shape "
+            f"{list(output.shape)}; both must have the same shape, with a first dimension "
+            f"divisible by the world size {world_size}"
+        )
+    chunk = rows // world_size
+    for sizes in (output_split_sizes, input_split_sizes):
+        if sizes and list(sizes) != [chunk] * world_size:
+            raise NotImplementedError(
+                f"all_to_all_single: split sizes {list(sizes)}; autograd_compat exchanges "
+                f"equal chunks ({[chunk] * world_size} here)"
+            )
+    gathered = _gathered("all_to_all_single", input)  # [world_size, rows, ...]
+    mine = gathered[:, rank * chunk : (rank + 1) * chunk]
+    _write([output], [mine.reshape(tuple(output.shape))])
     return _done(async_op)
 
 

@@ -105,7 +105,7 @@ class Lowered:
             reason = _first_line(error)
             raise Untraceable(f"{api}: {UNTRACEABLE.format(reason=reason)}") from error
         finally:
-            default_generator._key = self.key
+            default_generator.restore_key(self.key)
         self.out_tree = out["tree"]
         self.primary_tree = out["primary_tree"]
         self.out_leaves: list = out["leaves"]

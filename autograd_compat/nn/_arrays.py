@@ -12,6 +12,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from .._ops import factories as _factories
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._state import random as _random
@@ -44,6 +45,8 @@ def place(array: np.ndarray, device=None, like=None):
 def filled(shape, value, dtype=None, device=None) -> Tensor:
     """A new tensor of `shape` filled with `value`."""
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    if _factories.is_meta_device(device):
+        return _factories.meta(shape, _dtypes.as_dtype(numpy_dtype(dtype)))
     return Tensor._wrap(place(np.full(shape, value, numpy_dtype(dtype)), device))
 
 

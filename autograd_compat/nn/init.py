@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor
 from . import _arrays
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "normal_",
     "ones_",
     "orthogonal_",
+    "sparse_",
     "trunc_normal_",
     "uniform_",
     "xavier_normal_",
@@ -35,9 +36,11 @@ __all__ = [
 
 
 def _assign(tensor: Tensor, value: np.ndarray) -> Tensor:
-    """Write a host array into `tensor` in place, outside autograd (bumps its version)."""
-    value = np.asarray(value).astype(tensor._stored.dtype)
-    tensor._set_value(_arrays.place(value, like=tensor._value))
+    """Write a host array into `tensor` in place, outside autograd (bumps its version); a
+    meta tensor has no values to write."""
+    if not isinstance(tensor, MetaTensor):
+        value = np.asarray(value).astype(tensor._stored.dtype)
+        tensor._set_value(_arrays.place(value, like=tensor._value))
     tensor._bump_version()
     return tensor
 
@@ -270,6 +273,21 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     if rows < cols:
         q = q.T
     return _assign(tensor, q.reshape(_shape(tensor)) * gain)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """A 2-D matrix of N(0, std) values with `ceil(sparsity * rows)` zeros in each column, at
+    rows drawn by a random permutation per column (Martens, 2010), as PyTorch draws them."""
+    _check(tensor, "sparse_")
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = _shape(tensor)
+    num_zeros = math.ceil(sparsity * rows)
+    rng = _arrays.rng(generator)
+    values = rng.normal(0.0, std, (rows, cols))
+    for col in range(cols):
+        values[rng.permutation(rows)[:num_zeros], col] = 0.0
+    return _assign(tensor, values)
 
 
 def _make_deprecated(fn):

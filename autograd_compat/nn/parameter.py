@@ -6,7 +6,7 @@ from typing import cast
 
 from .._interop import register_pytree
 from .._ops.factories import empty
-from .._state.tensor import Tensor
+from .._state.tensor import MetaTensor, Tensor, meta_class
 from .._tape.views import shared_record
 
 
@@ -35,6 +35,10 @@ class Parameter(Tensor):
             raise TypeError(
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
             )
+        if isinstance(data, MetaTensor):  # no memory to share
+            param = meta_class(cls)._wrap(data._stored)
+            param._set_requires_grad(requires_grad)
+            return param
         param = cls._wrap(data._value)
         if data._storage is None:
             data._storage = shared_record()
@@ -71,7 +75,8 @@ class Buffer(Tensor):
     def __new__(cls, data=None, *, persistent: bool = True):
         if data is None:
             data = empty(0)
-        buffer = cast(Buffer, cls._wrap(data._value))
+        made = meta_class(cls) if isinstance(data, MetaTensor) else cls
+        buffer = cast(Buffer, made._wrap(data._stored if made is not cls else data._value))
         buffer.persistent = persistent
         return buffer
 
@@ -85,3 +90,25 @@ def is_lazy(param) -> bool:
 
 
 register_pytree(Parameter)
+
+
+class UninitializedParameter(Parameter):
+    """The parameter of a lazy module before its first forward. Lazy modules are not provided
+    here, so none exists: the class is there for isinstance checks, and making one raises."""
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        raise NotImplementedError(
+            "torch.nn.parameter.UninitializedParameter: lazy modules (uninitialized "
+            "parameters) are not supported by autograd_compat; give the module its shapes"
+        )
+
+
+class UninitializedBuffer(Tensor):
+    """The buffer of a lazy module before its first forward; as UninitializedParameter, making
+    one raises."""
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
+        raise NotImplementedError(
+            "torch.nn.parameter.UninitializedBuffer: lazy modules (uninitialized buffers) are "
+            "not supported by autograd_compat; give the module its shapes"
+        )

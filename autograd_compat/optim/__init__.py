@@ -1,5 +1,6 @@
 """torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, RAdam, Adamax, ASGD, Rprop, LBFGS
-(SparseAdam refuses: no sparse gradients) and the lr schedulers.
+(SparseAdam refuses: no sparse gradients) and the lr schedulers;
+swa_utils averages weights (SWA, EMA).
 
 The update rules were checked against PyTorch's (torch/optim/*.py, the single-tensor paths
 PyTorch takes for CPU tensors) step by step, including the order of operations and where
@@ -15,7 +16,7 @@ gradient itself, its eps placement and bias corrections differ, and its state la
 what state_dict() must reproduce).
 """
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adam_variants import Adamax, NAdam, RAdam
@@ -40,6 +41,7 @@ __all__ = [
     "Rprop",
     "SparseAdam",
     "lr_scheduler",
+    "swa_utils",
 ]
 
 

@@ -373,7 +373,9 @@ class Optimizer:
                 if len(state) == 0:
                     self._init_state(p, group, state)
                 states.append(state)
-            if modes.captures:  # a compiled trace must see the state this step reads
+            if (
+                modes.tracing and modes.captures
+            ):  # a compiled trace must see the state this step reads
                 for state in states:
                     for value in state.values():
                         modes.note_read(value)

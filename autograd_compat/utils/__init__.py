@@ -1,6 +1,6 @@
 """torch.utils: data loading (utils.data) and hook handles (utils.hooks)."""
 
-from . import _pytree, data, hooks
+from . import _pytree, checkpoint, data, hooks
 
 
 def __getattr__(name: str):

@@ -8,3 +8,20 @@ pytest.importorskip("transformers")
 def test_gpt2_train_step_and_generate(both):
     ours = both("transformers_gpt2.py")
     assert len(ours["generated"][0]) == 14
+
+
+def test_bert_forward(both):
+    ours = both("transformers_bert.py")
+    assert len(ours["last_hidden_state"][1]) == 10 and len(ours["pooler_output"][0]) == 64
+
+
+def test_llama_forward_and_backward(both):
+    ours = both("transformers_llama.py")
+    assert len(ours["grad_norms"]) == 21  # every parameter got a gradient
+
+
+def test_llama_flex_attention_equals_sdpa(both):
+    """transformers' flex_attention path (block mask from its mask functions, score_mod,
+    grouped-query heads) gives PyTorch's sdpa result, forward and backward."""
+    ours = both("transformers_llama.py", "flex_attention")
+    assert ours["loss"] > 0

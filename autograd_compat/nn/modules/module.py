@@ -14,10 +14,11 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any
 
+from ..._ops.factories import empty_like
 from ..._pure import dtypes as _dtypes
 from ..._state import modes as _grad_mode
 from ..._state.modes import modes
-from ..._state.tensor import Tensor
+from ..._state.tensor import MetaTensor, MetaValueError, Tensor
 from ..._tape.backward import clear_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
@@ -352,7 +353,9 @@ class Module:
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
-        if modes.captures:  # a torch.compile trace assumes this module's `training` flag
+        if (
+            modes.tracing and modes.captures
+        ):  # a torch.compile trace assumes this module's `training` flag
             modes.captures[-1].called(self)
         forward_call = self.forward
         if not (
@@ -570,12 +573,16 @@ class Module:
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with _grad_mode.no_grad():
                 new = fn(param)
-            if new is not param:
+            if isinstance(new, MetaTensor) is not isinstance(param, MetaTensor):
+                # onto or off the meta device: a new parameter, as PyTorch makes one there
+                param = Parameter(new, requires_grad=param.requires_grad)
+                self._parameters[key] = param
+            elif new is not param:
                 param._set_value(new._value)
                 param._bump_version()
             if param._grad is not None:
@@ -587,6 +594,11 @@ class Module:
             if buf is not None:
                 self._buffers[key] = fn(buf)
         return self
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Move the parameters and buffers to `device` without copying their values (new
+        memory, uninitialized in PyTorch, zeros here): the way off the meta device."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def apply(self, fn) -> Module:
         """Call `fn(module)` on every submodule (children first) and self; e.g. custom init."""
@@ -639,7 +651,13 @@ class Module:
                 return t.to(device)
             return t.to(device, target)
 
-        return self._apply(convert)
+        try:
+            return self._apply(convert)
+        except MetaValueError as error:
+            raise NotImplementedError(
+                f"{error} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+                "when moving module from meta to a different device."
+            ) from None
 
     def _cast(self, dtype) -> Module:
         return self._apply(

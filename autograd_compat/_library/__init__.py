@@ -1,0 +1,1 @@
+"""The operator registry and `torch.ops` behind torch.library (PyTorch's torch._library)."""

@@ -1,0 +1,13 @@
+"""accelerate under the alias, against real PyTorch: training steps through Accelerator(cpu=True),
+save_state/load_state, and init_empty_weights on the meta device."""
+
+import pytest
+
+pytest.importorskip("accelerate")
+
+
+def test_prepare_train_save_and_load_state(both):
+    ours = both("accelerate_train.py", ".")
+    assert ours["again"] == ours["second"]  # load_state restored the saved model and optimizer
+    assert ours["saved"] == ["model.safetensors", "optimizer.bin", "random_states_0.pkl"]
+    assert all(is_meta for _, is_meta, _ in ours["empty"])

@@ -1,0 +1,13 @@
+"""peft LoRA on a tiny GPT-2 under the alias, against real PyTorch."""
+
+import pytest
+
+pytest.importorskip("peft")
+
+
+def test_lora_gpt2_train_save_and_reload(both):
+    ours = both("peft_lora_gpt2.py", ".", rtol=1e-4, atol=1e-5)
+    assert ours["frozen_unchanged"] is True
+    assert len(ours["trainable"]) == 4  # lora_A and lora_B of c_attn in both blocks
+    assert ours["losses"][-1] < ours["losses"][0]
+    assert ours["reloaded"] == pytest.approx(ours["logits"], rel=1e-5, abs=1e-6)
