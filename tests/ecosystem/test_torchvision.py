@@ -17,3 +17,10 @@ def test_resnet18_and_mobilenet_v2_train_step(both):
     ours = both("torchvision_models.py", "float64", rtol=1e-7, atol=1e-9)
     assert len(ours["resnet18"]["logits"]) == 4 and len(ours["mobilenet_v2"]["logits"][0]) == 10
     assert ours["resnet18"]["loss_after_step"] < ours["resnet18"]["loss"]
+
+
+def test_ops_and_tensor_transforms(both):
+    """roi_align's Python path and box operations, rotate/affine/perspective (grid_sample,
+    and lstsq with driver "gels"), and nms, which needs torchvision's compiled extension."""
+    ours = both("torchvision_ops.py", rtol=1e-5, atol=1e-6)
+    assert ours["nms_error"].startswith("Couldn't load custom C++ ops")
