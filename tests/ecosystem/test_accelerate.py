@@ -5,8 +5,8 @@ import importlib.util
 
 import pytest
 
-# Looked up, not imported: in pytest's process it would import real torch and torchvision,
-# whose compiled ops fail to load here, and importorskip would then skip the test.
+# Looked up, not imported: in pytest's process the import loads real torch (peft's loads
+# torchvision too, whose compiled ops fail to load here: importorskip skipped the test).
 if importlib.util.find_spec("accelerate") is None:
     pytest.skip("accelerate is not installed", allow_module_level=True)
 
