@@ -114,6 +114,10 @@ from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import ao, backends, distributed, fx, hub, jit, onnx, serialization
+from . import multiprocessing, overrides
+from .jit import ScriptModule
+from ._C import PyTorchFileReader
+from math import e, inf, nan, pi
 from .backends._settings import *  # noqa: F403  (torch.set_num_threads and the like)
 from . import amp, cpu
 from . import accelerator

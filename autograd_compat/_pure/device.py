@@ -108,8 +108,10 @@ def _context() -> list:
 def meta_by_default() -> bool:
     """Whether the innermost `with torch.device(...)` block of this thread is the meta
     device's (a factory given no device then makes a meta tensor)."""
-    devices: list | None = getattr(_LOCAL, "devices", None)
-    return devices is not None and len(devices) > 0 and devices[-1][0].type == META
+    devices = getattr(_LOCAL, "devices", None)
+    if not devices:
+        return False
+    return devices[-1][0].type == META
 
 
 @functools.cache
@@ -192,9 +194,11 @@ def default() -> device:
 def get_default_device() -> device:
     """The device that factories such as `torch.empty` place new tensors on.
 
-    JAX's default device unless `set_default_device` chose another: an accelerator where
-    jaxlib has one, else the CPU.
+    JAX's default device unless `set_default_device` or a `with torch.device(...)` block
+    chose another: an accelerator where jaxlib has one, else the CPU.
     """
+    if meta_by_default():
+        return device(META)
     return default()
 
 

@@ -171,7 +171,7 @@ def _load(handle, name: str, locate, options: dict):
 
         try:
             if legacy.MANIFEST in archive.namelist():
-                return legacy.load(archive, locate("cpu"))
+                return legacy.load(archive, locate("cpu", None).device)
             return reader.load(archive, read_record, locate, options)
         except RecursionError:
             raise _archive.invalid(

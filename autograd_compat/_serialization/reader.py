@@ -12,17 +12,19 @@ import io
 import pickle
 import zipfile
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import cuda
+from .._ops.storage import UntypedStorage
 from .._pure import device as _device
 from . import weights_only as _weights_only
 from .names import TORCH_GLOBALS, library_module
 from .storages import LoadedStorage, StorageType
 
 
-def _folder(archive: zipfile.ZipFile) -> str:
+def folder_of(archive: zipfile.ZipFile) -> str:
     """The one folder every record of a PyTorch archive is in."""
     names = archive.namelist()
     folder = names[0].split("/")[0] if names and "/" in names[0] else None
@@ -62,9 +64,10 @@ class _FullUnpickler(pickle.Unpickler):
 
 def load(archive: zipfile.ZipFile, read_record: Callable, locate: Callable, options: dict):
     """The object of PyTorch checkpoint `archive`. `read_record(info, size)` reads a record
-    with its size checked, `locate(location)` gives the device for a storage's saved
-    location, `options` are `weights_only` and the full unpickler's arguments."""
-    folder = _folder(archive)
+    with its size checked, `locate(location, read)` places a storage saved at `location`
+    whose bytes `read()` gives (`locator`), `options` are `weights_only` and the full
+    unpickler's arguments."""
+    folder = folder_of(archive)
     if f"{folder}/constants.pkl" in archive.namelist():
         raise RuntimeError(
             "autograd_compat.load: this is a TorchScript archive (torch.jit.save), which "
@@ -96,7 +99,8 @@ def load(archive: zipfile.ZipFile, read_record: Callable, locate: Callable, opti
                 data = swapped.tobytes()
             return data
 
-        storage = LoadedStorage(dtype, numel, read, locate(location))
+        placed = locate(location, read)
+        storage = LoadedStorage(dtype, numel, placed.read, placed.device)
         loaded[key] = storage
         return storage
 
@@ -127,18 +131,43 @@ def _saved_device(location: str) -> _device.device | None:
     return target
 
 
-def locator(map_location) -> Callable:
-    """`map_location` as a function of a storage's saved location ("cpu", "cuda:0") to the
-    device its tensors go to (None: the default device)."""
+class Placed(NamedTuple):
+    """Where a storage's tensors go (None: the default device) and how its bytes are read."""
+
+    device: Any
+    read: Callable[[], bytes]
+
+
+def locator(map_location) -> Callable[[str, Callable], Placed]:
+    """`map_location` as a function of a storage's saved location ("cpu", "cuda:0") and its
+    bytes' reader to where its tensors go. A callable `map_location(storage, location)` is
+    given the storage (its bytes, on the CPU) and returns a storage, whose bytes the tensors
+    get on the CPU (storages here are host memory), or None for the saved location."""
     if map_location is None:
-        return _saved_device
+        return lambda location, read: Placed(_saved_device(location), read)
     if isinstance(map_location, (str, _device.device)):
         target = _device.device(map_location)
-        return lambda location: target
+        return lambda location, read: Placed(target, read)
     if isinstance(map_location, dict):
         mapping = {str(k): _device.device(v) for k, v in map_location.items()}
-        return lambda location: mapping.get(location) or _saved_device(location)
-    raise NotImplementedError(
-        "autograd_compat.load: a callable map_location is not supported (it is given "
-        "PyTorch storage objects); pass a device, a device string or a dict"
+        return lambda location, read: Placed(mapping.get(location) or _saved_device(location), read)
+    if callable(map_location):
+        return lambda location, read: _mapped(map_location, location, read)
+    raise TypeError(
+        "map_location must be None, a device, a string, a dict or a callable, got "
+        f"{type(map_location).__name__}"
     )
+
+
+def _mapped(map_location: Callable, location: str, read: Callable) -> Placed:
+    """Where a callable `map_location` puts the storage saved at `location`."""
+    data = np.frombuffer(read(), np.uint8).copy()
+    given = UntypedStorage._over(data, 0, data.size)
+    result = map_location(given, location)
+    if result is None:
+        return Placed(_saved_device(location), lambda: data.tobytes())
+    if not isinstance(result, UntypedStorage):
+        raise TypeError(
+            f"map_location returned {type(result).__name__}; it must return a storage or None"
+        )
+    return Placed(result.device, lambda: result._bytes().tobytes())

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import jax
 
-from .._pure import device as _device
-from .._pure import errors as _errors
 from .._pure.memory import OutOfMemoryError
 from .._state import random as _random
-from . import amp
+from . import amp, memory
+from .gpus import gpu as _gpu
+from .gpus import gpus as _gpus
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
+from .memory import *  # noqa: F403  (the memory statistics)
 from .streams import (
     Event,
     Stream,
@@ -43,27 +44,15 @@ __all__ = [
     "device_count",
     "empty_cache",
     "get_device_name",
+    "get_rng_state_all",
     "is_available",
     "is_bf16_supported",
     "manual_seed",
     "manual_seed_all",
+    "set_rng_state_all",
     "synchronize",
+    *memory.__all__,
 ]
-
-
-def _gpus() -> tuple:
-    return _device._jax_devices("gpu")
-
-
-def _gpu(device=None) -> jax.Device:
-    """The JAX GPU for a torch.cuda `device` argument (None: the current one)."""
-    if not _gpus():
-        raise AssertionError(f"{_errors.NO_CUDA} (JAX has no GPU backend here)")
-    if device is None:
-        return _gpus()[0]
-    if isinstance(device, int):
-        device = _device.device("cuda", device)
-    return _device.to_jax(device)
 
 
 def is_available() -> bool:
@@ -92,6 +81,20 @@ def manual_seed(seed: int) -> None:
 
 
 manual_seed_all = manual_seed
+
+
+def get_rng_state_all() -> list:
+    """The generator state of each GPU ([] without one). This library has one generator for
+    all devices, so each entry is `torch.get_rng_state()`."""
+    return [_random.get_rng_state() for _ in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Set each GPU's generator state (one generator here: the states are set in turn);
+    PyTorch's AssertionError without a GPU, unless `new_states` is empty."""
+    for state in new_states:
+        _gpu()
+        _random.set_rng_state(state)
 
 
 def synchronize(device=None) -> None:

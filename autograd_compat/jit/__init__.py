@@ -1,6 +1,7 @@
 """torch.jit: `script` and `trace` return what they are given, which runs eagerly (no
 TorchScript compilation: each op is already a jitted XLA computation, and `torch.compile`
-compiles whole functions). `save`/`load` of TorchScript archives are not supported.
+compiles whole functions), so no object is a `ScriptModule` or `ScriptFunction`: those classes
+exist for isinstance checks. `save`/`load` of TorchScript archives are not supported.
 
 The decorators libraries apply for TorchScript's sake (`_overload_method`, `interface`,
 `script_if_tracing`) do what they do in eager PyTorch: return the function or class.
@@ -8,10 +9,13 @@ The decorators libraries apply for TorchScript's sake (`_overload_method`, `inte
 
 from typing import Final
 
+from ..nn.modules.module import Module
 from . import annotations
 
 __all__ = [
     "Final",
+    "ScriptFunction",
+    "ScriptModule",
     "annotate",
     "export",
     "ignore",
@@ -25,6 +29,17 @@ __all__ = [
     "trace",
     "unused",
 ]
+
+
+class ScriptModule(Module):
+    """The class of TorchScript modules; `script` returns modules unchanged, so none is one."""
+
+
+class ScriptFunction:
+    """The class of TorchScript functions; `script` returns functions unchanged, so none is."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("torch.jit.ScriptFunction: No constructor defined")
 
 
 def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):

@@ -90,3 +90,25 @@ def is_lazy(param) -> bool:
 
 
 register_pytree(Parameter)
+
+
+class UninitializedParameter(Parameter):
+    """The parameter of a lazy module before its first forward. Lazy modules are not provided
+    here, so none exists: the class is there for isinstance checks, and making one raises."""
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        raise NotImplementedError(
+            "torch.nn.parameter.UninitializedParameter: lazy modules (uninitialized "
+            "parameters) are not supported by autograd_compat; give the module its shapes"
+        )
+
+
+class UninitializedBuffer(Tensor):
+    """The buffer of a lazy module before its first forward; as UninitializedParameter, making
+    one raises."""
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
+        raise NotImplementedError(
+            "torch.nn.parameter.UninitializedBuffer: lazy modules (uninitialized buffers) are "
+            "not supported by autograd_compat; give the module its shapes"
+        )

@@ -1,8 +1,14 @@
-"""DataLoader and default_collate (single process: batches are built in the calling thread)."""
+"""DataLoader and default_collate (single process: batches are built in the calling thread).
+
+Iterating a DataLoader gives a `_SingleProcessDataLoaderIter` (PyTorch's iterator class for
+in-process loading, whatever `num_workers` says); `_MultiProcessingDataLoaderIter`, PyTorch's
+class for worker processes, exists for isinstance checks and raises if made.
+"""
 
 from __future__ import annotations
 
 import collections.abc
+import multiprocessing.context
 import numbers
 from typing import Generic, TypeVar
 
@@ -13,6 +19,7 @@ from ..._ops.factories import as_tensor, tensor
 from ..._pure import device as _device
 from ..._pure import dtypes as _dtypes
 from ..._state.tensor import Tensor
+from ...multiprocessing._context import DEFAULT as _MULTIPROCESSING
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -163,6 +170,7 @@ class DataLoader(Generic[_T_co]):
         self.worker_init_fn = worker_init_fn
         self.persistent_workers = persistent_workers
         self.generator = generator
+        self.multiprocessing_context = multiprocessing_context
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (False, None):
@@ -214,6 +222,35 @@ class DataLoader(Generic[_T_co]):
         self.collate_fn = collate_fn
 
     @property
+    def multiprocessing_context(self):
+        """The multiprocessing context of worker processes (None: the default start method)."""
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context) -> None:
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading "
+                    f"(num_workers > 0), but got num_workers={self.num_workers}"
+                )
+            if isinstance(context, str):
+                methods = _MULTIPROCESSING.get_all_start_methods()
+                if context not in methods:
+                    raise ValueError(
+                        "multiprocessing_context option should specify a valid start method "
+                        f"in {methods!r}, but got multiprocessing_context={context!r}"
+                    )
+                context = _MULTIPROCESSING.get_context(context)
+            if not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError(
+                    "multiprocessing_context option should be a valid context object or a "
+                    f"string specifying the start method, but got "
+                    f"multiprocessing_context={context}"
+                )
+        self._multiprocessing_context = context
+
+    @property
     def _auto_collation(self) -> bool:
         return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
 
@@ -231,7 +268,14 @@ class DataLoader(Generic[_T_co]):
             return len(self.batch_sampler)
         return len(self.sampler)
 
-    def __iter__(self):
+    def __iter__(self) -> _BaseDataLoaderIter:
+        return self._get_iterator()
+
+    def _get_iterator(self) -> _BaseDataLoaderIter:
+        return _SingleProcessDataLoaderIter(self)
+
+    def _batches(self):
+        """A generator of the batches of one pass."""
         if self._iterable:
             return self._iter_iterable()
         return self._iter_map()
@@ -269,3 +313,46 @@ class DataLoader(Generic[_T_co]):
                 batch = []
         if batch and not self.drop_last:
             yield self.collate_fn(batch)
+
+
+class _BaseDataLoaderIter:
+    """One pass over a DataLoader's batches (PyTorch's base class of its iterators)."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._loader = loader
+        self._dataset = loader.dataset
+        self._num_workers = loader.num_workers
+        self._reset(loader, first_iter=True)
+
+    def __iter__(self) -> _BaseDataLoaderIter:
+        return self
+
+    def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
+        self._batches = loader._batches()
+        self._num_yielded = 0
+
+    def _next_data(self):
+        return next(self._batches)
+
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        return data
+
+    def __len__(self) -> int:
+        return len(self._loader)
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    """The iterator of a DataLoader: batches are built in this process."""
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    """PyTorch's iterator over worker processes; loading here is always in-process."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        raise NotImplementedError(
+            "torch.utils.data.dataloader._MultiProcessingDataLoaderIter: autograd_compat's "
+            "DataLoader builds batches in the main process (its iterator is "
+            "_SingleProcessDataLoaderIter, whatever num_workers is)"
+        )

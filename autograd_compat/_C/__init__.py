@@ -2,7 +2,9 @@
 
 Dispatch keys and key sets (torchvision registers autocast kernels with them) and
 `_ExcludeDispatchKeyGuard`, which turns autocast off inside its block when it excludes the
-autocast keys, as PyTorch's guard does for the kernels it wraps. Any other name raises an
+autocast keys, as PyTorch's guard does for the kernels it wraps. `_TensorMeta` is the metaclass
+of `torch.Tensor`, `_nn._parse_to` parses `.to(...)` arguments as PyTorch does, and
+`PyTorchFileReader` reads a checkpoint archive's records. Any other name raises an
 AttributeError saying it is not supported.
 """
 
@@ -11,9 +13,22 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ._state import modes as _modes
+from .._serialization.file_reader import PyTorchFileReader
+from .._state import modes as _modes
+from .._state.tensor import Tensor
+from .._tape.engine import current_task_id as _current_graph_task_id  # -1 outside a backward
+from . import _nn
 
-__all__ = ["DispatchKey", "DispatchKeySet"]
+__all__ = [
+    "DispatchKey",
+    "DispatchKeySet",
+    "PyTorchFileReader",
+    "_TensorMeta",
+    "_current_graph_task_id",
+    "_nn",
+]
+
+_TensorMeta = type(Tensor)
 
 
 class DispatchKey(enum.Enum):
@@ -93,6 +108,6 @@ def _log_api_usage_once(event: str) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    from ._alias import missing_attribute
+    from .._alias import missing_attribute
 
     return missing_attribute(__name__, name)
