@@ -614,8 +614,7 @@ class CompiledFunction:
         if config.disabled or modes.special:
             return self.fn(*args, **kwargs)
         if not self._warmed_up:  # state made lazily on a first call (optimizer moments, ...)
-            self._warmed_up = True  # exists before anything is traced
-            return self.fn(*args, **kwargs)
+            return self._warm_up(args, kwargs)  # exists before anything is traced
         if not kwargs and PLAIN_TYPES.issuperset(map(type, args)):  # tensors only, no copies
             key = _guard_key(_positional_treedef(len(args)), (), args, ())
             entry = self.entries.get(key)
@@ -625,6 +624,21 @@ class CompiledFunction:
                 except _RUN_AGAIN:  # handled where `_call` runs it again
                     pass
         return self._call(args, kwargs)
+
+    def _warm_up(self, args: tuple, kwargs: dict):
+        """The first call: run eagerly, the Python numbers among the arguments noted (a
+        number that changes at the next call is a runtime input from then on: one program,
+        not one for each of the first two values). With `fullgraph=True` the call is then
+        traced, so a graph break raises at this first call."""
+        self._warmed_up = True
+        _Arguments(self, args, kwargs)
+        result = self.fn(*args, **kwargs)
+        if self.fullgraph:
+            arguments = _Arguments(self, args, kwargs)
+            key = arguments.key()
+            if key not in self.entries:
+                self._new_entry(key, arguments, args, kwargs)
+        return result
 
     def _call(self, args: tuple, kwargs: dict):
         """A call of any arguments: its entry found, made or remade, and run."""
