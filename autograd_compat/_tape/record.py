@@ -141,7 +141,7 @@ def apply(op: Op, *inputs, **static):
 def apply_meta(op: Op, inputs: tuple, static: dict):
     """`apply` with an input on the meta device: the outputs' shapes and dtypes from
     `jax.eval_shape`, nothing computed. The node is recorded as PyTorch records it (its
-    grad_fn shows); a backward through it has no values to run on."""
+    grad_fn shows); a backward from it is `meta_backward`'s."""
     values = []
     for x in inputs:
         if isinstance(x, Tensor):
