@@ -25,7 +25,7 @@ def record_init(worker_id: int) -> None:
 
 class Recording(Dataset):
     """Item i: (i as a float tensor, the worker id, the process id, whether worker_init_fn ran
-    in this worker, the worker's seed); 2 ms each."""
+    in this worker, the worker's seed, the JAX platforms it may use); 2 ms each."""
 
     def __len__(self) -> int:
         return 22
@@ -34,8 +34,10 @@ class Recording(Dataset):
         time.sleep(0.002)
         info = get_worker_info()
         if info is None:
-            return torch.tensor([float(i)]), -1, os.getpid(), False, -1
-        return torch.tensor([float(i)]), info.id, os.getpid(), _init_ran == [info.id], info.seed
+            return torch.tensor([float(i)]), -1, os.getpid(), False, -1, ""
+        ran = _init_ran == [info.id]
+        platforms = os.environ["JAX_PLATFORMS"]
+        return torch.tensor([float(i)]), info.id, os.getpid(), ran, info.seed, platforms
 
 
 class Failing(Dataset):
@@ -82,8 +84,10 @@ def loader():
         persistent_workers=True,
         pin_memory=True,
     )
+    platforms = os.environ.get("JAX_PLATFORMS")
     with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no accel"):
         iter(loader)  # starts the workers
+    assert os.environ.get("JAX_PLATFORMS") == platforms  # set for the workers only
     yield loader
     workers = loader._iterator._workers
     loader._iterator._shutdown_workers()  # what deleting the loader does
@@ -108,6 +112,7 @@ def test_batches_come_in_sampler_order_from_two_worker_processes(loader):
     assert [batch[1].tolist()[0] for batch in batches] == [0, 1, 0, 1, 0, 1]
     seeds = {i: s for batch in batches for i, s in zip(batch[1].tolist(), batch[4].tolist())}
     assert seeds[1] == seeds[0] + 1
+    assert {p for batch in batches for p in batch[5]} == {"cpu"}  # no accelerator in workers
 
 
 def test_batches_match_real_pytorch(loader, real_torch):

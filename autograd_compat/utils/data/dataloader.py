@@ -9,6 +9,7 @@ dataset; batches come back pickled (tensors as numpy copies, see
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import multiprocessing.context
@@ -342,6 +343,25 @@ def _worker_context(context) -> multiprocessing.context.BaseContext:
     return _MULTIPROCESSING.get_context(context.get_start_method())
 
 
+@contextlib.contextmanager
+def _cpu_only_children():
+    """Start processes with JAX on the CPU only (`JAX_PLATFORMS=cpu` in their environment): a
+    worker builds host batches and must not take accelerator memory (JAX claims most of a
+    GPU's memory in each process that starts its GPU backend)."""
+    saved = os.environ.get(_JAX_PLATFORMS)
+    os.environ[_JAX_PLATFORMS] = "cpu"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[_JAX_PLATFORMS]
+        else:
+            os.environ[_JAX_PLATFORMS] = saved
+
+
+_JAX_PLATFORMS = "JAX_PLATFORMS"
+
+
 def _base_seed(generator) -> int:
     """The workers' base seed: a draw from `generator` (the global one if None) that leaves
     the generator as it was, so that the sampler then draws what it draws with num_workers=0
@@ -398,7 +418,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 args=(config, index_queue, self._worker_result_queue, self._workers_done_event),
                 daemon=True,
             )
-            worker.start()
+            with _cpu_only_children():
+                worker.start()
             self._index_queues.append(index_queue)
             self._workers.append(worker)
         super().__init__(loader)
