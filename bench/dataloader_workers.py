@@ -10,6 +10,10 @@ ratio of wall rates shows the speed-up this machine gave; the CPU cost shows wha
 idle cores. On a loaded Linux host with autogroup scheduling (one CPU share per session) the
 workers share their parent's share, so the wall ratio stays near 1 there.
 
+The control line is what this machine gives two processes: the work two plain busy loops do
+together, over the work of one alone (2.0 on two idle cores); the workers' ratio cannot pass
+it.
+
 Run: `python bench/dataloader_workers.py [--items 320] [--epochs 3]`.
 """
 
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import time
 from typing import NamedTuple
 
@@ -73,6 +79,25 @@ def best(loader: DataLoader, epochs: int) -> Epoch:
     return min((epoch(loader) for _ in range(epochs)), key=lambda e: e.seconds)
 
 
+_BUSY = (
+    "import time\n"
+    "end, n = time.perf_counter() + {seconds}, 0\n"
+    "while time.perf_counter() < end:\n"
+    "    n += 1\n"
+    "print(n)\n"
+)
+
+
+def busy_work(processes: int, seconds: float = 1.5) -> int:
+    """Loop iterations `processes` plain Python processes make together in `seconds`."""
+    code = _BUSY.format(seconds=seconds)
+    running = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        for _ in range(processes)
+    ]
+    return sum(int(process.communicate()[0]) for process in running)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=320)
@@ -95,6 +120,7 @@ def main() -> None:
         print(f"{name}: {rate:8.1f} items/s, {cpu_ms:.2f} CPU ms per item")
     print(f"first epoch with 2 workers, their start included: {first:.2f} s")
     print(f"ratio: {serial_epoch.seconds / workers_epoch.seconds:.2f}x")
+    print(f"control, 2 busy processes over 1: {busy_work(2) / busy_work(1):.2f}x")
 
 
 if __name__ == "__main__":
