@@ -151,9 +151,10 @@ def worker_loop(config: WorkerConfig, index_queue, data_queue, done_event) -> No
         try:
             if config.init_fn is not None:
                 config.init_fn(config.worker_id)
-            fetcher = _fetcher(config, where)
         except Exception:
             fetcher = ExceptionWrapper(where)
+        else:
+            fetcher = _fetcher(config, where)
         _serve(config, fetcher, index_queue, data_queue, done_event, where)
     except KeyboardInterrupt:
         pass  # the main process is ending
@@ -164,7 +165,7 @@ def worker_loop(config: WorkerConfig, index_queue, data_queue, done_event) -> No
 
 def _serve(config: WorkerConfig, fetcher, index_queue, data_queue, done_event, where) -> None:
     """Answer tasks until told to stop. `fetcher` is an ExceptionWrapper when setting up
-    failed: it is the answer to the first task."""
+    failed: it is the answer to every task."""
     parent = os.getppid()
     ended = False
     while True:
@@ -185,7 +186,7 @@ def _serve(config: WorkerConfig, fetcher, index_queue, data_queue, done_event, w
         index, indices = task
         data: Any
         if isinstance(fetcher, ExceptionWrapper):
-            data, fetcher = fetcher, None
+            data = fetcher
         else:
             try:
                 data = fetcher.fetch(indices)
