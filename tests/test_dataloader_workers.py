@@ -62,6 +62,26 @@ class Slow(Dataset):
         return i
 
 
+class SlowFirst(Dataset):
+    """Item 0 waits until item 1 is made (by the other worker), and 0.3 s more."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, i):
+        if i == 1:
+            open(self.marker, "w").close()
+        if i == 0:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(self.marker) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.3)
+        return i
+
+
 class Range(IterableDataset):
     """PyTorch's documented example: each worker iterates its share of [start, end)."""
 
@@ -192,6 +212,12 @@ def test_breaking_out_of_the_loop_stops_the_workers():
         break
     assert first == [0.0, 1.0]
     assert len(workers) == 1 and not workers & _children()
+
+
+def test_out_of_order_batches_come_as_they_arrive(tmp_path):
+    dataset = SlowFirst(str(tmp_path / "item-1-made"))
+    batches = [int(b) for b in DataLoader(dataset, num_workers=2, in_order=False)]
+    assert batches[0] != 0 and sorted(batches) == list(range(8))
 
 
 def test_iterable_dataset_sharded_by_get_worker_info():

@@ -381,7 +381,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """The iterator of a DataLoader with workers: it starts `num_workers` processes, deals
     tasks (index batches, in sampler order) to them round-robin, `prefetch_factor` per worker
     in flight, and yields their batches in task order. Workers are shut down when the pass
-    ends (unless persistent), when the iterator is deleted, or at exit."""
+    ends (unless persistent), when the iterator is deleted, or at exit. With
+    `in_order=False` a batch is yielded as soon as it arrives, and a worker gets a task only
+    while it has fewer than its share of those in flight."""
 
     def __init__(self, loader: DataLoader) -> None:
         self._shutdown = True  # nothing to shut down until the workers exist
@@ -391,6 +393,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._prefetch_factor = loader.prefetch_factor
         self._persistent_workers = loader.persistent_workers
         self._in_flight = loader.prefetch_factor * loader.num_workers
+        self._in_order = loader.in_order
         base_seed = _base_seed(loader.generator)
         context = _worker_context(loader.multiprocessing_context)
         self._worker_result_queue = context.Queue()
@@ -430,6 +433,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._send_idx = 0  # the next task's number
         self._rcvd_idx = 0  # the number of the next task to yield
         self._task_worker: dict[int, int] = {}  # task number -> its worker, until yielded
+        self._worker_tasks = [0] * self._num_workers  # tasks in flight per worker
         self._arrived: dict[int, Any] = {}  # batches that came before their turn
         self._workers_status = [True] * self._num_workers
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
@@ -449,14 +453,18 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             index = next(self._sampler_iter)
         except StopIteration:
             return
+        share = self._in_flight // max(1, sum(self._workers_status))
         for _ in range(self._num_workers):
             worker_id = next(self._worker_queue_idx_cycle)
-            if self._workers_status[worker_id]:
+            if self._workers_status[worker_id] and (
+                self._in_order or self._worker_tasks[worker_id] < share
+            ):
                 break
         else:
             return  # every worker's dataset is exhausted
         self._index_queues[worker_id].put((self._send_idx, index))
         self._task_worker[self._send_idx] = worker_id
+        self._worker_tasks[worker_id] += 1
         self._send_idx += 1
 
     def _try_get_data(self, timeout: float = MP_STATUS_CHECK_INTERVAL):
@@ -492,18 +500,19 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _next_data(self):
         while True:
-            while self._rcvd_idx < self._send_idx:  # skip tasks of exhausted workers
-                worker_id = self._task_worker[self._rcvd_idx]
-                if self._rcvd_idx in self._arrived or self._workers_status[worker_id]:
-                    break
-                del self._task_worker[self._rcvd_idx]
+            while self._rcvd_idx < self._send_idx:  # skip tasks yielded or of exhausted workers
+                worker_id = self._task_worker.get(self._rcvd_idx)
+                if worker_id is not None:
+                    if self._rcvd_idx in self._arrived or self._workers_status[worker_id]:
+                        break
+                    del self._task_worker[self._rcvd_idx]
                 self._rcvd_idx += 1
             else:
                 if not self._persistent_workers:
                     self._shutdown_workers()
                 raise StopIteration
             if self._rcvd_idx in self._arrived:
-                return self._process_data(self._arrived.pop(self._rcvd_idx))
+                return self._process_data(self._rcvd_idx, self._arrived.pop(self._rcvd_idx))
             index, data = self._get_data()
             if isinstance(data, IterableDatasetStopIteration):
                 if self._persistent_workers:
@@ -511,14 +520,16 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 else:
                     self._mark_worker_as_unavailable(data.worker_id)
                 self._try_put_index()
-            elif index == self._rcvd_idx:
-                return self._process_data(data)
+            elif index == self._rcvd_idx or (not self._in_order and index in self._task_worker):
+                return self._process_data(index, data)
             elif index in self._task_worker:
                 self._arrived[index] = data
 
-    def _process_data(self, data):
-        del self._task_worker[self._rcvd_idx]
-        self._rcvd_idx += 1
+    def _process_data(self, index: int, data):
+        """Yield task `index`'s batch (or raise its worker's exception); send the next task."""
+        self._worker_tasks[self._task_worker.pop(index)] -= 1
+        if index == self._rcvd_idx:
+            self._rcvd_idx += 1
         self._try_put_index()
         if isinstance(data, ExceptionWrapper):
             data.reraise()
