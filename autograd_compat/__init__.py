@@ -110,6 +110,7 @@ from ._state.random import (
 )
 from ._serialization import load, save
 from ._lowrank import svd_lowrank
+from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import ao, backends, distributed, fx, hub, jit, onnx, serialization

@@ -16,7 +16,13 @@ __all__ = [
     "device_count",
     "device_index",
     "empty_cache",
+    "get_memory_info",
     "is_available",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
     "set_device_idx",
     "set_device_index",
     "synchronize",
@@ -74,6 +80,26 @@ def empty_cache() -> None:
     """Release cached accelerator memory (JAX frees a buffer with its last array)."""
     _require()
     _cuda.empty_cache()
+
+
+def _needs_accelerator(name: str, query):
+    """torch.accelerator's form of a torch.cuda query: the same answer, when there is one."""
+
+    def ask(device_index=None, /):
+        _require()
+        return query(device_index)
+
+    ask.__name__ = ask.__qualname__ = name
+    ask.__doc__ = query.__doc__
+    return ask
+
+
+memory_stats = _needs_accelerator("memory_stats", _cuda.memory_stats)
+memory_allocated = _needs_accelerator("memory_allocated", _cuda.memory_allocated)
+max_memory_allocated = _needs_accelerator("max_memory_allocated", _cuda.max_memory_allocated)
+memory_reserved = _needs_accelerator("memory_reserved", _cuda.memory_reserved)
+max_memory_reserved = _needs_accelerator("max_memory_reserved", _cuda.max_memory_reserved)
+get_memory_info = _needs_accelerator("get_memory_info", _cuda.mem_get_info)
 
 
 class device_index:

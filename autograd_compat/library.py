@@ -512,3 +512,9 @@ _OPCHECKS = {
     "test_autograd_registration": _check_autograd,
     "test_faketensor": _check_fake,
 }
+
+
+def __getattr__(name: str):
+    from ._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

@@ -174,3 +174,31 @@ def test_a_rerun_that_saves_other_tensors_raises_checkpoint_error():
     y = torch.utils.checkpoint.checkpoint(fn, x, use_reentrant=False)
     with pytest.raises(CheckpointError, match="A different number of tensors was saved"):
         y.backward()
+
+
+def test_device_state_helpers_and_debug_switch():
+    assert torch.utils.checkpoint.get_device_states(torch.ones(1)) == ([], [])
+    torch.utils.checkpoint.set_device_states([], [])
+    with pytest.raises(RuntimeError, match="one generator for every device"):
+        torch.utils.checkpoint.set_device_states([0], [torch.ones(1)])
+    x = torch.ones(2, requires_grad=True)
+    with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):
+        y = torch.utils.checkpoint.checkpoint(torch.exp, x, use_reentrant=False)
+    y.sum().backward()
+    assert torch.allclose(x.grad, x.detach().exp())
+    with pytest.raises(AttributeError, match="torch.utils.checkpoint.GraphExecGroup is not yet"):
+        getattr(torch.utils.checkpoint, "GraphExecGroup")  # noqa: B009
+
+
+def test_reentrant_checkpoint_refuses_autograd_grad_as_pytorch(real_torch):
+    def message(lib):
+        lin = lib.nn.Linear(2, 2)
+        x = lib.ones(1, 2, requires_grad=True)
+        y = lib.utils.checkpoint.checkpoint(lin, x, use_reentrant=True)
+        try:
+            lib.autograd.grad(y.sum(), x)
+        except RuntimeError as error:
+            return str(error)
+        return None
+
+    assert message(torch) == message(real_torch) is not None

@@ -70,5 +70,5 @@ def test_torch_cuda_resolves_through_the_alias():
 
 
 def test_missing_names_say_they_are_not_supported():
-    with pytest.raises(AttributeError, match=r"torch\.cuda\.memory_allocated is not yet supported"):
-        torch.cuda.memory_allocated()
+    with pytest.raises(AttributeError, match=r"torch\.cuda\.ipc_collect is not yet supported"):
+        torch.cuda.ipc_collect()

@@ -44,11 +44,14 @@ def test_data_ptr_names_one_memory():
     assert torch.empty(0).data_ptr() == 0
 
 
-def test_pinned_memory_stays_readable_after_a_write():
+def test_a_write_moves_the_address_and_releases_the_copy():
     a = torch.arange(4.0)
     address = a.data_ptr()
+    buffer = a._storage.buffer
+    assert buffer.pinned is buffer.value
     a.add_(1)
-    assert _read(address, 16) == np.arange(4.0, dtype=np.float32).tobytes()  # the old values
+    assert buffer.pinned is None  # the copy data_ptr pinned is no longer held
+    assert a.data_ptr() != address
     assert _read(a.data_ptr(), 16) == np.arange(1.0, 5.0, dtype=np.float32).tobytes()
 
 
@@ -75,6 +78,8 @@ def test_untyped_storage_parity():
             "offset": part.data_ptr() - s.data_ptr(),
             "repr": repr(torch.tensor([7, 9], dtype=torch.uint8).untyped_storage()),
             "made": torch.UntypedStorage(3).nbytes(),
+            "untyped": s.untyped() is s,
+            "class": isinstance(s, torch.storage.UntypedStorage),
             "as_float": torch.asarray(part, dtype=torch.float32),
             "as_default": torch.asarray(s[:16]),
             "out_of_range": catch(lambda: s[24], message=False),

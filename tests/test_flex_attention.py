@@ -153,3 +153,18 @@ def test_sdpa_kernel_accepts_backends_and_checks_them():
     with pytest.raises(AssertionError, match="instance of SDPBackend"):
         with sdpa_kernel(3):  # type: ignore[arg-type]
             pass
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float64"])
+def test_working_precision_and_result_dtypes_match_pytorch(dtype, real_torch):
+    def run(torch):
+        fa = _fa(torch)
+        q, k, v = (torch.tensor(a[:1, :2]).to(getattr(torch, dtype)) for a in (Q, K, V))
+        out, aux = fa.flex_attention(q, k, v, return_aux=fa.AuxRequest(lse=True))
+        return out, aux.lse
+
+    (out, lse), (t_out, t_lse) = run(autograd_compat), run(real_torch)
+    assert (str(out.dtype), str(lse.dtype)) == (str(t_out.dtype), str(t_lse.dtype))
+    tolerance = 1e-2 if dtype == "bfloat16" else 1e-12
+    np.testing.assert_allclose(out.double().numpy(), t_out.double().numpy(), rtol=tolerance)
+    np.testing.assert_allclose(lse.double().numpy(), t_lse.double().numpy(), rtol=tolerance)

@@ -4,6 +4,8 @@ shapes and dtypes without computing; against real PyTorch."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from torch_compare import catch, run_parity
 
@@ -116,6 +118,8 @@ def test_modules_on_meta_and_off_it():
             "conv": _shown(conv(torch.empty(1, 1, 5, 5, device="meta"))),
             "buffer": _shown(norm[1].running_mean),
             "params": [p.is_meta for p in norm.parameters()],
+            "deepcopy": repr(copy.deepcopy(lin).weight),
+            "aliases": [_shown(lin.weight.detach()), _shown(lin.weight.data)],
         }
         lin.to_empty(device="cpu")
         lin.weight.data.fill_(0.5)

@@ -147,3 +147,20 @@ def test_legacy_profile_memory_and_unavailable_tools():
         profile(activities=[torch.profiler.ProfilerActivity.CUDA])
     assert torch.profiler.supported_activities() == {torch.profiler.ProfilerActivity.CPU}
     assert ProfilerAction.RECORD_AND_SAVE.value == 3
+
+
+def test_backward_nodes_are_timed_as_pytorch_names_them(real_torch):
+    def keys(lib):
+        lin = lib.nn.Linear(4, 8)
+        x = lib.ones(2, 4, requires_grad=True)
+        with lib.profiler.profile() as prof:
+            lin(x).sum().backward()
+        return {e.key for e in prof.key_averages()}
+
+    ours = keys(torch)
+    assert {
+        "autograd::engine::evaluate_function: AddmmBackward0",
+        "AddmmBackward0",
+        "autograd::engine::evaluate_function: SumBackward0",
+    } <= ours
+    assert ours <= keys(real_torch)

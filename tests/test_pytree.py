@@ -4,6 +4,7 @@ the plain records it returns (reprs, leaves, key strings, errors) must be equal.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import warnings
 
 import pytest
@@ -159,3 +160,65 @@ def test_tensors_are_leaves_and_reachable_from_the_package():
     doubled = ours.tree_map_only(torch.Tensor, lambda t: t * 2, tree)
     assert doubled["w"].tolist() == [2.0, 2.0] and doubled["b"][1] is None
     assert ours.key_get(tree, ours.tree_flatten_with_path(tree)[0][0][0]) is tree["w"]
+
+
+class Pair:
+    """A user container registered through torch's API only."""
+
+    def __init__(self, first, second) -> None:
+        self.first, self.second = first, second
+
+
+ours.register_pytree_node(
+    Pair,
+    lambda p: ([p.first, p.second], {"names": ["first", "second"]}),
+    lambda values, context: Pair(*values),
+)
+
+
+def test_registered_types_are_nodes_for_jax_and_torch_compile():
+    import jax
+
+    tree = {"b": Pair(1.0, [2.0, None]), "a": 3.0}
+    assert jax.tree_util.tree_leaves(tree) == [3.0, 1.0, 2.0]  # JAX: sorted keys, None no leaf
+    doubled = jax.tree_util.tree_map(lambda v: v * 2, tree)
+    assert (doubled["b"].first, doubled["b"].second) == (2.0, [4.0, None])
+    first, second = jax.tree_util.tree_structure(tree), jax.tree_util.tree_structure(tree)
+    assert first == second and hash(first) == hash(second)
+
+    compiled = torch.compile(lambda x: Pair(x * 2, x.sum()))
+    out = compiled(torch.ones(3))
+    assert type(out) is Pair and out.first.tolist() == [2.0, 2.0, 2.0] and out.second.item() == 3
+
+
+@dataclasses.dataclass
+class Span:
+    start: object
+    end: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Tag:
+    name: str
+
+
+def test_register_dataclass_and_constant_match_pytorch(real_torch):
+    import torch.utils._pytree as theirs
+
+    def program(p):
+        if Span not in p.SUPPORTED_NODES:
+            p.register_dataclass(Span)
+            p.register_constant(Tag)
+        tree = [Span(1, None), Span(2, Tag("x")), Tag("y")]
+        leaves, spec = p.tree_flatten(tree)
+        rebuilt = p.tree_unflatten([v * 10 for v in leaves], spec)
+        paths = [p.keystr(k) for k, _ in p.tree_flatten_with_path(tree)[0]]
+        errors = []
+        for call in (lambda: p.register_dataclass(Box), lambda: p.register_constant(Box)):
+            try:
+                call()
+            except (TypeError, ValueError) as error:
+                errors.append(type(error).__name__)
+        return leaves, repr(rebuilt), paths, p.is_constant_class(Tag), errors
+
+    assert program(ours) == program(theirs)

@@ -8,8 +8,12 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import pathlib
 import pickle
+import signal
+import subprocess
+import sys
 import tracemalloc
 import zipfile
 from collections import OrderedDict
@@ -323,3 +327,43 @@ def test_a_checkpoint_of_the_former_format_still_loads():
     assert checkpoint["bf16"].dtype is torch.bfloat16 and checkpoint["bf16"].tolist() == [1.5, -2.0]
     assert checkpoint["ints"][0] is checkpoint["ints"][1]
     assert checkpoint["ints"][0].tolist() == [0, 1, 2, 3]
+
+
+def test_safe_globals_match_the_names_a_checkpoint_carries():
+    """The library's classes given to `safe_globals` are allowed under the names a pickle
+    gives them, PyTorch's ("torch.nn.modules.dropout.Dropout"), in a whole-model load."""
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.1))
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    allowed = [torch.nn.Sequential, torch.nn.Linear, torch.nn.Dropout]
+    with torch.serialization.safe_globals(allowed):
+        loaded = torch.load(io.BytesIO(buffer.getvalue()))
+    assert type(loaded[1]) is torch.nn.Dropout
+    torch.testing.assert_close(loaded[0].weight, model[0].weight)
+
+
+def test_a_save_removes_what_a_killed_save_left(tmp_path):
+    """A save killed mid-write leaves its temporary file; the next save to that path removes
+    it, and keeps the temporaries of writers still running and of other files."""
+    target = tmp_path / "model.pt"
+    child = (
+        "import sys, time\n"
+        "from autograd_compat._serialization.archive import write_atomically\n"
+        "def write(handle):\n"
+        "    handle.write(b'partial')\n"
+        "    print('writing', flush=True)\n"
+        "    time.sleep(600)\n"
+        f"write_atomically({str(target)!r}, write)\n"
+    )
+    with subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True) as w:
+        assert w.stdout.readline().strip() == "writing"
+        w.send_signal(signal.SIGKILL)
+    (stale,) = tmp_path.glob(".model.pt.*.tmp")
+    running = tmp_path / f".model.pt.{os.getpid()}.0123abcd.tmp"  # a live writer's
+    other = tmp_path / ".other.pt.999999999.0123abcd.tmp"  # another file's
+    running.write_bytes(b"x")
+    other.write_bytes(b"x")
+    torch.save(torch.ones(2), str(target))
+    assert not stale.exists()
+    assert running.exists() and other.exists()
+    torch.testing.assert_close(torch.load(str(target)), torch.ones(2))

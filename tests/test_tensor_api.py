@@ -179,7 +179,10 @@ def test_devices():
     with pytest.raises(AssertionError, match=re.escape(_errors.NO_CUDA)):
         torch.ones(2, device="cuda")
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
-        torch.device("vulkan")
+        torch.device("npu")
+    assert str(torch.device("vulkan")) == "vulkan"  # a PyTorch device type: named, holds nothing
+    with pytest.raises(RuntimeError, match="the vulkan device has no backend"):
+        torch.ones(2, device="vulkan")
 
 
 @pytest.mark.parametrize("factory", ["tensor", "as_tensor", "from_numpy"])

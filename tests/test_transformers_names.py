@@ -83,6 +83,8 @@ def test_default_device():
     finally:
         torch.set_default_device(None)
     assert torch.get_default_device() == torch.tensor([]).device
+    with torch.device("meta"):
+        assert torch.get_default_device() == torch.device("meta") == torch.tensor([]).device
 
 
 def test_cuda_streams_and_graphs_are_importable_and_refuse_use():
@@ -113,6 +115,26 @@ def test_accelerator_follows_cuda(real_torch):
         assert accelerator.current_accelerator() is None
         check_error(lambda t: t.accelerator.current_device_index(), real_torch)
         check_error(lambda t: t.accelerator.synchronize(), real_torch)
+        for name in ("memory_allocated", "max_memory_allocated", "get_memory_info"):
+            check_error(lambda t, name=name: getattr(t.accelerator, name)(), real_torch)
+
+
+def test_cuda_memory_queries(real_torch):
+    queries = ["memory_allocated", "max_memory_allocated", "memory_reserved"]
+    queries += ["max_memory_reserved", "memory_stats"]
+    for name in queries:
+        value = getattr(torch.cuda, name)()
+        if not torch.cuda.is_available():
+            assert value == getattr(real_torch.cuda, name)()
+        else:
+            assert isinstance(value, (int, dict))
+    if not torch.cuda.is_available():
+        for name in ("mem_get_info", "get_device_capability"):
+            message = "Torch not compiled with CUDA enabled"
+            check_error(lambda t, name=name: getattr(t.cuda, name)(), real_torch, message=message)
+    else:
+        free, total = torch.cuda.mem_get_info()
+        assert 0 <= free <= total and min(torch.cuda.get_device_capability()) >= 0
 
 
 def test_dynamo_and_compiler_decorators(real_torch):

@@ -16,9 +16,17 @@ from typing import Any
 from .._serialization.file_reader import PyTorchFileReader
 from .._state import modes as _modes
 from .._state.tensor import Tensor
+from .._tape.engine import current_task_id as _current_graph_task_id  # -1 outside a backward
 from . import _nn
 
-__all__ = ["DispatchKey", "DispatchKeySet", "PyTorchFileReader", "_TensorMeta", "_nn"]
+__all__ = [
+    "DispatchKey",
+    "DispatchKeySet",
+    "PyTorchFileReader",
+    "_TensorMeta",
+    "_current_graph_task_id",
+    "_nn",
+]
 
 _TensorMeta = type(Tensor)
 

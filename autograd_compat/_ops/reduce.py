@@ -409,14 +409,25 @@ def _dims_or_all(dim, ndim: int):
     return dims
 
 
+@jax.custom_jvp
+def _zero_passing_tangent(x):
+    """Zeros whose derivative is the identity: `x - stop_gradient(x)` without its inf - inf."""
+    return jnp.zeros_like(x)
+
+
+@_zero_passing_tangent.defjvp
+def _zero_passing_tangent_jvp(primals, tangents):
+    return jnp.zeros_like(primals[0]), tangents[0]
+
+
 def _evenly_distributed(x, value):
     """`value` (a reduction of `x` that picks an element, kept dims) with PyTorch's gradient:
     split evenly among the elements equal to it (the NaNs, when it is NaN). The value itself is
-    unchanged: the added term is exactly zero."""
+    unchanged: the added term is exactly zero, also for an infinite value."""
     value = lax.stop_gradient(value)
     mask = jnp.where(jnp.isnan(value), jnp.isnan(x), x == value)
     count = jnp.sum(mask)
-    share = jnp.sum(jnp.where(mask, x - value, 0)) / jnp.maximum(count, 1)
+    share = jnp.sum(jnp.where(mask, _zero_passing_tangent(x), 0)) / jnp.maximum(count, 1)
     return value + share.astype(x.dtype)
 
 
@@ -626,13 +637,14 @@ def min(input, dim=None, keepdim: bool = False, *, other=None):
 
 def _amax(x, *, dims, keepdim, largest):
     """amax/amin; the gradient is split evenly among the elements equal to the result (NaN
-    everywhere in a slice whose result is NaN, as PyTorch's)."""
+    everywhere in a slice whose result is NaN, as PyTorch's); an infinite result stays one."""
     value = (jnp.max if largest else jnp.min)(x, axis=dims, keepdims=True)
     if jnp.issubdtype(x.dtype, jnp.inexact):
         value = lax.stop_gradient(value)
         mask = x == value
         count = jnp.maximum(jnp.sum(mask, axis=dims, keepdims=True), 1)
-        share = jnp.sum(jnp.where(mask, x - value, 0), axis=dims, keepdims=True) / count
+        ties = jnp.where(mask, _zero_passing_tangent(x), 0)
+        share = jnp.sum(ties, axis=dims, keepdims=True) / count
         # A NaN result: PyTorch's grad / count is 0/0, NaN for every element of the slice.
         is_nan = jnp.isnan(value)
         poison = jnp.where(is_nan, jnp.nan, 0.0).astype(x.dtype)

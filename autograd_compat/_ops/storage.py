@@ -6,10 +6,11 @@ A tensor's value is a JAX array, immutable and possibly shared by tensors with n
 common (small filled arrays are made once). `data_ptr()` therefore first gives the tensor's
 memory (its `_tape/views.Buffer`) a private copy of its root array, once (`Buffer.pinned`),
 and answers that copy's host address plus the tensor's offset, as PyTorch does. The address
-is stable until the memory is written: an in-place op binds a new array (with a new address);
-the pinned one stays allocated, holding the values before the write, until the next
-`data_ptr()`. Memory that has no host address (an accelerator's, a traced value inside
-torch.compile or torch.func, a donated buffer) raises a RuntimeError naming why.
+is stable until the memory is written: an in-place op binds a new array (with a new address,
+which the next `data_ptr()` gives) and releases the pinned one, so that a checkpoint saved
+during training keeps no second copy of the parameters. Memory that has no host address (an
+accelerator's, a traced value inside torch.compile or torch.func, a donated buffer) raises a
+RuntimeError naming why.
 """
 
 from __future__ import annotations
@@ -190,6 +191,9 @@ class UntypedStorage:
         return False
 
     def cpu(self) -> UntypedStorage:
+        return self
+
+    def untyped(self) -> UntypedStorage:
         return self
 
     def tolist(self) -> list:

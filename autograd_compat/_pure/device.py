@@ -23,6 +23,13 @@ except (ImportError, AttributeError):  # pragma: no cover - a JAX that moved it
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 META = "meta"  # shapes and dtypes without data (`_state/tensor.MetaTensor`): no JAX device
+# PyTorch's device types, in its error's order; those without a JAX platform can be named
+# (`device("mps") == t.device` is a question libraries ask) but hold no tensors here
+_PYTORCH_TYPES = (
+    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, "
+    "mps, meta, hpu, mtia, privateuseone"
+).split(", ")
+_NAMED_ONLY = frozenset(_PYTORCH_TYPES) - set(_TORCH_TO_JAX_PLATFORM)
 _JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
@@ -43,10 +50,10 @@ class device:
             if not text.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}:{text}'")
             index = int(text)
-        if type not in _TORCH_TO_JAX_PLATFORM and type != META:
+        if type not in _TORCH_TO_JAX_PLATFORM and type not in _NAMED_ONLY:
             raise RuntimeError(
-                f"Expected one of cpu, cuda, tpu, meta device type at start of device string: "
-                f"{type}"
+                f"Expected one of {', '.join(_PYTORCH_TYPES)} device type at start of device "
+                f"string: {type}"
             )
         self.type = type
         self.index = index
@@ -102,7 +109,9 @@ def meta_by_default() -> bool:
     """Whether the innermost `with torch.device(...)` block of this thread is the meta
     device's (a factory given no device then makes a meta tensor)."""
     devices = getattr(_LOCAL, "devices", None)
-    return bool(devices) and devices[-1][0].type == META
+    if not devices:
+        return False
+    return devices[-1][0].type == META
 
 
 @functools.cache
@@ -120,8 +129,9 @@ def _jax_devices(platform: str) -> tuple:
 def to_jax(dev: device | str | int) -> jax.Device:
     """The jax.Device for a PyTorch device; PyTorch's error when the platform is absent."""
     dev = device(dev)
-    if dev.type == META:
-        raise RuntimeError("the meta device holds no data: it has no JAX device")
+    if dev.type in _NAMED_ONLY:
+        what = "holds no data" if dev.type == META else "has no backend in autograd_compat"
+        raise RuntimeError(f"device '{dev}': the {dev.type} device {what}: it has no JAX device")
     platform = _TORCH_TO_JAX_PLATFORM[dev.type]
     devices = _jax_devices(platform)
     if not devices:
@@ -184,9 +194,11 @@ def default() -> device:
 def get_default_device() -> device:
     """The device that factories such as `torch.empty` place new tensors on.
 
-    JAX's default device unless `set_default_device` chose another: an accelerator where
-    jaxlib has one, else the CPU.
+    JAX's default device unless `set_default_device` or a `with torch.device(...)` block
+    chose another: an accelerator where jaxlib has one, else the CPU.
     """
+    if meta_by_default():
+        return device(META)
     return default()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import secrets
 import stat
 import struct
@@ -92,12 +93,43 @@ def write_records(handle, records: Iterable[tuple[str, bytes | memoryview]]) -> 
                 member.write(data)
 
 
+def _remove_stale_temporaries(directory: str, base: str) -> None:
+    """Remove the temporary files that writers of `base` killed mid-save left (a save's
+    temporary is named after its process): those whose process no longer runs, and only
+    those, so a save running in another process keeps its file."""
+    pattern = re.compile(rf"\.{re.escape(base)}\.(\d+)\.[0-9a-f]{{8}}\.tmp")
+    try:
+        names = os.listdir(directory or ".")
+    except OSError:
+        return
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match is None or _process_runs(int(match.group(1))):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
+
+
+def _process_runs(pid: int) -> bool:
+    """Whether process `pid` exists (a process we may not signal exists too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
 def write_atomically(path: str, write: Callable) -> None:
     """`write(file)` into a temporary file beside `path`, then renamed over it (`os.replace`,
     atomic): a save that fails midway (full disk, interrupt) leaves the previous file whole.
     The new file gets the old one's permissions, else the umask's."""
     target = os.path.realpath(path)  # replace the file a symlink points to, not the link
     directory, base = os.path.split(target)
+    _remove_stale_temporaries(directory, base)
     temporary = os.path.join(directory, f".{base}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:

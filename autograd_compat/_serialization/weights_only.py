@@ -24,7 +24,7 @@ from collections.abc import Callable
 from .._pure.shapes import Size
 from .._state.tensor import Tensor
 from ..nn.parameter import Parameter
-from .names import TORCH_GLOBALS, is_unsupported
+from .names import TORCH_GLOBALS, is_unsupported, torch_name
 
 BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 
@@ -84,7 +84,12 @@ def allow(entries) -> None:
 
 
 def full_name(obj) -> str:
-    """The name a pickle gives a class or function: "module.qualname"."""
+    """The name a checkpoint gives a class or function: "module.qualname", under PyTorch's
+    module for this library's own (`nn.Dropout` is "torch.nn.modules.dropout.Dropout" in a
+    file saved here or by PyTorch)."""
+    mapped = torch_name(obj)
+    if mapped is not None:
+        return f"{mapped[0]}.{mapped[1]}"
     return f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', None)}"
 
 

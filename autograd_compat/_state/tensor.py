@@ -421,7 +421,7 @@ class Tensor(TensorMethods):
                 "this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        copy = type(self)._wrap(self._value)
+        copy = type(self)._wrap(self._stored if isinstance(self, MetaTensor) else self._value)
         copy._requires_grad = self._requires_grad
         if self._grad is not None:
             copy._grad = self._grad.__deepcopy__(memo)

@@ -63,7 +63,8 @@ _accumulation = threading.RLock()
 
 
 class _Tasks(threading.local):
-    """The backward calls running in this thread, innermost last: (id, nodes to run)."""
+    """The backward calls running in this thread, innermost last: (id, nodes to run, whether
+    it runs the whole graph: no `inputs` of backward, not autograd.grad)."""
 
     def __init__(self) -> None:
         self.stack: list = []
@@ -76,6 +77,12 @@ _task_ids = itertools.count()
 def current_task_id() -> int:
     """An id for the innermost backward running in this thread, -1 outside one."""
     return _tasks.stack[-1][0] if _tasks.stack else -1
+
+
+def runs_whole_graph() -> bool:
+    """Whether the innermost running backward (if any) was given no targets: what a reentrant
+    checkpoint needs (PyTorch's torch.autograd._is_checkpoint_valid)."""
+    return not _tasks.stack or _tasks.stack[-1][2]
 
 
 def will_execute(node) -> bool:
@@ -483,7 +490,7 @@ def run_backward(
     stack = _tasks.stack
     depth = len(stack)
     try:
-        stack.append((next(_task_ids), position))
+        stack.append((next(_task_ids), position, targets is None))
         state.enabled = create_graph
         if type(fused) is _Structure:  # a create_graph autograd.grad, recorded as one op
             captured = _record_whole(fused, order, seeds)

@@ -129,7 +129,7 @@ class Buffer:
     """The memory shared by a set of tensors: the root value and the members viewing it.
 
     `pinned` is the root value whose host address `data_ptr()` handed out (a private copy, see
-    `_ops/storage.py`), held so that the address stays readable memory after a write."""
+    `_ops/storage.py`), until the memory is written."""
 
     __slots__ = ("value", "members", "pinned", "__weakref__")
 
@@ -666,7 +666,13 @@ def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = F
 
 def alias_of(t, share_version: bool):
     """A non-view tensor over `t`'s memory (detach(), .data): writes are shared. A non-view
-    `t`'s record serves both (what it holds is the same for every non-view of the memory)."""
+    `t`'s record serves both (what it holds is the same for every non-view of the memory).
+    A meta tensor has no memory: its alias is another meta tensor of its shape and dtype."""
+    if isinstance(t, MetaTensor):
+        out = MetaTensor._wrap(t._stored)
+        if share_version:
+            out._version_counter = t._version_counter
+        return out
     rec = record_of(t)
     out = Tensor._wrap(t._value)
     if rec.base is None:
@@ -719,6 +725,7 @@ def write(t, value) -> None:
         root = value = keep_sharding(value, buf.value)
     # every new value is computed (and a big one settled) before any is stored: a write that
     # runs out of memory leaves the buffer and its members as they were
+    buf.pinned = None  # the address data_ptr() gave is the old value's (`_ops/storage.py`)
     members = buf.members
     if len(members) == 1:
         new = value if not overlapping(rec.layout) else view_member(root, rec.spec)

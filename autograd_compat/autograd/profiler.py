@@ -128,19 +128,63 @@ _sessions: list[_Session] = []
 _sessions_lock = threading.Lock()
 
 
-def _op_name(event: OpEvent) -> str:
-    """PyTorch's op name for an op of this library: its id without the overload (`aten::mm`)."""
+# Ops of this library that PyTorch runs as an op calling another: the events it shows.
+_NESTED = {
+    "linear.addmm": ("aten::linear", "aten::addmm"),
+    "linear.view": ("aten::linear", "aten::addmm"),
+    "linear.mm": ("aten::linear", "aten::mm"),
+    "linear.unsafe_view": ("aten::linear", "aten::mm"),
+    "matmul.vector_matrix": ("aten::matmul", "aten::mm"),
+    "matmul.batched": ("aten::matmul", "aten::bmm"),
+}
+
+
+def _op_names(event: OpEvent) -> tuple[str, ...]:
+    """PyTorch's names for an op of this library: its id without the overload (`aten::mm`),
+    or the nested ops PyTorch shows for it (`aten::linear` over `aten::addmm`)."""
     op = event.op
-    return "aten::" + op.id.partition(".")[0] if op.id else op.name
+    if not op.id:
+        return (op.name,)
+    return _NESTED.get(op.id) or ("aten::" + op.id.partition(".")[0],)
 
 
 def _observe(event: OpEvent) -> None:
-    """The observer `apply` calls while a profile is open: one range per op."""
+    """The observer `apply` calls while a profile is open: one range per op (a backward
+    step's derived vjp op is the node's own range, recorded by `_time_backward`)."""
+    if event.op.id is None and event.op.name.endswith("Backward"):
+        return
     outputs = event.result if type(event.result) is tuple else (event.result,)
     memory = sum(getattr(out._value, "nbytes", 0) for out in outputs)
-    name = _op_name(event)
-    for session in _sessions:
-        session.add(name, event.start_ns, event.end_ns, event.inputs, memory, False)
+    names = _op_names(event)
+    for name in names:
+        own = memory if name == names[-1] else 0  # the outer events sum their children's
+        for session in _sessions:
+            session.add(name, event.start_ns, event.end_ns, event.inputs, own, False)
+    node = getattr(outputs[0], "grad_fn", None)
+    if node is not None:
+        _time_backward(node)
+
+
+def _time_backward(node: Any) -> None:
+    """Record the node's backward, when it runs while a profile is open, as PyTorch's
+    `autograd::engine::evaluate_function: <Node>` over `<Node>` (timed to its gradients)."""
+    starts: list[int] = []
+
+    def before(grad_outputs: Any) -> None:
+        starts.append(time.perf_counter_ns())
+
+    def after(grad_inputs: Any, grad_outputs: Any) -> None:
+        for grad in grad_inputs:
+            block = getattr(getattr(grad, "_value", None), "block_until_ready", None)
+            if block is not None:
+                block()
+        start, end, name = starts.pop(), time.perf_counter_ns(), node.name()
+        for session in _sessions:
+            session.add(f"autograd::engine::evaluate_function: {name}", start, end, (), 0, False)
+            session.add(name, start, end, (), 0, False)
+
+    node.register_prehook(before)
+    node.register_hook(after)
 
 
 def _open(session: _Session) -> None:
@@ -336,3 +380,9 @@ class emit_itt(emit_nvtx):
 def load_nvprof(path: str):
     """Reading nvprof traces is not available here: raises, naming it."""
     raise _no_device_tool("load_nvprof", "nvprof")
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import jax
 
-from .._pure import device as _device
-from .._pure import errors as _errors
 from .._pure.memory import OutOfMemoryError
 from .._state import random as _random
-from . import amp
+from . import amp, memory
+from .gpus import gpu as _gpu
+from .gpus import gpus as _gpus
 from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
+from .memory import *  # noqa: F403  (the memory statistics)
 from .streams import (
     Event,
     Stream,
@@ -50,22 +51,8 @@ __all__ = [
     "manual_seed_all",
     "set_rng_state_all",
     "synchronize",
+    *memory.__all__,
 ]
-
-
-def _gpus() -> tuple:
-    return _device._jax_devices("gpu")
-
-
-def _gpu(device=None) -> jax.Device:
-    """The JAX GPU for a torch.cuda `device` argument (None: the current one)."""
-    if not _gpus():
-        raise AssertionError(f"{_errors.NO_CUDA} (JAX has no GPU backend here)")
-    if device is None:
-        return _gpus()[0]
-    if isinstance(device, int):
-        device = _device.device("cuda", device)
-    return _device.to_jax(device)
 
 
 def is_available() -> bool:

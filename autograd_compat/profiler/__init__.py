@@ -31,3 +31,9 @@ __all__ = [
     "ExecutionTraceObserver",
     "profiler",
 ]
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

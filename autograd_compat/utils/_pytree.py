@@ -4,7 +4,9 @@ The rules are PyTorch's, which differ from `jax.tree_util`'s: `None` is a leaf (
 it as a node without children), dicts keep their insertion order (JAX sorts keys), every
 namedtuple is the one node type `namedtuple` with its class as context, and a `TreeSpec` is a
 plain dataclass of (type, context, children) that libraries build by hand (Lightning does).
-So the registry and traversal are written here; tensors are leaves, as in PyTorch.
+So the registry and traversal are written here; tensors are leaves, as in PyTorch. A type
+registered here is registered with `jax.tree_util` too (its context as JAX's hashable aux
+data), so JAX's transforms and torch.compile see through it as PyTorch's tracer does.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections import OrderedDict, defaultdict, deque, namedtuple
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from enum import Enum
 from typing import Any, NamedTuple, Protocol
+
+import jax
 
 __all__ = [
     "PyTree",
@@ -201,6 +205,7 @@ def _deregister_pytree_node(cls: type[Any]) -> None:
         del SUPPORTED_NODES[cls]
         node_def = SUPPORTED_SERIALIZED_TYPES.pop(cls)
         del SERIALIZED_TYPE_TO_PYTHON_TYPE[node_def.serialized_type_name]
+        CONSTANT_NODES.discard(cls)
 
 
 def _private_register_pytree_node(
@@ -234,6 +239,66 @@ def _private_register_pytree_node(
             cls, name, to_dumpable_context, from_dumpable_context
         )
         SERIALIZED_TYPE_TO_PYTHON_TYPE[name] = cls
+        _register_with_jax(cls)
+
+
+class _JaxContext:
+    """A node's context as JAX's aux data, which JAX hashes and compares."""
+
+    __slots__ = ("context",)
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JaxContext) and bool(self.context == other.context)
+
+    def __hash__(self) -> int:
+        return hash(_frozen(self.context))
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for a context: lists and dicts as tuples, other unhashables by type."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    try:
+        hash(value)
+    except TypeError:
+        return type(value)
+    return value
+
+
+class _Deregistered(NamedTuple):
+    """An instance of a type taken out of the registry, as JAX sees it: no children."""
+
+    node: Any
+
+
+_JAX_NATIVE = (tuple, list, dict, namedtuple, OrderedDict, defaultdict, type(None))
+
+
+def _register_with_jax(cls: type[Any]) -> None:
+    """Let `jax.tree_util` take `cls` apart with the (current) registration of this registry."""
+    if cls in _JAX_NATIVE:
+        return
+
+    def flatten(node: Any) -> tuple[list[Any], _JaxContext]:
+        if cls not in SUPPORTED_NODES:  # deregistered: a node holding the object, no children
+            return [], _JaxContext(_Deregistered(node))
+        children, context = SUPPORTED_NODES[cls].flatten_fn(node)
+        return list(children), _JaxContext(context)
+
+    def unflatten(aux: _JaxContext, children: Iterable[Any]) -> Any:
+        if isinstance(aux.context, _Deregistered):
+            return aux.context.node
+        return SUPPORTED_NODES[cls].unflatten_fn(list(children), aux.context)
+
+    try:
+        jax.tree_util.register_pytree_node(cls, flatten, unflatten)
+    except ValueError:  # registered before: its functions read this registry, so they follow
+        pass
 
 
 def _register_namedtuple(cls: type[Any], *, serialized_type_name: str) -> None:
@@ -247,6 +312,103 @@ def _register_namedtuple(cls: type[Any], *, serialized_type_name: str) -> None:
         from_dumpable_context=_namedtuple_deserialize,
         flatten_with_keys_fn=_namedtuple_flatten_with_keys,
     )
+
+
+def register_dataclass(
+    cls: type[Any],
+    *,
+    field_names: list[str] | None = None,
+    drop_field_names: list[str] | None = None,
+    serialized_type_name: str | None = None,
+) -> None:
+    """Register a dataclass (or a class built from keyword fields) as a node whose children
+    are its fields that are not None."""
+    drop = set(drop_field_names or [])
+    if not dataclasses.is_dataclass(cls):
+        if field_names is None:
+            raise ValueError(
+                "field_names must be specified with a list of all fields used to "
+                f"initialize {cls}, as it is not a dataclass."
+            )
+    elif field_names is None:
+        field_names = [f.name for f in dataclasses.fields(cls) if f.init]
+    else:
+        init_fields = {f.name for f in dataclasses.fields(cls) if f.init} - drop
+        if init_fields != set(field_names):
+            raise ValueError(
+                "field_names does not include all dataclass fields.\n"
+                f"Missing fields in `field_names`: {init_fields - set(field_names)}; "
+                f"unexpected fields: {set(field_names) - init_fields}."
+            )
+    names = list(field_names)
+
+    def flatten(obj: Any) -> tuple[list[Any], Context]:
+        present = [n for n in names if getattr(obj, n) is not None]
+        absent = [n for n in names if getattr(obj, n) is None]
+        return [getattr(obj, n) for n in present], [present, absent]
+
+    def unflatten(values: Iterable[Any], context: Context) -> Any:
+        present, absent = context
+        return cls(**dict(zip(present, values, strict=True)), **dict.fromkeys(absent))
+
+    def flatten_with_keys(obj: Any) -> tuple[list[Any], Context]:
+        values, (present, _) = flatten(obj)
+        return [(GetAttrKey(n), v) for n, v in zip(present, values, strict=True)], present
+
+    _private_register_pytree_node(
+        cls,
+        flatten,
+        unflatten,
+        serialized_type_name=serialized_type_name,
+        flatten_with_keys_fn=flatten_with_keys,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstantNode:
+    """The context of a constant's spec: the constant itself."""
+
+    value: Any
+
+
+CONSTANT_NODES: set[type] = set()
+
+
+def register_constant(cls: type[Any]) -> None:
+    """Register a hashable type as a node without leaves: its instances are constants."""
+    if cls.__eq__ is object.__eq__:
+        raise TypeError(
+            "register_constant(cls) expects `cls` to have a non-default `__eq__` implementation."
+        )
+    if cls.__hash__ is None:
+        raise TypeError(
+            "register_constant(cls) expects `cls` to have a non-default `__hash__` implementation."
+        )
+    _private_register_pytree_node(
+        cls,
+        lambda x: ([], ConstantNode(x)),
+        lambda _, context: context.value,
+        flatten_with_keys_fn=lambda x: ([], ConstantNode(x)),
+    )
+    CONSTANT_NODES.add(cls)
+
+
+def is_constant_class(cls: type[Any]) -> bool:
+    return isinstance(cls, type) and cls in CONSTANT_NODES
+
+
+def _is_constant_holder(spec: TreeSpec) -> bool:
+    """Whether the spec is of a type registered with `register_constant`."""
+    return isinstance(spec._context, ConstantNode)
+
+
+def _retrieve_constant(spec: TreeSpec) -> Any:
+    if not _is_constant_holder(spec):
+        raise AssertionError("spec does not correspond to a registered constant pytree")
+    return spec.unflatten([])
+
+
+_cxx_pytree_exists = False  # optree's C++ pytrees are not used here
 
 
 @dataclasses.dataclass(frozen=True)
@@ -729,6 +891,10 @@ def _flatten_into(node: PyTree, leaves: list[Any], is_leaf: Callable | None) -> 
     node_type = _get_node_type(node)
     children, context = SUPPORTED_NODES[node_type].flatten_fn(node)
     return TreeSpec(node_type, context, [_flatten_into(c, leaves, is_leaf) for c in children])
+
+
+def _is_pytreespec_instance(obj: Any) -> bool:
+    return isinstance(obj, TreeSpec)
 
 
 def tree_flatten(

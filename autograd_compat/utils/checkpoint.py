@@ -26,19 +26,24 @@ from .._state import modes as _modes
 from .._state.random import get_rng_state, set_rng_state
 from .._state.tensor import Tensor
 from .._tape.backward import backward as _backward
+from .._tape.engine import runs_whole_graph
 from ..amp.autocast_mode import autocast
 from ..autograd import function as _function
 from ..autograd.graph import saved_tensors_hooks
 
 __all__ = [
+    "DefaultDeviceType",
     "CheckpointError",
     "CheckpointFunction",
     "check_backward_validity",
     "checkpoint",
     "checkpoint_sequential",
     "detach_variable",
+    "get_device_states",
     "noop_context_fn",
+    "set_checkpoint_debug_enabled",
     "set_checkpoint_early_stop",
+    "set_device_states",
 ]
 
 _DEBUG_TIP = """
@@ -62,6 +67,41 @@ def noop_context_fn() -> tuple[contextlib.nullcontext, contextlib.nullcontext]:
 def set_checkpoint_early_stop(enable: bool):
     """Accepted for PyTorch compatibility: the recomputation always runs the whole function."""
     yield
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None):
+    """Accepted for PyTorch compatibility: the error messages are the same either way."""
+    yield
+
+
+class DefaultDeviceType:
+    """The device type checkpointing assumes when no input is on a non-CPU device."""
+
+    _default_device_type: str | None = None
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        return DefaultDeviceType._default_device_type or "cpu"
+
+
+def get_device_states(*args: Any) -> tuple[list[int], list[Tensor]]:
+    """Per-device RNG states of the inputs' devices: none, as every device draws from the one
+    generator whose (CPU) state the checkpoint saves."""
+    return [], []
+
+
+def set_device_states(devices: list, states: list, *, device_type: str | None = None) -> None:
+    """Set per-device RNG states: only the empty lists `get_device_states` gives exist here."""
+    if devices or states:
+        raise RuntimeError(
+            "torch.utils.checkpoint.set_device_states: autograd_compat has one generator for "
+            "every device; set it with torch.set_rng_state"
+        )
 
 
 def detach_variable(inputs: tuple) -> tuple:
@@ -134,6 +174,13 @@ class CheckpointFunction(_function.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not runs_whole_graph():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible"
+                " with .grad() or passing an `inputs` parameter to .backward()."
+                " To resolve this error, you can either set use_reentrant=False,"
+                " or call .backward() without passing the `inputs` argument."
+            )
         inputs = list(ctx.inputs)
         for index, tensor in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[index] = tensor
@@ -382,3 +429,9 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
             preserve_rng_state=preserve,
         )
     return _run_segment(functions, end + 1, len(functions) - 1)(input)
+
+
+def __getattr__(name: str) -> Any:
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

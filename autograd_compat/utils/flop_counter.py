@@ -17,13 +17,18 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from .._C import _current_graph_task_id
 from .._library.ops import aten_packet
+from .._state.tensor import Tensor
 from .._tape.record import OpEvent, add_observer, remove_observer
+from ..autograd.graph import register_multi_grad_hook
 from ..nn.modules import module as _module
+from ._pytree import tree_leaves
 
 __all__ = ["FlopCounterMode", "register_flop_formula"]
 
@@ -136,28 +141,59 @@ def convert_to_percent_str(num: int, denom: int) -> str:
 
 
 class _ModuleTracker:
-    """The modules whose forward is running, named as PyTorch's ModuleTracker names them."""
+    """The modules whose forward or backward is running, named as PyTorch's ModuleTracker
+    names them: forward hooks enter and leave a module; in the backward a module is entered
+    when its outputs' gradients are computed and left when its inputs' are, and once that
+    backward is over every module is left (PyTorch's engine callback)."""
 
     def __init__(self) -> None:
         self.parents = {"Global"}
-        self._names: dict[Any, str] = {}
-        self._seen: set[int] = set()
+        self._names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._seen: weakref.WeakSet = weakref.WeakSet()
         self._handles: list = []
+        self._entered_in_backward = False
 
     def _name(self, module: Any) -> str:
         name = self._names.setdefault(module, type(module).__name__)
-        if id(module) not in self._seen:
-            self._seen.add(id(module))
+        if module not in self._seen:
+            self._seen.add(module)
             for child_name, child in module.named_children():
-                self._names.setdefault(child, f"{name}.{child_name}")
+                self._names[child] = f"{name}.{child_name}"
                 self._name(child)
         return name
 
+    def current(self) -> set[str]:
+        """The modules running now (a copy)."""
+        if self._entered_in_backward and _current_graph_task_id() == -1:
+            self.parents = {"Global"}
+            self._entered_in_backward = False
+        return set(self.parents)
+
+    def _append(self, name: str, backward: bool) -> Callable[..., None]:
+        def append(*_: Any) -> None:
+            self.current()
+            self._entered_in_backward |= backward
+            self.parents.add(name)
+
+        return append
+
+    def _pop(self, name: str) -> Callable[..., None]:
+        return lambda *_: self.parents.discard(name)
+
+    def _on_gradients(self, tree: Any, fn: Callable[..., None]) -> None:
+        tensors = [t for t in tree_leaves(tree) if isinstance(t, Tensor) and t.requires_grad]
+        if tensors:
+            self._handles.append(register_multi_grad_hook(tensors, fn))
+
     def _enter(self, module: Any, args: Any) -> None:
-        self.parents.add(self._name(module))
+        name = self._name(module)
+        self._append(name, False)()
+        self._on_gradients(args, self._pop(name))
 
     def _leave(self, module: Any, args: Any, output: Any) -> None:
-        self.parents.discard(self._name(module))
+        name = self._name(module)
+        self.parents.discard(name)
+        self._on_gradients(output, self._append(name, True))
 
     def __enter__(self) -> _ModuleTracker:
         self._handles = [
@@ -169,6 +205,7 @@ class _ModuleTracker:
     def __exit__(self, *exc_info: object) -> None:
         for handle in self._handles:
             handle.remove()
+        self._handles.clear()
         self.parents = {"Global"}
 
 
@@ -228,18 +265,17 @@ class FlopCounterMode:
         if custom is not None:
             shapes = [_shape(x) if hasattr(x, "shape") else x for x in event.inputs]
             out = event.result
-            self._add(set(self.mod_tracker.parents), name, custom(*shapes, out_shape=_out(out)))
+            self._add(self.mod_tracker.current(), name, custom(*shapes, out_shape=_out(out)))
             return
         rule = _RULES.get(event.op.id or "")
         if rule is None:
             return
         flops = rule.count(event)
         forward = _batched_matmul(event) if event.op.id == "matmul.batched" else rule.forward
-        parents = set(self.mod_tracker.parents)
-        self._add(parents, forward, flops)
-        self._count_backward(event, rule, flops, parents)
+        self._add(self.mod_tracker.current(), forward, flops)
+        self._count_backward(event, rule, flops)
 
-    def _count_backward(self, event: OpEvent, rule: _Rule, flops: int, parents: set) -> None:
+    def _count_backward(self, event: OpEvent, rule: _Rule, flops: int) -> None:
         result = event.result
         node = getattr(result, "grad_fn", None)
         needed = sum(bool(getattr(event.inputs[i], "requires_grad", False)) for i in rule.operands)
@@ -251,7 +287,7 @@ class FlopCounterMode:
 
         def count(grad_outputs: Any) -> None:
             if self._active:
-                self._add(parents, backward, flops * needed)
+                self._add(self.mod_tracker.current(), backward, flops * needed)
 
         node.register_prehook(count)
 
@@ -311,3 +347,9 @@ def _tabulate(rows: list[list[str]], header: list[str]) -> str:
 
     dashes = "  ".join("-" * w for w in widths)
     return "\n".join([line(header), dashes, *(line(r) for r in rows)])
+
+
+def __getattr__(name: str):
+    from .._alias import missing_attribute
+
+    return missing_attribute(__name__, name)

@@ -84,3 +84,15 @@ def both(tmp_path):
         return ours
 
     return run
+
+
+@pytest.fixture
+def script(tmp_path):
+    """`script(name, *args, aliased=)`: one run of a script (see `run_script`), for tests
+    whose two runs differ (a file written by one library and read by the other)."""
+    require_torch()
+
+    def run(name: str, *args: str, aliased: bool) -> dict:
+        return run_script(name, *args, aliased=aliased, cwd=tmp_path)
+
+    return run

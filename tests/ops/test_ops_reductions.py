@@ -268,3 +268,18 @@ def test_reductions_under_jit():
     expected = t.max(1).values + t.median(1).values + t.sort(1).values[:, 0] + t.std(1)
     np.testing.assert_allclose(np.asarray(out), expected.numpy(), rtol=1e-12)
     assert np.asarray(idx).tolist() == [3, 3, 3]
+
+
+def test_extremes_of_infinite_slices_match_pytorch():
+    """An all -inf (or +inf) slice reduces to that infinity, with the gradient split among
+    its elements; the tie-splitting term must not compute inf - inf (it gave NaN)."""
+    from torch_compare import run_parity
+
+    def prog(torch):
+        x = torch.tensor([[-math.inf, -math.inf, -math.inf], [math.inf, 1.0, math.inf]])
+        x.requires_grad_(True)
+        y = x.amax(-1) + x.amin(-1) + x[0].max() + x[1].min()
+        y.backward(torch.tensor([1.0, 2.0]))
+        return [x.amax(-1), x.amin(1), x[0].max(), x[1].max(), x.grad]
+
+    run_parity(prog)

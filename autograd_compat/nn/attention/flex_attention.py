@@ -363,22 +363,15 @@ def _check_shapes(query: Tensor, key: Tensor, value: Tensor, enable_gqa: bool) -
         )
 
 
-def _row_max(scores: Tensor, keepdim: bool = False) -> Tensor:
-    """The float32 maximum of each row, -inf for a row of -inf (amax over it gives NaN)."""
-    lowest = _dtypes.finfo(scores.dtype).min
-    peak = scores.clamp(min=lowest).amax(-1, keepdim=keepdim)
-    return where(peak == lowest, full((), -math.inf, dtype=peak.dtype), peak).float()
-
-
 def _softmax_and_lse(scores: Tensor) -> tuple[Tensor, Tensor]:
-    """The softmax over the last dimension and its float32 log-sum-exp; a row of -inf only
-    gives zero weights (and -inf), with finite gradients everywhere."""
-    lowest = _dtypes.finfo(scores.dtype).min  # a row of -inf peaks there, not at NaN
-    peak = scores.detach().clamp(min=lowest).amax(-1, keepdim=True)
+    """The softmax over the last dimension and its log-sum-exp; a row of -inf only gives zero
+    weights (and -inf), with finite gradients everywhere."""
+    peak = scores.detach().amax(-1, keepdim=True)
+    peak = where(peak == -math.inf, zeros((), dtype=peak.dtype), peak)
     exps = (scores - peak).exp()
     total = exps.sum(-1, keepdim=True)
     weights = exps / where(total == 0, ones_like(total), total)
-    lse = (total.log() + peak).squeeze(-1).to(_dtypes.float32)
+    lse = (total.log() + peak).squeeze(-1)
     return weights, lse
 
 
@@ -398,9 +391,10 @@ def flex_attention(
     """Attention of `query` (B, Hq, L, E) over `key`/`value` (B, Hkv, S, E/Ev).
 
     `score_mod(score, b, h, q_idx, kv_idx)` rewrites each scaled score; `block_mask` (from
-    `create_block_mask`) removes scores. Returns the (B, Hq, L, Ev) attention, with the
-    natural-log log-sum-exp of each row's scores (B, Hq, L), float32, when `return_lse`, or
-    an `AuxOutput` when `return_aux` asks for it.
+    `create_block_mask`) removes scores. Scores are computed in float32 (float64 for float64
+    queries), the result is in the query's dtype. Returns the (B, Hq, L, Ev) attention, with the
+    natural-log log-sum-exp of each row's scores (B, Hq, L) in the working precision when
+    `return_lse`, or an `AuxOutput` when `return_aux` asks for it.
 
     Example::
 
@@ -434,16 +428,18 @@ def flex_attention(
         key = key.repeat_interleave(repeats, dim=1)
         value = value.repeat_interleave(repeats, dim=1)
     scale = 1.0 / math.sqrt(E) if scale is None else scale
-    scores = query.matmul(key.transpose(-2, -1)) * scale
+    # PyTorch's working precision: float64 for float64 queries, float32 otherwise
+    working = _dtypes.float64 if query.dtype is _dtypes.float64 else _dtypes.float32
+    scores = query.to(working).matmul(key.to(working).transpose(-2, -1)) * scale
     scores = (score_mod or _identity)(scores, *_indices(B, Hq, L, S, query.device))
     if block_mask is not None:
         keep = block_mask.element_mask(query.device)
         scores = where(keep, scores, full((), -math.inf, dtype=scores.dtype, device=query.device))
     weights, lse = _softmax_and_lse(scores)
-    out = weights.to(value.dtype).matmul(value)
+    out = weights.to(query.dtype).matmul(value)
     if return_lse:
         return out, lse
     if return_aux is not None:
-        max_scores = _row_max(scores) if return_aux.max_scores else None
+        max_scores = scores.amax(-1) if return_aux.max_scores else None
         return out, AuxOutput(lse if return_aux.lse else None, max_scores)
     return out

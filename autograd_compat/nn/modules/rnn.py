@@ -122,6 +122,15 @@ class RNNBase(Module):
     def _flat_weights(self) -> list:
         return [getattr(self, name) for name in self._flat_weights_names]
 
+    def __getstate__(self) -> dict:
+        """The state `torch.save(module)` pickles: PyTorch's module keeps `_flat_weights` as
+        an attribute and its forward reads it, so a whole model saved here carries it."""
+        return {**self.__dict__, "_flat_weights": self._flat_weights}
+
+    def __setstate__(self, state: dict) -> None:
+        state = {k: v for k, v in state.items() if k not in ("_flat_weights", "_flat_weight_refs")}
+        super().__setstate__(state)
+
     @property
     def all_weights(self) -> list:
         return [[getattr(self, weight) for weight in weights] for weights in self._all_weights]
