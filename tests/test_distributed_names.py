@@ -161,3 +161,22 @@ def test_ddp_module_path():
     from autograd_compat.nn.parallel.distributed import DistributedDataParallel
 
     assert DistributedDataParallel is torch.nn.parallel.DistributedDataParallel
+
+
+def test_all_to_all_single_autograd_records_its_gradient(world_of_one):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = funcol.all_to_all_single_autograd(x, None, None, world_of_one)
+    (out * torch.tensor([1.0, 10.0, 100.0])).sum().backward()
+    assert out.tolist() == [1.0, 2.0, 3.0] and x.grad.tolist() == [1.0, 10.0, 100.0]
+
+
+def test_local_shape_and_offset_of_rank_0(real_torch):
+    from autograd_compat.distributed.device_mesh import DeviceMesh
+    from autograd_compat.distributed.tensor._utils import compute_local_shape_and_global_offset
+    from autograd_compat.distributed.tensor.placement_types import _StridedShard
+
+    mesh = DeviceMesh("cpu", [0])
+    assert compute_local_shape_and_global_offset((5, 3), mesh, [Shard(1)]) == ((5, 3), (0, 0))
+    assert compute_local_shape_and_global_offset((5, 3), mesh, [Replicate()]) == ((5, 3), (0, 0))
+    assert _StridedShard(0, split_factor=2).split_factor == 2
+    assert mesh.get_coordinate() == [0]

@@ -1,7 +1,8 @@
 """torch.distributed._functional_collectives: collectives that return a new tensor instead of
 writing in place, on the default group (a DeviceMesh or rank list covering every rank names it
 too). Each result is complete when returned (PyTorch's AsyncCollectiveTensor waits lazily), so
-`wait_tensor` returns its argument. The results do not record gradients, as PyTorch's do not."""
+`wait_tensor` returns its argument. The results do not record gradients, as PyTorch's do not, except
+`all_to_all_single_autograd`'s (its backward exchanges the gradient's chunks back)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import jax.numpy as jnp
 
 from .._state.modes import no_grad
 from .._state.tensor import Tensor
+from ..autograd.function import Function
 from . import distributed_c10d as _c10d
 from .device_mesh import DeviceMesh
 
@@ -20,6 +22,7 @@ __all__ = [
     "all_reduce",
     "all_reduce_coalesced",
     "all_to_all_single",
+    "all_to_all_single_autograd",
     "broadcast",
     "reduce_scatter_single",
     "reduce_scatter_tensor",
@@ -149,6 +152,28 @@ def all_to_all_single(
     result = _new(jnp.empty_like(self._value))
     _c10d.all_to_all_single(result, self, output_split_sizes, input_split_sizes)
     return result
+
+
+class _AllToAll(Function):
+    """all_to_all_single with equal chunks, whose backward is the same exchange of the
+    gradient (chunk j of rank i goes back from rank j to rank i)."""
+
+    @staticmethod
+    def forward(ctx, input, output_split_sizes, input_split_sizes):
+        ctx.splits = (input_split_sizes, output_split_sizes)
+        return all_to_all_single(input, output_split_sizes, input_split_sizes, None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return all_to_all_single(grad.contiguous(), *ctx.splits, None), None, None
+
+
+def all_to_all_single_autograd(
+    self: Tensor, output_split_sizes, input_split_sizes, group, tag: str = ""
+) -> Tensor:
+    """`all_to_all_single` that records its gradient (the reverse exchange)."""
+    _check_group(group)
+    return _AllToAll.apply(self, output_split_sizes, input_split_sizes)
 
 
 def wait_tensor(tensor: Tensor) -> Tensor:

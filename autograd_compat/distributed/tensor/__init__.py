@@ -8,7 +8,6 @@ pending a reduction) lays the tensor out whole, as `Replicate`: the global value
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from jax.sharding import PartitionSpec
@@ -16,40 +15,9 @@ from jax.sharding import PartitionSpec
 from ..._state.tensor import Tensor
 from .. import shard
 from ..device_mesh import DeviceMesh
+from .placement_types import Partial, Placement, Replicate, Shard
 
 __all__ = ["DTensor", "Partial", "Placement", "Replicate", "Shard", "distribute_tensor"]
-
-
-class Placement:
-    """How a tensor lies over one mesh dimension: `Shard`, `Replicate` or `Partial`."""
-
-    def is_shard(self, dim: int | None = None) -> bool:
-        return isinstance(self, Shard) and (dim is None or self.dim == dim)
-
-    def is_replicate(self) -> bool:
-        return isinstance(self, Replicate)
-
-    def is_partial(self, reduce_op: str | None = None) -> bool:
-        return isinstance(self, Partial) and reduce_op in (None, self.reduce_op)
-
-
-@dataclasses.dataclass(frozen=True)
-class Shard(Placement):
-    """Split tensor dimension `dim` over one mesh dimension."""
-
-    dim: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Replicate(Placement):
-    """A whole copy on every device of one mesh dimension."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Partial(Placement):
-    """Values still to be reduced (by `reduce_op`) over one mesh dimension."""
-
-    reduce_op: str = "sum"
 
 
 class DTensor(Tensor):
