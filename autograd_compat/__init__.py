@@ -153,4 +153,11 @@ def numel(input: Tensor) -> builtins.int:
     return input.numel()
 
 
+def _assert(condition, message) -> None:
+    """PyTorch's `torch._assert` (an assert that fx tracing keeps): AssertionError(message)
+    unless `condition` holds."""
+    if not condition:
+        raise AssertionError(message)
+
+
 _gc_freeze.freeze_unless_asked()  # after every import above: see _pure/gc_freeze.py

@@ -169,7 +169,7 @@ def test_a_rerun_that_saves_other_tensors_raises_checkpoint_error():
 
     def fn(t):
         runs.append(1)
-        return (t * t).sum() if len(runs) == 1 else (t * t * t).sum()
+        return (t * t * t).sum() if len(runs) == 1 else (t * t).sum()
 
     y = torch.utils.checkpoint.checkpoint(fn, x, use_reentrant=False)
     with pytest.raises(CheckpointError, match="A different number of tensors was saved"):
@@ -202,3 +202,21 @@ def test_reentrant_checkpoint_refuses_autograd_grad_as_pytorch(real_torch):
         return None
 
     assert message(torch) == message(real_torch) is not None
+
+
+def test_recomputation_stops_once_every_saved_tensor_is_back():
+    reached = []
+
+    def fn(x):
+        y = x.sin()  # the one tensor saved (x)
+        reached.append("after")
+        return y * 2.0
+
+    for early_stop, runs in ((True, 1), (False, 2)):
+        reached.clear()
+        x = torch.ones(2, requires_grad=True)
+        with torch.utils.checkpoint.set_checkpoint_early_stop(early_stop):
+            y = torch.utils.checkpoint.checkpoint(fn, x, use_reentrant=False)
+            y.sum().backward()
+        assert len(reached) == runs
+        assert torch.allclose(x.grad, 2 * x.detach().cos())

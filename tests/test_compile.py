@@ -154,7 +154,11 @@ def test_random_draws_advance_the_stream_reproducibly():
     assert len({tuple(row) for row in np.round(np.stack(ours), 5)}) == 4
 
 
-def test_changing_python_numbers_compile_at_most_twice():
+def test_a_changing_python_number_compiles_one_program():
+    """The first call runs eagerly and notes the number; the second, with another value,
+    compiles the one program that takes it as a runtime input (a loss weight that changes
+    every step)."""
+
     @torch.compile
     def scaled(x, weight):
         return (x * weight).sum()
@@ -162,7 +166,7 @@ def test_changing_python_numbers_compile_at_most_twice():
     x = torch.ones(4)
     results = [scaled(x, 0.5 * i).item() for i in range(50)]
     assert results == [2.0 * i for i in range(50)]
-    assert _graphs() == 2
+    assert _graphs() == 1
     wrapped = WrappedNumber._wrap(np.float64(2.0))
     assert (torch.ones(2, dtype=torch.float32) * wrapped).dtype is torch.float32
 
@@ -231,9 +235,9 @@ def test_graph_breaks_run_eagerly_warn_once_and_fullgraph_raises(fn, capsys):
     messages = [str(w.message) for w in caught if "torch.compile" in str(w.message)]
     assert len(messages) == 1 and "test_compile.py:" in messages[0]
     strict = torch.compile(fn, fullgraph=True)
-    strict(x)  # the first call is eager
-    with pytest.raises(torch._dynamo.exc.Unsupported, match=r"test_compile\.py:\d+"):
-        strict(x)
+    for _ in range(2):  # from the first call (it runs eagerly, then is traced)
+        with pytest.raises(torch._dynamo.exc.Unsupported, match=r"test_compile\.py:\d+"):
+            strict(x)
     capsys.readouterr()
 
 

@@ -66,3 +66,14 @@ def test_custom_mapping_counts_an_op_by_its_aten_name():
     with _counter(torch)(display=False, custom_mapping=mapping) as c:
         torch.ones(7) * torch.ones(7)
     assert c.get_flop_counts()["Global"] == {torch.ops.aten.mul: 7}
+
+
+def _meta_mlp(lib):
+    """FLOPs of a model on the meta device: counted without computing anything."""
+    with lib.device("meta"):
+        model = lib.nn.Sequential(lib.nn.Linear(8, 16), lib.nn.ReLU(), lib.nn.Linear(16, 4))
+        model(lib.randn(2, 8))
+
+
+def test_counts_on_the_meta_device_match_pytorch(real_torch):
+    assert _counts(torch, _meta_mlp) == _counts(real_torch, _meta_mlp)

@@ -217,3 +217,45 @@ def test_custom_op_signature_matches_pytorch(real_torch):
         ours = inspect.signature(getattr(torch.library, name))
         theirs = inspect.signature(getattr(real_torch.library, name))
         assert list(ours.parameters) == list(theirs.parameters), name
+
+
+def test_an_autocast_kernel_runs_under_autocast_with_autocast_off_inside():
+    library = torch.library.Library("ut_lib_g", "DEF")
+    library.define("dtype_of(Tensor x) -> Tensor")
+    seen = []
+
+    def kernel(x):
+        seen.append((x.dtype, torch.is_autocast_enabled("cpu")))
+        return x.clone()
+
+    def autocast_kernel(x):
+        keys = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastCPU)
+        with torch._C._ExcludeDispatchKeyGuard(keys):
+            return torch.ops.ut_lib_g.dtype_of(x.double())
+
+    library.impl("dtype_of", kernel, "CPU")
+    library.impl("dtype_of", autocast_kernel, "AutocastCPU")
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        torch.ops.ut_lib_g.dtype_of(torch.ones(2))
+    torch.ops.ut_lib_g.dtype_of(torch.ones(2))
+    assert seen == [(torch.float64, False), (torch.float32, False)]
+
+
+def test_fake_gives_shapes_for_meta_inputs_as_pytorch(real_torch):
+    def program(lib, ns):
+        @lib.library.custom_op(f"{ns}::transpose_sin", mutates_args=())
+        def transpose_sin(x: lib.Tensor) -> lib.Tensor:
+            return lib.from_numpy(np.sin(x.numpy()).T.copy())
+
+        meta = lib.ones(3, 2, device="meta")
+        try:
+            transpose_sin(meta)
+            missing = None
+        except RuntimeError as error:
+            missing = str(error)
+        transpose_sin.register_fake(lambda x: x.new_empty(x.shape[::-1]))
+        out = transpose_sin(meta)
+        real = transpose_sin(lib.ones(3, 2))
+        return missing, str(out.device), tuple(out.shape), str(out.dtype), tuple(real.shape)
+
+    assert program(torch, "ut_lib_h") == program(real_torch, "ut_lib_h")

@@ -168,3 +168,20 @@ def test_device_context():
         return [_shown(t) for t in made], inner, torch.zeros(1)
 
     run_parity(prog)
+
+
+def test_backward_gives_meta_gradients():
+    def prog(torch):
+        lin = torch.nn.Linear(3, 2, device="meta")
+        x = torch.empty(4, 3, device="meta", requires_grad=True)
+        lin(x).sum().backward()
+        y = torch.empty(3, device="meta", requires_grad=True)
+        z = torch.empty(3, device="meta", requires_grad=True)
+        found = torch.autograd.grad((y * 2).sum(), [y, z], allow_unused=True)
+        return {
+            "grads": [_shown(t) for t in (lin.weight.grad, lin.bias.grad, x.grad)],
+            "grad": [_shown(found[0]), found[1]],
+            "unused": catch(lambda: torch.autograd.grad((y * 2).sum(), [z])),
+        }
+
+    run_parity(prog)

@@ -367,8 +367,6 @@ def test_predicates_and_attributes():
             x.cdouble().dtype,
             x.is_pinned(),
             x.is_shared(),
-            x.share_memory_() is x,
-            x.is_shared(),
             x[0].is_shared(),
             catch(lambda: x.pin_memory()),
             x.is_set_to(x),
@@ -502,3 +500,13 @@ def test_view_copies_and_function_forms():
         )
 
     _parity(prog)
+
+
+def test_share_memory_refuses_clearly():
+    """A child process's in-place updates could never reach this one: sharing raises at the
+    call rather than being a no-op (Hogwild training would train nothing, silently)."""
+    with pytest.raises(RuntimeError, match=r"share_memory_\(\): autograd_compat cannot share"):
+        ac.ones(3).share_memory_()
+    model = ac.nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match="Hogwild"):
+        model.share_memory()

@@ -229,3 +229,10 @@ def test_is_compile_supported():
     from autograd_compat._dynamo.utils import is_compile_supported
 
     assert is_compile_supported("cpu") and not is_compile_supported("mps")
+
+
+def test_torch_assert(real_torch):
+    for lib in (torch, real_torch):
+        lib._assert(lib.tensor(True), "never raised")
+        with pytest.raises(AssertionError, match="the message"):
+            lib._assert(False, "the message")

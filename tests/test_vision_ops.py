@@ -174,3 +174,23 @@ def test_sync_batchnorm_across_processes_raises(monkeypatch):
     with pytest.raises(NotImplementedError, match="torch.nn.SyncBatchNorm: synchronizing"):
         layer(autograd_compat.zeros(2, 3))
     assert layer.eval()(autograd_compat.zeros(2, 3)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (6, 3)])
+def test_lstsq_gels_driver(shape, real_torch):
+    """torchvision's perspective transform solves with driver "gels" (full-rank A)."""
+    a, b = arr(shape, seed=13), arr((shape[0], 2), seed=14)
+
+    def fn(torch, a, b):
+        result = torch.linalg.lstsq(a, b, driver="gels")
+        vector = torch.linalg.lstsq(a, b[:, 0], driver="gels")
+        return result.solution, result.residuals, result.rank, vector.residuals
+
+    check_case(fn, [a, b], real_torch)
+
+
+def test_lstsq_driver_names(real_torch):
+    a = np.eye(3)
+    check_error(
+        lambda torch: torch.linalg.lstsq(torch.tensor(a), torch.tensor(a), driver="qr"), real_torch
+    )

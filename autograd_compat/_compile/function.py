@@ -38,6 +38,7 @@ from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure.interrupts import call_through_interrupt
 from .._pure.op import Op
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
@@ -394,31 +395,54 @@ class _Entry:
                 default_generator.lock.release()
 
     def _run_locked(self, tensors: Sequence[Tensor], numbers: list):
+        """The call: its program, then the new state written back.
+
+        A signal handler's exception (Ctrl-C's or a timer's KeyboardInterrupt) may surface
+        wherever a call returns. Before the program has run it is raised and nothing has
+        changed; once the program has run, the buffers it consumed (donated) are gone, so
+        the write-back is finished first (it is run again if interrupted: setting a value
+        twice is setting it once) and the interruption raised after. The program's results
+        are stored in this frame with no call in between, where none can be dropped."""
         effects = self.effects
         tail = self._tail(tensors) if self.has_tail else []
+        node = self.differentiable and _grad_mode._state.enabled  # a node, if any input needs
         # The writes happen during the call: the node sees the versions they leave behind.
         self._move_versions(1)
-        try:
-            if self.differentiable and _grad_mode._state.enabled:  # a node, if any input needs
-                inputs = [*tensors, *numbers, *self.roots(), *tail]
-                results = list(apply(self.op, *inputs))
+        raw = None
+        pending = None
+        while True:
+            try:
+                if raw is None:
+                    raw, pending = self._program_results(tensors, numbers, tail, node)
                 n_out = len(self.out_tensor_index)  # known once the first call has traced
-                outputs, state = results[:n_out], [r._value for r in results[n_out:]]
-            else:
-                values = [program_input(t) for t in tensors]
-                values += numbers
-                values += effects.values()
-                values += tail
-                raw = self._run_program(values)
-                n_out = len(self.out_tensor_index)
-                outputs, state = [Tensor._wrap(v) for v in raw[:n_out]], raw[n_out:]
-        except BaseException:
-            self._move_versions(-1)
-            raise
-        result = self._write_back(outputs, state, tensors)
+                if node:
+                    outputs, state = raw[:n_out], [r._value for r in raw[n_out:]]
+                else:
+                    outputs, state = [Tensor._wrap(v) for v in raw[:n_out]], raw[n_out:]
+                result = self._write_back(outputs, state, tensors)
+                break
+            except BaseException as interruption:
+                if raw is None or isinstance(interruption, Exception):
+                    if raw is None:
+                        self._move_versions(-1)
+                    raise
+                pending = pending or interruption
         for update in effects.deferred:
             update()
+        if pending is not None:
+            raise pending  # (every tensor the call touched is whole)
         return result
+
+    def _program_results(self, tensors: Sequence[Tensor], numbers: list, tail: list, node: bool):
+        """(the program's raw results, an interruption raised as it returned): as a node of
+        the autograd graph (tensors), else run unrecorded (arrays)."""
+        if node:
+            return list(apply(self.op, *tensors, *numbers, *self.roots(), *tail)), None
+        values = [program_input(t) for t in tensors]
+        values += numbers
+        values += self.effects.values()
+        values += tail
+        return self._run_program(values)
 
     def _tail(self, tensors: Sequence[Tensor]) -> list:
         """The program inputs after the memories: the arguments' `.grad` values, the runtime
@@ -434,7 +458,7 @@ class _Entry:
         for memory, t, move in self.version_moves:
             (memory.tensor if t is None else t)._version_counter[0] += sign * move
 
-    def _run_program(self, values: list) -> list:
+    def _run_program(self, values: list) -> tuple:
         """Run the program unrecorded: a step that ran its own backward (its outputs are no
         node's: PyTorch's are freed by that backward), in the caller's grad mode, or any call
         in no-grad mode.
@@ -453,13 +477,19 @@ class _Entry:
             for position, memory in self.donated or ()
         ):
             program = donating
-        try:
-            results = program(*values)
+        try:  # (the donated inputs are gone once it returns: its results are kept)
+            results, interrupted = call_through_interrupt(program, *values)
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
             _memory.raise_exhausted(failure)
         if self.donated is None:
-            self._plan_donation(values, results)
-        return list(results)
+            try:
+                self._plan_donation(values, results)
+            except Exception:
+                raise
+            except BaseException as interruption:  # planned again at the next call
+                self.donated = None
+                interrupted = interrupted or interruption
+        return results, interrupted
 
     def _plan_donation(self, values: list, results) -> None:
         """After the first call: the inputs to donate, the replaced memories whose new value
@@ -614,8 +644,7 @@ class CompiledFunction:
         if config.disabled or modes.special:
             return self.fn(*args, **kwargs)
         if not self._warmed_up:  # state made lazily on a first call (optimizer moments, ...)
-            self._warmed_up = True  # exists before anything is traced
-            return self.fn(*args, **kwargs)
+            return self._warm_up(args, kwargs)  # exists before anything is traced
         if not kwargs and PLAIN_TYPES.issuperset(map(type, args)):  # tensors only, no copies
             key = _guard_key(_positional_treedef(len(args)), (), args, ())
             entry = self.entries.get(key)
@@ -625,6 +654,21 @@ class CompiledFunction:
                 except _RUN_AGAIN:  # handled where `_call` runs it again
                     pass
         return self._call(args, kwargs)
+
+    def _warm_up(self, args: tuple, kwargs: dict):
+        """The first call: run eagerly, the Python numbers among the arguments noted (a
+        number that changes at the next call is a runtime input from then on: one program,
+        not one for each of the first two values). With `fullgraph=True` the call is then
+        traced, so a graph break raises at this first call."""
+        self._warmed_up = True
+        _Arguments(self, args, kwargs)
+        result = self.fn(*args, **kwargs)
+        if self.fullgraph:
+            arguments = _Arguments(self, args, kwargs)
+            key = arguments.key()
+            if key not in self.entries:
+                self._new_entry(key, arguments, args, kwargs)
+        return result
 
     def _call(self, args: tuple, kwargs: dict):
         """A call of any arguments: its entry found, made or remade, and run."""

@@ -1,9 +1,10 @@
 """The operator registry behind torch.library and torch.ops: each op's schema, its kernels by
 dispatch key, its fake (shape) function and its derivative, and how a call picks among them.
 
-A call runs, in PyTorch's dispatcher order: a fake (or Meta kernel) when an input is on the
-meta device; a CompositeImplicitAutograd or Autograd kernel as it is (it is made of
-differentiable ops); otherwise the kernel for the inputs' device (or the device-independent
+A call runs, in PyTorch's dispatcher order: under autocast, the op's autocast rule or
+Autocast<Device> kernel; a fake (or Meta kernel) when an input is on the meta device; a
+CompositeImplicitAutograd or Autograd kernel as it is (it is made of differentiable ops);
+otherwise the kernel for the inputs' device (or the device-independent
 CompositeExplicitAutograd one) under no_grad, wrapped in a generated autograd Function whose
 backward is the registered one, or raises PyTorch's error when none was registered.
 Registrations for ops nothing defines (torchvision's, whose kernels live in a compiled
@@ -25,6 +26,7 @@ _DEVICE_KEYS = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta", "xpu": "XPU", "mps
 COMPOSITE = "CompositeImplicitAutograd"
 DEVICE_INDEPENDENT = "CompositeExplicitAutograd"
 _AUTOGRAD_KEYS = ("Autograd", "AutogradCPU", "AutogradCUDA")
+_AUTOCAST_KEYS = (("cpu", "AutocastCPU"), ("cuda", "AutocastCUDA"), ("xpu", "AutocastXPU"))
 
 
 def dispatch_key(name: str) -> str:
@@ -62,6 +64,9 @@ class OpEntry:
         for device, dtype in self.autocast.items():
             if _modes.is_autocast_enabled(device):
                 return self._autocast_call(device, dtype, args, kwargs)
+        for device, key in _AUTOCAST_KEYS:
+            if key in self.kernels and _modes.is_autocast_enabled(device):
+                return self.kernels[key](*args, **kwargs)  # it turns autocast off inside
         tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
         if any(t.device.type == "meta" for t in tensors):
             return self._fake_call(args, kwargs)

@@ -160,9 +160,16 @@ def linalg_lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False):
     return apply(_LU_SOLVE, LU, pivots, B, left=bool(left), adjoint=bool(adjoint))
 
 
-def _lstsq(a, b, *, rcond):
+def _lstsq(a, b, *, rcond, residuals: bool):
+    """The solution, the rank, and the squared residual norms per column of B when asked
+    (driver "gels" with a tall A), else an empty residuals array, as PyTorch's drivers give."""
     solution, _, rank, _ = jnp.linalg.lstsq(a, b, rcond=rcond)
-    return solution, lax.stop_gradient(rank).astype(jnp.int64)
+    if residuals:
+        fit = jnp.matmul(a, solution, precision=lax.Precision.HIGHEST)
+        squares = jnp.sum(jnp.abs(fit - b) ** 2, axis=0).reshape(-1)
+    else:
+        squares = jnp.zeros((0,), solution.dtype)
+    return solution, lax.stop_gradient(rank).astype(jnp.int64), squares
 
 
 _LSTSQ = register("linalg.lstsq", _lstsq, node="LinalgLstsqBackward0")
@@ -171,21 +178,35 @@ _LSTSQ = register("linalg.lstsq", _lstsq, node="LinalgLstsqBackward0")
 def lstsq(A, B, rcond=None, *, driver=None):
     """`(solution, residuals, rank, singular_values)`: the least-squares (minimum-norm for a
     rank-deficient A) solution of AX = B, as PyTorch's default CPU driver "gelsy" (residuals
-    and singular values empty). Single matrices only (no batch)."""
+    and singular values empty). Driver "gels" (full-rank A) gives the same solution, no rank,
+    and for a tall A the residuals' squared norms. Single matrices only (no batch)."""
     _check_matrix("linalg.lstsq", A)
     tensor_arg(B, "lstsq", "B", 2)
-    if driver not in (None, "gelsy"):
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(
+            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+        )
+    if driver in ("gelsd", "gelss"):
         raise NotImplementedError(
             f"linalg.lstsq: driver {driver!r} is not supported by autograd_compat; use "
-            "driver=None (PyTorch's default, 'gelsy')"
+            "driver=None (PyTorch's default, 'gelsy') or 'gels'"
         )
     if A.ndim != 2 or B.ndim not in (1, 2):
         raise NotImplementedError("linalg.lstsq: batches of matrices are not supported yet")
     if B.shape[0] != A.shape[0]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
-    solution, rank = apply(_LSTSQ, A, B, rcond=None if rcond is None else float(rcond))
+    gels = driver == "gels"
+    solution, rank, residuals = apply(
+        _LSTSQ,
+        A,
+        B,
+        rcond=None if rcond is None else float(rcond),
+        residuals=gels and A.shape[0] > A.shape[1],
+    )
+    if gels:  # this driver computes no rank
+        rank = Tensor._wrap(jnp.zeros((0,), jnp.int64))
     empty = Tensor._wrap(jnp.zeros((0,), A._stored.dtype))
-    return return_types.linalg_lstsq(solution, empty, rank, empty)
+    return return_types.linalg_lstsq(solution, residuals, rank, empty)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False):

@@ -8,7 +8,6 @@ memory as bytes (data_ptr, storages) is `storage.py`'s.
 from __future__ import annotations
 
 import builtins
-import weakref
 
 import jax
 import jax.numpy as jnp
@@ -118,9 +117,6 @@ def conj_physical_(input):
 
 
 # ----------------------------------------------------------------------------- memory
-_SHARED: weakref.WeakSet = weakref.WeakSet()  # the buffers share_memory_() was called on
-
-
 def pin_memory(self: Tensor, device=None) -> Tensor:
     """PyTorch pins host memory for an accelerator; without one it raises, as PyTorch does.
     JAX manages host staging itself, so with an accelerator the tensor is returned as is."""
@@ -134,15 +130,24 @@ def is_pinned(self: Tensor, device=None) -> bool:
     return False
 
 
+SHARE_MEMORY = (
+    "share_memory_(): autograd_compat cannot share a tensor's memory with other processes: "
+    "its values live in JAX buffers that each process holds privately, so in-place updates "
+    "made by a child process (Hogwild training) would never reach this one. Tensors passed "
+    "to torch.multiprocessing processes are copied; send results back through a Queue, or "
+    "use threads, which do share tensors."
+)
+
+
 def share_memory_(self: Tensor) -> Tensor:
-    """Mark the tensor shared (JAX arrays can be read from every thread already)."""
-    _SHARED.add(_views.record_of(self).buffer)
-    return self
+    """PyTorch moves the storage into shared memory; here that cannot be done, and a silent
+    no-op would let a child process's in-place updates vanish: a clear error instead."""
+    raise RuntimeError(SHARE_MEMORY)
 
 
 def is_shared(self: Tensor) -> bool:
-    """True after `share_memory_()` on this tensor or one sharing its memory."""
-    return self._storage is not None and self._storage.buffer in _SHARED
+    """False: no tensor here lives in memory shared between processes."""
+    return False
 
 
 def dim_order(self: Tensor, *, ambiguity_check: bool = False) -> tuple:

@@ -18,6 +18,7 @@ from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.record import apply
 from .engine import release_graph, run_backward
+from .meta_backward import meta_backward, on_meta
 
 
 def Variable(data, requires_grad: bool = False, volatile: bool = False) -> Tensor:
@@ -126,6 +127,9 @@ def backward(
             tensor.retain_grad()  # as PyTorch's engine does: a non-leaf input keeps its .grad
     if retain_graph is None:
         retain_graph = create_graph
+    if on_meta(outputs):
+        meta_backward(outputs, inputs, accumulate=True)
+        return
     run_backward(
         outputs,
         grads,
@@ -185,7 +189,9 @@ def grad(
     grads = _grad_outputs(grad_outputs, outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    if is_grads_batched:
+    if on_meta(outputs):
+        result = meta_backward(outputs, inputs, accumulate=False)
+    elif is_grads_batched:
         result = batched_grad(outputs, inputs, grads, retain_graph, create_graph)
     else:
         result = run_backward(

@@ -141,7 +141,7 @@ def apply(op: Op, *inputs, **static):
 def apply_meta(op: Op, inputs: tuple, static: dict):
     """`apply` with an input on the meta device: the outputs' shapes and dtypes from
     `jax.eval_shape`, nothing computed. The node is recorded as PyTorch records it (its
-    grad_fn shows); a backward through it has no values to run on."""
+    grad_fn shows); a backward from it is `meta_backward`'s."""
     values = []
     for x in inputs:
         if isinstance(x, Tensor):
@@ -368,11 +368,13 @@ def remove_observer(observer) -> None:
 def _observed(op: Op, inputs: tuple, static: dict):
     """`apply` while observers watch: run the op to its result (outside a trace), then report
     it; ops it applies itself (autocast's casts) are part of it."""
-    _observing.active = True
-    try:
+    try:  # (set inside the `try`: an interrupt cannot leave it set)
+        _observing.active = True
         start = time.perf_counter_ns()
         result = _apply_special(op, inputs, static)
         for out in result if type(result) is tuple else (result,):
+            if isinstance(out, MetaTensor):  # no data to wait for
+                continue
             value = out._value
             if hasattr(value, "block_until_ready") and not isinstance(value, jax.core.Tracer):
                 value.block_until_ready()

@@ -154,7 +154,7 @@ def _observe(event: OpEvent) -> None:
     if event.op.id is None and event.op.name.endswith("Backward"):
         return
     outputs = event.result if type(event.result) is tuple else (event.result,)
-    memory = sum(getattr(out._value, "nbytes", 0) for out in outputs)
+    memory = sum(out.nelement() * out.element_size() for out in outputs if not out.is_meta)
     names = _op_names(event)
     for name in names:
         own = memory if name == names[-1] else 0  # the outer events sum their children's

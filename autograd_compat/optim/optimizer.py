@@ -23,6 +23,7 @@ from jax._src.array import ArrayImpl
 
 from .._pure import dtypes as _dtypes
 from .._pure import memory as _memory
+from .._pure.interrupts import call_through_interrupt
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -99,6 +100,28 @@ def _donatable(tensors: list, values: tuple, containers: int) -> bool:
         and sys.getrefcount(values[i]) <= 1 + containers + _memory_holders(tensors[i], values[i])
         for i in range(len(values))
     )
+
+
+def _write_update(params, versions, new_params, states, keys, new_states) -> None:
+    """Write an update's results into the parameters and their state (a big update that does
+    not fit fails first, before anything is changed). Run again after an interruption, it
+    writes the same: the versions are set, not bumped."""
+    if any(p._stored.size > _memory.BLOCK_ELEMENTS for p in params):
+        _memory.settle_all(new_params)
+        for values in new_states:
+            _memory.settle_all(values)
+    for p, version, value in zip(params, versions, new_params):
+        p._set_value(value)
+        p._version_counter[0] = version + 1
+    for state, values in zip(states, new_states):
+        for key, value in zip(keys, values):
+            if value is None:
+                continue
+            current = state.get(key)
+            if current is None:
+                state[key] = Tensor._wrap(value)
+            else:
+                current._set_value(value)
 
 
 class Optimizer:
@@ -389,8 +412,10 @@ class Optimizer:
         donated = _donatable(params, param_values, 1) and self._states_donatable(
             states, state_values
         )
-        try:
-            new_params, new_states = (update.donating if donated else update.plain)(
+        versions = [p._version_counter[0] for p in params]
+        try:  # (with donation, the old values are gone once it returns: its results are kept)
+            (new_params, new_states), interrupted = call_through_interrupt(
+                update.donating if donated else update.plain,
                 param_values,
                 tuple(p._grad._value for p in params),
                 state_values,
@@ -399,23 +424,16 @@ class Optimizer:
             )
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
             _memory.raise_exhausted(failure)
-        # a big update that does not fit fails here, before any parameter or state is changed
-        if any(p._stored.size > _memory.BLOCK_ELEMENTS for p in params):
-            _memory.settle_all(new_params)
-            for values in new_states:
-                _memory.settle_all(values)
-        for p, value in zip(params, new_params):
-            p._set_value(value)
-            p._bump_version()
-        for state, values in zip(states, new_states):
-            for key, value in zip(keys, values):
-                if value is None:
-                    continue
-                current = state.get(key)
-                if current is None:
-                    state[key] = Tensor._wrap(value)
-                else:
-                    current._set_value(value)
+        while True:  # written back whole, even when a signal handler interrupts the writes
+            try:
+                _write_update(params, versions, new_params, states, keys, new_states)
+                break
+            except Exception:
+                raise
+            except BaseException as interruption:
+                interrupted = interrupted or interruption
+        if interrupted is not None:
+            raise interrupted
 
     def _states_donatable(self, states: list, state_values: tuple) -> bool:
         """Whether the update may donate every state array it replaces (see `_donatable`)."""

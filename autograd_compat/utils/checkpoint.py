@@ -8,7 +8,8 @@ Both of PyTorch's variants, with its semantics:
 - ``use_reentrant=False``: the function runs with grad on under a saved-tensor hook whose pack
   keeps only a handle (the values a node saves are dropped); the first unpack in a backward
   reruns the function under a hook that collects the recomputed values in the same order,
-  which the graph's nodes then read. This works with ``torch.autograd.grad`` and kwargs.
+  which the graph's nodes then read, and stops it once all are back (``early_stop``). This
+  works with ``torch.autograd.grad`` and kwargs.
 The RNG state of the forward is restored for the rerun (dropout draws the same mask) and the
 autocast state is the forward's.
 """
@@ -63,10 +64,22 @@ def noop_context_fn() -> tuple[contextlib.nullcontext, contextlib.nullcontext]:
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
+_early_stop: list[bool] = []  # set_checkpoint_early_stop's setting, innermost last
+
+
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool):
-    """Accepted for PyTorch compatibility: the recomputation always runs the whole function."""
-    yield
+    """Within the block, whether a non-reentrant recomputation stops once it has recomputed
+    every saved tensor (overrides ``checkpoint(early_stop=)``)."""
+    _early_stop.append(enable)
+    try:
+        yield
+    finally:
+        _early_stop.pop()
+
+
+class _StopRecomputation(Exception):
+    """Raised by the recomputation's pack hook once every saved tensor is recomputed."""
 
 
 @contextlib.contextmanager
@@ -238,9 +251,10 @@ class _Holder:
 class _Frame:
     """One non-reentrant checkpointed call: its handles and, once rerun, the recomputed values."""
 
-    def __init__(self, recompute: Callable[[], Any], metadata_fn) -> None:
+    def __init__(self, recompute: Callable[[], Any], metadata_fn, early_stop: bool) -> None:
         self.recompute = recompute
         self.metadata_fn = metadata_fn
+        self.early_stop = early_stop
         self.holders: list[weakref.ref] = []
         self.metadata: list[Any] = []
         self.recomputed: dict[int, Tensor] = {}
@@ -255,16 +269,21 @@ class _Frame:
     def unpack(self, holder: _Holder) -> Tensor:
         if holder.index not in self.recomputed:
             self._rerun()
-        return self.recomputed.pop(holder.index)
+        return self.recomputed[holder.index]  # kept: a backward may read a value twice
 
     def _rerun(self) -> None:
         values: list[Tensor] = []
 
         def keep(x: Tensor) -> None:
             values.append(x.detach() if x.requires_grad else x)
+            if self.early_stop and len(values) == len(self.holders):
+                raise _StopRecomputation
 
-        with saved_tensors_hooks(keep, _no_unpack), _modes.enable_grad():
-            self.recompute()
+        try:
+            with saved_tensors_hooks(keep, _no_unpack), _modes.enable_grad():
+                self.recompute()
+        except _StopRecomputation:
+            pass
         if len(values) != len(self.holders):
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved "
@@ -298,7 +317,7 @@ def _no_unpack(_):
     raise AssertionError("torch.utils.checkpoint: a recomputed value was unpacked")
 
 
-def _without_reentrant(function, preserve, context_fn, determinism_check, args, kwargs):
+def _without_reentrant(function, preserve, context_fn, determinism_check, early_stop, args, kwargs):
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(
             f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, "
@@ -314,7 +333,8 @@ def _without_reentrant(function, preserve, context_fn, determinism_check, args, 
         with state.restored(), recompute_context:
             function(*args, **kwargs)
 
-    frame = _Frame(recompute, _DETERMINISM_CHECKS[determinism_check])
+    stop = _early_stop[-1] if _early_stop else early_stop
+    frame = _Frame(recompute, _DETERMINISM_CHECKS[determinism_check], stop)
     with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         return function(*args, **kwargs)
 
@@ -352,7 +372,8 @@ def checkpoint(
         determinism_check: ``"default"`` compares shapes, dtypes and devices of recomputed
             tensors with the saved ones; ``"none"`` skips it.
         debug: accepted; the error messages are the same either way.
-        early_stop: accepted; the recomputation always runs the whole function.
+        early_stop: stop the recomputation once every saved tensor is recomputed
+            (``use_reentrant=False``; `set_checkpoint_early_stop` overrides it).
         preserve_rng_state (keyword): restore the forward's RNG state for the rerun
             (default ``True``).
 
@@ -377,7 +398,9 @@ def checkpoint(
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if not use_reentrant:
-        return _without_reentrant(function, preserve, context_fn, determinism_check, args, kwargs)
+        return _without_reentrant(
+            function, preserve, context_fn, determinism_check, early_stop, args, kwargs
+        )
     _no_other_keywords(kwargs)
     if context_fn is not noop_context_fn or debug is not False:
         raise ValueError(

@@ -1,8 +1,13 @@
 """peft LoRA on a tiny GPT-2 under the alias, against real PyTorch."""
 
+import importlib.util
+
 import pytest
 
-pytest.importorskip("peft")
+# Looked up, not imported: in pytest's process the import loads real torch (peft's loads
+# torchvision too, whose compiled ops fail to load here: importorskip skipped the test).
+if importlib.util.find_spec("peft") is None:
+    pytest.skip("peft is not installed", allow_module_level=True)
 
 
 def test_lora_gpt2_train_save_and_reload(both):

@@ -10,11 +10,7 @@ if importlib.util.find_spec("timm") is None:
     pytest.skip("timm is not installed", allow_module_level=True)
 
 
-def test_resnet18_and_tiny_vit_forward_backward_float64(both):
-    ours = both("timm_models.py", "float64", rtol=1e-9, atol=1e-11)
-    assert len(ours["vit"]["grad_norms"]) > 20 and len(ours["vit"]["logits"][0]) == 10
-
-
-def test_resnet18_and_tiny_vit_forward_backward_float32(both):
+def test_resnet18_and_tiny_vit_forward_backward(both):
     ours = both("timm_models.py", rtol=2e-4, atol=1e-4)
     assert "blocks.1.attn.qkv.weight" in ours["vit"]["grad_norms"]
+    assert len(ours["resnet18"]["logits"]) == 4 and len(ours["vit"]["logits"][0]) == 10

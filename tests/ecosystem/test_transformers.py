@@ -25,3 +25,11 @@ def test_llama_flex_attention_equals_sdpa(both):
     grouped-query heads) gives PyTorch's sdpa result, forward and backward."""
     ours = both("transformers_llama.py", "flex_attention")
     assert ours["loss"] > 0
+
+
+@pytest.mark.parametrize("reentrant", ["true", "false"])
+def test_llama_gradient_checkpointing(both, reentrant):
+    """Checkpointed decoder layers recompute in the backward: the same loss, gradients and
+    FLOPs (the recomputation included) as real PyTorch, and the ModelOutput as a pytree."""
+    ours = both("transformers_checkpointing.py", reentrant)
+    assert len(ours["grad_norms"]) == 21 and ours["output_type"] == "CausalLMOutputWithPast"

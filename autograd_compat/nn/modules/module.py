@@ -565,7 +565,8 @@ class Module:
             clear_grad(p, set_to_none)
 
     def share_memory(self) -> Module:
-        return self
+        """`share_memory_()` on every parameter and buffer: it raises here (see there)."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ------------------------------------------------------------------ conversion
     def _apply(self, fn, recurse: bool = True) -> Module:

@@ -1,4 +1,4 @@
-"""safetensors' torch functions: `write DIR` saves tensors of five dtypes (and views) with
+"""safetensors' torch functions: `write DIR` saves tensors of six dtypes (and views) with
 save_file and save, reads them back with load_file, load and safe_open (mmap and pread), and
 prints the files' digests with what was read; `read FILE` prints what a file written by the
 other library holds."""
@@ -17,7 +17,7 @@ from safetensors.torch import load, load_file, save, save_file
 
 
 def tensors() -> dict:
-    """Tensors of five dtypes, two of them views that do not start at their memory's start."""
+    """Tensors of six dtypes, one a packed non-contiguous view, one empty."""
     rng = np.random.default_rng(0)
     base = torch.from_numpy(rng.standard_normal((4, 6)).astype(np.float32))
     return {
@@ -28,6 +28,8 @@ def tensors() -> dict:
         "bool": torch.from_numpy(rng.standard_normal(7) > 0),
         "cols": base[:, 1:4].contiguous(),  # a non-contiguous view, packed
         "scalar": torch.tensor(3.5),
+        "empty": torch.zeros(0, 3),
+        "u8": torch.arange(5, dtype=torch.uint8),
     }
 
 

@@ -10,7 +10,7 @@ from common import emit, set_weights  # first: it lets real PyTorch import torch
 from torchvision import models
 
 dtype = getattr(torch, sys.argv[1] if len(sys.argv) > 1 else "float32")
-images = torch.from_numpy(np.random.default_rng(1).standard_normal((4, 3, 64, 64))).to(dtype)
+images = torch.from_numpy(np.random.default_rng(1).standard_normal((4, 3, 32, 32))).to(dtype)
 labels = torch.tensor([3, 7, 0, 9])
 
 
