@@ -14,6 +14,7 @@ import os
 
 import torch
 import torch.distributed as dist
+import torch.distributed._functional_collectives as funcol
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
@@ -112,8 +113,15 @@ dist.reduce(to_last, dst=world - 1, op=dist.ReduceOp.SUM)
 pending = mine.clone()
 work = dist.all_reduce(pending, async_op=True)
 work.wait()
+exchanged = torch.zeros(2)
+dist.all_to_all_single(exchanged, torch.tensor([10.0 * rank, 10.0 * rank + 1]))
+functional_sum = funcol.all_reduce(mine, "sum", dist.group.WORLD)
+scattered = funcol.reduce_scatter_single(torch.cat([mine] * world), "sum", 0, dist.group.WORLD)
 dist.barrier()
 record["collectives"] = {
+    "all_to_all_single": exchanged.tolist(),
+    "functional all_reduce": functional_sum.tolist(),
+    "reduce_scatter_single": scattered.tolist(),
     "all_reduce": reduced,
     "all_gather": [t.tolist() for t in gathered],
     "all_gather_single": concatenated.tolist(),

@@ -89,10 +89,13 @@ def test_collectives_across_two_processes_give_pytorchs_values(runs):
         "all_gather_single": np.concatenate(mine).tolist(),
         "broadcast": mine[1].tolist(),
         "async all_reduce": (mine[0] + mine[1]).tolist(),
+        "functional all_reduce": (mine[0] + mine[1]).tolist(),
+        "reduce_scatter_single": (mine[0] + mine[1]).tolist(),
     }
     for rank, record in enumerate(runs["ours"]):
         got = dict(record["collectives"])
         reduced = got.pop("reduce")
+        assert got.pop("all_to_all_single") == [0.0 + rank, 10.0 + rank]
         assert got == expected, (rank, got)
         assert reduced == (expected["all_reduce"]["SUM"] if rank == 1 else mine[0].tolist())
 

@@ -47,6 +47,11 @@ class DeviceMesh:
     def get_rank(self) -> int:
         return 0
 
+    def get_coordinate(self) -> list[int] | None:
+        """This rank's position in the mesh (None if the mesh does not hold it)."""
+        where = np.argwhere(self.mesh == self.get_rank())
+        return [int(i) for i in where[0]] if len(where) else None
+
     def __repr__(self) -> str:
         names = f", mesh_dim_names={self.mesh_dim_names}"
         return f"DeviceMesh('{self.device_type}', {self.mesh.tolist()}{names})"

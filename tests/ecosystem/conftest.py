@@ -19,6 +19,10 @@ import numpy as np
 import pytest
 from torch_compare import require_torch
 
+# The scripts run in processes of their own (on either library): never imported by pytest,
+# whose doctest collection would otherwise run them in its own process.
+collect_ignore = ["scripts"]
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPTS = pathlib.Path(__file__).resolve().parent / "scripts"
 OFFLINE = {

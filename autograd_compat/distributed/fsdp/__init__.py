@@ -22,8 +22,8 @@ parameters under `_fsdp_wrapped_module.`, and `state_dict()` keys are the wrappe
 (as PyTorch's FULL_STATE_DICT; `FSDP.state_dict_type` is not provided). Its other options
 (`auto_wrap_policy`, `backward_prefetch`, `forward_prefetch`, `sync_module_states`,
 `limit_all_gathers`) are accepted and change nothing here: the layout is per
-parameter whatever the wrapping. Mixed precision and CPU offload (both APIs) raise
-NotImplementedError.
+parameter whatever the wrapping. Mixed precision and CPU offload (both APIs: a
+MixedPrecisionPolicy naming a dtype, a CPUOffloadPolicy) raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -38,11 +38,22 @@ from ...nn.modules.module import Module
 from ...nn.parallel import lay_out, split_inputs
 from ..device_mesh import DeviceMesh
 from ..distributed_c10d import NO_PROCESS_GROUP, is_initialized
+from ._policies import CPUOffloadPolicy, MixedPrecisionPolicy, OffloadPolicy, changes_anything
 
-__all__ = ["FSDPModule", "FullyShardedDataParallel", "ShardingStrategy", "fully_shard"]
+__all__ = [
+    "CPUOffloadPolicy",
+    "FSDPModule",
+    "FullyShardedDataParallel",
+    "MixedPrecisionPolicy",
+    "OffloadPolicy",
+    "ShardingStrategy",
+    "fully_shard",
+]
 
 _AXIS = "fsdp"
 _WRAPPED = "_fsdp_wrapped_module"
+_NO_MIXED_PRECISION = MixedPrecisionPolicy()  # fully_shard's defaults, as PyTorch's
+_NO_OFFLOAD = OffloadPolicy()
 # How many sharded modules' forwards are running: inputs are split by the outermost only.
 _DEPTH = [0]
 
@@ -83,7 +94,7 @@ def _refuse_precision_and_offload(mp, offload) -> None:
     """Mixed precision and CPU offload would change the numbers or the memory silently if
     ignored: refused by name until they are supported."""
     for name, given in (("mixed precision", mp), ("CPU offload", offload)):
-        if given is not None:
+        if changes_anything(given):
             raise NotImplementedError(
                 f"FSDP {name} ({given!r}) is not supported by autograd_compat; cast the model "
                 "(model.to(torch.bfloat16)) or use torch.autocast for lower precision"
@@ -131,8 +142,8 @@ def fully_shard(
     mesh: DeviceMesh | None = None,
     reshard_after_forward: bool | int | None = None,
     shard_placement_fn=None,
-    mp_policy=None,
-    offload_policy=None,
+    mp_policy: MixedPrecisionPolicy = _NO_MIXED_PRECISION,
+    offload_policy: OffloadPolicy = _NO_OFFLOAD,
     ignored_params=None,
 ):
     """Shard `module`'s parameters along dim 0 over `mesh` (default: all local devices) and

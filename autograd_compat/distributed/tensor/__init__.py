@@ -2,11 +2,12 @@
 every device (`Replicate()`). The result is an ordinary Tensor whose array is a sharded
 `jax.Array`: ops on it run SPMD (XLA partitions each one) and the `.grad` of a sharded leaf
 keeps its sharding. PyTorch returns a `DTensor` subclass; here `full_tensor()`'s role is
-played by the Tensor itself (its value is always the global one)."""
+played by the Tensor itself (its value is always the global one), so no tensor is a `DTensor`:
+the class is there for isinstance checks, and making one raises. A `Partial` placement (values
+pending a reduction) lays the tensor out whole, as `Replicate`: the global value is the same."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from jax.sharding import PartitionSpec
@@ -14,20 +15,27 @@ from jax.sharding import PartitionSpec
 from ..._state.tensor import Tensor
 from .. import shard
 from ..device_mesh import DeviceMesh
+from .placement_types import Partial, Placement, Replicate, Shard
 
-__all__ = ["Replicate", "Shard", "distribute_tensor"]
-
-
-@dataclasses.dataclass(frozen=True)
-class Shard:
-    """Split tensor dimension `dim` over one mesh dimension."""
-
-    dim: int
+__all__ = ["DTensor", "Partial", "Placement", "Replicate", "Shard", "distribute_tensor"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Replicate:
-    """A whole copy on every device of one mesh dimension."""
+class DTensor(Tensor):
+    """PyTorch's distributed tensor class; tensors laid out on a mesh here are plain Tensors
+    holding the global value (see the module), so none is a DTensor."""
+
+    def __new__(cls, *args, **kwargs):
+        raise NotImplementedError(
+            "torch.distributed.tensor.DTensor: autograd_compat's distributed tensors are "
+            "ordinary Tensors holding the global value; use distribute_tensor"
+        )
+
+    @classmethod
+    def from_local(cls, local_tensor, device_mesh=None, placements=None, **kwargs):
+        raise NotImplementedError(
+            "torch.distributed.tensor.DTensor.from_local: autograd_compat's distributed "
+            "tensors hold the global value, not per-rank pieces; use distribute_tensor"
+        )
 
 
 def _spec(placements: Sequence, mesh: DeviceMesh, ndim: int) -> PartitionSpec:
@@ -43,8 +51,8 @@ def _spec(placements: Sequence, mesh: DeviceMesh, ndim: int) -> PartitionSpec:
             if not 0 <= dim < ndim:
                 raise IndexError(f"Shard({placement.dim}) is out of range for a {ndim}-D tensor")
             spec[dim] = name if spec[dim] is None else (*_names(spec[dim]), name)
-        elif not isinstance(placement, Replicate):
-            raise TypeError(f"placements must be Shard or Replicate, got {placement!r}")
+        elif not isinstance(placement, (Replicate, Partial)):
+            raise TypeError(f"placements must be Shard, Replicate or Partial, got {placement!r}")
     return PartitionSpec(*spec)
 
 

@@ -1,0 +1,1 @@
+"""torch.distributed._composable: the module path FSDP2 had before `torch.distributed.fsdp`."""
