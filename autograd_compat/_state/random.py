@@ -74,6 +74,7 @@ class Generator:
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
         self._key_data = None
+        _traced.keys.pop(self, None)  # a key this thread's trace drew to is no longer current
         return self
 
     def seed(self) -> int:

@@ -716,6 +716,24 @@ ROWS: list[OpCase] = [
         name_differs="torch::autograd::CopySlices in PyTorch, CopySlices here",
     ),
     OpCase(
+        "grid_sampler_2d",
+        lambda torch, x, grid: F(torch).grid_sample(x, grid, align_corners=False),
+        inputs=(IMG, (1, 3, 3, 2)),
+        domain=("normal", "unit"),
+    ),
+    OpCase(
+        "grid_sampler_3d",
+        lambda torch, x, grid: F(torch).grid_sample(x, grid, align_corners=True),
+        inputs=((1, 1, 2, 2, 2), (1, 2, 2, 2, 3)),
+        domain=("normal", "unit"),
+    ),
+    OpCase(
+        "affine_grid_generator",
+        lambda torch, theta: F(torch).affine_grid(theta, [1, 1, 3, 4], align_corners=False),
+        inputs=((1, 2, 3),),
+    ),
+    OpCase("view.dtype", lambda torch, x: x.view(torch.int64), grad=False),
+    OpCase(
         "interpolate.nearest1d",
         lambda torch, x: F(torch).interpolate(x, scale_factor=2),
         inputs=(SEQ,),
