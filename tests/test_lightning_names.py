@@ -77,8 +77,6 @@ def test_dataloader_iterators():
     assert len(iterator) == 3 and iter(iterator) is iterator
     assert [b[0].tolist() for b in iterator] == [[0.0, 1.0], [2.0, 3.0], [4.0]]
     assert iterator._num_yielded == 3
-    with pytest.raises(NotImplementedError, match="_MultiProcessingDataLoaderIter"):
-        loader_module._MultiProcessingDataLoaderIter(loader)
 
 
 def test_multiprocessing_context(real_torch):

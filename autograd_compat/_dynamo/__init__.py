@@ -3,6 +3,7 @@
 from .._compile import config as config
 from .._compile.api import reset as reset
 from .._compile.module import OptimizedModule as OptimizedModule
+from . import eval_frame as eval_frame
 from . import exc as exc
 from . import utils as utils
 from .decorators import (
@@ -18,6 +19,7 @@ __all__ = [
     "allow_in_graph",
     "assume_constant_result",
     "config",
+    "eval_frame",
     "disable",
     "exc",
     "is_compiling",

@@ -361,7 +361,7 @@ def add_observer(observer) -> None:
 
 
 def remove_observer(observer) -> None:
-    modes.observers = [o for o in modes.observers if o is not observer]
+    modes.observers = [o for o in modes.observers if o != observer]  # (a bound method: ==)
     modes.refresh_special()
 
 

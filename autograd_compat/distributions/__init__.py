@@ -20,7 +20,9 @@ from .gamma import Gamma
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .relaxed_bernoulli import RelaxedBernoulli
 from .uniform import Uniform
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli",
@@ -31,7 +33,9 @@ __all__ = [
     "Gamma",
     "MultivariateNormal",
     "Normal",
+    "RelaxedBernoulli",
     "Uniform",
+    "Wishart",
     "constraints",
     "kl_divergence",
     "register_kl",

@@ -43,11 +43,17 @@ def main(folder: pathlib.Path) -> None:
     model.save_pretrained(str(folder / "adapter"))
     loaded = PeftModel.from_pretrained(base(), str(folder / "adapter"))
     loaded.train(False)
+    adapters = {n: p for n, p in model.named_parameters() if p.requires_grad}
+    reloaded = {n: p for n, p in loaded.named_parameters() if n in adapters}
+    same_adapters = len(reloaded) == len(adapters) and all(
+        torch.equal(p, adapters[n]) for n, p in reloaded.items()
+    )
     emit(
         losses=losses,
         trainable=trainable,
         frozen_unchanged=unchanged,
-        adapters={n: p for n, p in model.named_parameters() if p.requires_grad},
+        adapters=adapters,
+        adapters_reloaded=same_adapters,
         logits=logits[:, -1],
         reloaded=loaded(ids).logits[:, -1],
         files=sorted(p.name for p in (folder / "adapter").iterdir()),
