@@ -6,6 +6,7 @@ import importlib
 import pytest
 
 import autograd_compat as torch
+from autograd_compat._state.modes import modes
 
 
 def _mlp(lib):
@@ -77,3 +78,11 @@ def _meta_mlp(lib):
 
 def test_counts_on_the_meta_device_match_pytorch(real_torch):
     assert _counts(torch, _meta_mlp) == _counts(real_torch, _meta_mlp)
+
+
+def test_the_mode_stops_observing_when_it_ends():
+    """Leaving the block unregisters its observer (a bound method, removed by equality)."""
+    before = list(modes.observers)
+    with _counter(torch)(display=False):
+        torch.ones(2) * torch.ones(2)
+    assert modes.observers == before
