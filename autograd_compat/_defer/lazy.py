@@ -45,9 +45,9 @@ import numpy as np
 from jax._src import core as _jax_core
 from jax._src.array import ArrayImpl
 
-from . import executables
-from . import memory as _memory
-from .op import HashedTuple, Op, lru_put
+from .._pure import executables
+from .._pure import memory as _memory
+from .._pure.op import HashedTuple, Op, lru_put
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
 ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
