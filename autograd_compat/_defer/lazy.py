@@ -39,11 +39,11 @@ from collections import OrderedDict
 from math import prod
 
 import numpy as np
-from jax._src import core as _jax_core
-from jax._src.array import ArrayImpl
+from jax import ensure_compile_time_eval
 
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure.jax_internals import ArrayImpl, trace_ctx
 from .._pure.op import HashedTuple, Op, lru_put
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
@@ -370,10 +370,10 @@ class Segment:
                 return
             wanted = tuple([p.slot for p in live])
             try:
-                if _jax_core.trace_ctx.is_top_level():
+                if trace_ctx.is_top_level():
                     arrays = self._run(wanted)
                 else:  # a read inside a trace: the values are concrete, keep them so
-                    with _jax_core.ensure_compile_time_eval():
+                    with ensure_compile_time_eval():
                         arrays = self._run(wanted)
             except _memory.DISPATCH_ERRORS as failure:
                 _memory.raise_exhausted(failure)
