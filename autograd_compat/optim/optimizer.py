@@ -24,6 +24,7 @@ from .._pure import dtypes as _dtypes
 from .._pure import memory as _memory
 from .._pure.interrupts import call_through_interrupt
 from .._pure.jax_internals import ArrayImpl
+from .._pure.references import CALL_REFERENCES
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -96,8 +97,9 @@ def _donatable(tensors: list, values: tuple, containers: int) -> bool:
     kept graph, a `detach()` the user holds or a raw array would be left deleted."""
     return all(
         type(values[i]) is ArrayImpl
-        # references: the memory's own, the containers and getrefcount's argument
-        and sys.getrefcount(values[i]) <= 1 + containers + _memory_holders(tensors[i], values[i])
+        # holders: the memory's own and the containers (`_pure/references`)
+        and sys.getrefcount(values[i])
+        <= CALL_REFERENCES + containers + _memory_holders(tensors[i], values[i])
         for i in range(len(values))
     )
 
