@@ -17,6 +17,8 @@ CORE = (
 )
 # What each core layer may import from the package (itself included): the layers below it.
 ALLOWED = {layer: CORE[: CORE.index(layer) + 1] for layer in CORE}
+# The only imports made inside functions: optional dependencies, absent from a plain install.
+OPTIONAL_DEPENDENCIES = frozenset({"ipykernel", "jupyter_client"})
 # `_pure` modules that hold runtime state (a lock, a thread-local, a rebound global), and why
 # it is there rather than in `_defer` or `_state`.
 STATEFUL_PURE = {
@@ -150,3 +152,27 @@ def test_pure_modules_hold_no_runtime_state():
 @pytest.mark.parametrize("module", sorted(STATEFUL_PURE) + ["autograd_compat._defer.lazy"])
 def test_the_state_check_sees_the_state_of_the_stateful_modules(module):
     assert _runtime_state(MODULES[module])
+
+
+def _imports_inside_functions(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(line, top-level package name) of each import inside a function of the module at
+    `path` (a relative import's name is ".")."""
+    found = []
+    for function in ast.walk(ast.parse(path.read_text())):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Import):
+                    found += [(node.lineno, a.name.split(".")[0]) for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    name = "." if node.level else (node.module or "").split(".")[0]
+                    found.append((node.lineno, name))
+    return found
+
+
+def test_imports_inside_functions_are_of_optional_dependencies_only():
+    for module, path in MODULES.items():
+        for line, name in _imports_inside_functions(path):
+            assert name in OPTIONAL_DEPENDENCIES, (
+                f"{module}:{line} imports {name} inside a function: move it to the module's "
+                "imports (an optional dependency goes in OPTIONAL_DEPENDENCIES)"
+            )

@@ -27,6 +27,7 @@ from .._pure.jax_internals import ArrayImpl
 from .._pure.references import CALL_REFERENCES
 from .._state import modes as _grad_mode
 from .._state.modes import modes
+from .._state.node import RemovableHandle
 from .._state.tensor import Tensor
 from .._tape.backward import clear_grad
 from ..nn import _arrays
@@ -343,16 +344,12 @@ class Optimizer:
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
         """Run `hook(optimizer, args, kwargs)` before each step."""
-        from ..utils.hooks import RemovableHandle
-
         handle = RemovableHandle(self._optimizer_step_pre_hooks)
         self._optimizer_step_pre_hooks[handle.id] = hook
         return handle
 
     def register_step_post_hook(self, hook):
         """Run `hook(optimizer, args, kwargs)` after each step."""
-        from ..utils.hooks import RemovableHandle
-
         handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
