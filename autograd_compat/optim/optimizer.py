@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import sys
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from itertools import chain
 
 import numpy as np
@@ -142,8 +142,9 @@ class Optimizer:
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
-        self._optimizer_step_pre_hooks: dict = {}
-        self._optimizer_step_post_hooks: dict = {}
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()  # (a handle refers to it
+        # weakly, as PyTorch's does: a plain dict takes no weak reference)
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -174,8 +175,8 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})
-        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
 
     def __repr__(self) -> str:
         format_string = self.__class__.__name__ + " ("
