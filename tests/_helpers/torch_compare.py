@@ -490,6 +490,15 @@ def arr(shape, kind: str = "normal", dtype=np.float64, seed: int | None = None) 
     return np.asarray(a).astype(dtype)
 
 
+def deterministic(lib, module):
+    """`module` in float64 with the same parameters in both libraries."""
+    module = module.double()
+    with lib.no_grad():
+        for i, (_, p) in enumerate(sorted(module.named_parameters())):
+            p.copy_(lib.tensor(0.5 * arr(tuple(p.shape), seed=i)))
+    return module
+
+
 def _flatten(out):
     """The tensors of an op's result (a tensor, or a (named) tuple / list of tensors)."""
     if isinstance(out, (tuple, list)):

@@ -1,6 +1,7 @@
-"""More ways to cut a tensor: hsplit/vsplit/dsplit, split_with_sizes, the unsafe_* splits
-(pieces that are not views), `Tensor.unfold` (sliding windows, a view), narrow_copy and
-sum_to_size (the reduction that undoes a broadcast).
+"""The splits beside shape.py's split/chunk/tensor_split: hsplit/vsplit/dsplit,
+split_with_sizes and the unsafe_* splits (pieces that are new tensors, not views); and the
+other parts of a tensor: `Tensor.unfold` (sliding windows, a view), narrow_copy (a narrowed
+copy) and sum_to_size (the reduction that undoes a broadcast).
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""Counting, bucketing and order statistics: unique/unique_consecutive, bincount, histc,
-argwhere, searchsorted/bucketize, mode, nanmedian, aminmax, msort and logcumsumexp.
+"""Histograms and bins: unique/unique_consecutive (the distinct values, with their counts and
+inverse), bincount and histc (counts per bin), searchsorted/bucketize (the bin of each value).
 
-unique, unique_consecutive, bincount and argwhere have output shapes that depend on the
-values: they run eagerly on the host (numpy) and raise a DataDependentError under a jax trace,
-as `nonzero` does; their results carry no gradient (PyTorch's backward through unique raises).
-histc has a fixed output shape and is one pure (non-differentiable) JAX function; mode and
-nanmedian gather the value at the index they pick, so the gradient flows there only.
+unique, unique_consecutive and bincount have output shapes that depend on the values: they run
+eagerly on the host (numpy) and raise a DataDependentError under a jax trace, as `nonzero`
+does; their results carry no gradient (PyTorch's backward through unique raises). histc has a
+fixed output shape and is one pure (non-differentiable) JAX function.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import register
@@ -21,29 +19,12 @@ from .._pure.shapes import normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .index import nonzero
-from .reduce import (
-    _evenly_distributed,
-    amax,
-    amin,
-    gathered_at,
-    median,
-    pick_along,
-    return_types,
-    sort,
-)
 from .shape import _needs_concrete
 
 __all__ = [
-    "aminmax",
-    "argwhere",
     "bincount",
     "bucketize",
     "histc",
-    "logcumsumexp",
-    "mode",
-    "msort",
-    "nanmedian",
     "searchsorted",
     "unique",
     "unique_consecutive",
@@ -113,13 +94,6 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
     return _unique_result(
         values.astype(array.dtype), inverse, counts, return_inverse, return_counts
     )
-
-
-def argwhere(input):
-    """The indices of the nonzero elements, one row per element: `nonzero(input)`."""
-    tensor_arg(input, "argwhere")
-    _needs_concrete("argwhere", input)
-    return nonzero(input)
 
 
 # ----------------------------------------------------------------------------- bincount, histc
@@ -247,93 +221,3 @@ def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
-
-
-# ----------------------------------------------------------------------------- mode, nanmedian
-def _mode_index(x, dim):
-    """The last index of the most frequent value along `dim` (the smallest such value on a
-    tie in counts), as PyTorch's CPU kernel."""
-    a = jnp.moveaxis(x, dim, -1)
-    counts = jnp.sum(a[..., :, None] == a[..., None, :], axis=-1)
-    frequent = counts == jnp.max(counts, axis=-1, keepdims=True)
-    smallest = jnp.min(jnp.where(frequent, a, jnp.inf), axis=-1, keepdims=True)
-    n = a.shape[-1]
-    last = n - 1 - jnp.argmax(jnp.flip(a == smallest, -1), axis=-1, keepdims=True)
-    return jnp.moveaxis(last, -1, dim)
-
-
-_MODE = register("mode", gathered_at(_mode_index), node="ModeBackward0")
-
-
-def mode(input, dim: int = -1, keepdim: bool = False):
-    """`(values, indices)`: the most frequent value along `dim` (the smallest on a tie) and
-    the last index where it occurs."""
-    tensor_arg(input, "mode")
-    return return_types.mode(*pick_along("mode", _MODE, input, dim, keepdim))
-
-
-def _nan_median_index(x, dim):
-    """The index of the lower median of the non-NaN elements along `dim` (a NaN's where all
-    are NaN)."""
-    order = jnp.argsort(x, axis=dim, stable=True)  # NaN sorts last
-    count = jnp.sum(~jnp.isnan(x), axis=dim, keepdims=True)
-    position = jnp.maximum((count - 1) // 2, 0)
-    return jnp.take_along_axis(order, position, axis=dim)
-
-
-def _nanmedian_all(x):
-    if x.size == 0:
-        return jnp.full((), jnp.nan, x.dtype)
-    flat = x.reshape(-1)
-    return _evenly_distributed(flat, flat[_nan_median_index(flat, 0)[0]])
-
-
-_NANMEDIAN_ALL = register("nanmedian", _nanmedian_all, node="NanmedianBackward0")
-_NANMEDIAN_DIM = register(
-    "nanmedian.dim", gathered_at(_nan_median_index), node="NanmedianBackward1"
-)
-
-
-def nanmedian(input, dim=None, keepdim: bool = False):
-    """The lower median ignoring NaN (NaN only where all elements are NaN); with `dim`,
-    `(values, indices)` as `median`."""
-    tensor_arg(input, "nanmedian")
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        # integers have no NaN: the same as median
-        if dim is None:
-            return median(input)
-        return return_types.nanmedian(*median(input, dim, keepdim))
-    if dim is None:
-        return apply(_NANMEDIAN_ALL, input)
-    return return_types.nanmedian(*pick_along("nanmedian", _NANMEDIAN_DIM, input, dim, keepdim))
-
-
-# ----------------------------------------------------------------------------- the rest
-def aminmax(input, *, dim=None, keepdim: bool = False):
-    """`(min, max)` over all elements or along `dim`."""
-    tensor_arg(input, "aminmax")
-    dims = () if dim is None else dim
-    return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
-
-
-def msort(input):
-    """`input` sorted along its first dim: `sort(input, dim=0).values`."""
-    tensor_arg(input, "msort")
-    return sort(input, 0).values
-
-
-def _logcumsumexp(x, *, dim):
-    return lax.cumlogsumexp(x, axis=dim) if x.ndim else x
-
-
-_LOGCUMSUMEXP = register("logcumsumexp", _logcumsumexp, node="LogcumsumexpBackward0")
-
-
-def logcumsumexp(input, dim: int):
-    """log(cumsum(exp(input), dim)), computed stably."""
-    tensor_arg(input, "logcumsumexp")
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise NotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'"
-        )
-    return apply(_LOGCUMSUMEXP, input, dim=normalize_dim(dim, input.ndim))
