@@ -81,7 +81,7 @@ def main() -> None:
     compiled_over_jit = _geomean(_ratio(r[0], r[2]) for r in rows)
     floor_over_jit = _geomean(_ratio(r[1], r[2]) for r in rows)
     print(
-        f"| **geomean** (issue 9's target ≤ 1.2) | | | | {_cell(compiled_over_jit, 2)} "
+        f"| **geomean** (target ≤ 1.2) | | | | {_cell(compiled_over_jit, 2)} "
         f"| {_cell(floor_over_jit, 2)} |"
     )
 

@@ -13,7 +13,7 @@ functions cached once:
 each followed by one jitted call for the backward (`v * 2^k`, as our fused backward) and the
 host reads of `y` and `x.grad`. PyTorch runs on one thread. The last column gives what is left
 for all of our Python per step if the step is to stay within 1.5x of PyTorch eager: the budget
-that issue 10's "none above 1.5" leaves once the XLA calls are paid.
+that the goal "no step above 1.5x PyTorch" leaves once the XLA calls are paid.
 
 A third floor, "minimal tape", runs the step's own code (`loop_torch`) on the least autograd
 any tape can be (`_MinimalTensor`): a tensor of a value and a grad_fn, a node of an edge and a

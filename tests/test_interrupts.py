@@ -1,5 +1,5 @@
 """Interrupts (KeyboardInterrupt from a signal handler) during backward: `.grad` is updated all
-or nothing, a retry accumulates exactly once, and grad mode is restored (issue 13, item 6)."""
+or nothing, a retry accumulates exactly once, and grad mode is restored."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""torch.distributed across processes (issue 14): `tests/ddp_job.py`, an ordinary DDP script,
+"""torch.distributed across processes: `tests/ddp_job.py`, an ordinary DDP script,
 launched as two local processes by `python -m autograd_compat run --nproc 2` trains as one
 process on the combined batch, and its collectives give PyTorch's values. One launch serves
 all the checks of the job. (The same script runs under PyTorch's `torchrun` with the same
