@@ -21,7 +21,7 @@ scale, the same two jitted calls an iteration and one for the backward, and noth
 version counters, views, hooks, modes or deferral). What our step spends above it is the cost
 of those semantics; a second table splits each step into its pieces (timed inside the step)
 for ours, the minimal tape and PyTorch.
-Run: `python bench/eager_floor.py [--quick]`.
+Run: `python bench/probes/eager_floor.py [--quick]`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import argparse
 import functools
 import time
 
+import _bench  # noqa: F401  (bench/ on sys.path)
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -6,7 +6,7 @@ deferred again after `REDEFER_AFTER` calls. Kept for good, the marks would leave
 step, whose ops were all once printed, running each op as an XLA call of its own. This times
 the chain's step (`bench/workloads.py`) fresh, over its first steps after the reads and once
 steady, with the marks kept for good and with them lifted (the library's rule), beside PyTorch.
-Run: `python bench/read_at_once.py [--quick]`.
+Run: `python bench/probes/read_at_once.py [--quick]`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import argparse
 import sys
 import time
 
+import _bench  # noqa: F401  (bench/ on sys.path)
 from run import _cell, _time, real_torch, sampling
 from workloads import CHAIN_DATA, chain_torch
 
