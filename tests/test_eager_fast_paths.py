@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._pure import lazy as _lazy
+from autograd_compat._defer import lazy as _lazy
 from autograd_compat._pure import op as _op
 from autograd_compat._tape import engine as _engine
 

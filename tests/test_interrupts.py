@@ -14,7 +14,7 @@ import pytest
 
 import autograd_compat as torch
 from autograd_compat._compile.function import _Entry
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 from autograd_compat._pure.interrupts import call_through_interrupt
 from autograd_compat._state import modes as _modes
 from autograd_compat._state.tensor import LazyTensor
