@@ -1,4 +1,4 @@
-"""The docstring examples' namespace: `pytest --doctest-modules` runs them (issue 11); and the
+"""The docstring examples' namespace: `pytest --doctest-modules` runs them; and the
 persistent compilation cache switched off for the whole suite.
 
 Here at the repository root because pytest applies a conftest.py only to files at or below its

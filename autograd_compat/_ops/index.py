@@ -26,6 +26,7 @@ from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
+from .._pure.strides import contiguous_strides, expand_geometry, layout_op, overlapping
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -37,18 +38,7 @@ from .._tape.args import (
     tensor_arg,
 )
 from .._tape.record import apply
-from .._tape.views import (
-    NO_STARTS,
-    OVERLAP,
-    assert_no_partial_overlap,
-    contiguous_strides,
-    expand_geometry,
-    layout_of,
-    layout_op,
-    overlapping,
-    shaped,
-    view_of,
-)
+from .._tape.views import NO_STARTS, OVERLAP, assert_no_partial_overlap, layout_of, shaped, view_of
 from .._tape.views import scatter as scatter_view
 from . import factories as _factories
 from .elementwise import _ctype, _no_derivative

@@ -471,7 +471,7 @@ class TensorMethods:
     is_cpu = property(convert._is_cpu)
     itemsize = property(convert._itemsize)
     nbytes = property(convert._nbytes)
-    # ---- surface audit (issue 12): in-place aliases, splits and scatters, tensor attributes
+    # ---- the rest of PyTorch 2.13's surface: in-place aliases, splits, scatters, attributes
     eq_ = comparison_inplace.eq_
     ne_ = comparison_inplace.ne_
     lt_ = comparison_inplace.lt_

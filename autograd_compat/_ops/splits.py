@@ -10,10 +10,10 @@ from jax import lax
 
 from .._pure.op import register
 from .._pure.shapes import normalize_dim
+from .._pure.strides import contiguous_strides, expand_geometry
 from .._state.tensor import Tensor
 from .._tape.args import tensor_arg
 from .._tape.record import apply
-from .._tape.views import contiguous_strides, expand_geometry
 from . import reduce as _reduce
 from . import shape as _shape
 

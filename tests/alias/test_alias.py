@@ -106,6 +106,29 @@ def test_main_demo_and_help(capsys):
     assert main(["bogus"]) == 2
 
 
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--nproc", "2", "--help"]])
+def test_run_help_prints_the_runners_usage(args, capsys, monkeypatch, tmp_path):
+    """`run --help` prints the runner's usage and exits 0: no script named `--help` is opened
+    and no process is launched."""
+    monkeypatch.chdir(tmp_path)  # a file named --help here would be a script to run
+    assert main(["run", *args]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m autograd_compat run script.py")
+    assert "--nproc N" in out and "can't open file" not in out
+
+
+def test_run_help_from_the_command_line():
+    """`python -m autograd_compat run --help` in a fresh process: the usage, exit status 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "autograd_compat", "run", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m autograd_compat run script.py"), done.stdout
+
+
 def test_command_line_runner_in_a_fresh_process(tmp_path):
     """`python -m autograd_compat run` uses this library, also where PyTorch is installed."""
     script = tmp_path / "check.py"

@@ -227,7 +227,7 @@ def test_backward_results_are_checked_like_pytorch(real_torch, name, result):
 
 
 def test_bad_backward_messages_name_the_function(real_torch):
-    """The issue's examples, verbatim: the count and the shape of the returned gradients."""
+    """PyTorch's messages, verbatim: the count and the shape of the returned gradients."""
 
     def count(lib):
         x = lib.ones(2, 3, requires_grad=True)

@@ -377,5 +377,5 @@ def test_step_count():
     if STEPS["count"] == 0:
         pytest.skip("the state machine did not run in this session")
     print(f"state machine steps: {STEPS}")
-    assert STEPS["count"] >= 1750, STEPS  # 1,779 with the argument checks of issue 13
+    assert STEPS["count"] >= 1750, STEPS  # 1,779 with the argument checks
     assert STEPS["resync"] <= STEPS["count"] // 10, STEPS  # known discrepancies stay rare

@@ -16,7 +16,7 @@ import pytest
 import autograd_compat as torch
 import autograd_compat.nn as nn
 from autograd_compat._compile.function import WrappedNumber
-from autograd_compat._pure import lazy as _lazy
+from autograd_compat._defer import lazy as _lazy
 from tests.autograd.test_gradcheck import _wrong_square
 
 counters = torch._dynamo.utils.counters
@@ -87,7 +87,7 @@ def _train(compiled: str, optimizer: str, steps: int = 20):
 def test_compiled_training_equals_eager(use, optimizer, monkeypatch):
     # Eager ops run at their call here: Adam turns an ulp of the first layer's bias gradient
     # (0 in exact arithmetic: BatchNorm follows) into a full step, so the two must round alike,
-    # and a deferred eager step computes its backward inside another program (`_pure/lazy`).
+    # and a deferred eager step computes its backward inside another program (`_defer/lazy`).
     monkeypatch.setattr(_lazy, "ENABLED", False)
     eager = _train("none", optimizer)
     compiled = _train(use, optimizer)

@@ -1,4 +1,4 @@
-"""Many devices (issue 14) on JAX's SPMD sharding, with 8 simulated CPU devices.
+"""Many devices on JAX's SPMD sharding, with 8 simulated CPU devices.
 
 JAX fixes its device count when it starts, so the multi-device checks run in one subprocess
 (`XLA_FLAGS=--xla_force_host_platform_device_count=8`) that prints its findings as JSON; the

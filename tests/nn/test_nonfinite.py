@@ -1,7 +1,7 @@
-"""Activations and regression losses at NaN and +-inf: values AND gradients as PyTorch's
-(issue 13.8). JAX's derivatives hid a NaN (relu, threshold: value or gradient 0) or made one
+"""Activations and regression losses at NaN and +-inf: values AND gradients as PyTorch's.
+JAX's own derivatives hide a NaN (relu, threshold: value or gradient 0) or make one
 (elu/selu/celu at NaN, hardswish at +-inf, smooth_l1/huber at +-inf: inf * 0); the pure
-functions now follow PyTorch's comparisons (x <= 0, not x > 0) with double `where`s.
+functions follow PyTorch's comparisons (x <= 0, not x > 0) with double `where`s.
 
 Not covered: hardshrink and softshrink (not implemented yet).
 """

@@ -913,7 +913,7 @@ ROWS: list[OpCase] = [
         grad=False,
         inputs=(S, np.array([[0, 3]] * 3), (3, 2)),
     ),
-    # surface audit (issue 12): in-place comparisons in the graph (a zero gradient)
+    # the rest of PyTorch 2.13's surface: in-place comparisons in the graph (a zero gradient)
     *[
         OpCase(f"{name}_", lambda torch, x, name=name: getattr(x * 1, f"{name}_")(0.1))
         for name in ("eq", "ne", "lt", "le", "gt", "ge")
@@ -926,7 +926,7 @@ ROWS: list[OpCase] = [
         )
         for name in ("eq", "ne", "lt", "le", "gt", "ge")
     ],
-    # surface audit (issue 12): splits that are not views, unfold, the view scatters, reductions
+    # the rest of PyTorch 2.13's surface: non-view splits, unfold, view scatters, reductions
     OpCase("unsafe_split", lambda torch, x: torch.unsafe_split(x, 2)),
     OpCase("unsafe_split_with_sizes", lambda torch, x: torch.unsafe_split_with_sizes(x, [1, 2])),
     OpCase("unfold.dimension", lambda torch, x: x.unfold(1, 2, 1)),

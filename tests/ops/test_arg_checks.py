@@ -1,11 +1,11 @@
-"""Bad arguments get PyTorch's error at the call, never a silently wrong number (issue 13).
+"""Bad arguments get PyTorch's error at the call, never a silently wrong number.
 
 - Every public function and Tensor method taking `dim` (found by `inspect.signature`) is
   called with dim = ndim and dim = -ndim - 1 on a 2-D float tensor: PyTorch raises its
-  IndexError ("Dimension out of range ..."), and so must autograd_compat (it used to compute
-  along dim % ndim in softmax, log_softmax, softmin, normalize, glu, cosine_similarity).
+  IndexError ("Dimension out of range ..."), and so must autograd_compat (never computing
+  along dim % ndim, as a wrapped dim would in softmax, log_softmax, normalize, glu, ...).
 - The other dim-like arguments (dims, dim0/dim1, start_dim/end_dim, nn modules) by a table.
-- Bad sizes and values for the factories and the shape ops (issue 13.7): a float, str or bool
+- Bad sizes and values for the factories and the shape ops: a float, str or bool
   size, a negative size, a value that overflows the dtype, an infinite or empty arange; the
   same exception type as PyTorch, and the same text where PyTorch's is stable (its
   "received an invalid combination of arguments" listings are compared by type only).

@@ -1,5 +1,5 @@
 """meshgrid, atleast_nd, the hstack family, isin, scalar_tensor, asarray, can_cast and
-result_type (issue 12's surface audit) against real PyTorch: values, shapes, dtypes, warnings,
+result_type against real PyTorch: values, shapes, dtypes, warnings,
 errors, and gradients through the composed views."""
 
 from __future__ import annotations

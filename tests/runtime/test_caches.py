@@ -1,4 +1,4 @@
-"""Bounded caches and runtime scalars (issue 13.4), wide cat/stack (issue 13.5)."""
+"""Bounded caches and runtime scalars, wide cat/stack."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the eager fast paths (issue 10) could break: the cached saved masks, the inline LRU
+"""What the eager fast paths could break: the cached saved masks, the inline LRU
 hits of compiled forwards and constants, the Python-number dunder shortcut, and the one pass
 over the backward's nodes that checks them and decides between the executors."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._pure import lazy as _lazy
+from autograd_compat._defer import lazy as _lazy
 from autograd_compat._pure import op as _op
 from autograd_compat._tape import engine as _engine
 

@@ -1,4 +1,4 @@
-"""The bound on compiled programs kept alive (issue 13.4): ever new shapes stay flat."""
+"""The bound on compiled programs kept alive: ever new shapes stay flat."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Interrupts (KeyboardInterrupt from a signal handler) during backward: `.grad` is updated all
-or nothing, a retry accumulates exactly once, and grad mode is restored (issue 13, item 6)."""
+or nothing, a retry accumulates exactly once, and grad mode is restored."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 import autograd_compat as torch
 from autograd_compat._compile.function import _Entry
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 from autograd_compat._pure.interrupts import call_through_interrupt
 from autograd_compat._state import modes as _modes
 from autograd_compat._state.tensor import LazyTensor

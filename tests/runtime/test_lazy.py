@@ -1,4 +1,4 @@
-"""Deferred small ops (`_pure/lazy.py`): what batching eager ops into one XLA call could break.
+"""Deferred small ops (`_defer/lazy.py`): what batching eager ops into one XLA call could break.
 
 Each test checks values against the same code with deferral off (ops run at their call), and
 gradients against jax.grad and real PyTorch where the test is about numbers.
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 from autograd_compat._state.tensor import LazyTensor
 from autograd_compat._tape import engine
 
@@ -473,7 +473,7 @@ def test_deferral_is_on_unless_the_environment_switches_it_off(value, enabled):
     env = {k: v for k, v in os.environ.items() if k != lazy.ENV}
     if value is not None:
         env[lazy.ENV] = value
-    script = "from autograd_compat._pure import lazy; print(lazy.ENABLED)"
+    script = "from autograd_compat._defer import lazy; print(lazy.ENABLED)"
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(enabled)

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 
 MARK = (7, 13)  # a shape only these tests use, to count our arrays among all live ones
 
@@ -82,7 +82,7 @@ def test_retain_graph_keeps_saved_arrays_until_the_last_backward(leaves):
     gc.collect()
     baseline = _marked_arrays()
     y = ((x.exp().sin() * w).tanh() * x).sum()
-    y.item()  # computes the forward (small ops may be deferred until read, `_pure/lazy`)
+    y.item()  # computes the forward (small ops may be deferred until read, `_defer/lazy`)
     held = _marked_arrays() - baseline
     y.backward(retain_graph=True)
     gc.collect()
@@ -151,7 +151,7 @@ def test_training_loop_10k_steps_is_flat():
 
 def test_training_loop_python_allocations_flat():
     """tracemalloc over 300 steps (after warm-up): the Python heap does not grow."""
-    # Ops that earlier tests read at once are deferred again after so many calls (`_pure/lazy`):
+    # Ops that earlier tests read at once are deferred again after so many calls (`_defer/lazy`):
     # lifted inside the 300 steps, a run would change once and compile (JAX's caches grow).
     lazy._redefer()
     w = torch.tensor([0.5, -0.5], requires_grad=True)

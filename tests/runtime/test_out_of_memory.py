@@ -1,4 +1,4 @@
-"""Out-of-memory fails at the op (issue 13, item 3): PyTorch's error type and text, and the
+"""Out-of-memory fails at the op: PyTorch's error type and text, and the
 parameters, `.grad` and optimizer state stay unchanged and readable.
 
 Runs in a subprocess under an address-space limit (RLIMIT_AS) a little above what it already

@@ -44,7 +44,7 @@ REPROS = textwrap.dedent(
         jac = lambda x: jax.jacrev(lambda y: jnp.tanh(y * y.sum()))(x)
         report("jacobian", diff=float(jnp.max(jnp.abs(jax.jit(jac)(a) - jac(a)))))
 
-    if "vmap" in sys.argv:  # jax-ml/jax#39103, the issue's own reproducer
+    if "vmap" in sys.argv:  # jax-ml/jax#39103's own reproducer
         out = {}
         for dtype, n in ((jnp.float64, 16_385), (jnp.float32, 32_769)):
             i = jnp.arange(n, dtype=dtype)

@@ -1,4 +1,4 @@
-"""Indexing and item assignment (issue 3): every index form of `__getitem__` (ints, slices
+"""Indexing and item assignment: every index form of `__getitem__` (ints, slices
 with steps, None, `...`, bools, masks, integer tensors and lists, mixed basic/advanced) with
 PyTorch's result shapes, views, node names, gradients (repeated indices accumulate) and
 errors; `t[idx] = value` for every form, differentiable in target and value. Each scenario

@@ -1,4 +1,4 @@
-"""In-place ops (issue 3): version counters, the saved-tensor check, the leaf rules, no_grad
+"""In-place ops: version counters, the saved-tensor check, the leaf rules, no_grad
 updates, dtype refusal, differentiable in-place on non-leaves and through views, and the
 guarantee that a failed op changes nothing. Each scenario runs on this library and on real
 PyTorch and must give the same values, gradients, versions and errors."""

@@ -1,4 +1,4 @@
-"""The surface audit of issue 12 against real PyTorch: in-place and alias methods, the split
+"""The op surface of PyTorch 2.13 against real PyTorch: in-place and alias methods, the split
 family, `Tensor.unfold`, the view scatters, scatter_reduce/index_reduce/index_put/put, and
 what a tensor reports about itself (layout, storage, data_ptr, dim_order, apply_, resize_)."""
 

@@ -1,4 +1,4 @@
-"""The Tensor surface of issue 2: attributes, conversions, factories, legacy constructors,
+"""The Tensor surface: attributes, conversions, factories, legacy constructors,
 and PyTorch's errors for misuse (type and text)."""
 
 from __future__ import annotations

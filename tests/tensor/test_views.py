@@ -1,4 +1,4 @@
-"""Views (issue 3): view ops share memory with their base, in both directions and through
+"""Views: view ops share memory with their base, in both directions and through
 every other view; `_base`, `_version`, strides and contiguity; gradients through views,
 CopySlices and regenerated AsStrided grad_fns. Each scenario runs on this library and on real
 PyTorch and must give the same values, gradients, versions, node names and errors."""

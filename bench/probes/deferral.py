@@ -1,21 +1,22 @@
-"""Eager steps with deferred small ops on and off, in one process (`_pure/lazy.py`).
+"""Eager steps with deferred small ops on and off, in one process (`_defer/lazy.py`).
 
 Two full runs of `bench/run.py` differ by up to 30% on this machine, more than deferral moves
 some steps, so this compares the settings where they meet the same machine: each workload's
 eager step (`bench/workloads.py`) with deferral on, with it off (`lazy.ENABLED`, read at every
 op) and PyTorch eager, their samples interleaved round by round (`run._time`), medians in µs.
-Run: `python bench/deferral.py [--quick]`.
+Run: `python bench/probes/deferral.py [--quick]`.
 """
 
 from __future__ import annotations
 
 import argparse
 
+import _bench  # noqa: F401  (bench/ on sys.path)
 from run import _cell, _geomean, _ratio, _time, real_torch, sampling
 from workloads import WORKLOADS
 
 import autograd_compat as ours
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 
 
 def _switched(step, compute, enabled: bool):

@@ -2,7 +2,7 @@
 
 XLA reads XLA_FLAGS when its CPU backend starts, so every setting runs in a fresh process; the
 settings take turns, round after round, so a load spike on a shared machine hits all of them.
-Run: `python bench/xla_ynn_flag.py [rounds]`. Prints the median step time in ms of each:
+Run: `python bench/probes/xla_ynn_flag.py [rounds]`. Prints the median step time in ms of each:
 `jax.jit(jax.value_and_grad(...))` of the pure-JAX step, and this library's eager step, and
 the fastest step seen (what an unloaded machine gives; medians move with other load).
 """
@@ -19,9 +19,9 @@ import sys
 FLAG = "--xla_cpu_experimental_ynn_fusion_type"
 SETTINGS = {
     "jaxlib default (unsafe on 0.10.2)": f"{FLAG}=individual_dot,reduce",
-    "YNN fusion off (old workaround)": f"{FLAG}=",
+    "YNN fusion off": f"{FLAG}=",
     "-reduce": f"{FLAG}=-reduce",
-    "individual_dot (new workaround)": f"{FLAG}=individual_dot",
+    "individual_dot (the library's setting)": f"{FLAG}=individual_dot",
 }
 
 CHILD = """
@@ -63,7 +63,7 @@ print(json.dumps({"jit": timed(jitted), "eager": timed(eager)}))
 
 
 def main(rounds: int = 3, reps: int = 10) -> None:
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     env = dict(os.environ, JAX_PLATFORMS="cpu", AUTOGRAD_COMPAT_CACHE_DIR="off")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     results: dict[str, dict[str, list[list[float]]]] = {name: {} for name in SETTINGS}

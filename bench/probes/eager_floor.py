@@ -13,7 +13,7 @@ functions cached once:
 each followed by one jitted call for the backward (`v * 2^k`, as our fused backward) and the
 host reads of `y` and `x.grad`. PyTorch runs on one thread. The last column gives what is left
 for all of our Python per step if the step is to stay within 1.5x of PyTorch eager: the budget
-that issue 10's "none above 1.5" leaves once the XLA calls are paid.
+that the goal "no step above 1.5x PyTorch" leaves once the XLA calls are paid.
 
 A third floor, "minimal tape", runs the step's own code (`loop_torch`) on the least autograd
 any tape can be (`_MinimalTensor`): a tensor of a value and a grad_fn, a node of an edge and a
@@ -21,7 +21,7 @@ scale, the same two jitted calls an iteration and one for the backward, and noth
 version counters, views, hooks, modes or deferral). What our step spends above it is the cost
 of those semantics; a second table splits each step into its pieces (timed inside the step)
 for ours, the minimal tape and PyTorch.
-Run: `python bench/eager_floor.py [--quick]`.
+Run: `python bench/probes/eager_floor.py [--quick]`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import argparse
 import functools
 import time
 
+import _bench  # noqa: F401  (bench/ on sys.path)
 import jax
 import jax.numpy as jnp
 import numpy as np

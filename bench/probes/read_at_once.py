@@ -1,12 +1,12 @@
-"""The chain's eager step after each of its ops was once read right after it (`_pure/lazy.py`).
+"""The chain's eager step after each of its ops was once read right after it (`_defer/lazy.py`).
 
 An op whose result is read at once (a run of one op: a notebook cell printing `y * 1.01`)
-runs at its call from then on, since deferring it gains nothing. Until session 20 that was for
-good, and the chain's step, whose ops were all once printed, ran each op as an XLA call of its
-own; now the ops so marked are deferred again after `REDEFER_AFTER` calls. This times the
-chain's step (`bench/workloads.py`) fresh, over its first steps after the reads and once
-steady, with the marks kept for good (as before) and with them lifted (now), beside PyTorch.
-Run: `python bench/read_at_once.py [--quick]`.
+runs at its call from then on, since deferring it gains nothing; the ops so marked are
+deferred again after `REDEFER_AFTER` calls. Kept for good, the marks would leave the chain's
+step, whose ops were all once printed, running each op as an XLA call of its own. This times
+the chain's step (`bench/workloads.py`) fresh, over its first steps after the reads and once
+steady, with the marks kept for good and with them lifted (the library's rule), beside PyTorch.
+Run: `python bench/probes/read_at_once.py [--quick]`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ import argparse
 import sys
 import time
 
+import _bench  # noqa: F401  (bench/ on sys.path)
 from run import _cell, _time, real_torch, sampling
 from workloads import CHAIN_DATA, chain_torch
 
 import autograd_compat as ours
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 
 FIRST_STEPS = 20  # the steps right after the reads, timed one by one
 
@@ -68,12 +69,12 @@ def main() -> None:
     rows = [("fresh (no op read at once)", None, fresh["fresh"])]
     rows.append(
         (
-            "after the reads, marks kept for good (before)",
+            "after the reads, marks kept for good",
             *_after_reads(step, True, repeats, target_s),
         )
     )
     rows.append(
-        ("after the reads, marks lifted (now)", *_after_reads(step, False, repeats, target_s))
+        ("after the reads, marks lifted (the rule)", *_after_reads(step, False, repeats, target_s))
     )
     for name, first, steady in rows:
         ratio = None if torch_time is None else steady / torch_time

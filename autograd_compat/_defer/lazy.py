@@ -1,12 +1,10 @@
 """Deferred small ops: a run of eager ops on small arrays becomes one XLA call.
 
 An eager op costs one XLA dispatch, ~4.4 us on CPU: more than PyTorch's whole op with autograd.
-So `apply` (`_tape/record.py`) *defers* an op whose inputs are concrete arrays and whose outputs
-are small (at most `SMALL_ELEMENTS` each), once that op has run eagerly at these input shapes
-and dtypes: its output shapes are known then (`learn`), and any shape error it raises has been
-raised at the op. A deferred op is appended to the calling thread's *segment* and returns
-`Pending` placeholders: shape and dtype, no value. The first read of a pending value (a
-`LazyTensor`'s `_value`, a node's saved values in backward) *flushes* its segment:
+So `apply` (`_tape/record.py`) *defers* small ops into the calling thread's *segment*, and
+the first read of one of its values *flushes* it: the contract (what is deferred and when, when
+a segment is flushed, `Known.notes`, threads, `ENABLED`) is the package's docstring
+(`_defer/__init__.py`). A flush runs its ops so:
 - a run of ops met for the first time runs op by op, each through its own jitted program (it
   exists: every op ran eagerly at these shapes before it could be deferred), so a one-off
   cell of a notebook compiles nothing new;
@@ -25,7 +23,7 @@ A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing w
 and once the arrays it reads pass `MAX_HELD_BYTES`: a deferred op keeps its inputs alive until
 its segment is flushed, so a loop of `batch.sum()` would otherwise hold a segment's worth of
 batches.
-On by default (it saves the dispatch of every deferred op: see the README's measurements);
+On by default (it saves the dispatch of every deferred op: see docs/performance.md);
 `AUTOGRAD_COMPAT_LAZY=0` runs every op at its call.
 
 Nothing here knows about Tensor: `_state/tensor.LazyTensor` holds a `Pending`.
@@ -42,12 +40,12 @@ from collections import OrderedDict
 from math import prod
 
 import numpy as np
-from jax._src import core as _jax_core
-from jax._src.array import ArrayImpl
+from jax import ensure_compile_time_eval
 
-from . import executables
-from . import memory as _memory
-from .op import HashedTuple, Op, lru_put
+from .._pure import executables
+from .._pure import memory as _memory
+from .._pure.jax_internals import ArrayImpl, trace_ctx
+from .._pure.op import HashedTuple, Op, lru_put
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
 ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
@@ -373,10 +371,10 @@ class Segment:
                 return
             wanted = tuple([p.slot for p in live])
             try:
-                if _jax_core.trace_ctx.is_top_level():
+                if trace_ctx.is_top_level():
                     arrays = self._run(wanted)
                 else:  # a read inside a trace: the values are concrete, keep them so
-                    with _jax_core.ensure_compile_time_eval():
+                    with ensure_compile_time_eval():
                         arrays = self._run(wanted)
             except _memory.DISPATCH_ERRORS as failure:
                 _memory.raise_exhausted(failure)
