@@ -13,10 +13,11 @@ import sys
 import autograd_compat as torch
 from autograd_compat.autograd import Variable
 
-from ._alias import run
+from ._alias import RUN_USAGE, run
 from ._kernel import main as install_kernel
 from ._launch import launch, split_nproc
 
+HELP = ("-h", "--help")
 USAGE = """usage: python -m autograd_compat [demo]
        python -m autograd_compat run script.py [args...]
        python -m autograd_compat run -m module [args...]
@@ -63,11 +64,14 @@ def main(argv: list | None = None) -> int:
     if not argv or argv[0] == "demo":
         demo()
         return 0
-    if argv[0] in ("-h", "--help", "help"):
+    if argv[0] in (*HELP, "help"):
         print(USAGE)
         return 0
     if argv[0] == "run":
         nproc, rest = split_nproc(argv[1:])
+        if rest and rest[0] in HELP:  # `run --help`, `run --nproc 2 -h`: no script named so
+            print(RUN_USAGE)
+            return 0
         if nproc is not None:
             return launch(nproc, rest)
         run(rest)

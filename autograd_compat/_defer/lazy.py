@@ -22,8 +22,9 @@ XLA may contract a multiply and an add of the forward (an ulp).
 A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long,
 and once the arrays it reads pass `MAX_HELD_BYTES`: a deferred op keeps its inputs alive until
 its segment is flushed, so a loop of `batch.sum()` would otherwise hold a segment's worth of
-batches. On by default: it saves the dispatch of every deferred op (see the README's
-measurements).
+batches.
+On by default (it saves the dispatch of every deferred op: see docs/performance.md);
+`AUTOGRAD_COMPAT_LAZY=0` runs every op at its call.
 
 Nothing here knows about Tensor: `_state/tensor.LazyTensor` holds a `Pending`.
 """

@@ -55,6 +55,7 @@ from .shape import (
 )
 
 __all__ = [
+    "argwhere",
     "gather",
     "index_add",
     "index_copy",
@@ -1015,6 +1016,13 @@ def nonzero(input, *, as_tuple: bool = False):
     if as_tuple:
         return tuple(Tensor._wrap(jnp.asarray(p.astype(np.int64))) for p in positions)
     return Tensor._wrap(jnp.asarray(np.stack(positions, axis=1).astype(np.int64)))
+
+
+def argwhere(input):
+    """The indices of the nonzero elements, one row per element: `nonzero(input)`."""
+    tensor_arg(input, "argwhere")
+    _needs_concrete("argwhere", input)
+    return nonzero(input)
 
 
 _TAKE = register(

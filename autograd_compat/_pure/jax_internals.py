@@ -2,7 +2,7 @@
 
 JAX's public API has no equivalent for these (checked on jax 0.10.2, the version
 pyproject.toml's range allows); a JAX release that moves one fails in this module, and
-`tests/test_jax_internals.py` names it:
+`tests/runtime/test_jax_internals.py` names it:
 - `ArrayImpl`: the class of every concrete `jax.Array`. Per-op paths test
   `type(x) is ArrayImpl` (one pointer comparison; `isinstance(x, jax.Array)` also matches
   tracers and goes through an ABC check) and read its `_committed` flag (whether the array was

@@ -28,7 +28,7 @@ INEXACT = frozenset(
 
 
 # Cache bounds. Every cache keyed by something user code can vary is an LRU of this many
-# entries, so a long-running process stays flat (issue 13.4). Scalars a user varies (an
+# entries, so a long-running process stays flat. Scalars a user varies (an
 # exponent, a slope, eps, a dropout p) are runtime inputs (`scalar_input`), not static keys.
 COMPILED_PER_OP = 64  # jitted forwards per op (and per derived vjp op): one per static key
 JVP_PER_OP = 32  # jitted forward-mode functions per op
