@@ -412,7 +412,10 @@ def _program(key, function, options: dict):
         )
         lru_put(_programs, key, program, PROGRAMS)
     else:
-        _programs.move_to_end(key)
+        try:  # (segments of two threads flush at once: the other's `lru_put` may evict `key`
+            _programs.move_to_end(key)  # between the lookup and here; it is then met anew)
+        except KeyError:
+            pass
     return None if type(program) is int else program
 
 
