@@ -4,6 +4,7 @@ core, and each core layer importing only the layers below it."""
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -42,6 +43,12 @@ def _modules() -> dict[str, pathlib.Path]:
 MODULES = _modules()
 
 
+@functools.cache
+def _tree(path: pathlib.Path) -> ast.Module:
+    """The module at `path`, parsed once for every test here."""
+    return ast.parse(path.read_text())
+
+
 def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
     base = module.split(".") if is_package else module.split(".")[:-1]
     if node.level:
@@ -60,7 +67,7 @@ def _imports(module: str) -> list[tuple[str, bool]]:
     """(imported package module, whether the import is inside a function) for `module`;
     imports under `if TYPE_CHECKING:` are for the type checker only and left out."""
     path = MODULES[module]
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     found: list[tuple[str, bool]] = []
 
     def visit(node: ast.AST, in_function: bool) -> None:
@@ -135,7 +142,7 @@ def _runtime_state(path: pathlib.Path) -> list[str]:
     """What in the module at `path` holds runtime state: a `threading.local` or a lock made
     anywhere, a class deriving from `threading.local`, a `global` statement."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Attribute) and node.attr in ("local", "Lock", "RLock"):
             found.append(f"line {node.lineno}: {ast.unparse(node)}")
         elif isinstance(node, ast.Global):
@@ -158,7 +165,7 @@ def _imports_inside_functions(path: pathlib.Path) -> list[tuple[int, str]]:
     """(line, top-level package name) of each import inside a function of the module at
     `path` (a relative import's name is ".")."""
     found = []
-    for function in ast.walk(ast.parse(path.read_text())):
+    for function in ast.walk(_tree(path)):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in ast.walk(function):
                 if isinstance(node, ast.Import):
