@@ -1,0 +1,197 @@
+"""Switching `__torch_function__` dispatch on: until something can override, the public
+functions run as they are, at no cost; from then on, for the rest of the process, each one
+checks its arguments and the mode stack first.
+
+The switch changes each public function in place: its code becomes a dispatcher that calls a
+copy of the function (`impl`), so every reference to it dispatches (`torch.add`,
+`from torch import add`, a set of functions built before the switch, the library's own
+calls) and it stays the object handlers compare `func` with. `inspect.signature` reads the
+copy (`__wrapped__`).
+
+What switches it on: a Tensor subclass that can override (`Tensor.__init_subclass__`), a mode
+entered, and a class statement defining `__torch_function__` outside Tensor and the modes (seen
+through `builtins.__build_class__`, which is restored once dispatch is on).
+"""
+
+from __future__ import annotations
+
+import builtins
+import threading
+import types
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from .._state import torch_function as _tf
+from .._state.tensor import Tensor
+from . import registry
+
+_PLACEHOLDER = 0.25  # the constant of the dispatcher template replaced by its entry
+_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator and coroutine code flags
+_MISSING = object()
+_lock = threading.Lock()
+_templates: dict[int, types.CodeType] = {}
+
+
+class _Swapped(NamedTuple):
+    """What `install` changed on one function, for `uninstall`."""
+
+    function: Any  # a types.FunctionType (see registry.Entry)
+    code: types.CodeType
+    wrapped: Any
+    module: str
+
+
+_swapped: list[_Swapped] = []
+_installed: list[registry.Entry] = []  # the entries switched on (read before any `__module__`
+# changes, which the registry reads)
+ignored_bases: list[type] = [Tensor]  # classes whose subclasses switch dispatch on elsewhere
+
+
+def _template(free: int) -> types.CodeType:
+    """The dispatcher's code for a function with `free` closure variables (a code object must
+    keep its function's count of them)."""
+    code = _templates.get(free)
+    if code is None:
+        params = ", ".join(f"_f{i}" for i in range(free))
+        source = (
+            f"def outer({params}):\n"
+            "    def dispatcher(*args, **kwargs):\n"
+            f"        entry = {_PLACEHOLDER}\n"
+            "        return entry(args, kwargs)\n"
+            f"        ({params}{',' * (free == 1)})  # never runs: makes these the free variables\n"
+            "    return dispatcher\n"
+        )
+        scope: dict = {}
+        exec(compile(source, "<torch_function dispatcher>", "exec"), scope)
+        code = _templates[free] = scope["outer"](*range(free)).__code__
+    return code
+
+
+def _entry(spec: registry.Entry, impl: Callable) -> Callable[[tuple, dict], Any]:
+    """What the dispatcher of `spec.function` calls: the checks, then `impl` or a handler."""
+    local, find, handle = _tf.local, _tf.overloaded_in_call, _tf.handle
+    public, name, python_style = spec.public, spec.name, spec.python_style
+    enabled, all_disabled = _tf.ENABLED, _tf.ALL_DISABLED
+
+    def entry(args: tuple, kwargs: dict):
+        level = local.level
+        if level != all_disabled:
+            found = find(args, kwargs) if level == enabled else []
+            if found or local.modes:
+                return handle(public, found, args, kwargs, name, python_style)
+        return impl(*args, **kwargs)
+
+    if not spec.binary:
+        return entry
+
+    def binary_entry(args: tuple, kwargs: dict):
+        try:
+            return entry(args, kwargs)
+        except _tf.NoImplementation:
+            return NotImplemented
+
+    return binary_entry
+
+
+def _copy(function: types.FunctionType) -> types.FunctionType:
+    impl = types.FunctionType(
+        function.__code__,
+        function.__globals__,
+        function.__name__,
+        function.__defaults__,
+        function.__closure__,
+    )
+    impl.__kwdefaults__ = function.__kwdefaults__
+    impl.__dict__.update(function.__dict__)
+    impl.__qualname__, impl.__module__ = function.__qualname__, function.__module__
+    impl.__doc__ = function.__doc__
+    return impl
+
+
+def _swap(spec: registry.Entry) -> None:
+    function = spec.function
+    code = function.__code__
+    if code.co_flags & _NOT_PLAIN:
+        return
+    impl = _copy(function)
+    dispatcher = _template(len(code.co_freevars))
+    consts = tuple(_entry(spec, impl) if c == _PLACEHOLDER else c for c in dispatcher.co_consts)
+    _swapped.append(
+        _Swapped(
+            function, code, function.__dict__.get("__wrapped__", _MISSING), function.__module__
+        )
+    )
+    function.__wrapped__ = impl
+    if spec.module is not None:
+        function.__module__ = spec.module
+    function.__code__ = dispatcher.replace(
+        co_consts=consts, co_name=code.co_name, co_qualname=code.co_qualname
+    )
+
+
+def is_installed() -> bool:
+    return bool(_swapped)
+
+
+def install() -> None:
+    """Switch dispatch on (once; later calls return at once)."""
+    if _swapped:
+        return
+    with _lock:
+        if _swapped:
+            return
+        _installed.extend(registry.entries())
+        for spec in _installed:
+            _swap(spec)
+        vars(builtins)["__build_class__"] = _original_build_class
+
+
+def uninstall() -> None:
+    """Switch dispatch off again (the tests' fixture: each test starts as a process does)."""
+    with _lock:
+        while _swapped:
+            done = _swapped.pop()
+            done.function.__code__ = done.code
+            done.function.__module__ = done.module
+            if done.wrapped is _MISSING:
+                del done.function.__wrapped__
+            else:
+                done.function.__wrapped__ = done.wrapped
+        _installed.clear()
+        vars(builtins)["__build_class__"] = _build_class
+
+
+def entries() -> list[registry.Entry]:
+    """The dispatching callables (those switched on, once dispatch is on)."""
+    return list(_installed) if _installed else registry.entries()
+
+
+def impl_of(function) -> Callable | None:
+    """The undispatched copy of a switched function (None for any other callable)."""
+    wrapped = getattr(function, "__wrapped__", None)
+    if any(done.function is function for done in _swapped):
+        return wrapped
+    return None
+
+
+# ----------------------------------------------------------------------------- class statements
+_original_build_class = builtins.__build_class__
+
+
+def _build_class(func, name, *bases, **kwargs):
+    """`builtins.__build_class__` until dispatch is on: a class defining `__torch_function__`
+    (not a Tensor or a mode) switches it on, so its instances dispatch from their first op."""
+    cls = _original_build_class(func, name, *bases, **kwargs)
+    if (
+        isinstance(cls, type)
+        and "__torch_function__" in vars(cls)
+        and not issubclass(cls, tuple(ignored_bases))
+        and not cls.__module__.startswith(("torch.", "autograd_compat."))
+        and _tf.dispatches(cls)
+    ):
+        install()
+    return cls
+
+
+vars(builtins)["__build_class__"] = _build_class
+_tf.on_override_possible(install)
