@@ -9,13 +9,16 @@ calls) and it stays the object handlers compare `func` with. `inspect.signature`
 copy (`__wrapped__`).
 
 What switches it on: a Tensor subclass that can override (`Tensor.__init_subclass__`), a mode
-entered, and a class statement defining `__torch_function__` outside Tensor and the modes (seen
-through `builtins.__build_class__`, which is restored once dispatch is on).
+entered, and the first instance of a class defining `__torch_function__` outside Tensor and the
+modes (its class statement is seen through `builtins.__build_class__`, restored once dispatch
+is on). A class made by calling `type(...)` is not seen: its instances dispatch once something
+else has switched dispatch on.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import threading
 import types
 from collections.abc import Callable
@@ -143,6 +146,7 @@ def install() -> None:
         _installed.extend(registry.entries())
         for spec in _installed:
             _swap(spec)
+        _disarm()
         vars(builtins)["__build_class__"] = _original_build_class
 
 
@@ -189,8 +193,44 @@ def _build_class(func, name, *bases, **kwargs):
         and not cls.__module__.startswith(("torch.", "autograd_compat."))
         and _tf.dispatches(cls)
     ):
-        install()
+        _arm(cls)
     return cls
+
+
+class _Armed(NamedTuple):
+    """A class whose `__init__` switches dispatch on, and its own `__init__` (or None)."""
+
+    cls: type
+    init: Any
+
+
+_armed: list[_Armed] = []
+
+
+def _arm(cls: type) -> None:
+    """Switch dispatch on when the first instance of `cls` is made (a library defining such a
+    class, as Lightning does at import, costs nothing until it makes one): `cls.__init__`
+    does it, then gives way to the class's own."""
+    own = vars(cls).get("__init__")
+
+    def __init__(self, *args, **kwargs):
+        install()
+        self.__init__(*args, **kwargs)
+
+    try:
+        _armed.append(_Armed(cls, own))
+        cls.__init__ = functools.wraps(own or cls.__init__)(__init__)  # type: ignore[misc]
+    except (TypeError, AttributeError):  # a class that refuses the attribute
+        install()
+
+
+def _disarm() -> None:
+    while _armed:
+        armed = _armed.pop()
+        if armed.init is None:
+            del armed.cls.__init__  # type: ignore[misc]
+        else:
+            armed.cls.__init__ = armed.init  # type: ignore[misc]
 
 
 vars(builtins)["__build_class__"] = _build_class

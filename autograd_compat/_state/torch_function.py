@@ -129,9 +129,11 @@ def overloaded_in_call(args: tuple, kwargs: dict) -> list:
     """The overloaded arguments of a public call: positional and keyword arguments, and the
     items of lists and tuples among them (a function's tensor lists)."""
     found: list = []
-    for group in (args, kwargs.values()):
+    for group in (args, kwargs.values()) if kwargs else (args,):
         for arg in group:
             kind = type(arg)
+            if kind in _NEVER:  # the common case, without a call
+                continue
             if kind is list or kind is tuple:
                 for item in arg:
                     if dispatches(type(item)):

@@ -356,11 +356,18 @@ def test_functions_bound_before_the_switch_dispatch():
 
 def test_import_leaves_dispatch_off():
     """Importing the package and its public modules switches nothing on: the functions run
-    as they are (no cost), until something can override."""
+    as they are (no cost), until something can override: the first instance of a class
+    defining `__torch_function__`, or a Tensor subclass."""
     code = (
         "import autograd_compat as t, autograd_compat.nn, autograd_compat.distributions\n"
         "from autograd_compat._overrides import install\n"
         "assert not install.is_installed()\n"
+        "class Like:\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None): return 1\n"
+        "assert not install.is_installed()\n"
+        "assert t.mean(Like()) == 1 and install.is_installed()\n"
+        "install.uninstall()\n"
         "class Sub(t.Tensor): pass\n"
         "assert install.is_installed()\n"
     )
