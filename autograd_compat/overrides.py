@@ -155,19 +155,20 @@ class TorchFunctionMode:
     its own `__torch_function__` runs, so calling `func(*args, **kwargs)` there goes on to the
     next mode (or runs the function).
 
-    Example::
+    Example (not run here: entering a mode switches dispatch on for the process)::
 
-        >>> class Count(TorchFunctionMode):
-        ...     def __init__(self):
-        ...         super().__init__()
-        ...         self.calls = 0
-        ...     def __torch_function__(self, func, types, args=(), kwargs=None):
-        ...         self.calls += 1
-        ...         return func(*args, **(kwargs or {}))
-        >>> with Count() as mode:
-        ...     _ = torch.ones(2) + 1
-        >>> mode.calls
-        2
+        class Count(TorchFunctionMode):
+            def __init__(self):
+                super().__init__()
+                self.calls = 0
+
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                self.calls += 1
+                return func(*args, **(kwargs or {}))
+
+        with Count() as mode:
+            torch.ones(2) + 1
+        mode.calls  # 2: torch.ones and Tensor.add
     """
 
     inner: TorchFunctionMode

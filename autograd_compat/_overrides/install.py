@@ -114,7 +114,7 @@ def _copy(function: types.FunctionType) -> types.FunctionType:
 def _swap(spec: registry.Entry) -> None:
     function = spec.function
     code = function.__code__
-    if code.co_flags & _NOT_PLAIN:
+    if code.co_flags & _NOT_PLAIN or id(function) in _impls:
         return
     impl = _copy(function)
     dispatcher = _template(len(code.co_freevars))
@@ -124,6 +124,7 @@ def _swap(spec: registry.Entry) -> None:
             function, code, function.__dict__.get("__wrapped__", _MISSING), function.__module__
         )
     )
+    _impls[id(function)] = impl
     function.__wrapped__ = impl
     if spec.module is not None:
         function.__module__ = spec.module
@@ -132,35 +133,45 @@ def _swap(spec: registry.Entry) -> None:
     )
 
 
+_impls: dict[int, Callable] = {}  # id of a switched function -> its undispatched copy
+_on: list[bool] = [False]  # set once every function is switched: an interrupted install
+# (KeyboardInterrupt) is finished by the next call, which skips the functions already switched
+
+
 def is_installed() -> bool:
-    return bool(_swapped)
+    return _on[0]
 
 
 def install() -> None:
     """Switch dispatch on (once; later calls return at once)."""
-    if _swapped:
+    if _on[0]:
         return
     with _lock:
-        if _swapped:
+        if _on[0]:
             return
-        _installed.extend(registry.entries())
+        if not _installed:
+            _installed.extend(registry.entries())
         for spec in _installed:
             _swap(spec)
         _disarm()
         vars(builtins)["__build_class__"] = _original_build_class
+        _on[0] = True
 
 
 def uninstall() -> None:
     """Switch dispatch off again (the tests' fixture: each test starts as a process does)."""
     with _lock:
+        _on[0] = False
         while _swapped:
-            done = _swapped.pop()
+            done = _swapped[-1]
             done.function.__code__ = done.code
             done.function.__module__ = done.module
             if done.wrapped is _MISSING:
-                del done.function.__wrapped__
+                done.function.__dict__.pop("__wrapped__", None)
             else:
                 done.function.__wrapped__ = done.wrapped
+            _impls.pop(id(done.function), None)
+            _swapped.pop()
         _installed.clear()
         vars(builtins)["__build_class__"] = _build_class
 
@@ -172,10 +183,7 @@ def entries() -> list[registry.Entry]:
 
 def impl_of(function) -> Callable | None:
     """The undispatched copy of a switched function (None for any other callable)."""
-    wrapped = getattr(function, "__wrapped__", None)
-    if any(done.function is function for done in _swapped):
-        return wrapped
-    return None
+    return _impls.get(id(function))
 
 
 # ----------------------------------------------------------------------------- class statements

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ import pytest
 import autograd_compat as ours
 from autograd_compat._overrides import install
 from tests._helpers.paths import ROOT
+from tests.ops.op_table import ROWS
 
 
 @pytest.fixture(autouse=True)
@@ -127,6 +129,41 @@ def test_every_public_callable_dispatches_to_a_mode():
     assert {"torch.add", "torch.nn.functional.relu", "torch.Tensor.shape.__get__"} <= {
         ours.overrides.resolve_name(f) for f in seen
     }
+
+
+def _values(result):
+    if isinstance(result, ours.Tensor):
+        return result.detach().as_subclass(ours.Tensor).numpy()
+    if isinstance(result, (tuple, list)):
+        return [_values(item) for item in result]
+    return result
+
+
+@pytest.mark.parametrize("start", range(2))
+def test_logging_subclass_over_the_op_table(start):
+    """A logging subclass as the inputs of op-table rows (every 16th, two slices): each row
+    logs calls and gives the plain inputs' values."""
+    LoggingTensor, _ = logging_classes(ours)
+    rows = [row for row in ROWS if row.torch and row.xfail is None][start::16]
+    for row in rows:
+        arrays = row.arrays()
+        flags = row.requires_grad or (row.grad is not False,) * len(arrays)
+        grads = [bool(flag and a.dtype.kind == "f") for a, flag in zip(arrays, flags)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plain = row.call(
+                ours, *(ours.tensor(a, requires_grad=g) for a, g in zip(arrays, grads))
+            )
+            LoggingTensor.log.clear()
+            logged = row.call(
+                ours,
+                *(
+                    ours.tensor(a, requires_grad=g).as_subclass(LoggingTensor)
+                    for a, g in zip(arrays, grads)
+                ),
+            )
+        assert LoggingTensor.log, row.id
+        np.testing.assert_equal(_values(logged), _values(plain), err_msg=row.id)
 
 
 def _nested_modes(lib):
@@ -375,3 +412,22 @@ def test_import_leaves_dispatch_off():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def _redispatch(lib):
+    log = []
+
+    class Once(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            log.append(lib.overrides.resolve_name(func).replace("Tensor.", ""))
+            return lib.overrides.redispatch_function(func, types, args, kwargs)
+
+    x = lib.ones(2).as_subclass(Once)
+    return log, type(lib.mul(x, 2)).__name__, type(x.shape).__name__
+
+
+def test_redispatch_function_skips_one_level(real_torch):
+    """redispatch_function runs the function itself: a plain Tensor, one call logged each."""
+    mine, theirs = _redispatch(ours), _redispatch(real_torch)
+    assert mine == theirs == (["torch.mul", "torch.shape.__get__"], "Tensor", "Size")
