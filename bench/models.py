@@ -299,27 +299,28 @@ def main() -> None:
     columns = [Column(kind, n) for n in counts for kind in KINDS]
     repeats, target_s = (3, 0.3) if args.quick else (9, 1.5)
     adadelta = _adadelta()
-    rows: list[str] = []
-    ratios: dict = {column: [] for column in columns}
-    for model in models:
-        ready, samples = _time_model(model, columns, adadelta, repeats, target_s)
-        model_rows, model_ratios = _rows(model, ready, samples)
-        rows += model_rows
-        for column, ratio in model_ratios.items():
-            ratios[column].append(ratio)
     mnist_optimizer = "Adadelta" if adadelta else "SGD (this library has no optim.Adadelta)"
     print(
         f"real models, one training step each, loss.item() per step; {repeats} samples per "
         f"column; MNIST optimizer: {mnist_optimizer}; ms per step\n"
     )
     print("| model | column | ms/step (median) | min - max | /torch | peak RSS MiB (+) | note |")
-    print("|---|---|---:|---:|---:|---:|---|")
-    print("\n".join(rows))
+    print("|---|---|---:|---:|---:|---:|---|", flush=True)
+    ratios: dict = {column: [] for column in columns}
+    for model in models:
+        ready, samples = _time_model(model, columns, adadelta, repeats, target_s)
+        model_rows, model_ratios = _rows(model, ready, samples)
+        print("\n".join(model_rows), flush=True)
+        for column, ratio in model_ratios.items():
+            ratios[column].append(ratio)
     print(f"\n| column | geomean /torch eager (same threads), {', '.join(models)} |")
     print("|---|---:|")
     for column, values in ratios.items():
         mean = _geomean(values)
-        print(f"| {column.name} | {'n/a' if mean is None else f'{mean:.2f}'} |")
+        shown = "n/a" if mean is None else f"{mean:.2f}"
+        if mean is not None and len(values) < len(models):
+            shown += f" ({len(values)} of {len(models)} models)"
+        print(f"| {column.name} | {shown} |")
     if args.no_cold_start:
         return
     print(f"\ncold start: seconds from launch to the first / second loss, {all_cores()} thr")
