@@ -69,6 +69,8 @@ WARM_UP = 10  # steps before timing: by then every program a step needs is compi
 
 
 class Column(NamedTuple):
+    """One column of the table: what runs (one of `KINDS`) on how many threads."""
+
     kind: str
     threads: int
 
@@ -81,6 +83,7 @@ class Column(NamedTuple):
 
 
 def _peak_mib() -> float:
+    """This process's peak RSS so far, MiB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
