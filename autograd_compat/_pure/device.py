@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import threading
 
 import jax
@@ -30,6 +31,7 @@ _PYTORCH_TYPES = (
     "mps, meta, hpu, mtia, privateuseone"
 ).split(", ")
 _NAMED_ONLY = frozenset(_PYTORCH_TYPES) - set(_TORCH_TO_JAX_PLATFORM)
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")  # PyTorch's: "cuda", "cuda:1"
 _JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
@@ -45,11 +47,17 @@ class device:
             index, type = type.index, type.type
         elif isinstance(type, int):
             index, type = type, "cuda"
-        elif ":" in type:
-            type, _, text = type.partition(":")
-            if not text.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{text}'")
-            index = int(text)
+        else:
+            if not type:
+                raise RuntimeError("Device string must not be empty")
+            parsed = _DEVICE_STRING.fullmatch(type)
+            if parsed is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            type, text = parsed.groups()
+            if text is not None:
+                index = int(text)
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         if type not in _TORCH_TO_JAX_PLATFORM and type not in _NAMED_ONLY:
             raise RuntimeError(
                 f"Expected one of {', '.join(_PYTORCH_TYPES)} device type at start of device "

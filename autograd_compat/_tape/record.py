@@ -75,6 +75,16 @@ def _raise_op_error(failure: Exception) -> NoReturn:
     _memory.raise_exhausted(failure)
 
 
+def check_dtypes(rules: tuple, inputs: tuple, static: dict) -> None:
+    """PyTorch's error where an op's dtype `rules` (`_pure/dtype_rules`) refuse its tensor
+    inputs' dtypes."""
+    arrays = []  # (a loop: a comprehension is a call on Python 3.11)
+    for x in inputs:
+        arrays.append(x._stored if isinstance(x, Tensor) else None)
+    for rule in rules:
+        rule.check(arrays, static)
+
+
 def apply(op: Op, *inputs, **static):
     """Run `op` on Tensors and constant arrays; record a Node when a gradient is needed.
 
@@ -83,6 +93,8 @@ def apply(op: Op, *inputs, **static):
     """
     if modes.special:
         return _apply_special(op, inputs, static)
+    if op.dtype_rules is not None:
+        check_dtypes(op.dtype_rules, inputs, static)
     values = []
     requires = []  # whether each input is a Tensor that requires grad
     live = pending = False
@@ -143,11 +155,14 @@ def apply_meta(op: Op, inputs: tuple, static: dict):
     `jax.eval_shape`, nothing computed. The node is recorded as PyTorch records it (its
     grad_fn shows); a backward from it is `meta_backward`'s."""
     values = []
+    expected = None  # the first tensor's device, which PyTorch expects of the others
     for x in inputs:
         if isinstance(x, Tensor):
-            if not isinstance(x, MetaTensor) and x._stored.ndim:  # (CPU scalars may join, as in
-                raise RuntimeError(  # PyTorch)
-                    f"Tensor on device meta is not on the expected device {x.device}!"
+            if expected is None:
+                expected = x.device
+            if isinstance(x, MetaTensor) is not (expected.type == "meta") and x._stored.ndim:
+                raise RuntimeError(  # (CPU scalars may join, as in PyTorch)
+                    f"Tensor on device {x.device} is not on the expected device {expected}!"
                 )
             x = jax.ShapeDtypeStruct(x._stored.shape, x._stored.dtype)
         values.append(x)
@@ -401,6 +416,8 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
                 x if dtype is None else apply(_autocast.CAST, x, dtype=dtype.jax)
                 for x, dtype in zip(inputs, targets)
             )
+    if op.dtype_rules is not None:
+        check_dtypes(op.dtype_rules, inputs, static)
     grad_on = state.enabled
     forward_ad = modes.fw_level is not None and not state.inference
     traces = modes.traces
