@@ -185,6 +185,30 @@ def _aval(shape: tuple, dtype: np.dtype):
     return ShapedArray(shape, dtype)
 
 
+# JAX's refusal of a program's inputs committed to different devices: the first two placements
+_JAX_DEVICES = re.compile(
+    r"^Received incompatible devices for jitted computation\..*? device ids \[(\d+)[^\]]*\] "
+    r"on platform (\w+) .*? device ids \[(\d+)[^\]]*\] on platform (\w+)",
+    re.S,
+)
+
+
+def pytorch_device_error(error: BaseException) -> RuntimeError | None:
+    """PyTorch's RuntimeError ("Expected all tensors to be on the same device, but found at
+    least two devices, cpu:0 and cpu:1!") for an op's inputs that JAX refused as committed to
+    different devices, or None where `error` is not that refusal."""
+    if not isinstance(error, ValueError):
+        return None
+    found = _JAX_DEVICES.match(str(error))
+    if found is None:
+        return None
+    first, second = (
+        f"{_JAX_TO_TORCH_PLATFORM.get(platform.lower(), platform.lower())}:{index}"
+        for index, platform in (found.group(1, 2), found.group(3, 4))
+    )
+    return RuntimeError(_errors.SAME_DEVICE.format(first=first, second=second))
+
+
 def from_jax(jax_device: jax.Device) -> device:
     """The PyTorch device naming a jax.Device (index kept for accelerators, none for cpu)."""
     torch_type = _JAX_TO_TORCH_PLATFORM.get(jax_device.platform, jax_device.platform)

@@ -23,6 +23,7 @@ import jax
 from .._pure import executables
 from .._pure import lazy as _lazy
 from .._pure import memory as _memory
+from .._pure.device import pytorch_device_error
 from .._pure.lazy import Known, Pending
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._pure.shapes import pytorch_shape_error
@@ -67,11 +68,12 @@ _OP_ERRORS = (*_memory.DISPATCH_ERRORS, TypeError)
 
 
 def _raise_op_error(failure: Exception) -> NoReturn:
-    """Raise what an op's program raised at its call as PyTorch does: a shape JAX refused as
-    PyTorch's RuntimeError, a failed allocation as OutOfMemoryError, anything else as it is."""
-    shape_error = pytorch_shape_error(failure)
-    if shape_error is not None:
-        raise shape_error from None
+    """Raise what an op's program raised at its call as PyTorch does: a shape JAX refused, or
+    inputs on different devices, as PyTorch's RuntimeError, a failed allocation as
+    OutOfMemoryError, anything else as it is."""
+    translated = pytorch_shape_error(failure) or pytorch_device_error(failure)
+    if translated is not None:
+        raise translated from None
     _memory.raise_exhausted(failure)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from eight_devices import run_script
 from op_table import ROWS, OpCase, make_array
 
 import autograd_compat
@@ -343,3 +344,30 @@ def test_rules_are_checked_before_the_op_runs():
         autograd_compat.mm(x, autograd_compat.ones(3, 2, dtype=autograd_compat.float64))
     with pytest.raises(NotImplementedError, match="GeluKernelImpl"):
         autograd_compat.nn.functional.gelu(x.long())
+
+
+def test_inputs_on_two_devices_raise_pytorchs_error():
+    """Tensors on two CPU devices (8 simulated ones) in one op: PyTorch's RuntimeError, as for
+    two CUDA devices, from JAX's refusal translated at the op call."""
+    found = run_script(
+        """
+        a, b = torch.ones(2, device="cpu:0"), torch.ones(2, device="cpu:1")
+        errors = {}
+        for name, call in {
+            "add": lambda: a + b,
+            "mm": lambda: torch.mm(b.reshape(1, 2), a.reshape(2, 1)),
+            "cat": lambda: torch.cat([a, b]),
+        }.items():
+            try:
+                call()
+            except RuntimeError as error:
+                errors[name] = str(error)
+        print(json.dumps(errors))
+        """
+    )
+    expected = "Expected all tensors to be on the same device, but found at least two devices, "
+    assert found == {
+        "add": expected + "cpu:0 and cpu:1!",
+        "mm": expected + "cpu:1 and cpu:0!",
+        "cat": expected + "cpu:0 and cpu:1!",
+    }
