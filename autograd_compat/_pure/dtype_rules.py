@@ -4,9 +4,10 @@ JAX promotes mixed dtypes (`float32 @ float64` is float64) and computes most fun
 integer, bool or complex arrays, where PyTorch refuses them with a RuntimeError or a
 NotImplementedError naming the kernel and the dtype. A silent result of another dtype is
 worse than an error, so each op PyTorch refuses for some dtypes has its rules here, under its
-op id (`register` attaches them to the `Op`); `_tape/record.apply` checks them on the dtypes of
-the op's tensor inputs before it runs, after autocast's casts, whichever front end (`torch.X`,
-`Tensor.X`, `F.X`, a module) applied the op. Ops without rules pay one attribute test.
+op id (an `Op` takes them from `CHECKS` by its id); `_tape/record.apply` checks them on the
+dtypes of the op's tensor inputs before it runs, after autocast's casts, whichever front end
+(`torch.X`, `Tensor.X`, `F.X`, a module) applied the op. Ops without rules pay one attribute
+test.
 
 Every message is PyTorch's text, with its dtype names: `scalar_name` ("Float", "Long") or
 `cpp_name` ("float", "long int", "c10::Half").
@@ -30,6 +31,7 @@ INEXACT = FLOATING | frozenset(np.dtype(d) for d in _C)
 NOT_BOOL = INEXACT | frozenset(np.dtype(d) for d in _I)
 NOT_COMPLEX = FLOATING | frozenset(np.dtype(d) for d in (*_I, np.bool_))
 REAL_NOT_BOOL = NOT_BOOL - INEXACT | FLOATING
+ALL = frozenset(np.dtype(d) for d in (*_F, *_C, *_I, np.bool_))
 INDEX = frozenset(np.dtype(d) for d in (np.int32, np.int64))
 _BOOL = frozenset((np.dtype(np.bool_),))
 
@@ -70,6 +72,11 @@ class Refuse(NamedTuple):
     message: str | Callable
     error: type = NotImplementedError
     position: int | str = 0
+
+    def uniform(self) -> frozenset:
+        """The dtypes that pass when every tensor input has that one dtype (none is known
+        to for a static dtype argument)."""
+        return self.accepts if isinstance(self.position, int) else frozenset()
 
     def check(self, arrays: list, static: dict) -> None:
         position = self.position
@@ -117,6 +124,9 @@ class Same(NamedTuple):
     positions: tuple = (0, 1)
     cpp: bool = False
     compared: tuple | None = None
+
+    def uniform(self) -> frozenset:
+        return ALL
 
     def check(self, arrays: list, static: dict) -> None:
         first = None
@@ -168,6 +178,9 @@ class Normalization(NamedTuple):
     affine: int
     statistics: tuple = ()
 
+    def uniform(self) -> frozenset:
+        return FLOATING
+
     def check(self, arrays: list, static: dict) -> None:
         x = arrays[0].dtype
         kernel(self.kernel).check(arrays, static)
@@ -187,6 +200,9 @@ class Normalization(NamedTuple):
 class _SubtractBool(NamedTuple):
     """PyTorch refuses `-` with a bool tensor (`~` or `^` is meant): its texts for one or two."""
 
+    def uniform(self) -> frozenset:
+        return NOT_BOOL
+
     def check(self, arrays: list, static: dict) -> None:
         bools = [a is not None and a.dtype == np.bool_ for a in arrays[:2]]
         if bools == [True, True]:
@@ -200,6 +216,9 @@ class _SubtractBool(NamedTuple):
 
 class _AdaptiveAverage(NamedTuple):
     """adaptive_avg_pool1d/2d's kernel refuses integers; 3d is composed from mean()."""
+
+    def uniform(self) -> frozenset:
+        return FLOATING
 
     def check(self, arrays: list, static: dict) -> None:
         if len(static["axes"]) < 3:
@@ -228,6 +247,9 @@ class _BatchedMatmul:
     """matmul of a batch: PyTorch folds it into mv, mm or bmm, whose texts differ."""
 
     __slots__ = ()
+
+    def uniform(self) -> frozenset:
+        return _passing(RULES["mv"] + RULES["mm"] + RULES["bmm"])
 
     def check(self, arrays: list, static: dict) -> None:
         for rule in RULES[_FOLDED[min(arrays[1].ndim, 3)]]:
@@ -562,3 +584,23 @@ RULES: dict[str, tuple] = {
         Refuse(NOT_COMPLEX, "heaviside is not yet implemented for complex tensors.", RuntimeError),
     ),
 }
+
+
+def _passing(rules: tuple) -> frozenset:
+    """The dtypes that pass all of `rules` when every tensor input has that one dtype."""
+    passing = ALL
+    for rule in rules:
+        passing = passing & rule.uniform()
+    return passing
+
+
+class Checks(NamedTuple):
+    """An op's rules, and the dtypes that pass them all when every tensor input has that one
+    dtype (`uniform`): the common call (float32 throughout) is answered by one set lookup
+    before any rule runs."""
+
+    rules: tuple
+    uniform: frozenset
+
+
+CHECKS = {op_id: Checks(rules, _passing(rules)) for op_id, rules in RULES.items()}

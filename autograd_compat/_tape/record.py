@@ -24,6 +24,7 @@ from .._pure import executables
 from .._pure import lazy as _lazy
 from .._pure import memory as _memory
 from .._pure.device import pytorch_device_error
+from .._pure.dtype_rules import Checks
 from .._pure.lazy import Known, Pending
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._pure.shapes import pytorch_shape_error
@@ -77,13 +78,25 @@ def _raise_op_error(failure: Exception) -> NoReturn:
     _memory.raise_exhausted(failure)
 
 
-def check_dtypes(rules: tuple, inputs: tuple, static: dict) -> None:
-    """PyTorch's error where an op's dtype `rules` (`_pure/dtype_rules`) refuse its tensor
-    inputs' dtypes."""
+def check_dtypes(checks: Checks, inputs: tuple, static: dict) -> None:
+    """PyTorch's error where an op's dtype rules (`_pure/dtype_rules`) refuse its tensor
+    inputs' dtypes; tensor inputs all of one dtype that passes them skip the rules."""
     arrays = []  # (a loop: a comprehension is a call on Python 3.11)
+    first = None
+    same = True
     for x in inputs:
-        arrays.append(x._stored if isinstance(x, Tensor) else None)
-    for rule in rules:
+        if isinstance(x, Tensor):
+            stored = x._stored
+            arrays.append(stored)
+            if first is None:
+                first = stored.dtype
+            elif stored.dtype != first:
+                same = False
+        else:
+            arrays.append(None)
+    if same and first in checks.uniform:
+        return
+    for rule in checks.rules:
         rule.check(arrays, static)
 
 

@@ -27,7 +27,7 @@ from eight_devices import run_script
 from op_table import ROWS, OpCase, make_array
 
 import autograd_compat
-from autograd_compat._pure.dtype_rules import RULES, Same
+from autograd_compat._pure.dtype_rules import CHECKS, RULES, Same
 from autograd_compat._pure.op import registered_ops
 
 MODES = ("int", "bool", "complex", "mixed")
@@ -88,24 +88,21 @@ def assert_same_outcome(expected, actual) -> None:
 # (row id, mode) -> why autograd_compat differs from PyTorch there
 KNOWN = {
     ("sub.alpha", "bool"): "sub(bool, bool, alpha=2) multiplies first: the one-bool text",
-    ("pairwise_distance", "bool"): "the bool inputs are promoted to float before the op",
-    ("fold", "bool"): "JAX's add refuses bool inside fold's function",
-    ("xlogy.scalar_self", "complex"): "the complex input is promoted before the op",
-    ("linalg.solve_triangular", "mixed"): "refuses what PyTorch promotes",
-    ("binary_cross_entropy_with_logits", "mixed"): "promotes where PyTorch keeps the target's",
     ("binary_cross_entropy", "int"): "the input range check comes first",
-    ("l1_loss", "complex"): "complex128 where PyTorch gives the float64 of abs",
-    ("dist", "complex"): "complex128 where PyTorch gives the float64 of a norm",
 }
-for _cell in ("nn.rnn_cell.rnn", "nn.rnn_cell.lstm", "nn.rnn_cell.gru"):
-    KNOWN[(_cell, "int")] = KNOWN[(_cell, "bool")] = "the cell casts its input to the weights'"
+
+
+_MODE_DTYPES = {"int": np.int64, "bool": np.bool_, "complex": np.complex128}
 
 
 def _modes(op_id: str) -> tuple:
     """The conversions that an op's rules are about: mixed floating dtypes for a rule that
-    compares dtypes (`Same`), integral, bool and complex ones for the others."""
-    kinds = {type(rule) is Same for rule in RULES[op_id]}
-    return (("mixed",) if True in kinds else ()) + (MODES[:3] if False in kinds else ())
+    compares dtypes (`Same`), and each of int64, bool and complex128 that its rules do not
+    all pass when every input has it."""
+    passing = CHECKS[op_id].uniform
+    refused = tuple(m for m, d in _MODE_DTYPES.items() if np.dtype(d) not in passing)
+    compares = any(type(rule) is Same for rule in RULES[op_id])
+    return (("mixed",) if compares else ()) + refused
 
 
 TABLE = [
