@@ -18,6 +18,7 @@ from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure.dtype_rules import REAL_NOT_BOOL, require_kernel
 from .._pure.op import INEXACT, lru_get, lru_put
 from .._pure.shapes import Size, new_shape, type_name
 from .._state.tensor import MetaTensor, Tensor, hold_on_host
@@ -386,6 +387,7 @@ def arange(
         is_float = any(isinstance(b, float) for b in bounds)
         dtype = _dtypes.get_default_dtype() if is_float else _dtypes.int64
     dtype = _dtypes.as_dtype(dtype)
+    require_kernel("arange_cpu", dtype.jax, REAL_NOT_BOOL)
     _check_range(bounds[0], bounds[1], bounds[2], dtype)
     if not (dtype.is_floating_point or dtype.is_complex):  # the bounds are cast first
         bounds = [int(b) for b in bounds]

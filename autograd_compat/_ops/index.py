@@ -24,6 +24,7 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.dtype_rules import INDEX, require_kernel
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._pure.strides import contiguous_strides, expand_geometry, layout_op, overlapping
@@ -1060,6 +1061,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     0, 0, ..., 1, ... repeated by `counts`."""
     tensor_arg(input, "repeat_interleave")
     _needs_concrete("repeat_interleave", input if repeats is None else repeats)
+    counted = input if repeats is None else repeats
+    if isinstance(counted, Tensor):
+        require_kernel("repeat_interleave_cpu", counted._stored.dtype, INDEX)
     if repeats is None:
         counts = np.asarray(input._value)
         return _factories.tensor(np.repeat(np.arange(counts.size), counts))

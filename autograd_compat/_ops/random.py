@@ -14,6 +14,7 @@ import numpy as np
 from .._pure import dtypes as _dtypes
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure.dtype_rules import require_kernel
 from .._pure.op import constant, register
 from .._pure.shapes import Size, broadcast_shapes, new_shape, type_name
 from .._state import random as _random
@@ -45,11 +46,16 @@ def _sample(sampler, fname: str, size, generator, dtype, device, requires_grad: 
     """rand's and randn's samples: `sampler(key, shape, dtype)` (a jitted jax.random function)
     with a key from the global (or given) generator; `fname` names the call in size errors."""
     shape, dtype = new_shape(size, fname), _float_dtype(dtype)
+    require_kernel(_KERNELS[fname], dtype.jax)
     if is_meta_device(device):  # nothing drawn: the generator does not advance
         return meta(shape, dtype, requires_grad)
     _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
     value = sampler(_random.key(generator), shape, dtype.jax)
     return _finish(_place(value, device), requires_grad)
+
+
+# PyTorch's kernels drawing rand's and randn's samples, which its dtype errors name.
+_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -164,13 +170,8 @@ def randperm(
 
 def _random_like_dtype(input: Tensor, dtype, kernel: str) -> _dtypes.dtype:
     d = _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
-    if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(d)}'")
+    require_kernel(kernel, d.jax)
     return d
-
-
-def _scalar_name(d: _dtypes.dtype) -> str:
-    return _dtypes.LEGACY_TYPE_NAMES[d].removesuffix("Tensor")
 
 
 def rand_like(
@@ -274,7 +275,7 @@ def normal(
     for t in (mean, std):
         if isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise NotImplementedError(
-                f"\"normal_kernel_cpu\" not implemented for '{_scalar_name(t.dtype)}'"
+                f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(t.dtype)}'"
             )
     if std_t:
         std_value = std._value
@@ -359,7 +360,9 @@ def _concentration(input, fname: str, kernel: str) -> Tensor:
             f"{fname}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(input.dtype)}'")
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
     return input
 
 
@@ -413,7 +416,7 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
         )
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_scalar_name(input.dtype)}'"
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(input.dtype)}'"
         )
     uniform = _uniform(_random.key(generator), tuple(input.shape), input.dtype.jax)
     if p is not None:
@@ -442,7 +445,7 @@ def _fill_random(self: Tensor, name: str, sample) -> Tensor:
 def _require_float(self: Tensor, kernel: str) -> None:
     d = self.dtype
     if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(d)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(d)}'")
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:

@@ -112,6 +112,13 @@ _SCALAR_TYPE_NAMES = {
     complex64: "ComplexFloat",
     complex128: "ComplexDouble",
 }
+
+
+def scalar_type_name(d: dtype) -> str:
+    """PyTorch's ScalarType name of a dtype ("Float", "Long"), which many errors print."""
+    return _SCALAR_TYPE_NAMES[d]
+
+
 _UNPROMOTABLE = {
     **{d: "uint16, uint32, uint64 types" for d in _WIDE_UNSIGNED},
     **{d: "Float8 Types" for d in _FLOAT8},

@@ -10,6 +10,7 @@ import math
 import jax.numpy as jnp
 import numpy as np
 
+from ..._pure import dtypes as _dtypes
 from ..._tape.args import floating
 from ..._tape.record import apply
 from ._common import _HIGHEST, _ntuple, _tensor, register
@@ -171,7 +172,10 @@ def interpolate(
             else:
                 scale = 1.0 / factor if factor else s / o
             axes.append(("linear", s, o, float(scale), bool(align_corners)))
-    return apply(_UPSAMPLE[(mode, nd)], floating(input), axes=tuple(axes))
+    # uint8 images resize in the default float (PyTorch keeps uint8); the op's dtype rules
+    # refuse the other integral, bool and complex inputs, as PyTorch does
+    x = floating(input) if input.dtype is _dtypes.uint8 else input
+    return apply(_UPSAMPLE[(mode, nd)], x, axes=tuple(axes))
 
 
 def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
-from ..._tape.args import floating, scalar_type_name
+from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
 from ._common import _ntuple, _tensor, register
 from .interpolation import _resize_fn
@@ -154,7 +155,11 @@ def _avg_pool_fn(
         x.shape[-len(kernel) :], kernel, stride, padding, out, count_include_pad, divisor_override
     )
     windows = _windows(x, kernel, stride, padding, dilation, out, extra, 0.0)
-    return jnp.sum(windows, axis=-1) / jnp.asarray(divisor, x.dtype)
+    total = jnp.sum(windows, axis=-1)
+    if jnp.issubdtype(x.dtype, jnp.integer):  # PyTorch's integer division, toward zero
+        divisor = jnp.broadcast_to(np.asarray(divisor).astype(np.int64), total.shape)
+        return lax.div(total, divisor.astype(x.dtype))
+    return total / jnp.asarray(divisor, x.dtype)
 
 
 _AVG_POOL = {
@@ -194,7 +199,7 @@ def _avg_pool(
     )
     return apply(
         _AVG_POOL[nd],
-        floating(input),
+        input,
         count_include_pad=bool(count_include_pad),
         divisor_override=divisor_override,
         **geometry,
@@ -252,7 +257,7 @@ def _adaptive_avg_pool(input, output_size, nd: int):
         output_size = (output_size,) * nd
     out = tuple(s if o is None else int(o) for o, s in zip(output_size, shape))
     axes = tuple(("adaptive", s, o, None, False) for s, o in zip(shape, out))
-    return apply(_ADAPTIVE_AVG, floating(input), axes=axes)
+    return apply(_ADAPTIVE_AVG, input, axes=axes)
 
 
 def adaptive_avg_pool1d(input, output_size):
