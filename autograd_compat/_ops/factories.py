@@ -19,7 +19,7 @@ from .._pure import errors as _errors
 from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, lru_get, lru_put
-from .._pure.shapes import Size, new_shape, type_name
+from .._pure.shapes import Size, factory_shape, new_shape, type_name
 from .._state.tensor import MetaTensor, Tensor, hold_on_host
 
 __all__ = [
@@ -286,21 +286,24 @@ def _float_dtype(dtype) -> _dtypes.dtype:
 
 
 def zeros(
-    *size, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
 ) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
-    return _filled(new_shape(size, "zeros"), 0, _float_dtype(dtype), device, requires_grad)
+    shape = factory_shape(sizes, size, "zeros")
+    return _filled(shape, 0, _float_dtype(dtype), device, requires_grad)
 
 
 def ones(
-    *size, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
 ) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
-    return _filled(new_shape(size, "ones"), 1, _float_dtype(dtype), device, requires_grad)
+    shape = factory_shape(sizes, size, "ones")
+    return _filled(shape, 1, _float_dtype(dtype), device, requires_grad)
 
 
 def empty(
-    *size,
+    *sizes,
+    size=None,
     dtype=None,
     device=None,
     requires_grad: bool = False,
@@ -310,7 +313,8 @@ def empty(
     pin_memory: bool = False,
 ) -> Tensor:
     """An 'uninitialized' tensor: JAX has no such thing, so it holds zeros."""
-    return _filled(new_shape(size, "empty"), 0, _float_dtype(dtype), device, requires_grad)
+    shape = factory_shape(sizes, size, "empty")
+    return _filled(shape, 0, _float_dtype(dtype), device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -572,26 +576,47 @@ def _new_device(self: Tensor, device):
 
 
 def new_zeros(
-    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    self,
+    *sizes,
+    size=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    pin_memory=False,
 ):
     """Zeros of `size`, with self's dtype unless `dtype` is given."""
-    shape, dtype = new_shape(size, "new_zeros"), _new_dtype(self, dtype)
+    shape, dtype = factory_shape(sizes, size, "new_zeros"), _new_dtype(self, dtype)
     return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
 
 
 def new_ones(
-    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    self,
+    *sizes,
+    size=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    pin_memory=False,
 ):
     """Ones of `size`, with self's dtype unless `dtype` is given."""
-    shape, dtype = new_shape(size, "new_ones"), _new_dtype(self, dtype)
+    shape, dtype = factory_shape(sizes, size, "new_ones"), _new_dtype(self, dtype)
     return _filled(shape, 1, dtype, _new_device(self, device), requires_grad)
 
 
 def new_empty(
-    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    self,
+    *sizes,
+    size=None,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    pin_memory=False,
 ):
     """An 'uninitialized' tensor of `size` (zeros), with self's dtype unless `dtype` is given."""
-    shape, dtype = new_shape(size, "new_empty"), _new_dtype(self, dtype)
+    shape, dtype = factory_shape(sizes, size, "new_empty"), _new_dtype(self, dtype)
     return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
 
 
