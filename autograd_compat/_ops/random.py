@@ -6,7 +6,7 @@ come from `_state/random.py` (the global generator or an explicit Generator).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -145,9 +145,9 @@ class _RandintArguments(NamedTuple):
     """randint's arguments bound to one of its forms; `size_position` is None when the size
     was given by keyword (PyTorch's size errors name the position only otherwise)."""
 
-    low: object
-    high: object
-    size: object
+    low: Any
+    high: Any
+    size: Any
     size_position: int | None
 
 
