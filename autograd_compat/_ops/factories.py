@@ -16,7 +16,7 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
-from .._pure import executables
+from .._pure import executables, float8
 from .._pure import memory as _memory
 from .._pure.op import INEXACT, lru_get, lru_put
 from .._pure.shapes import Size, factory_shape, new_shape, type_name
@@ -123,8 +123,8 @@ def _infer_array(data, dtype=None) -> np.ndarray | jax.Array:
         target = _dtypes.as_dtype(dtype)
         _dtypes.check_array_fits(array, target)
         with np.errstate(over="ignore"):  # a float beyond float32 becomes inf, as in PyTorch
-            return array.astype(target.jax)
-    return array if dtype is None else array.astype(_dtypes.as_dtype(dtype).jax)
+            return float8.convert(array, target.jax)
+    return array if dtype is None else float8.convert(array, _dtypes.as_dtype(dtype).jax)
 
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -264,7 +264,7 @@ def _filled_array(shape: tuple, fill, dtype: _dtypes.dtype) -> jax.Array:
     key = (shape, fill, type(fill), dtype)
     value = lru_get(_shared_fills, key)
     if value is None:
-        value = _device_array(np.full(shape, fill, dtype.jax))
+        value = _device_array(float8.full(shape, fill, dtype.jax))
         if math.prod(shape) <= _SHARED_FILL_ELEMENTS:
             lru_put(_shared_fills, key, value, _SHARED_FILLS)
     return value
