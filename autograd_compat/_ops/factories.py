@@ -575,49 +575,33 @@ def _new_device(self: Tensor, device):
     return device
 
 
-def new_zeros(
-    self,
-    *sizes,
-    size=None,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    layout=None,
-    pin_memory=False,
-):
-    """Zeros of `size`, with self's dtype unless `dtype` is given."""
-    shape, dtype = factory_shape(sizes, size, "new_zeros"), _new_dtype(self, dtype)
-    return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
+def _new_filled(fname: str, fill: int, doc: str):
+    """`Tensor.new_zeros`/`new_ones`/`new_empty`: `fill` everywhere, self's dtype and device
+    unless given."""
+
+    def method(
+        self,
+        *sizes,
+        size=None,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        pin_memory=False,
+    ):
+        shape, dtype = factory_shape(sizes, size, fname), _new_dtype(self, dtype)
+        return _filled(shape, fill, dtype, _new_device(self, device), requires_grad)
+
+    method.__name__ = method.__qualname__ = fname
+    method.__doc__ = doc
+    return method
 
 
-def new_ones(
-    self,
-    *sizes,
-    size=None,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    layout=None,
-    pin_memory=False,
-):
-    """Ones of `size`, with self's dtype unless `dtype` is given."""
-    shape, dtype = factory_shape(sizes, size, "new_ones"), _new_dtype(self, dtype)
-    return _filled(shape, 1, dtype, _new_device(self, device), requires_grad)
-
-
-def new_empty(
-    self,
-    *sizes,
-    size=None,
-    dtype=None,
-    device=None,
-    requires_grad=False,
-    layout=None,
-    pin_memory=False,
-):
-    """An 'uninitialized' tensor of `size` (zeros), with self's dtype unless `dtype` is given."""
-    shape, dtype = factory_shape(sizes, size, "new_empty"), _new_dtype(self, dtype)
-    return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
+new_zeros = _new_filled("new_zeros", 0, "Zeros of `size`, with self's dtype unless given.")
+new_ones = _new_filled("new_ones", 1, "Ones of `size`, with self's dtype unless given.")
+new_empty = _new_filled(
+    "new_empty", 0, "An 'uninitialized' tensor of `size` (zeros), with self's dtype unless given."
+)
 
 
 def new_full(

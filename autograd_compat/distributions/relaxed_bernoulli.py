@@ -3,21 +3,19 @@
 
 from __future__ import annotations
 
-import numbers
-
 from .._ops.nn.activation import sigmoid, softplus
 from .._ops.random import rand
 from .._pure import dtypes as _dtypes
-from .._pure.shapes import Size
 from . import constraints
 from ._transformed import Transformed
+from .bernoulli import BinaryParameters, set_probs_or_logits
 from .distribution import Distribution
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryParameters, Distribution):
     """The logit of a RelaxedBernoulli sample, at relaxation `temperature`, parameterised by
     `probs` or `logits` (give exactly one)."""
 
@@ -28,35 +26,14 @@ class LogitRelaxedBernoulli(Distribution):
         self, temperature, probs=None, logits=None, validate_args: bool | None = None
     ) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        scalar = isinstance(given, numbers.Number)
-        super().__init__(Size() if scalar else param.size(), validate_args=validate_args)
+        batch_shape = set_probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expanded(LogitRelaxedBernoulli, batch_shape, _instance, ("probs", "logits"))
         new.temperature = self.temperature
         new._param = new.__dict__["probs" if "probs" in self.__dict__ else "logits"]
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -8,7 +8,7 @@ import math
 import numbers
 import warnings
 
-from .._ops.decomposition import cholesky_solve, linalg_cholesky, linalg_slogdet
+from .._ops.decomposition import cholesky_solve, linalg_slogdet
 from .._ops.factories import arange, eye, tensor, tril_indices
 from .._ops.linalg import diag_embed, einsum
 from .._ops.random import randn
@@ -19,7 +19,7 @@ from .._pure.shapes import Size
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
-from .multivariate_normal import _precision_to_scale_tril
+from .multivariate_normal import one_matrix, scale_tril_of
 from .utils import lazy_property
 
 __all__ = ["Wishart"]
@@ -65,13 +65,8 @@ class Wishart(Distribution):
         scale_tril=None,
         validate_args: bool | None = None,
     ) -> None:
-        given = [m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None]
-        if len(given) != 1:
-            raise AssertionError(
-                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
-                "specified."
-            )
-        (param,) = given
+        given = one_matrix(covariance_matrix, precision_matrix, scale_tril, AssertionError)
+        param = given.value
         if param.dim() < 2:
             raise ValueError(
                 "scale_tril must be at least two-dimensional, with optional leading batch "
@@ -88,14 +83,7 @@ class Wishart(Distribution):
             raise ValueError(
                 f"Value of df={df} expected to be greater than ndim - 1 = {event_shape[-1] - 1}."
             )
-        name = (
-            "scale_tril"
-            if scale_tril is not None
-            else "covariance_matrix"
-            if covariance_matrix is not None
-            else "precision_matrix"
-        )
-        setattr(self, name, param.expand(batch_shape + (-1, -1)))
+        setattr(self, given.name, param.expand(batch_shape + (-1, -1)))
         if self.df.lt(event_shape[-1]).any():
             warnings.warn(
                 "Low df values detected. Singular samples are highly likely to occur for "
@@ -104,12 +92,7 @@ class Wishart(Distribution):
             )
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = linalg_cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = scale_tril_of(given)
         self._dist_chi2 = self._chi2(batch_shape)
 
     def _chi2(self, batch_shape: Size) -> Chi2:
