@@ -123,11 +123,10 @@ def test_shapes_support_mean_and_expand(real_torch):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # PyTorch's Wishart warns on every draw
                 expected = e.sample(shape)
-            sample, rsample = d.sample(shape), d.rsample(shape)
-            assert sample.shape == rsample.shape == expected.shape, (name, shape)
+            sample = d.sample(shape)  # rsample's draws (their gradients: the tests below)
+            assert sample.shape == expected.shape, (name, shape)
             assert str(sample.dtype) == str(expected.dtype) and not sample.requires_grad
             assert bool(d.support.check(sample).all()), name
-            assert bool(d.support.check(rsample).all()), name
         if name == "wishart":
             np.testing.assert_allclose(sample.double().mean(0).numpy(), e.mean.numpy(), rtol=0.15)
         a = d.expand((3, *d.batch_shape))
