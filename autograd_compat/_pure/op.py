@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import executables
+from . import executables, float8
 from .device import host_to_device
 from .dtype_rules import CHECKS
 
@@ -269,7 +269,7 @@ def constant(value, dtype) -> jax.Array:
     key = (value, type(value), dtype)
     array = lru_get(_constants, key)
     if array is None:
-        array = host_to_device(np.asarray(value, dtype))
+        array = host_to_device(float8.full((), value, dtype))
         lru_put(_constants, key, array, CONSTANTS)
     return array
 
