@@ -72,13 +72,19 @@ def _template(free: int) -> types.CodeType:
 
 def _entry(spec: registry.Entry, impl: Callable) -> Callable[[tuple, dict], Any]:
     """What the dispatcher of `spec.function` calls: the checks, then `impl` or a handler."""
-    local, find, handle = _tf.local, _tf.overloaded_in_call, _tf.handle
+    local, find, handle, never = _tf.local, _tf.overloaded_in_call, _tf.handle, _tf.NEVER
     public, name, python_style = spec.public, spec.name, spec.python_style
     enabled, all_disabled = _tf.ENABLED, _tf.ALL_DISABLED
 
     def entry(args: tuple, kwargs: dict):
         level = local.level
         if level != all_disabled:
+            if not kwargs and not local.modes:  # the common call: plain positional arguments
+                for arg in args:
+                    if type(arg) not in never:
+                        break
+                else:
+                    return impl(*args)
             found = find(args, kwargs) if level == enabled else []
             if found or local.modes:
                 return handle(public, found, args, kwargs, name, python_style)

@@ -83,7 +83,7 @@ def is_torch_function_mode_enabled() -> bool:
 
 # ----------------------------------------------------------------------------- which types
 _PLAIN = PLAIN_TYPES | {MetaTensor}  # the library's own classes of a plain Tensor
-_NEVER = _PLAIN | {int, float, bool, complex, str, bytes, type(None), slice, type(...)}
+NEVER = _PLAIN | {int, float, bool, complex, str, bytes, type(None), slice, type(...)}
 
 
 def kind_of(arg) -> type:
@@ -94,7 +94,7 @@ def kind_of(arg) -> type:
 
 def dispatches(kind: type) -> bool:
     """True when arguments of type `kind` have their `__torch_function__` called."""
-    if kind in _NEVER:
+    if kind in NEVER:
         return False
     method = getattr(kind, "__torch_function__", None)
     return method is not None and method is not _disabled_torch_function_impl
@@ -132,7 +132,7 @@ def overloaded_in_call(args: tuple, kwargs: dict) -> list:
     for group in (args, kwargs.values()) if kwargs else (args,):
         for arg in group:
             kind = type(arg)
-            if kind in _NEVER:  # the common case, without a call
+            if kind in NEVER:  # the common case, without a call
                 continue
             if kind is list or kind is tuple:
                 for item in arg:
