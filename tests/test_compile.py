@@ -16,7 +16,7 @@ from test_gradcheck import _wrong_square
 
 import autograd_compat as torch
 import autograd_compat.nn as nn
-from autograd_compat._compile.function import WrappedNumber
+from autograd_compat._compile.arguments import WrappedNumber
 from autograd_compat._pure import lazy as _lazy
 
 counters = torch._dynamo.utils.counters
