@@ -9,12 +9,21 @@ import pathlib
 import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "autograd_compat"
-CORE = ("autograd_compat._pure", "autograd_compat._state", "autograd_compat._tape")
-# What each core layer may import from the package (itself included).
-ALLOWED = {
-    "autograd_compat._pure": ("autograd_compat._pure",),
-    "autograd_compat._state": ("autograd_compat._pure", "autograd_compat._state"),
-    "autograd_compat._tape": CORE,
+CORE = (
+    "autograd_compat._pure",
+    "autograd_compat._defer",
+    "autograd_compat._state",
+    "autograd_compat._tape",
+)
+# What each core layer may import from the package (itself included): the layers below it.
+ALLOWED = {layer: CORE[: CORE.index(layer) + 1] for layer in CORE}
+# `_pure` modules that hold runtime state (a lock, a thread-local, a rebound global), and why
+# it is there rather than in `_defer` or `_state`.
+STATEFUL_PURE = {
+    # the bound on compiled programs: `op.Op.compiled` registers each jitted function there
+    "autograd_compat._pure.executables",
+    # the thread's `with torch.device(...)` blocks, entered through the `device` class itself
+    "autograd_compat._pure.device",
 }
 
 
@@ -118,3 +127,26 @@ def test_core_layers_import_only_below_and_never_inside_functions(layer):
             assert target == "autograd_compat" or target.startswith(ALLOWED[layer]), (
                 f"{module} (layer {layer}) imports {target}, a layer above it"
             )
+
+
+def _runtime_state(path: pathlib.Path) -> list[str]:
+    """What in the module at `path` holds runtime state: a `threading.local` or a lock made
+    anywhere, a class deriving from `threading.local`, a `global` statement."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr in ("local", "Lock", "RLock"):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Global):
+            found.append(f"line {node.lineno}: global {', '.join(node.names)}")
+    return found
+
+
+def test_pure_modules_hold_no_runtime_state():
+    for module, path in MODULES.items():
+        if module.startswith("autograd_compat._pure") and module not in STATEFUL_PURE:
+            assert _runtime_state(path) == [], f"{module} holds runtime state"
+
+
+@pytest.mark.parametrize("module", sorted(STATEFUL_PURE) + ["autograd_compat._defer.lazy"])
+def test_the_state_check_sees_the_state_of_the_stateful_modules(module):
+    assert _runtime_state(MODULES[module])

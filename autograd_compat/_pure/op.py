@@ -28,7 +28,7 @@ INEXACT = frozenset(
 
 
 # Cache bounds. Every cache keyed by something user code can vary is an LRU of this many
-# entries, so a long-running process stays flat (issue 13.4). Scalars a user varies (an
+# entries, so a long-running process stays flat. Scalars a user varies (an
 # exponent, a slope, eps, a dropout p) are runtime inputs (`scalar_input`), not static keys.
 COMPILED_PER_OP = 64  # jitted forwards per op (and per derived vjp op): one per static key
 JVP_PER_OP = 32  # jitted forward-mode functions per op
@@ -94,7 +94,7 @@ class Op:
     `shown_inputs`: the input positions `next_functions` lists (None: all); index, mask and
     constant inputs (runtime scalars, see `scalar_input`) are no inputs of PyTorch's node.
     Positions past an application's inputs are skipped (optional trailing weight and bias).
-    `deferrable`: whether `_pure/lazy` may defer an application into a run of ops; False for a
+    `deferrable`: whether `_defer/lazy` may defer an application into a run of ops; False for a
     function whose trace reads or swaps tensors' state (a torch.compile'd call: traced inside a
     deferred run, it would read that run's own values, waiting on the run's lock for good).
     """

@@ -16,8 +16,8 @@ import itertools
 import threading
 from typing import NamedTuple
 
+from .._defer import lazy as _lazy
 from .._pure import errors as _errors
-from .._pure import lazy as _lazy
 from .._pure.op import constant
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -232,7 +232,7 @@ def run_backward(
             if not create_graph:  # one call computes every deferred value the nodes saved;
                 _lazy.flush_current()  # under create_graph, the vjp ops defer on them
             captured, pending, after = _run_stepwise(order, plan, create_graph)
-            if not create_graph:  # the gradients, computed by one call (`_pure/lazy`); under
+            if not create_graph:  # the gradients, computed by one call (`_defer/lazy`); under
                 _lazy.flush_current()  # create_graph they join the next backward's program
             if accumulate and n_targets:
                 pending.extend(_target_grads(targets, captured))

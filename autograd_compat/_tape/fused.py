@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import NamedTuple
 
+from .._defer import lazy as _lazy
 from .._pure import executables
-from .._pure import lazy as _lazy
 from .._pure import memory as _memory
 from .._pure.op import HashedTuple, lru_get, lru_put, register
 from .._state.modes import modes
@@ -143,7 +143,7 @@ def run_fused(fused, order: list, saved, seeds: list, sinks: list, retain_graph:
     """Run the backward as one call of its fused function (call under
     `accumulate.accumulation`) on the nodes' saved values (None: read here): the captured
     gradients and the leaves' `.grad` updates, for `accumulate.commit`. Deferred ops whose
-    values the nodes saved run in the same call (`_pure/lazy.call_with_deferred`)."""
+    values the nodes saved run in the same call (`_defer/lazy.call_with_deferred`)."""
     leaves = [order[i].variable for i in sinks]
     segment = _lazy.open_segment()
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .._pure import lazy as _lazy
+from .._defer import lazy as _lazy
 from .._pure.op import lru_get
 from .._state.node import AccumulateGrad
 from .._state.tensor import Tensor

@@ -7,7 +7,7 @@ the fused one (`_tape/fused`) traces them on raw arrays into one jitted function
 
 from __future__ import annotations
 
-from .._pure import lazy as _lazy
+from .._defer import lazy as _lazy
 from .._pure.op import vjp_of
 from .._state.node import AccumulateGrad, Step
 from .._state.tensor import LazyTensor, Tensor

@@ -8,7 +8,7 @@ autocast (its input casts, `_tape/autocast`).
 
 A node is made from a `Recipe`: what every node of an op shares at given input shapes, dtypes
 and requires_grad flags (its `Step`, whether it holds saved primals, its class, what it
-watches). For an op `_pure/lazy` knows at those shapes the recipe is made once and kept with
+watches). For an op `_defer/lazy` knows at those shapes the recipe is made once and kept with
 the op's `Known`, so its step is the same object node after node: the engine's hot pass
 (`_tape/hot`) compares steps by identity.
 """
@@ -26,10 +26,10 @@ from typing import Any, NamedTuple, NoReturn
 
 import jax
 
+from .._defer import lazy as _lazy
+from .._defer.lazy import Known, Pending
 from .._pure import executables
-from .._pure import lazy as _lazy
 from .._pure import memory as _memory
-from .._pure.lazy import Known, Pending
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._pure.shapes import pytorch_shape_error
 from .._state import modes as _grad_mode
@@ -91,7 +91,7 @@ def apply(op: Op, *inputs, **static):
     Outputs of integer or bool dtype never require grad.
 
     It reads in four steps: gather the inputs' values, run the op now or defer it
-    (`_pure/lazy`), record a node, wrap the results. They are written out in one function:
+    (`_defer/lazy`), record a node, wrap the results. They are written out in one function:
     this is every op's path, and on Python 3.11 a call per step would cost more than the
     steps themselves (`bench/python_bytecodes.py`).
     """
@@ -226,7 +226,7 @@ def _requires(inputs: tuple) -> tuple:
 
 
 def _known_recipe(op: Op, known: Known, requires: tuple) -> Recipe:
-    """The node `Recipe` of `op` where `_pure/lazy` knows it at these input shapes
+    """The node `Recipe` of `op` where `_defer/lazy` knows it at these input shapes
     (`known`), for this requires_grad pattern: made once and kept with `known`, so its tuples
     are the same objects node after node (the engine's hot pass compares steps by identity)."""
     recipe = known.notes[requires] = _recipe(op, known.static, requires, known.inputs, known.meta)

@@ -19,11 +19,11 @@ from collections import defaultdict
 from itertools import chain
 
 import numpy as np
-from jax._src.array import ArrayImpl
 
 from .._pure import dtypes as _dtypes
 from .._pure import memory as _memory
 from .._pure.interrupts import call_through_interrupt
+from .._pure.jax_internals import ArrayImpl
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
