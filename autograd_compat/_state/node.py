@@ -200,7 +200,8 @@ class Node(_NodeMethods):
         edges = self.edges
         name = self.name()
         if name == COPY_SLICES_NAME:
-            return (_pair(edges[0]),) + edges[1][0].next_functions[1:]
+            base_edge, (wrapped, _) = edges[:2]  # the base's and the wrapped in-place op's
+            return (_pair(base_edge),) + wrapped.next_functions[1:]
         op = self.op  # None for a custom Function's node: it lists all its inputs
         if op is not None and op.shown_inputs is not None:
             edges = [edges[i] for i in op.shown_inputs if i < len(edges)]

@@ -32,7 +32,10 @@ def entries(pending: list, create_graph: bool) -> list:
     sums: dict = {}
     for tensor, grad in pending:
         key = id(tensor)
-        base = sums[key][1] if key in sums else tensor._grad
+        if key in sums:
+            _, base = sums[key]
+        else:
+            base = tensor._grad
         sums[key] = (tensor, add(base, grad))
     updates = []
     for tensor, total in sums.values():

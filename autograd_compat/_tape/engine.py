@@ -146,9 +146,7 @@ def _run_stepwise(order: list, plan: Plan, create_graph: bool) -> tuple:
         run_node_hooks(node, grads, cts)
         return grads
 
-    captured = propagate(
-        plan.arities, plan.routes, plan.seeds, plan.captures, plan.n_targets, ready, call
-    )
+    captured = propagate(plan, ready, call)
     return captured, pending, after
 
 

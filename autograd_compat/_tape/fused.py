@@ -10,6 +10,7 @@ structure: one XLA call for the whole backward of a hot training step. A create_
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .._defer import lazy as _lazy
@@ -133,13 +134,14 @@ def _backward_of(structure: Structure):
             return call_vjp(traced, steps[index], saved[index], cts, requires)
 
         seed_list = [(i, nr, ct) for (i, nr, _, _), ct in zip(seed_key, seeds)]
-        captured = propagate(arities, routes, seed_list, captures, n_targets, ready, call)
+        plan = Plan(arities, routes, seed_list, captures, sinks, n_targets)
+        captured = propagate(plan, ready, call)
         return totals, captured
 
     return backward
 
 
-def run_fused(fused, order: list, saved, seeds: list, sinks: list, retain_graph: bool) -> tuple:
+def run_fused(fused, order: list, saved, seeds: list, sinks: Sequence, retain_graph: bool) -> tuple:
     """Run the backward as one call of its fused function (call under
     `accumulate.accumulation`) on the nodes' saved values (None: read here): the captured
     gradients and the leaves' `.grad` updates, for `accumulate.commit`. Deferred ops whose

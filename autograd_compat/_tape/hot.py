@@ -126,19 +126,23 @@ def hot_schedule(root_edge: tuple, grad: Tensor, targets=None) -> Schedule | Non
         if len(edges) != len(route):
             return None
         for edge, where in zip(edges, route):
+            if edge is None:
+                if where is not None:
+                    return None
+                continue
+            source, source_nr = edge
             if where is None:
-                if edge is not None:
-                    if targets is None or type(edge[0]) is not AccumulateGrad:
-                        return None
-                    pruned.append(edge[0])
+                if targets is None or type(source) is not AccumulateGrad:
+                    return None
+                pruned.append(source)
                 continue
             child, child_nr = where
-            if edge is None or edge[1] != child_nr:
+            if source_nr != child_nr:
                 return None
             placed = order[child]
             if placed is None:
-                order[child] = edge[0]
-            elif placed is not edge[0]:
+                order[child] = source
+            elif placed is not source:
                 return None
     position = dict(zip(order, range(len(order))))
     if len(position) != len(order):  # a node in two places
@@ -165,6 +169,9 @@ def _targets_lie(targets, places: tuple, order: list) -> bool:
         return False
     for target, (index, output_nr) in zip(targets, places):
         edge = target._grad_edge()
-        if edge is None or edge[1] != output_nr or order[index] is not edge[0]:
+        if edge is None:
+            return False
+        source, source_nr = edge
+        if source_nr != output_nr or order[index] is not source:
             return False
     return True

@@ -11,6 +11,7 @@ from .._defer import lazy as _lazy
 from .._pure.op import vjp_of
 from .._state.node import AccumulateGrad, Step
 from .._state.tensor import LazyTensor, Tensor
+from .schedule import Plan
 
 
 def add(a, b):
@@ -22,22 +23,22 @@ def add(a, b):
     return a + b
 
 
-def propagate(arities, routes, seeds, captures: dict, n_targets: int, ready, call) -> list:
-    """Route cotangents through the schedule (a `Plan`'s fields), the loop both executors
-    share; returns the gradient that reached each target.
+def propagate(plan: Plan, ready, call) -> list:
+    """Route cotangents through a scheduled backward (`plan`), the loop both executors share;
+    returns the gradient that reached each target.
 
-    `seeds`: (index, output_nr, cotangent) for the roots; `captures`: index -> (output_nr,
-    target index). `ready(i, cts)` sees a node's complete cotangents, may replace them and
-    accumulates a leaf's; `call(i, cts)` returns the node's input gradients.
+    `ready(i, cts)` sees a node's complete cotangents, may replace them and accumulates a
+    leaf's; `call(i, cts)` returns the node's input gradients.
     """
-    captured: list = [None] * n_targets
+    arities, routes, captures = plan.arities, plan.routes, plan.captures
+    captured: list = [None] * plan.n_targets
     buffers: dict = {}
 
     def deliver(index: int, output_nr: int, ct) -> None:
         slots = buffers.setdefault(index, [None] * max(arities[index], 1))
         slots[output_nr] = add(slots[output_nr], ct)
 
-    for seed in seeds:
+    for seed in plan.seeds:
         deliver(*seed)
     for index, arity in enumerate(arities):
         cts = ready(index, buffers.pop(index, None) or [None] * max(arity, 1))

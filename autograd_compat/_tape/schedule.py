@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from .._pure import dtypes as _dtypes
@@ -26,14 +27,14 @@ FUSE_MAX_EDGES = 1024  # nor graphs whose nodes have more inputs in all (a wide 
 
 
 class Plan(NamedTuple):
-    """What the executors follow (`_tape/propagate.propagate`'s arguments but the callbacks),
-    with the leaves that accumulate; each node named by its index in the order."""
+    """Where each gradient of a scheduled backward goes (what `_tape/propagate.propagate`
+    follows), each node named by its index in the order."""
 
     arities: tuple  # the outputs of each node (0 marks a leaf's AccumulateGrad: no call)
-    routes: list  # per node, where each input gradient goes: (index, output_nr) or None
+    routes: Sequence  # per node, where each input gradient goes: (index, output_nr) or None
     seeds: list  # (index, output_nr, gradient) of each root
     captures: dict  # index -> [(output_nr, target index)] of the targets' gradients
-    sinks: list  # the indices of the leaves whose `.grad` accumulates
+    sinks: Sequence  # the indices of the leaves whose `.grad` accumulates
     n_targets: int
 
 
@@ -72,7 +73,8 @@ def discover(roots: list) -> dict:
             waiting[node] = 1
             for edge in node.edges:
                 if edge is not None:
-                    push(edge[0])
+                    child, _ = edge
+                    push(child)
     for node, _ in roots:
         waiting[node] -= 1
     return waiting
@@ -85,7 +87,8 @@ def needed(waiting: dict, targets) -> dict:
     for node in waiting:
         for edge in node.edges:
             if edge is not None:
-                parents.setdefault(edge[0], []).append(node)
+                child, _ = edge
+                parents.setdefault(child, []).append(node)
     found: set = set()
     stack = [t for t in targets if t in waiting]
     while stack:
@@ -108,14 +111,14 @@ def order_of(waiting: dict) -> tuple[list, dict]:
     order: list = []
     append = order.append
     while ready:
-        node = heapq.heappop(ready)[2]  # (the heap's entries: -seq, tiebreak, node)
+        _, _, node = heapq.heappop(ready)
         while node is not None:
             append(node)
             alone = None  # the one node made ready while the heap is empty
             for edge in node.edges:
                 if edge is None:
                     continue
-                child = edge[0]
+                child, _ = edge
                 count = waiting.get(child)
                 if count is None:
                     continue
@@ -162,14 +165,14 @@ def survey(order: list, position: dict) -> Survey:
             arities.append(len(node.out_meta))
             node_edges = node.edges
             edges += len(node_edges)
-            routes.append(
-                tuple(
-                    [
-                        None if e is None or e[0] not in position else (position[e[0]], e[1])
-                        for e in node_edges
-                    ]
-                )
-            )
+            route = []  # (where each input gradient goes: a child run in this backward)
+            for edge in node_edges:
+                if edge is None:
+                    route.append(None)
+                    continue
+                child, child_nr = edge
+                route.append((position[child], child_nr) if child in position else None)
+            routes.append(tuple(route))
             steps.append(step_of(node))
             if node.custom or node.pre_hooks or node.retained:
                 stepwise = True
