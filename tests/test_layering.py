@@ -4,6 +4,7 @@ core, and each core layer importing only the layers below it."""
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -17,6 +18,8 @@ CORE = (
 )
 # What each core layer may import from the package (itself included): the layers below it.
 ALLOWED = {layer: CORE[: CORE.index(layer) + 1] for layer in CORE}
+# The only imports made inside functions: optional dependencies, absent from a plain install.
+OPTIONAL_DEPENDENCIES = frozenset({"ipykernel", "jupyter_client"})
 # `_pure` modules that hold runtime state (a lock, a thread-local, a rebound global), and why
 # it is there rather than in `_defer` or `_state`.
 STATEFUL_PURE = {
@@ -40,6 +43,12 @@ def _modules() -> dict[str, pathlib.Path]:
 MODULES = _modules()
 
 
+@functools.cache
+def _tree(path: pathlib.Path) -> ast.Module:
+    """The module at `path`, parsed once for every test here."""
+    return ast.parse(path.read_text())
+
+
 def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
     base = module.split(".") if is_package else module.split(".")[:-1]
     if node.level:
@@ -58,7 +67,7 @@ def _imports(module: str) -> list[tuple[str, bool]]:
     """(imported package module, whether the import is inside a function) for `module`;
     imports under `if TYPE_CHECKING:` are for the type checker only and left out."""
     path = MODULES[module]
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     found: list[tuple[str, bool]] = []
 
     def visit(node: ast.AST, in_function: bool) -> None:
@@ -133,7 +142,7 @@ def _runtime_state(path: pathlib.Path) -> list[str]:
     """What in the module at `path` holds runtime state: a `threading.local` or a lock made
     anywhere, a class deriving from `threading.local`, a `global` statement."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Attribute) and node.attr in ("local", "Lock", "RLock"):
             found.append(f"line {node.lineno}: {ast.unparse(node)}")
         elif isinstance(node, ast.Global):
@@ -150,3 +159,27 @@ def test_pure_modules_hold_no_runtime_state():
 @pytest.mark.parametrize("module", sorted(STATEFUL_PURE) + ["autograd_compat._defer.lazy"])
 def test_the_state_check_sees_the_state_of_the_stateful_modules(module):
     assert _runtime_state(MODULES[module])
+
+
+def _imports_inside_functions(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(line, top-level package name) of each import inside a function of the module at
+    `path` (a relative import's name is ".")."""
+    found = []
+    for function in ast.walk(_tree(path)):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Import):
+                    found += [(node.lineno, a.name.split(".")[0]) for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    name = "." if node.level else (node.module or "").split(".")[0]
+                    found.append((node.lineno, name))
+    return found
+
+
+def test_imports_inside_functions_are_of_optional_dependencies_only():
+    for module, path in MODULES.items():
+        for line, name in _imports_inside_functions(path):
+            assert name in OPTIONAL_DEPENDENCIES, (
+                f"{module}:{line} imports {name} inside a function: move it to the module's "
+                "imports (an optional dependency goes in OPTIONAL_DEPENDENCIES)"
+            )

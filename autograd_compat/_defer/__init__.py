@@ -56,7 +56,8 @@ have passed; then all are deferred again, so one print does not slow an op for g
 **Threads.** Each thread defers into its own segment (a thread-local). A segment's lock guards
 its appending and its flush; any thread may flush any segment, and a Pending read while
 another thread flushes its segment waits for that flush. The shape table and the run counts
-are process-wide dicts, written without a lock (each write is one dict operation).
+are process-wide, written without a lock: threads may interleave a lookup and an eviction (a
+run evicted so is counted anew) or miscount the read-at-once calls, never corrupt them.
 
 **`ENABLED` off** (`AUTOGRAD_COMPAT_LAZY=0`, or `lazy.ENABLED = False` at run time): `defer` is
 not asked, so every op runs at its call and nothing is learnt; values deferred before stay

@@ -46,6 +46,7 @@ from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.jax_internals import ArrayImpl, trace_ctx
 from .._pure.op import HashedTuple, Op, lru_put
+from .._pure.references import CALL_REFERENCES
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
 ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
@@ -411,7 +412,10 @@ def _program(key, function, options: dict):
         )
         lru_put(_programs, key, program, PROGRAMS)
     else:
-        _programs.move_to_end(key)
+        try:  # (segments of two threads flush at once: the other's `lru_put` may evict `key`
+            _programs.move_to_end(key)  # between the lookup and here; it is then met anew)
+        except KeyError:
+            pass
     return None if type(program) is int else program
 
 
@@ -514,15 +518,18 @@ def _layout(segment: Segment, saved: list) -> tuple:
     return tuple(layout), concrete, counts
 
 
+_HELD_HERE = 1 + CALL_REFERENCES  # `sys.getrefcount` of a value one variable holds
+
+
 def _referenced(segment: Segment, counts: dict, keep_all: bool) -> list:
     """The Pending outputs of `segment` without an array that are referenced from elsewhere
     than the saved values counted in `counts` (every live one with `keep_all`)."""
     extra = []
     for ref in segment.outputs:
         pending = ref()
-        # references: `pending` here, getrefcount's argument, and the saved tuples counted
+        # holders: `pending` here and the saved tuples counted (`_pure/references`)
         if pending is not None and pending.array is None:
-            if keep_all or sys.getrefcount(pending) > 2 + counts.get(pending.slot, 0):
+            if keep_all or sys.getrefcount(pending) > _HELD_HERE + counts.get(pending.slot, 0):
                 extra.append(pending)
     return extra
 

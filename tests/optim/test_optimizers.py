@@ -291,3 +291,19 @@ def test_compiled_step_equals_eager(name):
 def test_optim_docstring_states_policy():
     doc = torch.optim.__doc__
     assert "optax is not used" in doc and "weight_decay" in doc
+
+
+def test_step_hooks_run_around_the_step_and_stop_once_removed(real_torch):
+    def run(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.SGD([p], lr=0.5)
+        seen = []
+        pre = opt.register_step_pre_hook(lambda o, args, kwargs: seen.append("pre"))
+        opt.register_step_post_hook(lambda o, args, kwargs: seen.append(p.tolist()))
+        for _ in range(2):
+            p.grad = lib.ones(2)
+            opt.step()
+            pre.remove()
+        return seen
+
+    assert run(torch) == run(real_torch) == ["pre", [0.5, 0.5], [0.0, 0.0]]

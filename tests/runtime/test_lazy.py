@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import weakref
+from collections import OrderedDict
 
 import chex
 import jax
@@ -529,3 +530,20 @@ def test_a_value_another_thread_computes_while_it_is_read_is_returned():
     finally:
         sys.settrace(None)
     np.testing.assert_allclose(value, np.sin(DATA) * 2, rtol=1e-6)
+
+
+def test_a_run_another_thread_evicts_while_it_is_looked_up_still_runs(monkeypatch):
+    class EvictedOnLookup(OrderedDict):
+        """The run counts as another thread's flush leaves them: it evicts each key just
+        after this thread looked it up."""
+
+        def get(self, key, default=None):
+            value = super().get(key, default)
+            self.pop(key, None)
+            return value
+
+    monkeypatch.setattr(lazy, "_programs", EvictedOnLookup())
+    programs = [lazy._program("run", lambda x: x + 1, {}) for _ in range(lazy.COMPILE_AFTER + 1)]
+    assert programs[: lazy.COMPILE_AFTER - 1] == [None] * (lazy.COMPILE_AFTER - 1)
+    assert programs[-1] is programs[-2] is not None
+    assert int(programs[-1](1)) == 2
