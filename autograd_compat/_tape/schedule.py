@@ -165,7 +165,7 @@ def survey(order: list, position: dict) -> Survey:
             arities.append(len(node.out_meta))
             node_edges = node.edges
             edges += len(node_edges)
-            route = []  # (where each input gradient goes: a child run in this backward)
+            route: list = []  # (where each input gradient goes: a child run in this backward)
             for edge in node_edges:
                 if edge is None:
                     route.append(None)
