@@ -15,7 +15,7 @@ import pytest
 
 import autograd_compat as torch
 import autograd_compat.nn as nn
-from autograd_compat._compile.function import WrappedNumber
+from autograd_compat._compile.arguments import WrappedNumber
 from autograd_compat._defer import lazy as _lazy
 from tests.autograd.test_gradcheck import _wrong_square
 
