@@ -2,9 +2,9 @@
 mt19937 outputs, as numpy arrays, in the order PyTorch draws them.
 
 Each function takes the generator's lock for the whole fill, as PyTorch's kernels do. Float64
-results use the C library's log/log1p/sin/cos per element (PyTorch's), so they are bit-exact;
-the float32 normal fill of 16 or more values runs PyTorch's vectorized transform in numpy,
-whose log/sin/cos round differently from PyTorch's AVX2 ones (see docs/random.md).
+results use the C library's log/log1p/sin/cos per element (PyTorch's); the float32 normal fill
+of 16 or more values runs PyTorch's AVX2 transform (avx_mathfun's log and sincos) in numpy
+float32 arithmetic (see docs/random.md for what is bit-exact).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import numpy as np
 
 from .random import Cached, Generator
 
-_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+# float16/bfloat16 uniforms are float32 ones (24 bits of a 32-bit draw), rounded
+_DIGITS = {"float16": 24, "bfloat16": 24, "float32": 24, "float64": 53}
 _LOG1P = np.frompyfunc(math.log1p, 1, 1)
 _LOG = np.frompyfunc(math.log, 1, 1)
 _SIN = np.frompyfunc(math.sin, 1, 1)
@@ -39,15 +40,18 @@ def unit(generator: Generator, n: int, digits: int) -> np.ndarray:
 
 
 def uniform(generator: Generator, n: int, dtype: np.dtype, low: float, high: float):
-    """`uniform_(low, high)`: each value `x * (high - low) + low` in the dtype's arithmetic
-    (float32 for float16/bfloat16), from one draw each."""
+    """`uniform_(low, high)`: each value `x * (high - low) + low` from one draw each, in
+    float64 for float64, else one float32 multiply-add (PyTorch's build fuses it)."""
     digits = _DIGITS[np.dtype(dtype).name]
     with generator.lock:
         x = unit(generator, n, digits)
     if digits == 53:
         return x * (float(high) - float(low)) + float(low)
-    a, b = np.asarray(low, dtype).astype(np.float32), np.asarray(high, dtype).astype(np.float32)
-    return (x * (b - a) + a).astype(dtype)
+    a, b = np.asarray(low, dtype).astype(_F32), np.asarray(high, dtype).astype(_F32)
+    values = _fma(x, b - a, float(a)).astype(dtype)
+    if values.itemsize == 2:  # a value rounded up to `high` is `low` (PyTorch's [low, high))
+        values[values == np.asarray(high, dtype)] = np.asarray(low, dtype)
+    return values
 
 
 def _box_muller(generator: Generator, mean: float, std: float) -> float:
@@ -75,42 +79,93 @@ def _fill_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     ).reshape(-1)
 
 
+_F32 = np.float32
+# PyTorch's AVX2 normal fill computes log and sin/cos with avx_mathfun.h (cephes polynomials
+# in float32); its build contracts a multiply and an add into one fused multiply-add where
+# noted. The coefficients are cephes' logf/sinf/cosf ones.
+_LOG_POLY = (
+    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1,
+)  # fmt: skip
+_COS_POLY = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
+_SIN_POLY = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
+_PI_PARTS = (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)  # -pi/4
+_SIGN = np.int32(-(2**31))
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """float32 a * b + c rounded once (the product is exact in float64; the float64 sum's
+    rounding before float32's differs from one rounding only on exact float32 midpoints)."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c).astype(_F32)
+
+
+def _horner(coefficients: tuple, x: np.ndarray) -> np.ndarray:
+    y = np.full_like(x, _F32(coefficients[0]))
+    for c in coefficients[1:]:
+        y = _fma(y, x, _F32(c))
+    return y
+
+
+def _log_avx2(x: np.ndarray) -> np.ndarray:
+    """avx_mathfun's log256_ps for x in (0, 1]: exponent and mantissa split, then a cephes
+    polynomial."""
+    bits = np.maximum(x, _F32(1.17549435e-38)).view(np.int32)
+    e = ((bits >> 23) - 0x7F).astype(_F32) + _F32(1)
+    m = ((bits & ~0x7F800000) | _F32(0.5).view(np.int32)).view(_F32)
+    small = m < _F32(0.707106781186547524)
+    e = e - small.astype(_F32)
+    m = (m - _F32(1)) + np.where(small, m, _F32(0))
+    z = m * m
+    y = _horner(_LOG_POLY, m) * m
+    y = _fma(y, z, e * _F32(-2.12194440e-4))
+    y = _fma(z, _F32(-0.5), y)
+    return _fma(e, _F32(0.693359375), m + y)
+
+
+def _sincos_avx2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """avx_mathfun's sincos256_ps for x >= 0: the octant, x reduced by pi/4 in three parts,
+    the cosine and sine polynomials, selected and signed by the octant."""
+    j = (x * _F32(1.27323954473516)).astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(_F32)
+    for part in _PI_PARTS:
+        x = _fma(y, _F32(part), x)
+    z = x * x
+    cos = _fma(_horner(_COS_POLY, z) * z, z, -(z * _F32(0.5))) + _F32(1)
+    sin = _fma(_horner(_SIN_POLY, z) * z, x, x)
+    swap = (j & 2) != 0
+    sin, cos = np.where(swap, cos, sin), np.where(swap, sin, cos)
+    sin = (sin.view(np.int32) ^ ((j & 4) << 29)).view(_F32)
+    cos = (cos.view(np.int32) ^ ((~(j - 2) & 4) << 29)).view(_F32)
+    return sin, cos
+
+
 def _fill_single(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    """PyTorch's AVX2 normal fill on blocks of 16 float32 uniforms: float32 arithmetic, the
-    last step a fused multiply-add (evaluated in float64, rounded once)."""
+    """PyTorch's AVX2 normal fill on blocks of 16 float32 uniforms, bit for bit."""
     u = u.reshape(-1, _VECTOR)
-    u1 = np.float32(1.0) - u[:, :8]
-    log = np.log(u1.astype(np.float64)).astype(np.float32)
-    radius = np.sqrt(np.float32(-2.0) * log)
-    theta = (np.float32(2.0 * math.pi) * u[:, 8:]).astype(np.float64)
-    cos = np.cos(theta).astype(np.float32)
-    sin = np.sin(theta).astype(np.float32)
+    radius = np.sqrt(_F32(-2.0) * _log_avx2(_F32(1.0) - u[:, :8]))
+    sin, cos = _sincos_avx2(_F32(2.0 * math.pi) * u[:, 8:])
     pair = np.concatenate([radius * cos, radius * sin], axis=1).reshape(-1)
-    return (pair.astype(np.float64) * float(np.float32(std)) + float(np.float32(mean))).astype(
-        np.float32
-    )
+    return _fma(pair, _F32(std), float(_F32(mean)))
 
 
 def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: float):
     """`normal_(mean, std)`: below 16 values PyTorch's scalar Box-Muller (with its cached
     sample), from 16 on its fill: uniforms for all, transformed 16 at a time, the last 16
-    drawn again and transformed when 16 does not divide `n`."""
+    drawn again and transformed when 16 does not divide `n`. float16/bfloat16 values are
+    the float32 transform's, rounded, and draw uniforms for the whole blocks only."""
     dtype = np.dtype(dtype)
+    whole = n - n % _VECTOR
     with generator.lock:
         if n < _VECTOR:
             values = [_box_muller(generator, mean, std) for _ in range(n)]
             return np.asarray(values, np.float64).astype(dtype)
         digits = _DIGITS[dtype.name]
-        u = unit(generator, n, digits)
+        reduced = dtype.itemsize == 2  # float16/bfloat16: uniforms for the whole blocks only
+        u = unit(generator, whole if reduced else n, digits)
         tail = unit(generator, _VECTOR, digits) if n % _VECTOR else None
-    if dtype == np.float64:
-        fill = _fill_double
-    elif dtype == np.float32:
-        fill = _fill_single
-    else:  # float16/bfloat16: the generic fill, here in float64
-        fill = _fill_double
+    fill = _fill_double if dtype == np.float64 else _fill_single
     out = np.empty(n, dtype)
-    whole = n - n % _VECTOR
     out[:whole] = fill(u[:whole], mean, std)
     if tail is not None:
         out[n - _VECTOR :] = fill(tail, mean, std)
