@@ -1,9 +1,9 @@
 """torch.nn.init: in-place initializers with PyTorch's distributions and fan computations.
 
-Each initializer draws from this library's generator (values differ from PyTorch's; the
-distributions are the same) and writes into the tensor in place without recording a graph,
-like PyTorch's `with torch.no_grad(): tensor.uniform_(...)`. Values are drawn on the host
-with numpy (seeded from the generator), so initializing a model compiles nothing.
+Each initializer writes into the tensor in place without recording a graph, like PyTorch's
+`with torch.no_grad(): tensor.uniform_(...)`, and draws what PyTorch draws: on the CPU
+backend its values, computed on the host (`_state/draws.py`), so initializing a model
+compiles nothing; in a trace or on an accelerator, numpy draws seeded from the generator.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ import warnings
 
 import numpy as np
 
+from .._ops.random import host_generator
+from .._pure import dtypes as _dtypes
+from .._state import draws
 from .._state.tensor import MetaTensor, Tensor
 from . import _arrays
 
@@ -109,16 +112,44 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _host_draws(tensor: Tensor, generator):
+    """The generator to draw PyTorch's values from for `tensor`, or None: a trace or an
+    accelerator takes numpy draws (`_arrays.rng`)."""
+    return host_generator(generator, _dtypes.as_dtype(tensor._stored.dtype))
+
+
+def _normal(tensor: Tensor, mean: float, std: float, generator) -> np.ndarray:
+    """`tensor.normal_(mean, std)`'s values, in the tensor's shape (none drawn for meta)."""
+    shape = _shape(tensor)
+    if isinstance(tensor, MetaTensor):
+        return np.zeros(shape)
+    g = _host_draws(tensor, generator)
+    if g is None:
+        return _arrays.rng(generator).normal(mean, std, shape)
+    return draws.normal(g, math.prod(shape), tensor._stored.dtype, mean, std).reshape(shape)
+
+
+def _uniform(tensor: Tensor, a: float, b: float, generator) -> np.ndarray:
+    """`tensor.uniform_(a, b)`'s values, in the tensor's shape (none drawn for meta)."""
+    shape = _shape(tensor)
+    if isinstance(tensor, MetaTensor):
+        return np.zeros(shape)
+    g = _host_draws(tensor, generator)
+    if g is None:
+        return _arrays.rng(generator).uniform(a, b, shape)
+    return draws.uniform(g, math.prod(shape), tensor._stored.dtype, a, b).reshape(shape)
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from U(a, b)."""
     _check(tensor, "uniform_")
-    return _assign(tensor, _arrays.rng(generator).uniform(a, b, _shape(tensor)))
+    return _assign(tensor, _uniform(tensor, a, b, generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from N(mean, std^2)."""
     _check(tensor, "normal_")
-    return _assign(tensor, _arrays.rng(generator).normal(mean, std, _shape(tensor)))
+    return _assign(tensor, _normal(tensor, mean, std, generator))
 
 
 def trunc_normal_(
@@ -137,13 +168,41 @@ def trunc_normal_(
             "The distribution of values may be incorrect.",
             stacklevel=2,
         )
-    rng = _arrays.rng(generator)
-    value = rng.normal(mean, std, _shape(tensor))
-    outside = (value < a) | (value > b)
-    while outside.any():  # rejection sampling: exactly the truncated normal
-        value[outside] = rng.normal(mean, std, int(outside.sum()))
-        outside = (value < a) | (value > b)
-    return _assign(tensor, value)
+    return _assign(tensor, _truncated(tensor, mean, std, a, b, generator))
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _truncated(tensor: Tensor, mean: float, std: float, a: float, b: float, generator):
+    """PyTorch's trunc_normal_ draws: with over 0.3 of the mass inside [a, b], normals whose
+    rejected values are replaced from fresh full-size draws; else uniforms on [a, b]
+    accepted where log(U) <= the log density below its peak, pending ones drawn again."""
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = np.asarray([a, b], tensor._stored.dtype)
+        result = _normal(tensor, mean, std, generator)
+        rejected = (result < lo) | (result > hi)
+        while rejected.any():
+            result = np.where(rejected, _normal(tensor, mean, std, generator), result)
+            rejected = (result < lo) | (result > hi)
+        return result
+    dtype = tensor._stored.dtype
+    mode = max(a, min(mean, b))
+    log_peak = np.asarray(-0.5 * ((mode - mean) / std) ** 2, dtype)
+    center, scale, half = (np.asarray(v, dtype) for v in (mean, std, -0.5))
+
+    def rejects(candidates: np.ndarray) -> np.ndarray:
+        log_density = ((candidates - center) / scale) ** 2 * half - log_peak
+        return np.log(_uniform(tensor, 0.0, 1.0, generator)) > log_density
+
+    result = _uniform(tensor, a, b, generator)
+    pending = rejects(result)
+    while pending.any():
+        candidates = _uniform(tensor, a, b, generator)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, rejects(candidates), pending)
+    return result
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -264,7 +323,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flattened = _arrays.rng(generator).normal(0.0, 1.0, (rows, cols))
+    flattened = _normal(tensor, 0.0, 1.0, generator).reshape(rows, cols).astype(np.float64)
     if rows < cols:
         flattened = flattened.T
     q, r = np.linalg.qr(flattened)
@@ -283,10 +342,12 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = _shape(tensor)
     num_zeros = math.ceil(sparsity * rows)
-    rng = _arrays.rng(generator)
-    values = rng.normal(0.0, std, (rows, cols))
-    for col in range(cols):
-        values[rng.permutation(rows)[:num_zeros], col] = 0.0
+    values = _normal(tensor, 0.0, std, generator)
+    g = _host_draws(tensor, None)
+    rng = _arrays.rng() if g is None else None
+    for col in range(cols):  # PyTorch draws these from the global generator
+        order = rng.permutation(rows) if rng is not None else draws.randperm(g, rows)
+        values[order[:num_zeros], col] = 0.0
     return _assign(tensor, values)
 
 
