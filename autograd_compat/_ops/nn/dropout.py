@@ -1,12 +1,22 @@
-"""Dropout and channel dropout; the mask key is an op input drawn from the library's generator."""
+"""Dropout and channel dropout. Eagerly on the CPU backend the mask is PyTorch's (a
+`bernoulli_(1 - p)` noise tensor scaled by 1 / (1 - p), multiplied in: MulBackward0); in a
+trace or on an accelerator it comes from a JAX key, an op input drawn from the generator."""
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..._pure.op import scalar_input
+from ..._state import draws
+from ..._state.tensor import Tensor
 from ..._tape.record import apply
+from ..factories import _device_array
+from ..random import host_generator
 from ._common import _inplace_result, _key_array, _tensor, register
 
 __all__ = ["dropout", "dropout1d", "dropout2d"]
@@ -44,15 +54,32 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
-    """Zero each element with probability p and scale the rest by 1/(1-p) (training only).
+def _host_noise(input: Tensor, p: float, shape: tuple) -> Tensor | None:
+    """PyTorch's dropout noise for `input` (None in a trace or on an accelerator): 0/1 from
+    `bernoulli_(1 - p)` in input's dtype, divided by 1 - p in its arithmetic (float32 for
+    float16/bfloat16), shaped to broadcast against input."""
+    g = host_generator(None, input.dtype)
+    if g is None or isinstance(input._value, jax.core.Tracer):
+        return None
+    dtype = np.dtype(input._stored.dtype)
+    keep = draws.bernoulli(g, math.prod(shape), 1.0 - p).reshape(shape)
+    compute = np.float64 if dtype == np.float64 else np.float32
+    scale = (compute(1.0) / compute(1.0 - p)).astype(dtype)
+    return Tensor._wrap(_device_array(keep.astype(dtype) * scale))
 
-    The mask comes from this library's generator, so it differs from PyTorch's draws.
-    """
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero each element with probability p and scale the rest by 1/(1-p) (training only),
+    PyTorch's mask eagerly on the CPU backend."""
     _tensor(input, "dropout")
     _check_p(p)
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:
         return input
+    if p == 1.0:  # no draw: PyTorch multiplies by zero
+        return input.mul_(0.0) if inplace else input.mul(0.0)
+    noise = _host_noise(input, p, tuple(input.shape))
+    if noise is not None:
+        return input.mul_(noise) if inplace else input.mul(noise)
     result = apply(_DROPOUT, input, _key_array(), scalar_input(float(p)))
     return _inplace_result(input, result, inplace)
 
@@ -65,8 +92,14 @@ def _feature_dropout(input, p, training, inplace, nd, fname):
             f"{fname}: Expected {nd + 1}D or {nd + 2}D input, but got input of size: "
             f"{list(input.shape)}"
         )
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:
         return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input.mul(0.0)
+    kept = 2 if input.ndim == nd + 2 else 1  # one draw per (sample,) channel
+    noise = _host_noise(input, p, tuple(input.shape[:kept]) + (1,) * (input.ndim - kept))
+    if noise is not None:
+        return input.mul_(noise) if inplace else input.mul(noise)
     result = apply(
         _CHANNEL_DROPOUT,
         input,
@@ -83,5 +116,17 @@ def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 
 
 def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
-    """Zero whole channels of (N, C, H, W) input."""
+    """Zero whole channels of (N, C, H, W) input; a 3-D input is (N, C, L), as in PyTorch."""
+    if isinstance(input, Tensor) and input.ndim == 3:
+        warnings.warn(_DROPOUT2D_3D, stacklevel=2)
+        return _feature_dropout(input, p, training, inplace, 1, "dropout2d")
     return _feature_dropout(input, p, training, inplace, 2, "dropout2d")
+
+
+_DROPOUT2D_3D = (
+    "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+    "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+    "This behavior will change in a future release to interpret the input as one without a "
+    "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+    "please switch to using dropout1d instead."
+)
