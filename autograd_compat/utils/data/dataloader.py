@@ -304,7 +304,6 @@ class _BaseDataLoaderIter:
         self._loader = loader
         self._dataset = loader.dataset
         self._num_workers = loader.num_workers
-        self._base_seed = _base_seed(loader.generator)
         self._reset(loader, first_iter=True)
 
     def __iter__(self) -> _BaseDataLoaderIter:
@@ -328,6 +327,10 @@ class _BaseDataLoaderIter:
 
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     """The iterator of a DataLoader with num_workers=0: batches are built in this process."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._base_seed = _base_seed(loader.generator)  # drawn without workers too, as PyTorch
+        super().__init__(loader)
 
 
 _NO_ACCELERATOR_PIN = (
