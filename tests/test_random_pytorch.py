@@ -140,6 +140,20 @@ def test_bernoulli_number_and_tensor_probabilities(real_torch):
     )
 
 
+def test_multinomial_with_and_without_replacement(real_torch):
+    def program(t):
+        p = t.tensor([[0.1, 0.2, 0.3, 0.0, 0.4], [1.0, 1.0, 1.0, 1.0, 1.0]])
+        return [
+            t.multinomial(p, 20, replacement=True),
+            t.multinomial(p, 3),
+            t.multinomial(p[0], 1),
+            t.multinomial(p.double(), 9, True),
+            t.multinomial(t.rand(4, 300), 7),
+        ]
+
+    _assert_same(real_torch, program)
+
+
 def test_generator_objects_keep_their_own_stream(real_torch):
     def program(t):
         g = t.Generator().manual_seed(11)
