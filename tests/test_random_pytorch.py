@@ -250,3 +250,18 @@ def test_dataloader_shuffles_as_pytorch(real_torch):
         return out
 
     _assert_same(real_torch, program)
+
+
+def test_distributions_sample_pytorchs_values(real_torch):
+    def program(t):
+        d = t.distributions
+        return [
+            d.Normal(t.zeros(20), t.ones(20)).sample(),
+            d.Normal(1.0, 2.0).rsample((5,)),
+            d.Uniform(0.0, 3.0).sample((7,)),
+            d.Bernoulli(probs=t.full((9,), 0.3)).sample(),
+            d.Categorical(probs=t.tensor([0.2, 0.3, 0.5])).sample((10,)),
+            d.MultivariateNormal(t.zeros(3), t.eye(3)).sample((4,)),
+        ]
+
+    _assert_same(real_torch, program)
