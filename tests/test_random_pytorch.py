@@ -265,3 +265,14 @@ def test_distributions_sample_pytorchs_values(real_torch):
         ]
 
     _assert_same(real_torch, program)
+
+
+def test_normal_with_tensor_arguments_has_pytorchs_zero_gradient(real_torch):
+    def program(t):
+        mean = t.tensor(np.linspace(-1.0, 1.0, 20, dtype=np.float32), requires_grad=True)
+        std = t.full((20,), 0.7, requires_grad=True)
+        samples = [t.normal(mean, std), t.normal(mean, 0.3), t.normal(0.2, std)]
+        t.stack(samples).sum().backward()
+        return [*samples, mean.grad, std.grad]
+
+    _assert_same(real_torch, program)

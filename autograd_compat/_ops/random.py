@@ -279,8 +279,10 @@ def _unit_double(generator, shape: tuple):
     return _from_host(flat, shape, _dtypes.float64)
 
 
-def _reparameterized(mean, std, noise):
-    return mean + std * noise
+def _sampled(mean, std, sample):
+    """normal(mean, std) with tensors: the sample, drawn outside; PyTorch's gradient to mean
+    and std is zero."""
+    return sample
 
 
 def _bernoulli_sample(p, uniform):
@@ -329,8 +331,8 @@ def normal(
     requires_grad: bool = False,
     out=None,
 ) -> Tensor:
-    """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast), and the
-    sample is differentiable in them (reparameterized, as PyTorch's NormalBackward nodes).
+    """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast; their
+    gradient is zero, as PyTorch's NormalBackward nodes give).
     With two numbers, `size` is required."""
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:
@@ -363,7 +365,25 @@ def normal(
     else:
         shape, d, name = tuple(std.shape), std.dtype, "NormalBackward2"
         mean = constant(float(mean), d.jax)
-    return apply(_RANDOM_OPS[name], mean, std, _normal_noise(generator, shape, d))
+    return apply(_RANDOM_OPS[name], mean, std, _scaled_noise(generator, shape, d, mean, std))
+
+
+def _scaled_noise(generator, shape: tuple, d: _dtypes.dtype, mean, std):
+    """PyTorch's `normal(mean, std)` with a tensor: standard normals times std, plus mean, each
+    step rounded in the dtype (on the host when the draw is, so no multiply-add is fused)."""
+    values = [v._value if isinstance(v, Tensor) else v for v in (mean, std)]
+    g = host_generator(generator, d)
+    if g is None or any(isinstance(v, jax.core.Tracer) for v in values):
+        return _scale_shift(_normal_noise(generator, shape, d), values[1], values[0])
+    dtype = np.dtype(d.jax)
+    noise = _draws.normal(g, math.prod(shape), dtype, 0.0, 1.0).reshape(shape)
+    center, scale = (np.asarray(v).astype(dtype) for v in values)
+    return _from_host((noise * scale).astype(dtype) + center, shape, d)
+
+
+@executables.jit
+def _scale_shift(noise, std, mean):
+    return (noise * std + mean).astype(noise.dtype)
 
 
 def _no_derivative_bernoulli():
@@ -387,9 +407,9 @@ _RANDOM_OPS = {
     node: register(op_id, fn, node=node, saves=saves)
     for node, op_id, fn, saves in (
         ("NormalBackward0", "normal_", _replace, "none"),
-        ("NormalBackward1", "normal.tensor_float", _reparameterized, "others"),
-        ("NormalBackward2", "normal.float_tensor", _reparameterized, "others"),
-        ("NormalBackward3", "normal.tensor_tensor", _reparameterized, "others"),
+        ("NormalBackward1", "normal.tensor_float", _sampled, "none"),
+        ("NormalBackward2", "normal.float_tensor", _sampled, "none"),
+        ("NormalBackward3", "normal.tensor_tensor", _sampled, "none"),
         ("UniformBackward0", "uniform_", _replace, "none"),
         ("BernoulliBackward0", "bernoulli", _bernoulli_sample, "none"),
         ("torch::autograd::NotImplemented", "bernoulli.p", _bernoulli_p, "all"),

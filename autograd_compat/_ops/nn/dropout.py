@@ -42,10 +42,28 @@ def _channel_dropout_fn(x, key, p, *, batched):
     return jnp.where(keep, x * _scale(p, x.dtype), jnp.zeros((), x.dtype))
 
 
-# p is a runtime input (a new p never compiles); only the input is the node's input.
-_DROPOUT = register("dropout", _dropout_fn, node="NativeDropoutBackward0", shown_inputs=(0,))
+def _is_key(source) -> bool:
+    """Whether a dropout op's `source` is key data (uint32), not PyTorch's noise."""
+    return jnp.issubdtype(source.dtype, jnp.unsignedinteger)
+
+
+def _dropout_op(x, source, p):
+    """`source`: PyTorch's noise from the host, multiplied in as PyTorch does, or key data
+    for the JAX mask (a trace, an accelerator)."""
+    return _dropout_fn(x, source, p) if _is_key(source) else x * source
+
+
+def _channel_dropout_op(x, source, p, *, batched):
+    if _is_key(source):
+        return _channel_dropout_fn(x, source, p, batched=batched)
+    return x * source
+
+
+# p is a runtime input (a new p never compiles); only the input is the node's input. PyTorch's
+# CPU dropout multiplies by its noise: MulBackward0.
+_DROPOUT = register("dropout", _dropout_op, node="MulBackward0", shown_inputs=(0,))
 _CHANNEL_DROPOUT = register(
-    "dropout.channel", _channel_dropout_fn, node="MulBackward0", shown_inputs=(0,)
+    "dropout.channel", _channel_dropout_op, node="MulBackward0", shown_inputs=(0,)
 )
 
 
@@ -54,7 +72,7 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _host_noise(input: Tensor, p: float, shape: tuple) -> Tensor | None:
+def _host_noise(input: Tensor, p: float, shape: tuple) -> jax.Array | None:
     """PyTorch's dropout noise for `input` (None in a trace or on an accelerator): 0/1 from
     `bernoulli_(1 - p)` in input's dtype, divided by 1 - p in its arithmetic (float32 for
     float16/bfloat16), shaped to broadcast against input."""
@@ -65,7 +83,7 @@ def _host_noise(input: Tensor, p: float, shape: tuple) -> Tensor | None:
     keep = draws.bernoulli(g, math.prod(shape), 1.0 - p).reshape(shape)
     compute = np.float64 if dtype == np.float64 else np.float32
     scale = (compute(1.0) / compute(1.0 - p)).astype(dtype)
-    return Tensor._wrap(_device_array(keep.astype(dtype) * scale))
+    return _device_array(keep.astype(dtype) * scale)
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -78,9 +96,8 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     if p == 1.0:  # no draw: PyTorch multiplies by zero
         return input.mul_(0.0) if inplace else input.mul(0.0)
     noise = _host_noise(input, p, tuple(input.shape))
-    if noise is not None:
-        return input.mul_(noise) if inplace else input.mul(noise)
-    result = apply(_DROPOUT, input, _key_array(), scalar_input(float(p)))
+    source = _key_array() if noise is None else noise
+    result = apply(_DROPOUT, input, source, scalar_input(float(p)))
     return _inplace_result(input, result, inplace)
 
 
@@ -98,12 +115,10 @@ def _feature_dropout(input, p, training, inplace, nd, fname):
         return input.mul_(0.0) if inplace else input.mul(0.0)
     kept = 2 if input.ndim == nd + 2 else 1  # one draw per (sample,) channel
     noise = _host_noise(input, p, tuple(input.shape[:kept]) + (1,) * (input.ndim - kept))
-    if noise is not None:
-        return input.mul_(noise) if inplace else input.mul(noise)
     result = apply(
         _CHANNEL_DROPOUT,
         input,
-        _key_array(),
+        _key_array() if noise is None else noise,
         scalar_input(float(p)),
         batched=input.ndim == nd + 2,
     )
