@@ -5,6 +5,8 @@ initialization, dropout masks and a shuffling DataLoader's order."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -276,3 +278,13 @@ def test_normal_with_tensor_arguments_has_pytorchs_zero_gradient(real_torch):
         return [*samples, mean.grad, std.grad]
 
     _assert_same(real_torch, program)
+
+
+def test_generators_clone_and_pickle_with_their_state():
+    g = torch.Generator().manual_seed(3)
+    torch.randn(3, generator=g)  # leaves a cached normal
+    clone, unpickled = g.clone_state(), pickle.loads(pickle.dumps(g))
+    assert str(unpickled.device) == "cpu" and unpickled.initial_seed() == 3
+    expected = _numpy(torch.randn(5, generator=g))
+    for other in (clone, unpickled):
+        np.testing.assert_array_equal(_numpy(torch.randn(5, generator=other)), expected)

@@ -25,6 +25,7 @@ from jax._src import core as _jax_core
 
 from .._pure import dtypes as _dtypes
 from .._pure import executables
+from .._pure.device import device as _device
 from .modes import modes
 from .tensor import Tensor
 
@@ -62,7 +63,7 @@ class Generator:
     """A PRNG stream (`torch.Generator`): PyTorch's CPU mt19937 engine."""
 
     def __init__(self, device="cpu") -> None:
-        self.device = device
+        self.device = _device(device)
         self._engine = np.random.MT19937()
         self._seed = 0
         self._fresh = True  # seeded, not drawn from: PyTorch's state says next=0, left=1
@@ -170,6 +171,9 @@ class Generator:
     # ------------------------------------------------------------------ state bytes
     def get_state(self) -> Tensor:
         """PyTorch's `CPUGeneratorImplState` bytes (5,056 uint8s)."""
+        return Tensor._wrap(jnp.asarray(np.frombuffer(self._state_bytes(), np.uint8)))
+
+    def _state_bytes(self) -> bytes:
         with self.lock:
             state = self._engine.state["state"]
             position = int(state["pos"])
@@ -190,7 +194,7 @@ class Generator:
             if single is not None:
                 view[_FLOAT_NORMAL : _FLOAT_NORMAL + 4] = np.float32(single).tobytes()
                 view[_FLOAT_VALID] = 1
-        return Tensor._wrap(jnp.asarray(np.frombuffer(bytes(buffer), np.uint8)))
+        return bytes(buffer)
 
     def set_state(self, new_state) -> None:
         """Restore bytes `get_state` returned here or in PyTorch (PyTorch's errors)."""
@@ -201,7 +205,9 @@ class Generator:
                 f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input "
                 f"RNG state size to be {new_state.numel()}"
             )
-        data = np.asarray(new_state._value).tobytes()
+        self._set_bytes(np.asarray(new_state._value).tobytes())
+
+    def _set_bytes(self, data: bytes) -> None:
         seed = int(np.frombuffer(data, np.uint64, 1, 0)[0])
         left = int(np.frombuffer(data, np.int32, 1, _LEFT)[0])
         seeded = data[_SEEDED]
@@ -232,9 +238,7 @@ class Generator:
 
     def clone_state(self) -> Generator:
         """A new generator in this one's state."""
-        other = Generator(self.device)
-        other.set_state(self.get_state())
-        return other
+        return _restored(str(self.device), self._state_bytes())
 
     def get_offset(self) -> int:
         raise RuntimeError("CPU Generator does not use offset")
@@ -243,13 +247,13 @@ class Generator:
         raise RuntimeError("CPU Generator does not use offset")
 
     def __reduce__(self):
-        return (_restored, (self.device, self.get_state()))
+        return (_restored, (str(self.device), self._state_bytes()))
 
 
-def _restored(device, state: Tensor) -> Generator:
-    """A generator unpickled from its device and state."""
+def _restored(device: str, state: bytes) -> Generator:
+    """A generator unpickled from its device and state bytes."""
     generator = Generator(device)
-    generator.set_state(state)
+    generator._set_bytes(state)
     return generator
 
 
