@@ -17,6 +17,7 @@ from test_gradcheck import _wrong_square
 import autograd_compat as torch
 import autograd_compat.nn as nn
 from autograd_compat._compile.function import WrappedNumber
+from autograd_compat._ops import random as _random_ops
 from autograd_compat._pure import lazy as _lazy
 
 counters = torch._dynamo.utils.counters
@@ -89,6 +90,8 @@ def test_compiled_training_equals_eager(use, optimizer, monkeypatch):
     # (0 in exact arithmetic: BatchNorm follows) into a full step, so the two must round alike,
     # and a deferred eager step computes its backward inside another program (`_pure/lazy`).
     monkeypatch.setattr(_lazy, "ENABLED", False)
+    # Eager dropout takes JAX keys as a compiled step does (each step draws once: the same key)
+    monkeypatch.setattr(_random_ops, "PYTORCH_STREAM", False)
     eager = _train("none", optimizer)
     compiled = _train(use, optimizer)
     np.testing.assert_allclose(compiled[0], eager[0], rtol=1e-5, atol=1e-6)

@@ -49,6 +49,11 @@ _normal = executables.jit(jax.random.normal, static_argnums=(1, 2))
 _HOST_DTYPES = frozenset((_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64))
 
 
+# Eager draws on the CPU backend are PyTorch's. False: every draw takes a JAX key from the
+# generator, so an eager draw equals the one a compiled call drawing once makes.
+PYTORCH_STREAM = True
+
+
 def host_generator(generator, dtype: _dtypes.dtype | None = None) -> _random.Generator | None:
     """The generator (the global one for None) when this draw is PyTorch's: eager, on the
     CPU backend, a real floating dtype (or none given); else None, and the draw takes a JAX
@@ -57,7 +62,7 @@ def host_generator(generator, dtype: _dtypes.dtype | None = None) -> _random.Gen
     g = generator or _random.default_generator
     if dtype is not None and dtype not in _HOST_DTYPES:
         return None
-    if not _on_cpu() or g.traced():
+    if not PYTORCH_STREAM or not _on_cpu() or g.traced():
         return None
     return g
 

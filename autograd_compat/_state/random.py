@@ -134,7 +134,7 @@ class Generator:
         if traced and self in traced:
             return traced[self]
         if self._key_data is None:
-            with self.lock:
+            with self.lock, jax.ensure_compile_time_eval():  # a concrete key, even in a trace
                 peek = np.random.MT19937()
                 peek.state = self._engine.state
                 high, low = peek.random_raw(2)
@@ -161,12 +161,12 @@ class Generator:
             _traced.keys.pop(self, None)
 
     def next_key(self) -> jax.Array:
-        """Key data for one draw through JAX; the stream moves on."""
+        """Key data for one draw through JAX: the current key split, its successor written
+        back (eagerly, the engine moves past the output that made the key), so an eager draw
+        takes the key a compiled call drawing once would take."""
         with self.lock:
-            if self.traced():
-                self._key, key = _split(self._key)
-                return key
-            return _key_of_seed(np.uint64(self.words64(1)[0]))
+            self._key, key = _split(self._key)
+        return key
 
     # ------------------------------------------------------------------ state bytes
     def get_state(self) -> Tensor:
