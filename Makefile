@@ -1,13 +1,14 @@
-# Two entry points, each self-contained on a machine with only Python 3.10+:
+# Two entry points, each self-contained on a machine with only Python 3.11+:
 #   make demo   - the founding examples
-#   make test   - lint + the whole test suite (notebooks and PyTorch parity included)
+#   make test   - lint, the documentation site, the whole test suite (notebooks and PyTorch
+#                 parity included)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # The CPU build of PyTorch for the parity tests; PyPI's default torch wheel is a CUDA build.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench lint docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +28,11 @@ $(VENV)/.test: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q -c $(VENV)/constraints.txt -e ".[test]"
 	touch $@
 
+# The documentation tools at the versions pinned in the `docs` extra.
+$(VENV)/.docs: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e ".[docs]"
+	touch $@
+
 demo: $(VENV)/.demo
 	$(BIN)/python -m autograd_compat
 
@@ -35,7 +41,11 @@ lint: $(VENV)/.test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: $(VENV)/.test lint
+# mkdocs.yml: the site goes to build/site (ignored); --strict fails on a broken link or anchor.
+docs: $(VENV)/.docs
+	$(BIN)/mkdocs build --strict
+
+test: $(VENV)/.test lint docs
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(VENV)/.test

@@ -139,8 +139,7 @@ def annotate(error: BaseException | None) -> BaseException | None:
             match = _IMPORT_NAME.search(str(error))
             if match and not any("autograd_compat" in n for n in getattr(error, "__notes__", [])):
                 name = f"{_torch_name(match.group(2))}.{match.group(1)}"
-                if sys.version_info >= (3, 11):  # Python 3.10 has no notes
-                    error.add_note(_unsupported(name))
+                error.add_note(_unsupported(name))
         error = error.__cause__ or error.__context__
     return error
 

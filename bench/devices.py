@@ -1,4 +1,4 @@
-"""Many devices (issue 14): a compiled training step under DDP and FSDP on 1, 2, 4 and 8
+"""Many devices: a compiled training step under DDP and FSDP on 1, 2, 4 and 8
 simulated CPU devices, with the collectives in the XLA program.
 
 Each row runs in a fresh subprocess, since JAX fixes its device count when it starts

@@ -1,4 +1,4 @@
-"""Wide graphs (issue 13.5): one op or one backward with a fan-in of thousands of inputs.
+"""Wide graphs: one op or one backward with a fan-in of thousands of inputs.
 
 Each row runs in a fresh subprocess (so compilation and peak memory are its own):
 - stack: `torch.stack([x * float(i) for i in range(n)]).sum().backward()`;

@@ -1,6 +1,6 @@
 """Eager steps of common PyTorch idioms beyond `bench/workloads.py`, against PyTorch eager.
 
-The seven workloads of `bench/run.py` are the issue's; real code also writes its own SGD
+The seven workloads of `bench/run.py` are training steps; real code also writes its own SGD
 update in `no_grad`, runs chains of in-place ops, indexes one element at a time, stacks
 per-row results, steps a recurrent cell and reads a value each iteration. Each idiom is
 written once as PyTorch code (`idiom(lib)` returns its step, run with `lib` = autograd_compat

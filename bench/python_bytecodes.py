@@ -1,11 +1,11 @@
 """Bytecodes of the library's Python that one eager step of each workload executes: a
 measure of the eager overhead that does not vary from run to run.
 
-Timings on a shared machine move by up to 3x between runs (see the README's performance
-section), too much to see a change of a few percent in the per-op path; the number of
-bytecodes a step executes is the same on every run of the same code. This Python is nearly all
+Timings on a shared machine move by up to 3x between runs (docs/performance.md), too much to
+see a change of a few percent in the per-op path; the number of bytecodes a step executes is
+the same on every run of the same code. This Python is nearly all
 of the chain's eager time and about a third of the doubling loop's, whose XLA calls and host
-reads are most of the rest (the README's session-15 paragraph). The count follows
+reads are most of the rest. The count follows
 `sys.settrace` opcode events in the package's files after warm-up steps (nothing compiles or
 learns shapes while counting); calls are the package's Python functions entered. Time a
 change with `bench/run.py` too: a bytecode that builds a big object costs more than one that

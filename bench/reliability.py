@@ -1,4 +1,4 @@
-"""Reliability figures (issue 13), this library beside PyTorch (CPU, one thread), each row in
+"""Reliability figures, this library beside PyTorch (CPU, one thread), each row in
 a fresh process:
 
 - varying scalars: 2,000 calls whose Python scalar changes every call (a `pow` exponent, a

@@ -1,4 +1,4 @@
-"""Time per training step, four ways side by side in one run (issue 9's benchmark):
+"""Time per training step, four ways side by side in one run:
 
 - ours eager: the workload's PyTorch code (`bench/workloads.py`) with `lib = autograd_compat`;
 - ours compiled: the same code, its `compute` (forward, backward, optimizer update) wrapped in
@@ -181,7 +181,7 @@ def main() -> None:
     over_torch = _geomean(_ratio(r[2], r[3]) for r in rows if r[0].torch_target)
     targets = ", ".join(r[0].name for r in rows if r[0].torch_target)
     print(
-        f"| **geomean eager/torch**, all (issue 10's target ≤ 1.0) | | | | "
+        f"| **geomean eager/torch**, all (target ≤ 1.0) | | | | "
         f"| {_cell(eager_over_torch, 2)} | | | | |"
     )
     print(

@@ -17,7 +17,7 @@ driven over a pipe: the columns take their timed samples in turn, round by round
 minute of the shared machine slows them all alike. Times are milliseconds per step: the median
 of the samples, with their lowest and highest. The first two steps of every column, from the
 same numpy weights, must give PyTorch's losses, or the row says MISMATCH; a column that cannot
-run says FAILED with its error (until transformers imports under the alias, ours do).
+run says FAILED with its error.
 Run: `python bench/transformers_gpt2.py [--quick]`.
 """
 

@@ -37,8 +37,8 @@ class Workload:
     name: str
     torch_code: Callable[[Any], tuple[Callable, Callable]]
     jax_code: Callable[[], Callable[[], Any]]
-    torch_target: bool  # one of issue 9's "≥ 4x faster than PyTorch eager" workloads
-    compile_target: bool = True  # in issue 9's compiled/jit geomean (traceable as one program)
+    torch_target: bool  # compiled, one of the "≥ 4x faster than PyTorch eager" workloads
+    compile_target: bool = True  # in the compiled/jit geomean (traceable as one program)
 
 
 # ----------------------------------------------------------------------------- 1. seed

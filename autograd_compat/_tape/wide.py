@@ -1,13 +1,13 @@
-"""Wide cat and stack: many inputs without one XLA program per fan-in (issue 13.5).
+"""Wide cat and stack: many inputs without one XLA program per fan-in.
 
 One jitted function of n inputs (and its vjp, of n outputs) takes XLA time and memory that grow
-faster than n: `stack` of 1,000 tensors compiled for 8 s forward and 67 s backward, 10,000
-aborted. Past `WIDE` inputs, cat and stack run in chunks of `CHUNK` inputs (each chunk's
-function compiled once per chunk shape, then reused), combined by a cat of the chunks' results;
-the op still records one node with one edge per input, PyTorch's `CatBackward0` or
-`StackBackward0` (same name, next_functions and gradients). That node's backward slices the
-output gradient, `CHUNK` pieces per call, at runtime offsets; it is a stepwise-only node, as a
-custom Function's, so no fused backward is built around it.
+faster than n: `stack` of 1,000 tensors as one program compiles for 8 s forward and 67 s
+backward, and 10,000 abort. Past `WIDE` inputs, cat and stack run in chunks of `CHUNK` inputs
+(each chunk's function compiled once per chunk shape, then reused), combined by a cat of the
+chunks' results; the op still records one node with one edge per input, PyTorch's
+`CatBackward0` or `StackBackward0` (same name, next_functions and gradients). That node's
+backward slices the output gradient, `CHUNK` pieces per call, at runtime offsets; it is a
+stepwise-only node, as a custom Function's, so no fused backward is built around it.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .._alias import missing_attribute as _missing_attribute
 from .._ops.random import host_generator
 from .._pure import dtypes as _dtypes
 from .._state import draws
@@ -378,6 +379,4 @@ orthogonal = _make_deprecated(orthogonal_)
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

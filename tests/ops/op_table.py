@@ -20,7 +20,8 @@ import zlib
 from collections.abc import Callable
 
 import numpy as np
-from torch_compare import arr
+
+from tests._helpers.torch_compare import arr
 
 # ----------------------------------------------------------------------------- inputs
 # the shapes the rows share
@@ -223,7 +224,7 @@ ROWS: list[OpCase] = [
     OpCase("_internal.wide_pieces", _wide_grad, names=False),
     # (its inputs are the nodes' saved values, which depend on each other: the row is checked
     # by finite differences and PyTorch; not traced, as autograd.grad needs an x requiring
-    # grad; tests/test_whole_backward.py checks it against jax.grad)
+    # grad; tests/autograd/test_whole_backward.py checks it against jax.grad)
     OpCase("_internal.whole_backward", _whole_grad, names=False, trace=False),
     OpCase(
         "_internal.assign",
@@ -256,7 +257,7 @@ ROWS: list[OpCase] = [
     OpCase("uniform_", lambda torch, x: seeded(torch, lambda: x.clone().uniform_())),
     # The samplers' gradients are implicit reparameterisation (the derivative of the inverse
     # CDF at the sample), not the derivative of the draw at a fixed key, so finite differences
-    # do not apply; tests/test_distributions.py checks them against PyTorch's
+    # do not apply; tests/distributions/test_distributions.py checks them against PyTorch's
     # _standard_gamma_grad and the exact gradient of the mean.
     OpCase(
         "_standard_gamma",
@@ -756,6 +757,46 @@ ROWS: list[OpCase] = [
         lambda torch, x: F(torch).interpolate(x, scale_factor=2, mode="trilinear"),
         inputs=((1, 1, 2, 2, 2),),
     ),
+    OpCase(
+        "interpolate.nearest_exact1d",
+        lambda torch, x: F(torch).interpolate(x, size=7, mode="nearest-exact"),
+        inputs=(SEQ,),
+    ),
+    OpCase(
+        "interpolate.nearest_exact2d",
+        lambda torch, x: F(torch).interpolate(x, scale_factor=0.75, mode="nearest-exact"),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.nearest_exact3d",
+        lambda torch, x: F(torch).interpolate(x, size=3, mode="nearest-exact"),
+        inputs=((1, 1, 2, 2, 2),),
+    ),
+    OpCase(
+        "interpolate.bicubic",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 6), mode="bicubic"),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.bilinear_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.bicubic_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="bicubic", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.lanczos_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="lanczos", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "adaptive_avg_pool3d",
+        lambda torch, x: F(torch).adaptive_avg_pool3d(x, 2),
+        inputs=((1, 1, 3, 4, 3),),
+    ),
     # ------------------------------------------------------------------ nn modules
     OpCase(
         "nn.rnn.rnn", lambda torch, x: fixed(torch, torch.nn.RNN(4, 3))(x)[0], inputs=((3, 2, 4),)
@@ -905,7 +946,7 @@ ROWS: list[OpCase] = [
         grad=False,
         inputs=(S, np.array([[0, 3]] * 3), (3, 2)),
     ),
-    # surface audit (issue 12): in-place comparisons in the graph (a zero gradient)
+    # the rest of PyTorch 2.13's surface: in-place comparisons in the graph (a zero gradient)
     *[
         OpCase(f"{name}_", lambda torch, x, name=name: getattr(x * 1, f"{name}_")(0.1))
         for name in ("eq", "ne", "lt", "le", "gt", "ge")
@@ -918,7 +959,7 @@ ROWS: list[OpCase] = [
         )
         for name in ("eq", "ne", "lt", "le", "gt", "ge")
     ],
-    # surface audit (issue 12): splits that are not views, unfold, the view scatters, reductions
+    # the rest of PyTorch 2.13's surface: non-view splits, unfold, view scatters, reductions
     OpCase("unsafe_split", lambda torch, x: torch.unsafe_split(x, 2)),
     OpCase("unsafe_split_with_sizes", lambda torch, x: torch.unsafe_split_with_sizes(x, [1, 2])),
     OpCase("unfold.dimension", lambda torch, x: x.unfold(1, 2, 1)),
