@@ -18,8 +18,10 @@ from .._ops.nn.dropout import *  # noqa: F403
 from .._ops.nn.embedding import *  # noqa: F403
 from .._ops.nn.grid_sample import *  # noqa: F403
 from .._ops.nn.interpolation import *  # noqa: F403
+from .._ops.nn.likelihood_losses import *  # noqa: F403
 from .._ops.nn.linear import *  # noqa: F403
 from .._ops.nn.loss import *  # noqa: F403
+from .._ops.nn.margin_losses import *  # noqa: F403
 from .._ops.nn.normalization import *  # noqa: F403
 from .._ops.nn.padding import *  # noqa: F403
 from .._ops.nn.patches import *  # noqa: F403

@@ -13,6 +13,7 @@ from .activation import *
 from .attention import MultiheadAttention
 from .container import *
 from .conv import *
+from .distance import *
 from .dropout import *
 from .embedding_bag import *
 from .flatten import *
