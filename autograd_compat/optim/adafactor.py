@@ -102,8 +102,8 @@ class Adafactor(Optimizer):
 
     def _hyper(self, group: dict) -> np.ndarray:
         eps1, eps2 = group["eps"]
-        values = (group["lr"], group["beta2_decay"], 0.0 if eps1 is None else eps1, eps2)
-        values += (group["d"], group["weight_decay"])
+        eps1 = 0.0 if eps1 is None else eps1
+        values = (group["lr"], group["beta2_decay"], eps1, eps2, group["d"], group["weight_decay"])
         return np.array([_scalar(v) for v in values], dtype=np.float64)
 
     def _flags(self, group: dict) -> tuple:
