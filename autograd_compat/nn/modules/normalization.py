@@ -9,6 +9,7 @@ from ..._pure import dtypes as _dtypes
 from ...distributed import distributed_c10d as _c10d
 from .. import _arrays, init
 from .. import functional as F
+from ..parameter import Parameter
 from ._weights import add_affine, reset_affine
 from .module import Module, store_constants
 
@@ -18,6 +19,7 @@ __all__ = [
     "BatchNorm3d",
     "GroupNorm",
     "LayerNorm",
+    "RMSNorm",
     "SyncBatchNorm",
 ]
 
@@ -187,6 +189,47 @@ class LayerNorm(_AffineNorm):
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the trailing `normalized_shape` dims, times a
+    weight of ones to start (no bias); `eps` None is the dtype's machine epsilon."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(
+                _arrays.empty(self.normalized_shape, device=device, dtype=dtype)
+            )
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
+            **self.__dict__
+        )
 
 
 class GroupNorm(_AffineNorm):
