@@ -21,11 +21,13 @@ from .._ops.nn.interpolation import *  # noqa: F403
 from .._ops.nn.likelihood_losses import *  # noqa: F403
 from .._ops.nn.linear import *  # noqa: F403
 from .._ops.nn.loss import *  # noqa: F403
+from .._ops.nn.lp_pool import *  # noqa: F403
 from .._ops.nn.margin_losses import *  # noqa: F403
 from .._ops.nn.normalization import *  # noqa: F403
 from .._ops.nn.padding import *  # noqa: F403
 from .._ops.nn.patches import *  # noqa: F403
 from .._ops.nn.pooling import *  # noqa: F403
+from .._ops.nn.unpooling import *  # noqa: F403
 from .._ops.pairwise import pdist as pdist
 from .._state.tensor import Tensor as Tensor
 
