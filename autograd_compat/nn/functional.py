@@ -27,6 +27,7 @@ from .._ops.nn.normalization import *  # noqa: F403
 from .._ops.nn.padding import *  # noqa: F403
 from .._ops.nn.patches import *  # noqa: F403
 from .._ops.nn.pooling import *  # noqa: F403
+from .._ops.nn.rrelu import *  # noqa: F403
 from .._ops.nn.unpooling import *  # noqa: F403
 from .._ops.pairwise import pdist as pdist
 from .._state.tensor import Tensor as Tensor

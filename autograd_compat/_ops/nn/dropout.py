@@ -1,15 +1,27 @@
-"""Dropout and channel dropout; the mask key is an op input drawn from the library's generator."""
+"""Dropout, channel dropout and alpha dropout; the mask key is an op input drawn from the
+library's generator."""
 
 from __future__ import annotations
+
+import warnings
 
 import jax
 import jax.numpy as jnp
 
 from ..._pure.op import scalar_input
+from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
+from ..factories import zeros
 from ._common import _inplace_result, _key_array, _tensor, register
 
-__all__ = ["dropout", "dropout1d", "dropout2d"]
+__all__ = [
+    "alpha_dropout",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+]
 
 
 def _scale(p, dtype):
@@ -85,3 +97,74 @@ def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero whole channels of (N, C, H, W) input."""
     return _feature_dropout(input, p, training, inplace, 2, "dropout2d")
+
+
+def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input; other ranks warn, as in
+    PyTorch, and drop along their first dimension."""
+    _tensor(input, "dropout3d")
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if not training or p == 0.0:
+        return input
+    batched = input.ndim == 5
+    result = apply(_CHANNEL_DROPOUT, input, _key_array(), scalar_input(float(p)), batched=batched)
+    return _inplace_result(input, result, inplace)
+
+
+_ALPHA = 1.7580993408473766  # PyTorch's -SELU saturation value (scale * alpha)
+
+
+def _alpha_dropout_fn(x, key, p, *, feature):
+    """PyTorch's alpha dropout: x * a * mask + a * alpha * (p - (1 - mask)), keeping zero
+    mean and unit variance for SELU networks (a from p in float64)."""
+    shape = x.shape[:2] + (1,) * (x.ndim - 2) if feature else x.shape
+    p = p.astype(jnp.float64)
+    keep = jax.random.bernoulli(jax.random.wrap_key_data(key), 1.0 - p, shape).astype(x.dtype)
+    a = 1.0 / jnp.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    shift = (keep - 1) * (_ALPHA * a).astype(x.dtype) + (_ALPHA * a * p).astype(x.dtype)
+    return x * (keep * a.astype(x.dtype)) + shift
+
+
+_ALPHA_DROPOUT = register(
+    "alpha_dropout", _alpha_dropout_fn, node="AddBackward0", shown_inputs=(0,)
+)
+
+
+def _alpha_dropout(input, p, training, inplace, feature: bool, fname: str):
+    _tensor(input, fname)
+    _check_p(p)
+    if p == 0.0 or not training or input.numel() == 0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "result type Float can't be cast to the desired output type "
+            f"{scalar_type_name(input.dtype)}"
+        )
+    if p == 1.0:
+        result = input * zeros((), dtype=input.dtype)
+    else:
+        key = _key_array()
+        result = apply(_ALPHA_DROPOUT, input, key, scalar_input(float(p)), feature=feature)
+    return _inplace_result(input, result, inplace)
+
+
+def alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False):
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and
+    the result is rescaled to keep the input's mean and variance (training only)."""
+    return _alpha_dropout(input, p, training, inplace, False, "alpha_dropout")
+
+
+def feature_alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False):
+    """Alpha dropout of whole channels (dimension 1) of a batched input."""
+    return _alpha_dropout(input, p, training, inplace, True, "feature_alpha_dropout")
