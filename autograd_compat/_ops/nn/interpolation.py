@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -14,7 +15,7 @@ from ..._tape.args import floating
 from ..._tape.record import apply
 from ._common import _HIGHEST, _ntuple, _tensor, register
 
-__all__ = ["interpolate", "upsample"]
+__all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
 
 
 def _adaptive_matrix(size: int, out: int) -> np.ndarray:
@@ -174,6 +175,27 @@ def interpolate(
     return apply(_UPSAMPLE[(mode, nd)], floating(input), axes=tuple(axes))
 
 
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=3,
+    )
+
+
 def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None):
-    """Deprecated alias of interpolate."""
+    """Deprecated alias of interpolate (warns, as PyTorch's)."""
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(..., mode='nearest') (warns, as PyTorch's)."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(..., mode='bilinear', align_corners=True) (warns, as
+    PyTorch's)."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

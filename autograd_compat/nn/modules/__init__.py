@@ -11,6 +11,7 @@ from . import misc as upsampling
 from . import normalization as batchnorm
 from .activation import *
 from .attention import MultiheadAttention
+from .channelshuffle import *
 from .container import *
 from .conv import *
 from .distance import *

@@ -17,8 +17,10 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "CrossMapLRN2d",
     "GroupNorm",
     "LayerNorm",
+    "LocalResponseNorm",
     "RMSNorm",
     "SyncBatchNorm",
 ]
@@ -189,6 +191,37 @@ class LayerNorm(_AffineNorm):
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class LocalResponseNorm(Module):
+    """Normalize each channel by its `size` neighbours' mean square (AlexNet's LRN)."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+        super().__init__()
+        store_constants(self, locals())
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """PyTorch's legacy cross-channel LRN. Its window and its hand-written backward are
+    PyTorch's own (the backward is not the derivative of the forward), which this library
+    does not reproduce: construction works, the forward raises (use LocalResponseNorm)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input):
+        raise NotImplementedError(
+            "nn.CrossMapLRN2d is not supported by autograd_compat: its legacy window and "
+            "backward are PyTorch's own; nn.LocalResponseNorm is the supported layer"
+        )
 
 
 class RMSNorm(Module):
