@@ -32,7 +32,6 @@ def test_matches_torch(name, real_torch):
 @pytest.mark.parametrize(
     "fn",
     [
-        lambda t, x: t.nn.functional.upsample_bilinear(x.float(), scale_factor=2),
         lambda t, x: t.nn.functional.upsample_bilinear(x, size=(5, 7)),
         lambda t, x: t.nn.functional.upsample_nearest(x, size=5),
         lambda t, x: t.nn.functional.upsample(x, scale_factor=2, mode="bilinear"),
@@ -40,6 +39,15 @@ def test_matches_torch(name, real_torch):
 )
 def test_upsample_matches_torch(fn, real_torch):
     check_case(fn, [IMAGE], real_torch)
+
+
+@pytest.mark.filterwarnings("ignore:`nn.functional.upsample")
+def test_upsample_bilinear_scale_factor_float32(real_torch):
+    check_case(
+        lambda t, x: t.nn.functional.upsample_bilinear(x, scale_factor=2),
+        [IMAGE.astype("float32")],
+        real_torch,
+    )
 
 
 @pytest.mark.parametrize("name", ["upsample", "upsample_nearest", "upsample_bilinear"])
