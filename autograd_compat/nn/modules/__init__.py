@@ -6,6 +6,7 @@ and kin) is imported where used, never here: `torch.nn`'s star import of this pa
 bind it over `torch.nn.utils`.
 """
 
+from . import lazy
 from . import misc as padding
 from . import misc as upsampling
 from . import normalization as batchnorm
@@ -20,6 +21,7 @@ from .embedding_bag import *
 from .flatten import *
 from .fold import *
 from .instancenorm import *
+from .lazy import *
 from .linear import *
 from .loss import *
 from .misc import *
