@@ -114,7 +114,7 @@ from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import ao, backends, distributed, fx, hub, jit, onnx, serialization
-from . import multiprocessing, overrides, signal
+from . import masked, multiprocessing, overrides, signal
 from .jit import ScriptModule
 from ._C import PyTorchFileReader
 from math import e, inf, nan, pi

@@ -6,7 +6,6 @@ and kin) is imported where used, never here: `torch.nn`'s star import of this pa
 bind it over `torch.nn.utils`.
 """
 
-from . import lazy
 from . import misc as padding
 from . import misc as upsampling
 from . import normalization as batchnorm

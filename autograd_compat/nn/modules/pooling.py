@@ -7,7 +7,6 @@ from typing import Any
 
 from .. import functional as F
 from .module import Module, store_constants
-from .utils import _pair, _triple
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -221,16 +220,21 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
+def _repeated(value, n: int) -> tuple:
+    """PyTorch's _single/_pair/_triple: a sequence as a tuple, a number repeated n times."""
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+
+
 class _MaxUnpoolNd(Module):
-    _tuple: Callable[..., tuple]
+    _nd: int
     _unpool: Callable[..., Any]
 
     def __init__(self, kernel_size, stride=None, padding=0) -> None:
         super().__init__()
-        to_tuple = type(self)._tuple
-        self.kernel_size = to_tuple(kernel_size)
-        self.stride = to_tuple(stride if stride is not None else kernel_size)
-        self.padding = to_tuple(padding)
+        nd = self._nd
+        self.kernel_size = _repeated(kernel_size, nd)
+        self.stride = _repeated(stride if stride is not None else kernel_size, nd)
+        self.padding = _repeated(padding, nd)
 
     def forward(self, input, indices, output_size=None):
         return type(self)._unpool(
@@ -244,21 +248,21 @@ class _MaxUnpoolNd(Module):
 class MaxUnpool1d(_MaxUnpoolNd):
     """The partial inverse of MaxPool1d (values back at the pooled indices, zeros elsewhere)."""
 
-    _tuple = staticmethod(_single)
+    _nd = 1
     _unpool = staticmethod(F.max_unpool1d)
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
     """The partial inverse of MaxPool2d (values back at the pooled indices, zeros elsewhere)."""
 
-    _tuple = staticmethod(_pair)
+    _nd = 2
     _unpool = staticmethod(F.max_unpool2d)
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
     """The partial inverse of MaxPool3d (values back at the pooled indices, zeros elsewhere)."""
 
-    _tuple = staticmethod(_triple)
+    _nd = 3
     _unpool = staticmethod(F.max_unpool3d)
 
 
