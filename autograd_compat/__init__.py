@@ -141,6 +141,7 @@ from ._ops.nn.normalization import rms_norm
 from ._ops.nn.channels import channel_shuffle, native_channel_shuffle
 from ._ops.coordinates import unravel_index
 from ._ops.finite_differences import gradient
+from ._ops.histogram import histogram
 from ._ops.nn.rrelu import rrelu, rrelu_
 from ._ops.nn.dropout import alpha_dropout, feature_alpha_dropout
 from .autograd.anomaly_mode import (

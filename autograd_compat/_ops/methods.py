@@ -31,6 +31,7 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import histogram as _histogram
 from . import pieces as _pieces
 from . import sampling as _sampling
 from . import scatters as _scatters
@@ -579,6 +580,7 @@ class TensorMethods:
     unique_consecutive = counting.unique_consecutive
     bincount = counting.bincount
     histc = counting.histc
+    histogram = _histogram.histogram
     argwhere = counting.argwhere
     mode = counting.mode
     nanmedian = counting.nanmedian
