@@ -14,6 +14,7 @@ from .._ops.nn.attention import _canonical_mask as _canonical_mask
 from .._ops.nn.attention import _none_or_dtype as _none_or_dtype
 from .._ops.nn.channels import *  # noqa: F403
 from .._ops.nn.conv import *  # noqa: F403
+from .._ops.nn.ctc import *  # noqa: F403
 from .._ops.nn.distance import *  # noqa: F403
 from .._ops.nn.dropout import *  # noqa: F403
 from .._ops.nn.embedding import *  # noqa: F403

@@ -11,6 +11,7 @@ __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
     "CosineEmbeddingLoss",
+    "CTCLoss",
     "CrossEntropyLoss",
     "GaussianNLLLoss",
     "HingeEmbeddingLoss",
@@ -361,3 +362,18 @@ class GaussianNLLLoss(_Loss):
         return F.gaussian_nll_loss(
             input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
         )
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss over (T, N, C) log-probabilities."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+            self.zero_infinity,
+        )  # fmt: skip
