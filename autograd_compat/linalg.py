@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._ops.decomposition import linalg_cholesky as cholesky
 from ._ops.decomposition import linalg_cholesky_ex as cholesky_ex
 from ._ops.decomposition import linalg_eigh as eigh
+from ._ops.decomposition import linalg_eigvals as eigvals
 from ._ops.decomposition import linalg_eigvalsh as eigvalsh
 from ._ops.decomposition import linalg_pinv as pinv
 from ._ops.decomposition import linalg_qr as qr
@@ -54,6 +55,7 @@ __all__ = [
     "det",
     "diagonal",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "inv_ex",
