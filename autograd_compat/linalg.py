@@ -1,6 +1,7 @@
 """torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, the decompositions (svd,
-svdvals, qr, eigh, eigvalsh, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, the solvers
-(solve_triangular, lu_factor, lu_solve, lstsq), matrix_rank, multi_dot, vecdot, and LinAlgError.
+svdvals, qr, eigh, eigvalsh, eigvals, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, the
+solvers (solve_triangular, lu_factor, lu_solve, lstsq), matrix_rank, multi_dot, vecdot, and
+LinAlgError.
 
 Each function is one op of the library (a pure JAX function differentiated by jax.vjp).
 Singular matrices raise `LinAlgError` as in PyTorch; that check reads the factorization's
