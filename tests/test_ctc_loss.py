@@ -39,6 +39,10 @@ CASES = {
         reduction="sum", zero_infinity=True
     )(_lp(t, x), t.tensor([[1, 1, 1], [2, 3, 2]]), (3, 6), (3, 3)),
     "unbatched": lambda t, x, y, i, j: t.nn.functional.ctc_loss(_lp(t, x[:, 0]), y[0], i[0], j[0]),
+    "torch_function_enum": lambda t, x, y, i, j: (
+        t.ctc_loss(_lp(t, x), y, i, j),
+        t.ctc_loss(_lp(t, x), y, [6, 5], [3, 2], 0, 2),
+    ),
 }
 
 

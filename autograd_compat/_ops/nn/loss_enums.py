@@ -7,6 +7,7 @@ although its stubs say 1; the defaults here follow what it does.
 
 from __future__ import annotations
 
+from .ctc import ctc_loss as _ctc_loss
 from .likelihood_losses import poisson_nll_loss as _poisson_nll_loss
 from .margin_losses import cosine_embedding_loss as _cosine_embedding_loss
 from .margin_losses import hinge_embedding_loss as _hinge_embedding_loss
@@ -15,6 +16,7 @@ from .margin_losses import triplet_margin_loss as _triplet_margin_loss
 
 __all__ = [
     "cosine_embedding_loss",
+    "ctc_loss",
     "hinge_embedding_loss",
     "margin_ranking_loss",
     "poisson_nll_loss",
@@ -66,3 +68,19 @@ def poisson_nll_loss(input, target, log_input: bool, full: bool, eps: float, red
     return _poisson_nll_loss(
         input, target, log_input, full, eps=eps, reduction=_reduction(reduction)
     )
+
+
+def ctc_loss(
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    blank: int = 0,
+    reduction: int = 0,
+    zero_infinity: bool = False,
+):
+    """`F.ctc_loss` with the reduction as PyTorch's enum."""
+    return _ctc_loss(
+        log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
+        zero_infinity,
+    )  # fmt: skip
