@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import functools
+import re
 import threading
 
 import jax
 import numpy as np
-from jax._src import xla_bridge
+from jax.core import ShapedArray
 from jax.sharding import SingleDeviceSharding
 
 from . import errors as _errors
-
-try:  # jaxlib's batched transfer: what `jax.jit` uses for numpy arguments (~5 us, not ~40)
-    from jax._src.core import ShapedArray
-    from jax._src.lib import xla_client as _xla_client
-
-    _batched_device_put = _xla_client.batched_device_put
-    _COPY_NOW = _xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
-except (ImportError, AttributeError):  # pragma: no cover - a JAX that moved it
-    _batched_device_put = None
+from .jax_internals import COPY_DURING_CALL, batched_device_put, registered_platforms
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 META = "meta"  # shapes and dtypes without data (`_state/tensor.MetaTensor`): no JAX device
@@ -30,6 +23,7 @@ _PYTORCH_TYPES = (
     "mps, meta, hpu, mtia, privateuseone"
 ).split(", ")
 _NAMED_ONLY = frozenset(_PYTORCH_TYPES) - set(_TORCH_TO_JAX_PLATFORM)
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")  # PyTorch's: "cuda", "cuda:1"
 _JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
@@ -45,11 +39,17 @@ class device:
             index, type = type.index, type.type
         elif isinstance(type, int):
             index, type = type, "cuda"
-        elif ":" in type:
-            type, _, text = type.partition(":")
-            if not text.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{text}'")
-            index = int(text)
+        else:
+            if not type:
+                raise RuntimeError("Device string must not be empty")
+            parsed = _DEVICE_STRING.fullmatch(type)
+            if parsed is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            type, text = parsed.groups()
+            if text is not None:
+                index = int(text)
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         if type not in _TORCH_TO_JAX_PLATFORM and type not in _NAMED_ONLY:
             raise RuntimeError(
                 f"Expected one of {', '.join(_PYTORCH_TYPES)} device type at start of device "
@@ -116,7 +116,7 @@ def meta_by_default() -> bool:
 
 @functools.cache
 def _jax_devices(platform: str) -> tuple:
-    if platform == "gpu" and not {"cuda", "rocm"} & set(xla_bridge._backend_factories):
+    if platform == "gpu" and not {"cuda", "rocm"} & registered_platforms():
         # No GPU plugin: answer without starting JAX's backend, so that `cuda.is_available()`
         # may come before `init_process_group` (which must configure it first).
         return ()
@@ -165,16 +165,40 @@ def host_to_device(array: np.ndarray) -> jax.Array:
     write to it reaches no tensor, and the array is ready at once (JAX's default, zero-copy or
     a copy in the background, made the next program wait on another thread)."""
     default_device = jax.config.jax_default_device  # type: ignore[attr-defined]
-    if _batched_device_put is None or default_device is not None:
+    if batched_device_put is None or default_device is not None:
         return jax.device_put(np.array(array, copy=True))
     device, sharding = _default_placement()
     aval = _aval(array.shape, array.dtype)
-    return _batched_device_put(aval, sharding, [array], [device], False, False, _COPY_NOW)
+    return batched_device_put(aval, sharding, [array], [device], False, False, COPY_DURING_CALL)
 
 
 @functools.lru_cache(maxsize=512)
 def _aval(shape: tuple, dtype: np.dtype):
     return ShapedArray(shape, dtype)
+
+
+# JAX's refusal of a program's inputs committed to different devices: the first two placements
+_JAX_DEVICES = re.compile(
+    r"^Received incompatible devices for jitted computation\..*? device ids \[(\d+)[^\]]*\] "
+    r"on platform (\w+) .*? device ids \[(\d+)[^\]]*\] on platform (\w+)",
+    re.S,
+)
+
+
+def pytorch_device_error(error: BaseException) -> RuntimeError | None:
+    """PyTorch's RuntimeError ("Expected all tensors to be on the same device, but found at
+    least two devices, cpu:0 and cpu:1!") for an op's inputs that JAX refused as committed to
+    different devices, or None where `error` is not that refusal."""
+    if not isinstance(error, ValueError):
+        return None
+    found = _JAX_DEVICES.match(str(error))
+    if found is None:
+        return None
+    first, second = (
+        f"{_JAX_TO_TORCH_PLATFORM.get(platform.lower(), platform.lower())}:{index}"
+        for index, platform in (found.group(1, 2), found.group(3, 4))
+    )
+    return RuntimeError(_errors.SAME_DEVICE.format(first=first, second=second))
 
 
 def from_jax(jax_device: jax.Device) -> device:

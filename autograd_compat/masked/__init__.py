@@ -3,11 +3,10 @@
 amax, ...) and the result is the plain operation's, so values and gradients are PyTorch's;
 mean, var and std divide by the count of kept elements. MaskedTensor is not provided."""
 
+from .._alias import missing_attribute as _missing_attribute
 from ._ops import *  # noqa: F403
 from ._ops import __all__ as __all__
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

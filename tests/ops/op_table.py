@@ -20,7 +20,8 @@ import zlib
 from collections.abc import Callable
 
 import numpy as np
-from torch_compare import arr
+
+from tests._helpers.torch_compare import arr
 
 # ----------------------------------------------------------------------------- inputs
 # the shapes the rows share
@@ -223,7 +224,7 @@ ROWS: list[OpCase] = [
     OpCase("_internal.wide_pieces", _wide_grad, names=False),
     # (its inputs are the nodes' saved values, which depend on each other: the row is checked
     # by finite differences and PyTorch; not traced, as autograd.grad needs an x requiring
-    # grad; tests/test_whole_backward.py checks it against jax.grad)
+    # grad; tests/autograd/test_whole_backward.py checks it against jax.grad)
     OpCase("_internal.whole_backward", _whole_grad, names=False, trace=False),
     OpCase(
         "_internal.assign",
@@ -254,7 +255,7 @@ ROWS: list[OpCase] = [
     OpCase("uniform_", lambda torch, x: seeded(torch, lambda: x.clone().uniform_()), torch=False),
     # The samplers' gradients are implicit reparameterisation (the derivative of the inverse
     # CDF at the sample), not the derivative of the draw at a fixed key, so finite differences
-    # do not apply; tests/test_distributions.py checks them against PyTorch's
+    # do not apply; tests/distributions/test_distributions.py checks them against PyTorch's
     # _standard_gamma_grad and the exact gradient of the mean.
     OpCase(
         "_standard_gamma",
@@ -761,6 +762,46 @@ ROWS: list[OpCase] = [
         "interpolate.trilinear",
         lambda torch, x: F(torch).interpolate(x, scale_factor=2, mode="trilinear"),
         inputs=((1, 1, 2, 2, 2),),
+    ),
+    OpCase(
+        "interpolate.nearest_exact1d",
+        lambda torch, x: F(torch).interpolate(x, size=7, mode="nearest-exact"),
+        inputs=(SEQ,),
+    ),
+    OpCase(
+        "interpolate.nearest_exact2d",
+        lambda torch, x: F(torch).interpolate(x, scale_factor=0.75, mode="nearest-exact"),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.nearest_exact3d",
+        lambda torch, x: F(torch).interpolate(x, size=3, mode="nearest-exact"),
+        inputs=((1, 1, 2, 2, 2),),
+    ),
+    OpCase(
+        "interpolate.bicubic",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 6), mode="bicubic"),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.bilinear_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.bicubic_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="bicubic", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.lanczos_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="lanczos", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "adaptive_avg_pool3d",
+        lambda torch, x: F(torch).adaptive_avg_pool3d(x, 2),
+        inputs=((1, 1, 3, 4, 3),),
     ),
     # ------------------------------------------------------------------ nn modules
     OpCase(
