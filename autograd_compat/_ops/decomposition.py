@@ -394,3 +394,18 @@ def renorm(input, p, dim: int, maxnorm):
     dims = tuple(i for i in range(input.ndim) if i != d)
     order, static = norm_order(float(p))
     return apply(_RENORM, input, order, ord=static, dims=dims, maxnorm=float(maxnorm))
+
+
+# ----------------------------------------------------------------------------- eigenvalues
+def _eigvals(a):
+    """The (complex) eigenvalues of general square matrices: LAPACK's geev, on the CPU."""
+    return jnp.linalg.eigvals(a)
+
+
+_EIGVALS = register("linalg.eigvals", _eigvals, node="LinalgEigBackward0")
+
+
+def linalg_eigvals(A, *, out=None):
+    """The eigenvalues of general square matrices, complex (in LAPACK's order)."""
+    _check_square("linalg.eigvals", A)
+    return apply(_EIGVALS, A)

@@ -365,6 +365,7 @@ for _name in ("max", "min", "median", "topk", "sort", "kthvalue", "mode", "cumma
 for _name, _fields in (
     ("nanmedian", ("values", "indices")),
     ("aminmax", ("min", "max")),
+    ("histogram", ("hist", "bin_edges")),
     ("frexp", ("mantissa", "exponent")),
     ("svd", ("U", "S", "V")),
     ("linalg_svd", ("U", "S", "Vh")),

@@ -70,7 +70,7 @@ def _cosine_fn(x1, x2, eps, *, dim):
     return dot / jnp.maximum(n1 * n2, eps.astype(dot.dtype))
 
 
-_COSINE = register("cosine_similarity", _cosine_fn, node="DivBackward0", shown_inputs=(0, 1))
+_COSINE = register("cosine_similarity", _cosine_fn, node="SumBackward1", shown_inputs=(0, 1))
 
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
