@@ -239,9 +239,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
     out_dtype = _norm_dtype("linalg.vector_norm", x, dtype)
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    dims = normalize_dims(dim, x.ndim) if dim is not None else None
-    if dims is not None and x.ndim == 0:
-        dims = ()
+    dims = normalize_dims(dim, x.ndim)
     ord = float(ord)
     if ord < 0 or math.isinf(ord):
         empty = x.numel() == 0 if dims is None else builtins.any(x.shape[d] == 0 for d in dims)
@@ -403,10 +401,7 @@ def _dims_or_all(dim, ndim: int):
     """normalize_dims, with None or () meaning every dim (as a tuple, for jnp)."""
     if dim is None:
         return tuple(range(ndim))
-    dims = normalize_dims(dim, ndim)
-    if ndim == 0:
-        return ()
-    return dims
+    return normalize_dims(dim, ndim)
 
 
 @jax.custom_jvp
@@ -538,12 +533,16 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(var(...), mean(...))` over the same dims."""
+    if isinstance(dim, bool):  # var_mean(input, unbiased)
+        unbiased, dim = dim, None
     variance = var(input, dim, unbiased, keepdim, correction=correction)
     return variance, mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(std(...), mean(...))` over the same dims."""
+    if isinstance(dim, bool):  # std_mean(input, unbiased)
+        unbiased, dim = dim, None
     deviation = std(input, dim, unbiased, keepdim, correction=correction)
     return deviation, mean(input, dim, keepdim)
 

@@ -24,7 +24,7 @@ from .._tape.record import apply
 from .comparison import _predicate
 from .elementwise import _binary, _float_dtype, _named
 from .reduce import return_types
-from .unary import _float_unary, _lgamma
+from .unary import _digamma, _float_unary, _lgamma, _with_derivative, polygamma_value
 
 __all__ = [
     "angle",
@@ -164,7 +164,7 @@ def frexp(input):
 
 
 # ----------------------------------------------------------------------------- special functions
-i0 = _float_unary("i0", "I0Backward0", _special.i0)
+i0 = _float_unary("i0", "I0Backward0", _with_derivative(_special.i0, _special.i1))
 special_ndtr = _float_unary("special.ndtr", "MulBackward1", _special.ndtr)
 special_ndtri = _float_unary("special.ndtri", "SpecialNdtriBackward0", _special.ndtri)
 special_log_ndtr = _float_unary("special.log_ndtr", "SpecialLogNdtrBackward0", _special.log_ndtr)
@@ -178,7 +178,8 @@ special_zeta = _float_binary("special.zeta", "SpecialZetaBackward0", _special.ze
 
 
 def _polygamma(x, *, n, dtype):
-    return _special.polygamma(n, x.astype(dtype))
+    x = x.astype(dtype)
+    return _digamma(x) if n == 0 else polygamma_value(n, x)
 
 
 _POLYGAMMA = register("polygamma", _polygamma, node="PolygammaBackward0")
