@@ -17,6 +17,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from .._pure.op import register
 from .._pure.shapes import broadcast_shapes, normalize_dim
@@ -68,7 +69,18 @@ def _check_matrix(fname: str, A) -> None:
 
 # ----------------------------------------------------------------------------- svd, qr, eigh
 def _svd(a, *, full_matrices):
-    return tuple(jnp.linalg.svd(a, full_matrices=full_matrices))
+    """JAX's SVD; the full one of a non-square matrix is the reduced one (differentiable)
+    completed by the full one's extra columns, constants as in PyTorch, whose backward
+    ignores them (JAX has no derivative of the full form)."""
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    m, n = a.shape[-2:]
+    if not full_matrices or m == n:
+        return u, s, vh
+    u_full, _, vh_full = jnp.linalg.svd(lax.stop_gradient(a), full_matrices=True)
+    k = min(m, n)
+    u = jnp.concatenate([u, u_full[..., k:]], axis=-1)
+    vh = jnp.concatenate([vh, vh_full[..., k:, :]], axis=-2)
+    return u, s, vh
 
 
 def _svdvals(a):

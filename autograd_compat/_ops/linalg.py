@@ -837,9 +837,11 @@ def matrix_power(input, n: int):
             "linalg.matrix_power: A must be batches of square matrices, but they are "
             f"{rows} by {cols} matrices"
         )
-    if n == 0:
+    if n == 0:  # PyTorch's copy of identities into a clone: a zero gradient, not none
         eye = _factories.eye(input.shape[-1], dtype=input.dtype)
-        return expand(eye, tuple(input.shape)).clone()
+        return input.clone().copy_(expand(eye, tuple(input.shape)))
+    if n == 1:
+        return input.clone()
     base = input if n > 0 else inverse(input)
     result, n = None, builtins.abs(n)
     while n:

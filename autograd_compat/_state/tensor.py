@@ -322,10 +322,18 @@ class Tensor(TensorMethods):
         return self.dtype.itemsize
 
     def type(self, dtype=None):
-        """The legacy type name ("torch.FloatTensor"), or a cast when a dtype is given."""
+        """The legacy type name ("torch.FloatTensor"), or a cast when a dtype, a legacy type
+        (`torch.FloatTensor`) or its name is given."""
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + _dtypes.LEGACY_TYPE_NAMES[self.dtype]
+        if isinstance(dtype, str):
+            named = {f"torch.{n}": d for d, n in _dtypes.LEGACY_TYPE_NAMES.items()}
+            if dtype not in named:
+                raise ValueError(f"invalid type: {dtype!r}")
+            dtype = named[dtype]
+        elif isinstance(getattr(dtype, "dtype", None), _dtypes.dtype):  # torch.FloatTensor
+            dtype = dtype.dtype
         return self.to(dtype)
 
     # ----------------------------------------------------------------- conversion
