@@ -94,6 +94,23 @@ _MEAN_ALL = register("mean", _mean, node="MeanBackward0", saves="none")
 _MEAN_DIM = register("mean.dim", _mean, node="MeanBackward1", saves="none")
 
 
+
+def _numpy_names(fn):
+    """`fn` also taking NumPy's `axis` and `keepdims` for `dim` and `keepdim`, as PyTorch's
+    argument parser does (`x.sum(axis=1, keepdims=True)`)."""
+
+    @functools.wraps(fn)
+    def accepting(*args, **kwargs):
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    return accepting
+
+@_numpy_names
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum over all elements, or over `dim` (an int or a tuple; an empty tuple means all, as
     in PyTorch). Integers and bools sum to int64."""
@@ -111,6 +128,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
 
 
+@_numpy_names
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
     tensor_arg(input, "mean")
@@ -437,6 +455,7 @@ _PROD_ALL = register("prod", _prod, node="ProdBackward0")
 _PROD_DIM = register("prod.dim", _prod, node="ProdBackward1")
 
 
+@_numpy_names
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Product of all elements, or along one `dim`; integers and bools give int64.
 
@@ -520,17 +539,20 @@ def _moment(fname, op, input, dim, unbiased, keepdim, correction):
     return apply(op, input, dims=dims, keepdim=keepdim, correction=correction)
 
 
+@_numpy_names
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Variance over all elements or `dim`, dividing by N - correction (default 1; `unbiased`
     is the older spelling: True for 1, False for 0)."""
     return _moment("var", _VAR, input, dim, unbiased, keepdim, correction)
 
 
+@_numpy_names
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
 
 
+@_numpy_names
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(var(...), mean(...))` over the same dims."""
     if isinstance(dim, bool):  # var_mean(input, unbiased)
@@ -539,6 +561,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correctio
     return variance, mean(input, dim, keepdim)
 
 
+@_numpy_names
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(std(...), mean(...))` over the same dims."""
     if isinstance(dim, bool):  # std_mean(input, unbiased)
@@ -616,6 +639,7 @@ def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
     return getattr(return_types, fname)(values, indices)
 
 
+@_numpy_names
 def max(input, dim=None, keepdim: bool = False, *, other=None):
     """The largest element; along `dim`, `(values, indices)`; with a tensor, `maximum`.
 
@@ -629,6 +653,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):
     return _max_min("max", True, input, dim, keepdim, other)
 
 
+@_numpy_names
 def min(input, dim=None, keepdim: bool = False, *, other=None):
     """The smallest element; along `dim`, `(values, indices)`; with a tensor, `minimum`."""
     return _max_min("min", False, input, dim, keepdim, other)
@@ -709,11 +734,13 @@ def _arg(fname: str, largest: bool, input, dim, keepdim):
     return apply(_ARGMAX, input, dim=d, keepdim=bool(keepdim), largest=largest)
 
 
+@_numpy_names
 def argmax(input, dim=None, keepdim: bool = False):
     """Index of the (first) largest element, of the flattened tensor or along `dim`."""
     return _arg("argmax", True, input, dim, keepdim)
 
 
+@_numpy_names
 def argmin(input, dim=None, keepdim: bool = False):
     """Index of the (first) smallest element, of the flattened tensor or along `dim`."""
     return _arg("argmin", False, input, dim, keepdim)
@@ -728,6 +755,7 @@ def _logsumexp(x, *, dims, keepdim, dtype):
 _LOGSUMEXP = register("logsumexp", _logsumexp, node="LogsumexpBackward0")
 
 
+@_numpy_names
 def logsumexp(input, dim, keepdim: bool = False):
     """log(sum(exp(input))) over `dim`, computed stably; integers give the default float."""
     tensor_arg(input, "logsumexp")
@@ -788,11 +816,13 @@ def _truth_reduction(fname: str, is_all: bool, input, dim, keepdim):
     return apply(_ALL_ANY, input, dims=dims, keepdim=keepdim, is_all=is_all, dtype=dtype.jax)
 
 
+@_numpy_names
 def all(input, dim=None, keepdim: bool = False):
     """True where every element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("all", True, input, dim, keepdim)
 
 
+@_numpy_names
 def any(input, dim=None, keepdim: bool = False):
     """True where some element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("any", False, input, dim, keepdim)
@@ -837,6 +867,7 @@ _MEDIAN_ALL = register("median", _median_all, node="MedianBackward0")
 _MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="MedianBackward1")
 
 
+@_numpy_names
 def median(input, dim=None, keepdim: bool = False):
     """The lower median (for an even count, the smaller of the two middle values), as PyTorch.
 
@@ -1063,6 +1094,7 @@ def _nansum(x, *, dims, keepdim, dtype):
 _NANSUM = register("nansum", _nansum, node="NansumBackward0")
 
 
+@_numpy_names
 def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum treating NaN as zero; integers accumulate in int64."""
     tensor_arg(input, "nansum")
@@ -1075,6 +1107,7 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     )
 
 
+@_numpy_names
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of the non-NaN elements (nansum / count, as PyTorch composes it); floats only."""
     tensor_arg(input, "nanmean")
