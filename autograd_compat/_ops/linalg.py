@@ -353,6 +353,12 @@ def einsum(equation, *operands):
 
 # ----------------------------------------------------------------------------- tensordot
 def _tensordot(a, b, *, axes):
+    """A contracted dim of size 1 against a longer one sums the longer one, as in PyTorch."""
+    for da, db in zip(*axes):
+        if a.shape[da] == 1 and b.shape[db] != 1:
+            b = jnp.sum(b, axis=db, keepdims=True)
+        elif b.shape[db] == 1 and a.shape[da] != 1:
+            a = jnp.sum(a, axis=da, keepdims=True)
     return jnp.tensordot(a, b, axes=axes, precision="highest")
 
 
@@ -381,7 +387,7 @@ def tensordot(a, b, dims=2, out=None):
     dims_a = [normalize_dim(d, a.ndim) for d in dims_a]
     dims_b = [normalize_dim(d, b.ndim) for d in dims_b]
     for da, db in zip(dims_a, dims_b):
-        if a.shape[da] != b.shape[db]:
+        if a.shape[da] != b.shape[db] and 1 not in (a.shape[da], b.shape[db]):
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
                 f"{da} and second has size {b.shape[db]} in dim {db}"

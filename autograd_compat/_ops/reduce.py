@@ -1049,7 +1049,7 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None):
         length = builtins.max(x.shape[d] - 1, 0)
         hi, lo = narrow(x, d, 1, length), narrow(x, d, 0, length)
         x = logical_xor(hi, lo) if x.dtype is _dtypes.bool else sub(hi, lo)
-    return x
+    return x.clone() if x is input else x  # n == 0: a copy, as PyTorch's
 
 
 # ----------------------------------------------------------------------------- diff, count_nonzero
