@@ -14,7 +14,8 @@ import pytest
 
 # Before the package is imported: the suite (and the processes it starts, which inherit this)
 # must not write into the user's persistent compilation cache, and a run must not depend on
-# what an earlier one left there. tests/test_compile_cache.py points it at temporary folders.
+# what an earlier one left there. tests/compile/test_compile_cache.py points it at temporary
+# folders.
 os.environ["AUTOGRAD_COMPAT_CACHE_DIR"] = "off"
 
 import autograd_compat as torch  # noqa: E402

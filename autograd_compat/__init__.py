@@ -78,11 +78,12 @@ from ._interop import to_jax
 from ._state.tensor_str import set_printoptions
 from ._ops.comparison import *  # noqa: F403  (each op module lists its public names)
 from ._ops.convert import *  # noqa: F403
-from ._ops.counting import *  # noqa: F403
 from ._ops.decomposition import *  # noqa: F403
 from ._ops.elementwise import *  # noqa: F403
+from ._ops.histograms import *  # noqa: F403
 from ._ops.index import *  # noqa: F403
 from ._ops.linalg import *  # noqa: F403
+from ._ops.order_statistics import *  # noqa: F403
 from ._ops.pairwise import *  # noqa: F403
 from ._ops.random import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
@@ -91,7 +92,7 @@ from ._ops.shape import *  # noqa: F403
 from ._ops.solvers import *  # noqa: F403
 from ._ops.special_math import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
-from ._ops.pieces import *  # noqa: F403
+from ._ops.splits import *  # noqa: F403
 from ._ops.joining import *  # noqa: F403
 from ._ops.scatters import *  # noqa: F403
 from ._ops.tensor_info import *  # noqa: F403

@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import sys
 
+import autograd_compat as torch
+from autograd_compat.autograd import Variable
+
+from ._alias import RUN_USAGE, run
+from ._kernel import main as install_kernel
+from ._launch import launch, split_nproc
+
 HELP = ("-h", "--help")
 USAGE = """usage: python -m autograd_compat [demo]
        python -m autograd_compat run script.py [args...]
@@ -26,9 +33,6 @@ In IPython, `%load_ext autograd_compat` aliases torch in the running shell."""
 
 
 def demo() -> None:
-    import autograd_compat as torch
-    from autograd_compat.autograd import Variable
-
     print("Example 1: out = mean(3 * (x + 2)^2) over a 2x2 matrix of ones")
     x = Variable(torch.ones(2, 2), requires_grad=True)
     y = x + 2
@@ -64,9 +68,6 @@ def main(argv: list | None = None) -> int:
         print(USAGE)
         return 0
     if argv[0] == "run":
-        from ._alias import RUN_USAGE, run
-        from ._launch import launch, split_nproc
-
         nproc, rest = split_nproc(argv[1:])
         if rest and rest[0] in HELP:  # `run --help`, `run --nproc 2 -h`: no script named so
             print(RUN_USAGE)
@@ -76,8 +77,6 @@ def main(argv: list | None = None) -> int:
         run(rest)
         return 0
     if argv[0] == "install-kernel":
-        from ._kernel import main as install_kernel
-
         return install_kernel(argv[1:])
     print(f"autograd_compat: unknown command {argv[0]!r}\n\n{USAGE}", file=sys.stderr)
     return 2

@@ -7,6 +7,7 @@ host there is none, and the functions that need one raise PyTorch's RuntimeError
 from __future__ import annotations
 
 from . import cuda as _cuda
+from ._alias import missing_attribute as _missing_attribute
 from ._pure.device import device as _device_type
 
 __all__ = [
@@ -118,6 +119,5 @@ class device_index:
 
 def __getattr__(name: str):
     """`torch.accelerator.X` that this module lacks: an AttributeError saying so."""
-    from ._alias import missing_attribute
 
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

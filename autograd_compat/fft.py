@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._alias import missing_attribute as _missing_attribute
 from ._ops.convert import conj
 from ._ops.factories import tensor
 from ._ops.fft import (
@@ -292,6 +293,4 @@ def ifftshift(input, dim=None) -> Tensor:
 
 def __getattr__(name: str):
     """`torch.fft.X` that this module lacks: an AttributeError saying it is not supported."""
-    from ._alias import missing_attribute
-
-    missing_attribute(__name__, name)
+    _missing_attribute(__name__, name)

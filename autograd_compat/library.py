@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ._alias import missing_attribute as _missing_attribute
 from ._library import registry
 from ._library.ops import OpOverload, OpOverloadPacket, ops
 from ._pure.dtypes import dtype as _dtype
@@ -515,6 +516,4 @@ _OPCHECKS = {
 
 
 def __getattr__(name: str):
-    from ._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

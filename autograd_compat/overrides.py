@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import warnings
 
+from ._alias import missing_attribute as _missing_attribute
+
 __all__ = ["TorchFunctionMode"]
 
 
@@ -44,6 +46,4 @@ class TorchFunctionMode:
 
 
 def __getattr__(name: str):
-    from ._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

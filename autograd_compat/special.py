@@ -4,6 +4,7 @@ library's op of the same math, so node names and gradients are the same as torch
 
 from __future__ import annotations
 
+from ._alias import missing_attribute as _missing_attribute
 from ._ops.elementwise import xlogy
 from ._ops.reduce import logsumexp
 from ._ops.special_math import i0, polygamma
@@ -85,6 +86,4 @@ def log_softmax(input, dim, *, dtype=None):
 
 def __getattr__(name: str):
     """`torch.special.X` that this module lacks: an AttributeError saying it is not supported."""
-    from ._alias import missing_attribute
-
-    missing_attribute(__name__, name)
+    _missing_attribute(__name__, name)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torch_compare import require_torch
 
 import autograd_compat as torch
+from tests._helpers.torch_compare import require_torch
 
 # Scripts that tests launch (not modules to import for doctests: they parse argv and run).
-collect_ignore = ["ddp_job.py"]
+collect_ignore = ["_helpers/ddp_job.py"]
 # Notebooks that tests execute through a kernel of their own (test_kernel.py), not nbmake's.
 collect_ignore_glob = ["data/*.ipynb"]
 

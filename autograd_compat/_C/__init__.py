@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from .._alias import missing_attribute as _missing_attribute
 from .._serialization.file_reader import PyTorchFileReader
 from .._state import modes as _modes
 from .._state.tensor import Tensor
@@ -108,6 +109,4 @@ def _log_api_usage_once(event: str) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -40,6 +40,7 @@ from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.interrupts import call_through_interrupt
 from .._pure.op import Op
+from .._pure.references import CALL_REFERENCES
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -472,8 +473,9 @@ class _Entry:
             program = self.program = self.op.compiled(())
         donating = self.donating
         if donating is not None and all(
-            # references: the memory's own, `values`, and getrefcount's argument
-            sys.getrefcount(values[position]) <= 2 + memory.holders(values[position])
+            # holders: the memory's own and `values` (`_pure/references`)
+            sys.getrefcount(values[position])
+            <= CALL_REFERENCES + 1 + memory.holders(values[position])
             for position, memory in self.donated or ()
         ):
             program = donating

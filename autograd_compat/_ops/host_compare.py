@@ -15,9 +15,9 @@ import functools
 
 import jax.numpy as jnp
 import numpy as np
-from jax._src.array import ArrayImpl
 
 from .._pure import dtypes as _dtypes
+from .._pure.jax_internals import ArrayImpl
 from .._pure.op import constant
 from .._state.modes import modes
 from .._state.tensor import MetaValueError, Tensor, hold_on_host

@@ -26,6 +26,7 @@ from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
+from .._pure.strides import contiguous_strides, expand_geometry, layout_op, overlapping
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -37,18 +38,7 @@ from .._tape.args import (
     tensor_arg,
 )
 from .._tape.record import apply
-from .._tape.views import (
-    NO_STARTS,
-    OVERLAP,
-    assert_no_partial_overlap,
-    contiguous_strides,
-    expand_geometry,
-    layout_of,
-    layout_op,
-    overlapping,
-    shaped,
-    view_of,
-)
+from .._tape.views import NO_STARTS, OVERLAP, assert_no_partial_overlap, layout_of, shaped, view_of
 from .._tape.views import scatter as scatter_view
 from . import factories as _factories
 from .elementwise import _ctype, _no_derivative
@@ -65,6 +55,7 @@ from .shape import (
 )
 
 __all__ = [
+    "argwhere",
     "gather",
     "index_add",
     "index_copy",
@@ -1025,6 +1016,13 @@ def nonzero(input, *, as_tuple: bool = False):
     if as_tuple:
         return tuple(Tensor._wrap(jnp.asarray(p.astype(np.int64))) for p in positions)
     return Tensor._wrap(jnp.asarray(np.stack(positions, axis=1).astype(np.int64)))
+
+
+def argwhere(input):
+    """The indices of the nonzero elements, one row per element: `nonzero(input)`."""
+    tensor_arg(input, "argwhere")
+    _needs_concrete("argwhere", input)
+    return nonzero(input)
 
 
 _TAKE = register(

@@ -18,11 +18,12 @@ from . import (
     comparison,
     comparison_inplace,
     convert,
-    counting,
     decomposition,
     elementwise,
+    histograms,
     index,
     linalg,
+    order_statistics,
     random,
     reduce,
     shape,
@@ -31,9 +32,9 @@ from . import (
     unary,
 )
 from . import factories as _factories
-from . import pieces as _pieces
 from . import sampling as _sampling
 from . import scatters as _scatters
+from . import splits as _splits
 from . import storage as _storage
 from . import tensor_info as _info
 from .elementwise import _inplace as inplace
@@ -492,16 +493,16 @@ class TensorMethods:
     swapdims_ = shape.transpose_
     new = _factories.new
     new_empty_strided = _factories.new_empty_strided
-    split_with_sizes = _pieces.split_with_sizes
-    hsplit = _pieces.hsplit
-    vsplit = _pieces.vsplit
-    dsplit = _pieces.dsplit
-    unsafe_split = _pieces.unsafe_split
-    unsafe_split_with_sizes = _pieces.unsafe_split_with_sizes
-    unsafe_chunk = _pieces.unsafe_chunk
-    unfold = _pieces.unfold
-    narrow_copy = _pieces.narrow_copy
-    sum_to_size = _pieces.sum_to_size
+    split_with_sizes = _splits.split_with_sizes
+    hsplit = _splits.hsplit
+    vsplit = _splits.vsplit
+    dsplit = _splits.dsplit
+    unsafe_split = _splits.unsafe_split
+    unsafe_split_with_sizes = _splits.unsafe_split_with_sizes
+    unsafe_chunk = _splits.unsafe_chunk
+    unfold = _splits.unfold
+    narrow_copy = _splits.narrow_copy
+    sum_to_size = _splits.sum_to_size
     select_scatter = _scatters.select_scatter
     slice_scatter = _scatters.slice_scatter
     diagonal_scatter = _scatters.diagonal_scatter
@@ -553,7 +554,7 @@ class TensorMethods:
     resize_ = _info.resize_
     resize_as_ = _info.resize_as_
     # ---- end of the surface audit block
-    # ---- surface-math: linear algebra, counting and special functions (one block) ----
+    # ---- surface-math: linear algebra, histograms, order statistics and special functions ----
     svd = decomposition.svd
     qr = decomposition.qr
     slogdet = decomposition.slogdet
@@ -567,16 +568,16 @@ class TensorMethods:
     dist = decomposition.dist
     renorm = decomposition.renorm
     renorm_ = inplace(decomposition.renorm)
-    unique = counting.unique
-    unique_consecutive = counting.unique_consecutive
-    bincount = counting.bincount
-    histc = counting.histc
-    argwhere = counting.argwhere
-    mode = counting.mode
-    nanmedian = counting.nanmedian
-    aminmax = counting.aminmax
-    msort = counting.msort
-    logcumsumexp = counting.logcumsumexp
+    unique = histograms.unique
+    unique_consecutive = histograms.unique_consecutive
+    bincount = histograms.bincount
+    histc = histograms.histc
+    argwhere = index.argwhere
+    mode = order_statistics.mode
+    nanmedian = order_statistics.nanmedian
+    aminmax = order_statistics.aminmax
+    msort = order_statistics.msort
+    logcumsumexp = reduce.logcumsumexp
     angle = special_math.angle
     signbit = special_math.signbit
     isposinf = special_math.isposinf

@@ -52,6 +52,7 @@ __all__ = [
     "cumsum",
     "diff",
     "kthvalue",
+    "logcumsumexp",
     "logsumexp",
     "max",
     "mean",
@@ -793,6 +794,23 @@ def cumprod(input, dim, *, dtype=None):
     d = normalize_dim(dim, input.ndim)
     out = _dtypes.as_dtype(dtype) if dtype is not None else _integral_accumulate(input.dtype)
     return apply(_CUMPROD, input, dim=d, dtype=out.jax, product=True)
+
+
+def _logcumsumexp(x, *, dim):
+    return lax.cumlogsumexp(x, axis=dim) if x.ndim else x
+
+
+_LOGCUMSUMEXP = register("logcumsumexp", _logcumsumexp, node="LogcumsumexpBackward0")
+
+
+def logcumsumexp(input, dim: int):
+    """log(cumsum(exp(input), dim)), computed stably."""
+    tensor_arg(input, "logcumsumexp")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    return apply(_LOGCUMSUMEXP, input, dim=normalize_dim(dim, input.ndim))
 
 
 # ----------------------------------------------------------------------------- all / any

@@ -20,10 +20,11 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure.op import register
 from .._pure.shapes import normalize_dim
+from .._pure.strides import layout_op, plain_layout
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .._tape.views import layout_op, plain_layout, scatter, shaped
+from .._tape.views import scatter, shaped
 from . import index as _index
 
 __all__ = [

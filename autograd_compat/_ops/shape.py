@@ -34,23 +34,13 @@ from .._pure.shapes import (
 from .._pure.shapes import (
     broadcast_shapes as _broadcast_two,
 )
+from .._pure.strides import compute_stride, expand_geometry, is_contiguous, layout_op, plain_layout
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape import wide as _wide
 from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .._tape.views import (
-    Alias,
-    compute_stride,
-    expand_geometry,
-    is_contiguous,
-    layout_of,
-    layout_op,
-    make_view,
-    plain_layout,
-    shaped,
-    view_of,
-)
+from .._tape.views import Alias, layout_of, make_view, shaped, view_of
 
 __all__ = [
     "adjoint",

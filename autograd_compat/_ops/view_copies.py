@@ -6,8 +6,8 @@
 from __future__ import annotations
 
 from .._pure.shapes import normalize_dim
-from . import pieces as _pieces
 from . import shape as _shape
+from . import splits as _splits
 
 __all__ = [
     "alias_copy",
@@ -70,7 +70,7 @@ def split_copy(tensor, split_size, dim: int = 0):
 
 def split_with_sizes_copy(input, split_sizes, dim: int = 0):
     """`split_with_sizes`, the pieces new tensors."""
-    return _copies(_pieces.split_with_sizes(input, split_sizes, dim))
+    return _copies(_splits.split_with_sizes(input, split_sizes, dim))
 
 
 def squeeze_copy(input, dim=None):
@@ -95,7 +95,7 @@ def unbind_copy(input, dim: int = 0):
 
 def unfold_copy(input, dimension: int, size: int, step: int):
     """`Tensor.unfold`, as a new tensor."""
-    return _shape.clone(_pieces.unfold(input, dimension, size, step))
+    return _shape.clone(_splits.unfold(input, dimension, size, step))
 
 
 def unsqueeze_copy(input, dim: int):

@@ -7,19 +7,11 @@ import threading
 
 import jax
 import numpy as np
-from jax._src import xla_bridge
+from jax.core import ShapedArray
 from jax.sharding import SingleDeviceSharding
 
 from . import errors as _errors
-
-try:  # jaxlib's batched transfer: what `jax.jit` uses for numpy arguments (~5 us, not ~40)
-    from jax._src.core import ShapedArray
-    from jax._src.lib import xla_client as _xla_client
-
-    _batched_device_put = _xla_client.batched_device_put
-    _COPY_NOW = _xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
-except (ImportError, AttributeError):  # pragma: no cover - a JAX that moved it
-    _batched_device_put = None
+from .jax_internals import COPY_DURING_CALL, batched_device_put, registered_platforms
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 META = "meta"  # shapes and dtypes without data (`_state/tensor.MetaTensor`): no JAX device
@@ -116,7 +108,7 @@ def meta_by_default() -> bool:
 
 @functools.cache
 def _jax_devices(platform: str) -> tuple:
-    if platform == "gpu" and not {"cuda", "rocm"} & set(xla_bridge._backend_factories):
+    if platform == "gpu" and not {"cuda", "rocm"} & registered_platforms():
         # No GPU plugin: answer without starting JAX's backend, so that `cuda.is_available()`
         # may come before `init_process_group` (which must configure it first).
         return ()
@@ -165,11 +157,11 @@ def host_to_device(array: np.ndarray) -> jax.Array:
     write to it reaches no tensor, and the array is ready at once (JAX's default, zero-copy or
     a copy in the background, made the next program wait on another thread)."""
     default_device = jax.config.jax_default_device  # type: ignore[attr-defined]
-    if _batched_device_put is None or default_device is not None:
+    if batched_device_put is None or default_device is not None:
         return jax.device_put(np.array(array, copy=True))
     device, sharding = _default_placement()
     aval = _aval(array.shape, array.dtype)
-    return _batched_device_put(aval, sharding, [array], [device], False, False, _COPY_NOW)
+    return batched_device_put(aval, sharding, [array], [device], False, False, COPY_DURING_CALL)
 
 
 @functools.lru_cache(maxsize=512)

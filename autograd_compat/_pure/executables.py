@@ -29,12 +29,7 @@ import weakref
 
 import jax
 
-try:  # JAX's tracing and lowering caches (what `jax.clear_caches` clears besides programs)
-    from jax._src import util as _jax_util
-
-    _clear_staging = getattr(_jax_util, "clear_all_caches", None)
-except ImportError:  # pragma: no cover -- a JAX without it: those caches stay JAX's LRUs
-    _clear_staging = None
+from .jax_internals import clear_staging_caches
 
 ENV = "AUTOGRAD_COMPAT_MAX_EXECUTABLES"
 
@@ -101,8 +96,8 @@ def sweep() -> int:
                 fn.clear_cache()
                 total -= record[0]
                 record[0] = 0
-            if _clear_staging is not None:
-                _clear_staging()
+            if clear_staging_caches is not None:
+                clear_staging_caches()
         return total
 
 

@@ -93,7 +93,7 @@ class Op:
     `shown_inputs`: the input positions `next_functions` lists (None: all); index, mask and
     constant inputs (runtime scalars, see `scalar_input`) are no inputs of PyTorch's node.
     Positions past an application's inputs are skipped (optional trailing weight and bias).
-    `deferrable`: whether `_pure/lazy` may defer an application into a run of ops; False for a
+    `deferrable`: whether `_defer/lazy` may defer an application into a run of ops; False for a
     function whose trace reads or swaps tensors' state (a torch.compile'd call: traced inside a
     deferred run, it would read that run's own values, waiting on the run's lock for good).
     """

@@ -14,7 +14,8 @@ workaround, made a 1024^2 float32 `tanh(X@W1)@W2` step about 1.6x slower). With 
 whose default set is {individual_dot, reduce}, `=-reduce` compiles the same programs; the
 allow-list is kept because a subtraction from the default would let reductions back in through
 any type a later default adds (the `eltwise` type alone reproduces both bugs: its fusions take
-reductions too). `tests/test_xla_workarounds.py` runs the reproducers under the chosen value.
+reductions too). `tests/runtime/test_xla_workarounds.py` runs the reproducers under the chosen
+value.
 
 XLA reads XLA_FLAGS when the CPU backend starts (the first JAX computation), so this must run
 before any. The flag is parsed by jaxlib >= 0.10.1 and fatal to older ones, hence the gate.

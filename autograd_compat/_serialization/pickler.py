@@ -22,8 +22,8 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure.shapes import Size
+from .._pure.strides import contiguous_strides
 from .._state.tensor import Tensor
-from .._tape.views import contiguous_strides
 from ..nn.parameter import Parameter
 from . import storages
 from .names import torch_name

@@ -14,9 +14,9 @@ import itertools
 import weakref
 from collections import OrderedDict
 
+from .._defer.lazy import Pending, resolved
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
-from .._pure.lazy import Pending, resolved
 
 _sequence = itertools.count()
 
@@ -192,7 +192,7 @@ class Node(_NodeMethods):
             raise RuntimeError(_errors.BACKWARD_TWICE)
 
     def saved_values(self) -> tuple:
-        """The saved primals as stored (deferred ones may be `_pure/lazy.Pending`), or
+        """The saved primals as stored (deferred ones may be `_defer/lazy.Pending`), or
         PyTorch's 'backward a second time' error once released."""
         saved = self.saved
         if saved is None:

@@ -507,7 +507,7 @@ class _PassedHostTensor(HostTensor):
 
 
 class LazyTensor(_ComputedOnRead):
-    """A tensor whose value is a deferred op's output (`_pure/lazy.Pending`): its shape and
+    """A tensor whose value is a deferred op's output (`_defer/lazy.Pending`): its shape and
     dtype are known, its value is computed, with the rest of its segment, at the first read of
     `_value`, which makes it a plain `Tensor`. Metadata reads (`_stored`) do not compute it."""
 

@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._defer.lazy import Pending, replaces
 from .._pure import dtypes as _dtypes
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
-from .._pure.lazy import Pending, replaces
 from .._pure.op import INEXACT, constant
 from .._pure.shapes import broadcast_shapes
 from .._pure.sharding import keep_sharding

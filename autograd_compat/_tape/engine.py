@@ -27,10 +27,10 @@ import itertools
 import threading
 from collections import OrderedDict
 
+from .._defer import lazy as _lazy
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 from .._pure import executables
-from .._pure import lazy as _lazy
 from .._pure import memory as _memory
 from .._pure.op import HashedTuple, constant, lru_get, lru_put, register, vjp_of
 from .._pure.sharding import keep_sharding
@@ -499,7 +499,7 @@ def run_backward(
             if not create_graph:  # one call computes every deferred value the nodes saved;
                 _lazy.flush_current()  # under create_graph, the vjp ops defer on them
             captured, pending, after = _run_stepwise(order, plan, create_graph)
-            if not create_graph:  # the gradients, computed by one call (`_pure/lazy`); under
+            if not create_graph:  # the gradients, computed by one call (`_defer/lazy`); under
                 _lazy.flush_current()  # create_graph they join the next backward's program
             if accumulate and n_targets:
                 pending.extend(_target_grads(targets, captured))
@@ -847,7 +847,7 @@ def _run_fused(fused, order: list, saved, seeds: list, sinks: list, retain_graph
     """Run the backward as one call of its fused function (call under `_accumulation`) on the
     nodes' saved values (None: read here): the captured gradients and the leaves' `.grad`
     updates, for `_commit`. Deferred ops whose values the nodes saved run in the same call
-    (`_pure/lazy.call_with_deferred`)."""
+    (`_defer/lazy.call_with_deferred`)."""
     leaves = [order[i].variable for i in sinks]
     segment = _lazy.open_segment()
     existing = [None if leaf._grad is None else leaf._grad._value for leaf in leaves]

@@ -20,10 +20,10 @@ from typing import Any, NamedTuple, NoReturn
 
 import jax
 
+from .._defer import lazy as _lazy
+from .._defer.lazy import Known, Pending
 from .._pure import executables
-from .._pure import lazy as _lazy
 from .._pure import memory as _memory
-from .._pure.lazy import Known, Pending
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._pure.shapes import pytorch_shape_error
 from .._state import modes as _grad_mode
@@ -194,7 +194,7 @@ def _requires(inputs: tuple) -> tuple:
 
 
 def _known_recipe(op: Op, known: Known, requires: tuple) -> tuple:
-    """The node recipe (`_recipe`) of `op` where `_pure/lazy` knows it at these input shapes
+    """The node recipe (`_recipe`) of `op` where `_defer/lazy` knows it at these input shapes
     (`known`), for this requires_grad pattern: made once and kept with `known`, so its tuples
     are the same objects node after node (the engine's hot pass compares them by identity)."""
     recipe = known.notes[requires] = _recipe(op, known.static, requires, known.inputs, known.meta)

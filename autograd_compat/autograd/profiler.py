@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import jax
 
+from .._alias import missing_attribute as _missing_attribute
 from .._tape.record import OpEvent, add_observer, remove_observer
 from .profiler_util import (
     DeviceType,
@@ -383,6 +384,4 @@ def load_nvprof(path: str):
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

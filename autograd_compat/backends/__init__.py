@@ -9,6 +9,7 @@ True as in PyTorch's CPU builds (XLA:CPU uses oneDNN for some ops; the switch ch
 
 from __future__ import annotations
 
+from .._alias import missing_attribute as _missing_attribute
 from . import cpu, cuda, cudnn, mkldnn, mps
 from ._settings import (
     get_float32_matmul_precision,
@@ -35,6 +36,4 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

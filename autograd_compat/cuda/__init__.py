@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import jax
 
+from .._alias import missing_attribute as _missing_attribute
 from .._pure.memory import OutOfMemoryError
 from .._state import random as _random
 from . import amp, memory
@@ -119,6 +120,5 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
 
 def __getattr__(name: str):
     """`torch.cuda.X` that this module lacks: an AttributeError saying it is not supported."""
-    from .._alias import missing_attribute
 
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from .._alias import missing_attribute as _missing_attribute
 from .._pure import sharding as _sharding
 from .._state.tensor import Tensor
 from . import constants, distributed_c10d
@@ -29,6 +30,4 @@ def shard(tensor: Tensor, mesh: Mesh | DeviceMesh, spec: PartitionSpec) -> Tenso
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

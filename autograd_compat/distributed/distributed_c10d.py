@@ -19,8 +19,8 @@ import warnings
 from typing import Any
 
 import jax
-from jax._src import xla_bridge
 
+from .._pure.jax_internals import backends_are_initialized
 from .._state.modes import no_grad
 from .._state.tensor import Tensor
 from ._collectives import Collectives
@@ -213,7 +213,7 @@ def _start_processes(address: str, world_size: int, rank: int, timeout) -> Colle
             "init_process_group: this process already joined a jax.distributed job, which "
             "cannot be started again (destroy_process_group ended it for the process)"
         )
-    if xla_bridge.backends_are_initialized():
+    if backends_are_initialized():
         raise RuntimeError(
             f"init_process_group(world_size={world_size}): JAX's backend has already started "
             "in this process (a tensor was made or a device queried), and jax.distributed must "

@@ -10,6 +10,7 @@ family; `constraints` for validation.
 
 from __future__ import annotations
 
+from .._alias import missing_attribute as _missing_attribute
 from . import constraints
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -44,6 +45,5 @@ __all__ = [
 
 def __getattr__(name: str):
     """`torch.distributions.X` that this package lacks: an AttributeError saying so."""
-    from .._alias import missing_attribute
 
-    missing_attribute(__name__, name)
+    _missing_attribute(__name__, name)

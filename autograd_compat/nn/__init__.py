@@ -7,6 +7,7 @@ initializations, reprs and error messages are PyTorch's.
 
 import importlib
 
+from .._alias import missing_attribute as _missing_attribute
 from . import functional, init, modules, parallel, parameter, utils
 from .modules import *  # noqa: F403
 from .modules.module import Module, register_module_forward_hook, register_module_forward_pre_hook
@@ -19,6 +20,4 @@ attention = importlib.import_module(f"{__name__}.attention")
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .._alias import missing_attribute as _missing_attribute
 from .._state.tensor import MetaTensor, Tensor
 from . import _arrays
 
@@ -317,6 +318,4 @@ orthogonal = _make_deprecated(orthogonal_)
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -16,6 +16,7 @@ gradient itself, its eps placement and bias corrections differ, and its state la
 what state_dict() must reproduce).
 """
 
+from .._alias import missing_attribute as _missing_attribute
 from . import lr_scheduler, swa_utils
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -46,6 +47,4 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -13,6 +13,7 @@ from functools import wraps
 from typing import Any
 from weakref import ref
 
+from .._alias import missing_attribute as _missing_attribute
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .optimizer import Optimizer
@@ -1068,6 +1069,4 @@ class ChainedScheduler(_Composite):
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

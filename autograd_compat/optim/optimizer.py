@@ -15,17 +15,19 @@ from __future__ import annotations
 import copy
 import sys
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from itertools import chain
 
 import numpy as np
-from jax._src.array import ArrayImpl
 
 from .._pure import dtypes as _dtypes
 from .._pure import memory as _memory
 from .._pure.interrupts import call_through_interrupt
+from .._pure.jax_internals import ArrayImpl
+from .._pure.references import CALL_REFERENCES
 from .._state import modes as _grad_mode
 from .._state.modes import modes
+from .._state.node import RemovableHandle
 from .._state.tensor import Tensor
 from .._tape.backward import clear_grad
 from ..nn import _arrays
@@ -96,8 +98,9 @@ def _donatable(tensors: list, values: tuple, containers: int) -> bool:
     kept graph, a `detach()` the user holds or a raw array would be left deleted."""
     return all(
         type(values[i]) is ArrayImpl
-        # references: the memory's own, the containers and getrefcount's argument
-        and sys.getrefcount(values[i]) <= 1 + containers + _memory_holders(tensors[i], values[i])
+        # holders: the memory's own and the containers (`_pure/references`)
+        and sys.getrefcount(values[i])
+        <= CALL_REFERENCES + containers + _memory_holders(tensors[i], values[i])
         for i in range(len(values))
     )
 
@@ -139,8 +142,9 @@ class Optimizer:
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
-        self._optimizer_step_pre_hooks: dict = {}
-        self._optimizer_step_post_hooks: dict = {}
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()  # (a handle refers to it
+        # weakly, as PyTorch's does: a plain dict takes no weak reference)
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -171,8 +175,8 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})
-        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
 
     def __repr__(self) -> str:
         format_string = self.__class__.__name__ + " ("
@@ -341,16 +345,12 @@ class Optimizer:
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
         """Run `hook(optimizer, args, kwargs)` before each step."""
-        from ..utils.hooks import RemovableHandle
-
         handle = RemovableHandle(self._optimizer_step_pre_hooks)
         self._optimizer_step_pre_hooks[handle.id] = hook
         return handle
 
     def register_step_post_hook(self, hook):
         """Run `hook(optimizer, args, kwargs)` after each step."""
-        from ..utils.hooks import RemovableHandle
-
         handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle

@@ -5,6 +5,7 @@ Only CPU-side activity exists here: `supported_activities()` is `{ProfilerActivi
 asking for CUDA warns and records the CPU side, as PyTorch does on a host without CUDA.
 """
 
+from .._alias import missing_attribute as _missing_attribute
 from ..autograd.profiler import kineto_available, record_function
 from ..autograd.profiler_util import DeviceType
 from . import profiler
@@ -34,6 +35,4 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -1,9 +1,8 @@
 """torch.utils: data loading (utils.data) and hook handles (utils.hooks)."""
 
+from .._alias import missing_attribute as _missing_attribute
 from . import _pytree, checkpoint, data, hooks
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .. import nn
+from .._alias import missing_attribute as _missing_attribute
 from .._state import modes as _modes
 from .._state.random import get_rng_state, set_rng_state
 from .._state.tensor import Tensor
@@ -455,6 +456,4 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
 
 
 def __getattr__(name: str) -> Any:
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from .._alias import missing_attribute as _missing_attribute
 from .._C import _current_graph_task_id
 from .._library.ops import aten_packet
 from .._state.tensor import Tensor
@@ -350,6 +351,4 @@ def _tabulate(rows: list[list[str]], header: list[str]) -> str:
 
 
 def __getattr__(name: str):
-    from .._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -1,4 +1,4 @@
-"""Eager steps with deferred small ops on and off, in one process (`_pure/lazy.py`).
+"""Eager steps with deferred small ops on and off, in one process (`_defer/lazy.py`).
 
 Two full runs of `bench/run.py` differ by up to 30% on this machine, more than deferral moves
 some steps, so this compares the settings where they meet the same machine: each workload's
@@ -16,7 +16,7 @@ from run import _cell, _geomean, _ratio, _time, real_torch, sampling
 from workloads import WORKLOADS
 
 import autograd_compat as ours
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 
 
 def _switched(step, compute, enabled: bool):

@@ -1,4 +1,4 @@
-"""The chain's eager step after each of its ops was once read right after it (`_pure/lazy.py`).
+"""The chain's eager step after each of its ops was once read right after it (`_defer/lazy.py`).
 
 An op whose result is read at once (a run of one op: a notebook cell printing `y * 1.01`)
 runs at its call from then on, since deferring it gains nothing; the ops so marked are
@@ -20,7 +20,7 @@ from run import _cell, _time, real_torch, sampling
 from workloads import CHAIN_DATA, chain_torch
 
 import autograd_compat as ours
-from autograd_compat._pure import lazy
+from autograd_compat._defer import lazy
 
 FIRST_STEPS = 20  # the steps right after the reads, timed one by one
 

@@ -17,7 +17,8 @@ import sys
 
 import numpy as np
 import pytest
-from torch_compare import require_torch
+
+from tests._helpers.torch_compare import require_torch
 
 # The scripts run in processes of their own (on either library): never imported by pytest,
 # whose doctest collection would otherwise run them in its own process.

@@ -3,7 +3,7 @@ the same values read, and files written by either library read by the other."""
 
 import pytest
 
-from conftest import run_script
+from tests.ecosystem.conftest import run_script
 
 pytest.importorskip("safetensors")
 

@@ -4,7 +4,7 @@ library, both ways: the classes given and the names the pickle carries are match
 import numpy as np
 import pytest
 
-from conftest import assert_close
+from tests.ecosystem.conftest import assert_close
 
 
 @pytest.mark.parametrize("saved_by_ours", [False, True], ids=["torch_to_ours", "ours_to_torch"])

@@ -20,7 +20,8 @@ import zlib
 from collections.abc import Callable
 
 import numpy as np
-from torch_compare import arr
+
+from tests._helpers.torch_compare import arr
 
 # ----------------------------------------------------------------------------- inputs
 # the shapes the rows share
@@ -223,7 +224,7 @@ ROWS: list[OpCase] = [
     OpCase("_internal.wide_pieces", _wide_grad, names=False),
     # (its inputs are the nodes' saved values, which depend on each other: the row is checked
     # by finite differences and PyTorch; not traced, as autograd.grad needs an x requiring
-    # grad; tests/test_whole_backward.py checks it against jax.grad)
+    # grad; tests/autograd/test_whole_backward.py checks it against jax.grad)
     OpCase("_internal.whole_backward", _whole_grad, names=False, trace=False),
     OpCase(
         "_internal.assign",
@@ -254,7 +255,7 @@ ROWS: list[OpCase] = [
     OpCase("uniform_", lambda torch, x: seeded(torch, lambda: x.clone().uniform_()), torch=False),
     # The samplers' gradients are implicit reparameterisation (the derivative of the inverse
     # CDF at the sample), not the derivative of the draw at a fixed key, so finite differences
-    # do not apply; tests/test_distributions.py checks them against PyTorch's
+    # do not apply; tests/distributions/test_distributions.py checks them against PyTorch's
     # _standard_gamma_grad and the exact gradient of the mean.
     OpCase(
         "_standard_gamma",

@@ -11,12 +11,19 @@ import sys
 import jax
 import numpy as np
 import pytest
-from op_table import ROWS, OpCase
-from torch_compare import _flatten, _grads, _jax_vjp, check_case, grad_fn_name, values
 
 import autograd_compat
 from autograd_compat._pure.op import INEXACT, Op, conj_complex, registered_ops
 from autograd_compat._tape import record
+from tests._helpers.torch_compare import (
+    _flatten,
+    _grads,
+    _jax_vjp,
+    check_case,
+    grad_fn_name,
+    values,
+)
+from tests.ops.op_table import ROWS, OpCase
 
 OPS = registered_ops()
 

@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 import pytest
-from torch_compare import arr, assert_same, check_case, check_error
 
 import autograd_compat as ac
+from tests._helpers.torch_compare import arr, assert_same, check_case, check_error
 
 # name -> (function of (lib, x), input kind); x has shape (3, 4)
 UNARY = {

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from torch_compare import arr, check_case, check_error, uniform
 
 import autograd_compat as ac
+from tests._helpers.torch_compare import arr, check_case, check_error, uniform
 
 
 def _well_conditioned(n: int, batch=(), seed: int = 0) -> np.ndarray:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torch_compare import arr, check_case, check_error
 
 import autograd_compat as ac
 from autograd_compat.nn.functional import one_hot, pad
+from tests._helpers.torch_compare import arr, check_case, check_error
 
 
 def _one_hot(t, *args, **kwargs):

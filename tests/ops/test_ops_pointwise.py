@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
-from torch_compare import arr, assert_same, check_case, check_error, uniform
 
 import autograd_compat as ac
+from tests._helpers.torch_compare import arr, assert_same, check_case, check_error, uniform
 
 BINARY_SHAPES = [((3, 1), (4,)), ((), (2, 3))]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torch_compare import assert_same, check_error
 
 import autograd_compat as ac
+from tests._helpers.torch_compare import assert_same, check_error
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from torch_compare import arr, check_case, check_error
 
 import autograd_compat as ac
+from tests._helpers.torch_compare import arr, check_case, check_error
 
 # name -> (function of (lib, x), input shape)
 FLOAT_CASES = {
@@ -273,7 +273,7 @@ def test_reductions_under_jit():
 def test_extremes_of_infinite_slices_match_pytorch():
     """An all -inf (or +inf) slice reduces to that infinity, with the gradient split among
     its elements; the tie-splitting term must not compute inf - inf (it gave NaN)."""
-    from torch_compare import run_parity
+    from tests._helpers.torch_compare import run_parity
 
     def prog(torch):
         x = torch.tensor([[-math.inf, -math.inf, -math.inf], [math.inf, 1.0, math.inf]])

@@ -12,10 +12,10 @@ import warnings
 import jax
 import numpy as np
 import pytest
-from torch_compare import assert_same, check_case, check_error, snap
 
 import autograd_compat as ac
 from autograd_compat._pure.errors import DataDependentError
+from tests._helpers.torch_compare import assert_same, check_case, check_error, snap
 
 NAN, INF = math.nan, math.inf
 VALUES = [3.0, 1, 2, 3, 1, 5, 3]

@@ -12,11 +12,11 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from op_table import ROWS, OpCase, S, make_array
-from torch_compare import catch, compare
 
 import autograd_compat
 from autograd_compat._pure.shapes import broadcast_shapes, pytorch_shape_error
+from tests._helpers.torch_compare import catch, compare
+from tests.ops.op_table import ROWS, OpCase, S, make_array
 
 BAD = (3, 5)  # does not broadcast with S = (3, 4)
 SWEPT = [

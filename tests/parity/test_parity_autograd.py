@@ -7,7 +7,8 @@ import itertools
 
 import numpy as np
 import pytest
-from torch_compare import Corpus, catch, no_names, run_parity, snap
+
+from tests._helpers.torch_compare import Corpus, catch, no_names, run_parity, snap
 
 corpus = Corpus()
 

@@ -9,7 +9,8 @@ import itertools
 
 import numpy as np
 import pytest
-from torch_compare import Corpus, no_names, run_parity
+
+from tests._helpers.torch_compare import Corpus, no_names, run_parity
 
 corpus = Corpus()
 

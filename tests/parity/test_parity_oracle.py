@@ -7,10 +7,10 @@ import os
 
 import numpy as np
 import pytest
-import torch_compare
-from torch_compare import TORCH_MISSING, Err, catch, compare, run, snap
 
 import autograd_compat
+from tests._helpers import torch_compare
+from tests._helpers.torch_compare import TORCH_MISSING, Err, catch, compare, run, snap
 
 
 def test_torch_oracle_is_installed():

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torch_compare import Corpus, catch, run_parity, snap
+
+from tests._helpers.torch_compare import Corpus, catch, run_parity, snap
 
 corpus = Corpus()
 X = [[0.5, -1.25, 2.0], [1.5, 0.75, -0.25]]

@@ -4,6 +4,7 @@ is not available: those names import and raise when used."""
 
 from __future__ import annotations
 
+from ..._alias import missing_attribute as _missing_attribute
 from ..._stand_ins import raising
 from .stubs import DeQuantStub, QuantStub
 
@@ -35,6 +36,5 @@ def __getattr__(name: str):
             "quantization is not available in autograd_compat (models run in floating point; "
             "QuantStub and DeQuantStub are identities)",
         )
-    from ..._alias import missing_attribute
 
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

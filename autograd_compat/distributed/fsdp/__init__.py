@@ -34,6 +34,7 @@ import jax
 import numpy as np
 from jax.sharding import Mesh
 
+from ..._alias import missing_attribute as _missing_attribute
 from ...nn.modules.module import Module
 from ...nn.parallel import lay_out, split_inputs
 from ..device_mesh import DeviceMesh
@@ -213,6 +214,4 @@ def _add_wrapped_prefix(module, state_dict, prefix: str, *args) -> None:
 
 
 def __getattr__(name: str):
-    from ..._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

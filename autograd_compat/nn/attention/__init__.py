@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import enum
 
+from ..._alias import missing_attribute as _missing_attribute
 from . import flex_attention
 
 __all__ = ["WARN_FOR_UNFUSED_KERNELS", "SDPBackend", "flex_attention", "sdpa_kernel"]
@@ -46,6 +47,5 @@ def sdpa_kernel(backends: list[SDPBackend] | SDPBackend, set_priority: bool = Fa
 
 def __getattr__(name: str):
     """`torch.nn.attention.X` that this module lacks: an AttributeError saying so."""
-    from ..._alias import missing_attribute
 
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -6,6 +6,7 @@ and kin) is imported where used, never here: `torch.nn`'s star import of this pa
 bind it over `torch.nn.utils`.
 """
 
+from ..._alias import missing_attribute as _missing_attribute
 from . import misc as padding
 from . import misc as upsampling
 from . import normalization as batchnorm
@@ -31,6 +32,4 @@ from .transformer import *
 
 
 def __getattr__(name: str):
-    from ..._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -14,6 +14,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any
 
+import jax.numpy as jnp
+
 from ..._ops.factories import empty_like
 from ..._pure import dtypes as _dtypes
 from ..._state import modes as _grad_mode
@@ -931,8 +933,6 @@ def _copy_into(target: Tensor, source: Tensor) -> None:
     if value.dtype != target._stored.dtype:
         value = value.astype(target._stored.dtype)
     if value.shape != target._stored.shape:
-        import jax.numpy as jnp
-
         value = jnp.broadcast_to(value, target._stored.shape)
     target._set_value(value)
     target._bump_version()

@@ -1,6 +1,7 @@
 """torch.nn.utils: gradient clipping, parameter/vector conversion, sequence packing,
 parametrizations (weight and spectral norm), conv/linear and BatchNorm fusion."""
 
+from ..._alias import missing_attribute as _missing_attribute
 from . import fusion, parametrizations, parametrize, rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
@@ -19,6 +20,4 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    from ..._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

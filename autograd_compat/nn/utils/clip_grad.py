@@ -9,6 +9,7 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
+from ..._ops.factories import tensor
 from ..._pure import executables
 from ..._state.tensor import Tensor
 
@@ -57,8 +58,6 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     tensors = [t for t in _as_list(tensors) if t is not None]
     norm_type = float(norm_type)
     if not tensors:
-        from ..._ops.factories import tensor
-
         return tensor(0.0)
     total = _total_norm([t._value for t in tensors], norm_type)
     if error_if_nonfinite and not bool(jnp.isfinite(total)):

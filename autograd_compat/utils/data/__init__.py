@@ -1,5 +1,6 @@
 """torch.utils.data: Dataset, TensorDataset, DataLoader, samplers, random_split."""
 
+from ..._alias import missing_attribute as _missing_attribute
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import (
     ConcatDataset,
@@ -41,6 +42,4 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    from ..._alias import missing_attribute
-
-    return missing_attribute(__name__, name)
+    return _missing_attribute(__name__, name)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import collections.abc
 import numbers
 
-import jax.numpy as jnp
 import numpy as np
 
 from ...._ops.factories import as_tensor, tensor
+from ...._ops.shape import stack
 from ...._pure import dtypes as _dtypes
 from ...._state.tensor import Tensor
 
@@ -17,14 +17,6 @@ __all__ = ["default_collate", "default_convert"]
 _COLLATE_ERROR = (
     "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 )
-
-
-def _stack(tensors: list) -> Tensor:
-    try:
-        from ...._ops.shape import stack
-    except ImportError:  # pragma: no cover - the library always has stack
-        return Tensor._wrap(jnp.stack([t._value for t in tensors]))
-    return stack(tensors, 0)
 
 
 def default_collate(batch):
@@ -36,7 +28,7 @@ def default_collate(batch):
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return _stack(list(batch))
+        return stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "OSUV":
             raise TypeError(_COLLATE_ERROR.format(elem.dtype))

@@ -1,0 +1,540 @@
+"""Deferred small ops: a run of eager ops on small arrays becomes one XLA call.
+
+An eager op costs one XLA dispatch, ~4.4 us on CPU: more than PyTorch's whole op with autograd.
+So `apply` (`_tape/record.py`) *defers* small ops into the calling thread's *segment*, and
+the first read of one of its values *flushes* it: the contract (what is deferred and when, when
+a segment is flushed, `Known.notes`, threads, `ENABLED`) is the package's docstring
+(`_defer/__init__.py`). A flush runs its ops so:
+- a run of ops met for the first time runs op by op, each through its own jitted program (it
+  exists: every op ran eagerly at these shapes before it could be deferred), so a one-off
+  cell of a notebook compiles nothing new;
+- a run met again (the same ops, static arguments and wiring: the step of a loop) runs as one
+  jitted program, compiled once (the third time: `COMPILE_AFTER`), that returns only the values
+  still referenced.
+A flush gives the values the ops give one by one, rounded as each op rounds: its programs are
+compiled without XLA's fusion pass (`PER_OP_ROUNDING`), since XLA:CPU contracts a multiply and
+an add fused into one loop into a fused multiply-add, which rounds once where PyTorch rounds
+twice (3,000 steps of `y * 1.0001 + 0.0001` drift by 5e-5). Unfused, a program of 200 ops on
+small arrays runs as fast (each op's loop is ~40 ns). A forward computed inside its backward's
+program (`call_with_deferred`) is compiled with fusion, as the fused backward alone always was:
+unfused, the many small ops of a double backward's program ran 40% slower than op by op; there
+XLA may contract a multiply and an add of the forward (an ulp).
+A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long,
+and once the arrays it reads pass `MAX_HELD_BYTES`: a deferred op keeps its inputs alive until
+its segment is flushed, so a loop of `batch.sum()` would otherwise hold a segment's worth of
+batches.
+On by default (it saves the dispatch of every deferred op: see docs/performance.md);
+`AUTOGRAD_COMPAT_LAZY=0` runs every op at its call.
+
+Nothing here knows about Tensor: `_state/tensor.LazyTensor` holds a `Pending`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import threading
+import weakref
+from collections import OrderedDict
+from math import prod
+
+import numpy as np
+from jax import ensure_compile_time_eval
+
+from .._pure import executables
+from .._pure import memory as _memory
+from .._pure.jax_internals import ArrayImpl, trace_ctx
+from .._pure.op import HashedTuple, Op, lru_put
+from .._pure.references import CALL_REFERENCES
+
+ENV = "AUTOGRAD_COMPAT_LAZY"
+ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
+SMALL_ELEMENTS = 16384  # an op whose outputs are all this small is deferred
+MAX_OPS = 256  # a segment is flushed when it holds this many ops
+MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) pass this size
+SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
+PROGRAMS = 256  # runs of ops counted or compiled (an LRU)
+COMPILE_AFTER = 3  # a run is compiled the third time it is met: code run twice compiles nothing
+AT_ONCE_OPS = 2  # a run of this many ops or fewer read right after them runs at its call
+REDEFER_AFTER = 1024  # calls of ops run at their call for a read at once, then deferred again
+# XLA:CPU's parallel task assigner splits a loop it deems costly across the intra-op threads:
+# for these small arrays the handoff costs more than the loop (a gradient penalty's program,
+# one 32x64 loop split in two: 72 -> 45 us a call without the pass)
+SERIAL = "cpu-parallel-task-assigner"
+PER_OP_ROUNDING = {"xla_disable_hlo_passes": f"fusion,{SERIAL}"}  # a run's compile options
+WITH_BACKWARD = {"xla_disable_hlo_passes": SERIAL}  # ... of a run computed in its backward
+
+
+class Pending:
+    """A deferred op's output: its aval now, its array once its segment was flushed."""
+
+    __slots__ = ("segment", "slot", "aval", "known", "array", "__weakref__")
+
+    def __init__(self, segment: Segment, slot: int, aval, known: Known) -> None:
+        self.segment = segment
+        self.slot = slot
+        self.aval = aval
+        self.known = known  # what `learn` found for the op that makes it
+        self.array = None
+
+    @property
+    def shape(self) -> tuple:
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return prod(self.aval.shape)
+
+    def result(self, learning: bool = False):
+        """The array (its segment is flushed first if it was not). `learning`: the reader is an
+        op running once to learn its output shapes, a warm-up read that says nothing of how
+        the value is used."""
+        array = self.array
+        if array is None:
+            segment = self.segment
+            if segment is None:  # another thread's flush handed the array out meanwhile
+                return self.array
+            if len(segment.plan) <= AT_ONCE_OPS and not segment.closed and not learning:
+                segment.read_at_once()  # deferring its ops gains nothing: run them at their call
+            segment.flush()
+            array = self.array
+        return array
+
+
+def replaces(old) -> bool:
+    """Whether a deferred value may replace `old` (a tensor's stored value) unread: `old` is
+    deferred too, or an array on JAX's default placement (one committed to a device or a
+    mesh keeps its placement, which the write must compute into)."""
+    kind = type(old)
+    return kind is Pending or (kind is ArrayImpl and not old._committed)
+
+
+def resolved(values, learning: bool = False):
+    """`values` with each Pending replaced by its array (`learning`: see `Pending.result`)."""
+    return [v.result(learning) if type(v) is Pending else v for v in values]
+
+
+# ----------------------------------------------------------------------------- output shapes
+class Known:
+    """What one eager run of an op taught about its applications at some input avals (`learn`):
+    its output avals (a tuple of them when `tupled`) and their (shape, dtype) pairs (`meta`),
+    the input avals (`inputs`; a numpy input's is its (shape, dtype)) and the static arguments.
+    `deferrable`: whether the op is deferred there (its outputs are small, and its result was
+    not read at once lately: `at_once`, see `_run_at_call`). `notes`: a dict the caller fills
+    with what it derives from these (the recorder's node recipes), found with the Pending
+    outputs or `defer`'s answer, without a lookup of its own."""
+
+    __slots__ = ("avals", "tupled", "meta", "inputs", "static", "deferrable", "at_once", "notes")
+
+    def __init__(self, avals, tupled: bool, inputs: tuple, static: tuple, deferrable: bool) -> None:
+        self.deferrable = deferrable
+        self.at_once = False
+        self.avals = avals
+        self.tupled = tupled
+        outputs = avals if tupled else (avals,)
+        self.meta = tuple([(a.shape, a.dtype) for a in outputs])
+        self.inputs = inputs
+        self.static = static
+        self.notes: dict = {}
+
+
+_shapes: dict = {}  # (op, static, input avals) -> Known | None (an output is not an array)
+LEARN = object()  # `defer`'s answer when the op's output shapes are not known yet: run, `learn`
+_at_once: list = []  # the Knowns of `_shapes` that run at their call for a read at once
+_calls_left = [REDEFER_AFTER]  # such calls until they are all deferred again
+
+
+def _run_at_call(known: Known) -> None:
+    """The op of `known` was read right after it (in a run of at most `AT_ONCE_OPS` ops): it
+    runs at its call from now on, until `REDEFER_AFTER` calls of ops so marked have passed.
+    Then every marked op is deferred again (`_redefer`): one read at once, a print in a
+    notebook, must not make every later run of the op an XLA call of its own, the ops around
+    it included (a chain of ops each once printed stayed ~2x slower for good); an op still
+    read at once is marked again by its next read, one deferral and one flush later."""
+    known.deferrable = False
+    known.at_once = True
+    _at_once.append(known)
+
+
+def _redefer() -> None:
+    """Defer every op marked by `_run_at_call` again, and start the count anew."""
+    for known in _at_once:
+        known.deferrable = True
+        known.at_once = False
+    _at_once.clear()
+    _calls_left[0] = REDEFER_AFTER
+
+
+def _signature(values, segment: Segment | None = None) -> tuple | None:
+    """The input avals that decide an op's output shapes; None if a value cannot be deferred
+    (a tracer, an array committed to a device, anything but an array). A Pending of another
+    segment than `segment` (another thread's) is flushed first, outside any lock of ours."""
+    sig = []
+    for v in values:
+        kind = type(v)
+        if kind is ArrayImpl:
+            if v._committed:
+                return None
+            sig.append(v.aval)
+        elif kind is Pending:
+            other = v.segment
+            if other is not segment and other is not None:  # (None: its array was handed out)
+                other.flush()
+            sig.append(v.aval)
+        elif kind is np.ndarray:
+            sig.append((v.shape, v.dtype))
+        else:
+            return None
+    return tuple(sig)
+
+
+def learn(op: Op, static: tuple, values, out) -> None:
+    """Remember the output avals of `op` at these inputs after an eager run (`out`), so its
+    next application at the same shapes can be deferred; big outputs are never deferred, nor
+    an op that says it may not be (`Op.deferrable`)."""
+    sig = _signature(values)
+    if sig is None:
+        return
+    if len(_shapes) >= SHAPE_CACHE:
+        _shapes.clear()
+        _at_once.clear()  # (their Knowns are dropped too)
+    if type(out) is tuple:
+        if not all(hasattr(o, "aval") for o in out):  # an output is no array
+            _shapes[(op, static, sig)] = None
+        else:
+            avals = tuple([o.aval for o in out])
+            small = all(prod(a.shape) <= SMALL_ELEMENTS for a in avals)
+            _shapes[(op, static, sig)] = Known(avals, True, sig, static, small and op.deferrable)
+    else:
+        aval = out.aval
+        small = prod(aval.shape) <= SMALL_ELEMENTS
+        _shapes[(op, static, sig)] = Known(aval, False, sig, static, small and op.deferrable)
+
+
+def defer(op: Op, static: tuple, values):
+    """The Pending output(s) of `op` on `values`, appended to this thread's segment; else the
+    op runs now: its `Known` where it is not deferrable (an output is big, its result is read
+    at once), `LEARN` where its output shapes are to be learnt, None otherwise (an input or an
+    output is not an array)."""
+    segment = _local.segment
+    if segment is None or len(segment.plan) >= MAX_OPS or segment.held > MAX_HELD_BYTES:
+        if segment is not None:
+            segment.flush()
+        segment = _local.segment = Segment()
+    sig = _signature(values, segment)
+    if sig is None:
+        return None
+    key = (op, static, sig)
+    known = _shapes.get(key, LEARN)
+    if known is None or known is LEARN:
+        return known
+    if not known.deferrable:
+        if known.at_once:  # (a count, not a call: the doubling loop's every op comes here)
+            _calls_left[0] -= 1
+            if _calls_left[0] <= 0:  # (`<=`: threads may both count past zero)
+                _redefer()
+        return known
+    out = segment.append(key, values, known)
+    if out is None:  # another thread flushed this segment (it read one of its values)
+        segment = _local.segment = Segment()
+        out = segment.append(key, values, known)
+    return out
+
+
+class _Local(threading.local):
+    segment: Segment | None = None
+
+
+_local = _Local()
+
+
+def flush_current() -> None:
+    """Flush the calling thread's segment: a backward ends a step, and what it leaves deferred
+    would keep its inputs alive."""
+    segment = _local.segment
+    if segment is not None:
+        segment.flush()
+
+
+# ----------------------------------------------------------------------------- segments
+class Segment:
+    """A run of deferred ops of one thread, in order: their plan (op, static arguments, where
+    each input comes from, whether the output is a tuple), the arrays they read, and weak
+    references to their Pending outputs. Closed (no more ops) at its first flush; it lives on
+    while a Pending of it still waits for its array."""
+
+    __slots__ = (
+        "plan",
+        "externals",
+        "_external_slots",
+        "outputs",
+        "closed",
+        "lock",
+        "first",
+        "held",
+    )
+
+    def __init__(self) -> None:
+        self.plan: list = []
+        self.externals: list = []  # the arrays the run reads, each once
+        self._external_slots: dict = {}  # id(array) -> its index in `externals`
+        self.outputs: list = []  # weak references to the Pending outputs, by slot (a tuple
+        # output takes one slot per element)
+        self.held = 0  # the bytes of `externals`
+        self.closed = False
+        self.lock = threading.Lock()
+        self.first: Known | None = None  # what is known of the first op
+
+    def _external(self, value) -> int:
+        """The index of an input that is no output of this segment in `externals`."""
+        if type(value) is Pending:
+            value = value.array  # another segment's, flushed (see `_signature`)
+        index = self._external_slots.get(id(value))
+        if index is None:
+            index = self._external_slots[id(value)] = len(self.externals)
+            self.externals.append(value)
+            if type(value) is np.ndarray:
+                self.held += value.nbytes
+            else:  # (a jax.Array's `nbytes` costs ~0.5 us; its aval has the same)
+                aval = value.aval
+                self.held += prod(aval.shape) * aval.dtype.itemsize
+        return index
+
+    def append(self, key: tuple, values, known: Known):
+        """Add one op (its `_shapes` key: op, static arguments, input avals, and what is known
+        of it there) on `values` (arrays, or Pending outputs); its Pending output(s), or None
+        if the segment was closed meanwhile.
+
+        Safe against an interrupt (a signal handler's KeyboardInterrupt, raised where a call
+        returns): the lock is taken by a `with` (after a bare `acquire()` such an exception
+        left it held, and every later op of the thread waited on it for good), and the op's
+        outputs and its plan entry are added together or not at all, so the slots of later
+        ops stay those of their place in the plan."""
+        with self.lock:
+            if self.closed:
+                return None
+            refs = []  # where each input comes from: an output's slot s as ~s, else an external
+            for v in values:
+                if type(v) is Pending and v.segment is self:
+                    refs.append(~v.slot)
+                else:
+                    refs.append(self._external(v))
+            plan, outputs = self.plan, self.outputs
+            ops, slot = len(plan), len(outputs)
+            tupled = known.tupled
+            out: Pending | tuple[Pending, ...]
+            if tupled:
+                out = tuple([Pending(self, slot + i, a, known) for i, a in enumerate(known.avals)])
+                weak = [weakref.ref(p) for p in out]
+            else:
+                pending = Pending(self, slot, known.avals, known)
+                out, weak = pending, [weakref.ref(pending)]
+            try:
+                outputs.extend(weak)
+                # (`known.static`: one object for every application, compared by identity)
+                plan.append((key[0], known.static, tuple(refs), tupled))
+            except BaseException:
+                del outputs[slot:], plan[ops:]
+                raise
+            if not ops:
+                self.first = known
+            return out
+
+    def read_at_once(self) -> None:
+        """Its ops (at most `AT_ONCE_OPS`) were read right after them: they run at their call
+        (`_run_at_call`). Each op's `Known`: the first op's, and those of live outputs."""
+        knowns = [self.first] + [p.known for ref in self.outputs if (p := ref()) is not None]
+        for known in knowns:
+            if known is not None and known.deferrable:  # (each once: two ops may share one)
+                _run_at_call(known)
+
+    def close(self) -> None:
+        """No more ops: the next deferred op of this thread starts a new segment."""
+        self.closed = True
+        if _local.segment is self:
+            _local.segment = None
+
+    def flush(self) -> None:
+        """Close the segment; compute its outputs still referenced that have no array yet."""
+        with self.lock:
+            self.close()
+            live = [p for ref in self.outputs if (p := ref()) is not None and p.array is None]
+            if not live:
+                return
+            wanted = tuple([p.slot for p in live])
+            try:
+                if trace_ctx.is_top_level():
+                    arrays = self._run(wanted)
+                else:  # a read inside a trace: the values are concrete, keep them so
+                    with ensure_compile_time_eval():
+                        arrays = self._run(wanted)
+            except _memory.DISPATCH_ERRORS as failure:
+                _memory.raise_exhausted(failure)
+            _hand_out(live, arrays)
+
+    def _run(self, wanted: tuple):
+        plan = tuple(self.plan)
+        if len(plan) > 1:
+            function = functools.partial(_traced_plan, plan, wanted)
+            program = _program(HashedTuple((plan, wanted)), function, PER_OP_ROUNDING)
+            if program is not None:
+                return program(*self.externals)
+        return _run_plan(self.externals, plan, wanted)
+
+
+def _hand_out(pendings: list, arrays) -> None:
+    for pending, array in zip(pendings, arrays):
+        pending.array = array
+        pending.segment = None  # what it was computed from may go
+
+
+_programs: OrderedDict = OrderedDict()  # key -> times met, or its jitted program
+
+
+def _program(key, function, options: dict):
+    """The jitted `function` (compiled with the XLA `options`) for `key` from the
+    `COMPILE_AFTER`-th time `key` is met; None before (the run goes op by op and compiles
+    nothing)."""
+    program = _programs.get(key)
+    if program is None or type(program) is int:
+        seen = 1 if program is None else program + 1
+        program = (
+            executables.jit(function, compiler_options=options) if seen >= COMPILE_AFTER else seen
+        )
+        lru_put(_programs, key, program, PROGRAMS)
+    else:
+        try:  # (segments of two threads flush at once: the other's `lru_put` may evict `key`
+            _programs.move_to_end(key)  # between the lookup and here; it is then met anew)
+        except KeyError:
+            pass
+    return None if type(program) is int else program
+
+
+def _run_plan(externals: list, plan: tuple, wanted: tuple) -> tuple:
+    """Run the ops of `plan` on `externals` op by op, each through its own jitted program;
+    the outputs at the slots `wanted`."""
+    env: list = []
+    for op, static, refs, tupled in plan:
+        out = op.compiled(static)(*[externals[r] if r >= 0 else env[~r] for r in refs])
+        if tupled:
+            env.extend(out)
+        else:
+            env.append(out)
+    return tuple([env[s] for s in wanted])
+
+
+def _trace_plan(externals, plan: tuple) -> list:
+    """Every output of `plan`'s ops on `externals`, traced into the caller's program."""
+    env: list = []
+    for op, static, refs, tupled in plan:
+        out = op.fn(*[externals[r] if r >= 0 else env[~r] for r in refs], **dict(static))
+        if tupled:
+            env.extend(out)
+        else:
+            env.append(out)
+    return env
+
+
+def _traced_plan(plan: tuple, wanted: tuple, *externals) -> tuple:
+    env = _trace_plan(externals, plan)
+    return tuple([env[s] for s in wanted])
+
+
+# ----------------------------------------------------------------------------- into a program
+def open_segment() -> Segment | None:
+    """The calling thread's segment if it holds ops a backward could compute with it."""
+    segment = _local.segment
+    return segment if segment is not None and segment.plan else None
+
+
+def call_with_deferred(segment: Segment, function, saved: list, args: tuple, keep_all: bool):
+    """`function(saved, *args)` (a jitted function whose first argument is a list of tuples of
+    arrays: a backward and the values its nodes saved), as one program that first computes the
+    deferred values `saved` holds: the forward and the backward of a step in one XLA call.
+
+    Outputs of the open segment that something else still references (a result the caller
+    reads, all of them with `keep_all`: a graph that is kept) are returned by the same call and
+    handed to their Pending. Returns None when `saved` holds no value of `segment` (this
+    thread's open one, `open_segment`), or the first time this combination is met (the
+    segment is then flushed, and the caller runs `function` on the computed values). Either way
+    the segment is closed and every value of it still referenced is computed: the ops of the
+    next step start a new segment, so a loop's segments repeat, and nothing deferred holds its
+    inputs past the backward."""
+    layout, concrete, counts = _layout(segment, saved)
+    if not counts:
+        segment.flush()  # a backward ends a step: the next ops start a new segment
+        return None
+    with segment.lock:
+        segment.close()
+        extra = _referenced(segment, counts, keep_all)
+        plan = tuple(segment.plan)
+        key = HashedTuple((function, plan, layout, tuple([p.slot for p in extra])))
+        combined = functools.partial(_with_plan, function, plan, layout, key[3])
+        program = _program(key, combined, WITH_BACKWARD)  # fused, as the backward alone is
+        if program is not None:
+            try:
+                result, arrays = program(segment.externals, concrete, args)
+            except _memory.DISPATCH_ERRORS as failure:
+                _memory.raise_exhausted(failure)
+            _hand_out(extra, arrays)
+            return result
+    segment.flush()
+    return None
+
+
+def _layout(segment: Segment, saved: list) -> tuple:
+    """Where each saved value comes from (a slot s of `segment` as ~s, else an index into the
+    concrete values, each array once), the concrete values, and how often each Pending of
+    `segment` appears (by slot)."""
+    layout = []
+    concrete: list = []
+    places: dict = {}  # id(array) -> its index in `concrete`: each array is passed once
+    counts: dict = {}
+    for values in saved:
+        entry = []
+        for value in values:
+            if type(value) is Pending:
+                if value.segment is segment and value.array is None:
+                    slot = value.slot
+                    entry.append(~slot)
+                    counts[slot] = counts.get(slot, 0) + 1
+                    continue
+                value = value.result()
+            place = places.get(id(value))
+            if place is None:  # (a constant many nodes saved: `y * 1.01` in a loop)
+                place = places[id(value)] = len(concrete)
+                concrete.append(value)
+            entry.append(place)
+        layout.append(tuple(entry))
+    return tuple(layout), concrete, counts
+
+
+_HELD_HERE = 1 + CALL_REFERENCES  # `sys.getrefcount` of a value one variable holds
+
+
+def _referenced(segment: Segment, counts: dict, keep_all: bool) -> list:
+    """The Pending outputs of `segment` without an array that are referenced from elsewhere
+    than the saved values counted in `counts` (every live one with `keep_all`)."""
+    extra = []
+    for ref in segment.outputs:
+        pending = ref()
+        # holders: `pending` here and the saved tuples counted (`_pure/references`)
+        if pending is not None and pending.array is None:
+            if keep_all or sys.getrefcount(pending) > _HELD_HERE + counts.get(pending.slot, 0):
+                extra.append(pending)
+    return extra
+
+
+def _with_plan(function, plan: tuple, layout: tuple, extra: tuple, externals, concrete, args):
+    env = _trace_plan(externals, plan)
+    saved = [tuple([concrete[r] if r >= 0 else env[~r] for r in entry]) for entry in layout]
+    return function(saved, *args), tuple([env[s] for s in extra])

@@ -1,0 +1,223 @@
+"""Histograms and bins: unique/unique_consecutive (the distinct values, with their counts and
+inverse), bincount and histc (counts per bin), searchsorted/bucketize (the bin of each value).
+
+unique, unique_consecutive and bincount have output shapes that depend on the values: they run
+eagerly on the host (numpy) and raise a DataDependentError under a jax trace, as `nonzero`
+does; their results carry no gradient (PyTorch's backward through unique raises). histc has a
+fixed output shape and is one pure (non-differentiable) JAX function.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._pure import dtypes as _dtypes
+from .._pure.op import register
+from .._pure.shapes import normalize_dim
+from .._state.tensor import Tensor
+from .._tape.args import scalar_type_name, tensor_arg
+from .._tape.record import apply
+from .shape import _needs_concrete
+
+__all__ = [
+    "bincount",
+    "bucketize",
+    "histc",
+    "searchsorted",
+    "unique",
+    "unique_consecutive",
+]
+
+
+def _wrap(array: np.ndarray, dtype=None) -> Tensor:
+    return Tensor._wrap(jnp.asarray(array if dtype is None else array.astype(dtype)))
+
+
+# ----------------------------------------------------------------------------- unique
+def _unique_result(values, inverse, counts, return_inverse: bool, return_counts: bool):
+    """The values as a tensor, with the int64 inverse and counts tensors asked for."""
+    out = [_wrap(values)]
+    if return_inverse:
+        out.append(_wrap(inverse, np.int64))
+    if return_counts:
+        out.append(_wrap(counts, np.int64))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(
+    input,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim=None,
+):
+    """The distinct elements (or, with `dim`, the distinct slices along `dim`) in ascending
+    order, optionally with the inverse indices (int64, the shape of `input`, or of `dim`) and
+    the counts. Eager only: the output size depends on the values."""
+    tensor_arg(input, "unique")
+    _needs_concrete("unique", input)
+    array = np.asarray(input._value)
+    if dim is None:
+        values, inverse, counts = np.unique(array, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(array.shape)
+    else:
+        d = normalize_dim(dim, input.ndim)
+        values, inverse, counts = np.unique(array, return_inverse=True, return_counts=True, axis=d)
+        inverse = inverse.reshape(-1)
+    return _unique_result(
+        values.astype(array.dtype), inverse, counts, return_inverse, return_counts
+    )
+
+
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """Each run of equal consecutive elements (or slices along `dim`) reduced to one, with the
+    optional inverse indices and run lengths. Eager only."""
+    tensor_arg(input, "unique_consecutive")
+    _needs_concrete("unique_consecutive", input)
+    array = np.asarray(input._value)
+    d = 0 if dim is None else normalize_dim(dim, input.ndim)
+    moved = np.moveaxis(array.reshape(-1) if dim is None else array, d, 0)
+    n = moved.shape[0]
+    if n == 0:
+        starts = np.zeros(0, np.int64)
+    else:
+        rest = moved.reshape(n, -1)
+        changed = np.any(rest[1:] != rest[:-1], axis=1)
+        starts = np.concatenate([[0], np.flatnonzero(changed) + 1])
+    values = np.moveaxis(moved[starts], 0, d)
+    inverse = np.cumsum(np.isin(np.arange(n), starts)) - 1
+    counts = np.diff(np.append(starts, n))
+    if dim is None:
+        inverse = inverse.reshape(array.shape)
+    return _unique_result(
+        values.astype(array.dtype), inverse, counts, return_inverse, return_counts
+    )
+
+
+# ----------------------------------------------------------------------------- bincount, histc
+def bincount(input, weights=None, minlength: int = 0):
+    """How often each value 0..max occurs in the 1-D non-negative integer `input` (the sum of
+    `weights` at those positions, if given), at least `minlength` bins. Eager only."""
+    tensor_arg(input, "bincount")
+    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is _dtypes.bool:
+        raise NotImplementedError(
+            f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    _needs_concrete("bincount", input, weights)
+    array = np.asarray(input._value)
+    if array.ndim != 1 or (array.size and array.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return _wrap(np.bincount(array, minlength=minlength), np.int64)
+    tensor_arg(weights, "bincount", "weights", 2)
+    if weights.ndim != 1 or weights.shape[0] != array.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    w = np.asarray(weights._value)
+    dtype = w.dtype if weights.dtype.is_floating_point else np.float64
+    return _wrap(np.bincount(array, w.astype(np.float64), minlength=minlength), dtype)
+
+
+def _histc(x, *, bins, low, high):
+    """PyTorch's histc: `bins` equal bins over [low, high] (the data's range when both are 0),
+    the last bin closed; elements outside (and NaN) are not counted."""
+    if low == high == 0.0 and x.size:
+        lo, hi = jnp.min(x), jnp.max(x)
+    else:
+        lo, hi = jnp.asarray(low, x.dtype), jnp.asarray(high, x.dtype)
+    lo, hi = jnp.where(lo == hi, lo - 1, lo), jnp.where(lo == hi, hi + 1, hi)
+    flat = x.reshape(-1)
+    position = jnp.floor((flat - lo) * bins / (hi - lo)).astype(jnp.int32)
+    position = jnp.where(flat == hi, bins - 1, position)
+    inside = (flat >= lo) & (flat <= hi)
+    counts = jnp.zeros(bins, x.dtype).at[jnp.where(inside, position, bins)].add(1, mode="drop")
+    return counts
+
+
+_HISTC = register("histc", _histc, node="HistcBackward0", differentiable=False)
+
+
+def histc(input, bins: int = 100, min=0, max=0):
+    """The histogram of `input` in `bins` equal bins over [min, max] (the data's range when
+    both are 0), as a tensor of `input`'s floating dtype."""
+    tensor_arg(input, "histc")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"histogram_cpu\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if float(min) > float(max):
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return apply(_HISTC, input, bins=int(bins), low=float(min), high=float(max))
+
+
+# ----------------------------------------------------------------------------- searchsorted
+def _searchsorted(sorted_sequence, values, *, right, dtype):
+    """Insertion positions of `values` in each row of `sorted_sequence` (a 1-D sequence is
+    shared by all values)."""
+    side = "right" if right else "left"
+    if sorted_sequence.ndim == 1:
+        return jnp.searchsorted(sorted_sequence, values, side=side).astype(dtype)
+    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    flat = values.reshape(rows.shape[0], -1)
+    found = jax.vmap(lambda s, v: jnp.searchsorted(s, v, side=side))(rows, flat)
+    return found.reshape(values.shape).astype(dtype)
+
+
+_SEARCHSORTED = register(
+    "searchsorted", _searchsorted, node="SearchsortedBackward0", differentiable=False
+)
+
+
+def searchsorted(
+    sorted_sequence,
+    values,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side=None,
+    sorter=None,
+):
+    """For each value, the index where it would be inserted into the innermost dim of
+    `sorted_sequence` to keep it sorted (after equal elements when `right` or side="right")."""
+    tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(
+                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+            )
+        if right and side == "left":
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of "
+                "left while right was True"
+            )
+        right = side == "right"
+    if sorter is not None:
+        sorted_sequence = sorted_sequence.gather(-1, sorter)
+    if not isinstance(values, Tensor):
+        values = Tensor._wrap(jnp.asarray(values, sorted_sequence._stored.dtype))
+    if sorted_sequence.ndim > 1 and (
+        values.ndim != sorted_sequence.ndim
+        or tuple(values.shape[:-1]) != tuple(sorted_sequence.shape[:-1])
+    ):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(sorted_sequence.shape)} and input value tensor "
+            f"{list(values.shape)}"
+        )
+    dtype = jnp.int32 if out_int32 else jnp.int64
+    return apply(_SEARCHSORTED, sorted_sequence, values, right=bool(right), dtype=dtype)
+
+
+def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False):
+    """The index of the bucket of each element: i with boundaries[i-1] < x <= boundaries[i]
+    (boundaries[i-1] <= x < boundaries[i] when `right`)."""
+    tensor_arg(boundaries, "bucketize", "boundaries", 2)
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)

@@ -1,0 +1,59 @@
+"""The JAX internals (`jax._src`) the library reads, imported here and nowhere else.
+
+JAX's public API has no equivalent for these (checked on jax 0.10.2, the version
+pyproject.toml's range allows); a JAX release that moves one fails in this module, and
+`tests/runtime/test_jax_internals.py` names it:
+- `ArrayImpl`: the class of every concrete `jax.Array`. Per-op paths test
+  `type(x) is ArrayImpl` (one pointer comparison; `isinstance(x, jax.Array)` also matches
+  tracers and goes through an ABC check) and read its `_committed` flag (whether the array was
+  placed on a device explicitly, which a deferred or in-place result must keep).
+- `trace_ctx`: JAX's tracing context; `trace_ctx.is_top_level()` says whether code runs
+  outside every trace (a deferred segment flushed inside `jax.jit` must compute concrete
+  values, not trace them into the caller's program).
+- `backends_are_initialized`: whether JAX's backend has started, which `jax.distributed` must
+  come before (`init_process_group` says so instead of failing inside JAX).
+- `registered_platforms()`: the platforms with a backend plugin, read without starting a
+  backend (`cuda.is_available()` before `init_process_group`).
+- `clear_staging_caches`: JAX's tracing and lowering caches cleared, its compiled programs
+  kept (`jax.clear_caches` drops those too); None where this JAX has no such function, and the
+  caches stay JAX's own LRUs.
+- `batched_device_put`, `COPY_DURING_CALL`: jaxlib's batched host-to-device transfer, the one
+  `jax.jit` uses for numpy arguments (~5 us where `jax.device_put` spends ~40 us in Python),
+  copying the host buffer during the call; None where this jaxlib lacks it, and transfers go
+  through `jax.device_put`.
+"""
+
+from __future__ import annotations
+
+from jax._src import util as _jax_util
+from jax._src import xla_bridge as _xla_bridge
+from jax._src.array import ArrayImpl
+from jax._src.core import trace_ctx
+
+__all__ = [
+    "COPY_DURING_CALL",
+    "ArrayImpl",
+    "backends_are_initialized",
+    "batched_device_put",
+    "clear_staging_caches",
+    "registered_platforms",
+    "trace_ctx",
+]
+
+backends_are_initialized = _xla_bridge.backends_are_initialized
+clear_staging_caches = getattr(_jax_util, "clear_all_caches", None)
+
+try:
+    from jax._src.lib import xla_client as _xla_client
+
+    batched_device_put = _xla_client.batched_device_put
+    COPY_DURING_CALL = _xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+except (ImportError, AttributeError):  # pragma: no cover - a jaxlib that moved it
+    batched_device_put = None
+    COPY_DURING_CALL = None
+
+
+def registered_platforms() -> frozenset:
+    """The platforms JAX has a backend factory for ("cpu", "cuda", "rocm", "tpu"...), read
+    without starting any backend."""
+    return frozenset(_xla_bridge._backend_factories)
