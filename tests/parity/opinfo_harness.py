@@ -85,9 +85,10 @@ def our_module(name: str) -> types.ModuleType:
 
 def public(module: str, name: str) -> Any:
     """autograd_compat's `name` from PyTorch's `module` or the nearest package above it that
-    has it (torch.optim.adamw.AdamW is public as torch.optim.AdamW)."""
+    has it (torch.optim.adamw.AdamW is public as torch.optim.AdamW), up to torch.X (not
+    torch: torch.masked.sum is not torch.sum)."""
     parts = module.split(".")
-    for end in range(len(parts), 0, -1):
+    for end in range(len(parts), min(len(parts), 2) - 1, -1):
         try:
             return getattr(our_module(".".join(parts[:end])), name)
         except (Missing, AttributeError):
