@@ -95,7 +95,6 @@ _MEAN_ALL = register("mean", _mean, node="MeanBackward0", saves="none")
 _MEAN_DIM = register("mean.dim", _mean, node="MeanBackward1", saves="none")
 
 
-
 def _numpy_names(fn):
     """`fn` also taking NumPy's `axis` and `keepdims` for `dim` and `keepdim`, as PyTorch's
     argument parser does (`x.sum(axis=1, keepdims=True)`)."""
@@ -110,6 +109,7 @@ def _numpy_names(fn):
         return fn(*args, **kwargs)
 
     return accepting
+
 
 @_numpy_names
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
