@@ -52,7 +52,7 @@ def _unsupported(torch_name: str) -> str:
 
 @functools.cache
 def _torch_names() -> dict[str, frozenset[str]]:
-    """{PyTorch module: the names it has}, from the file tests/torch_names.py generates."""
+    """{PyTorch module: the names it has}, from the file tests/_helpers/torch_names.py generates."""
     table = json.loads((Path(__file__).parent / "_torch_names.json").read_text())
     return {module: frozenset(names) for module, names in table.items()}
 

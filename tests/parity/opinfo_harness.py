@@ -22,9 +22,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from torch_compare import compare, real_torch, require_torch, snap, uniform, values
 
 import autograd_compat
+from tests._helpers.torch_compare import compare, real_torch, require_torch, snap, uniform, values
 
 # Rounding differences between two correct float32 implementations (XLA and ATen sum, fuse and
 # vectorize differently): relative 1e-4, and 1e-5 near zero.

@@ -4,14 +4,16 @@ For each ModuleInfo, the first `SAMPLES` inputs of its `module_inputs_func` (flo
 grad, in training mode): PyTorch's module is built from the constructor arguments and
 autograd_compat's from the same arguments, PyTorch's parameters and buffers are copied into
 it, and the outputs, the input gradients and the parameter gradients of one backward with the
-same random cotangent are compared. `python tests/parity/opinfo_modules.py` replays it all.
+same random cotangent are compared. `python -m tests.parity.opinfo_modules` replays it all.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from opinfo_harness import (
+import autograd_compat
+from tests._helpers.torch_compare import real_torch
+from tests.parity.opinfo_harness import (
     Known,
     Missing,
     Outcome,
@@ -25,10 +27,7 @@ from opinfo_harness import (
     tensors_of,
     translate,
 )
-from opinfo_known import MODULE_MISSING, MODULE_SKIPS, MODULE_WRONG
-from torch_compare import real_torch
-
-import autograd_compat
+from tests.parity.opinfo_known import MODULE_MISSING, MODULE_SKIPS, MODULE_WRONG
 
 SAMPLES = 3
 

@@ -3,7 +3,7 @@
 For each OptimizerInfo, every configuration of its `optim_inputs_func` runs `STEPS` steps on
 the same parameters (a 4x3 weight and a 4-vector bias; the weight alone for optimizers of
 matrices only) minimizing the same least-squares loss, through a closure (LBFGS needs one);
-the parameters after each step are compared. `python tests/parity/opinfo_optimizers.py`
+the parameters after each step are compared. `python -m tests.parity.opinfo_optimizers`
 replays it all.
 """
 
@@ -12,11 +12,20 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from opinfo_harness import Known, Missing, Outcome, is_missing, main, quiet, same, translate
-from opinfo_known import OPTIM_MISSING, OPTIM_SKIPS, OPTIM_WRONG
-from torch_compare import real_torch
 
 import autograd_compat
+from tests._helpers.torch_compare import real_torch
+from tests.parity.opinfo_harness import (
+    Known,
+    Missing,
+    Outcome,
+    is_missing,
+    main,
+    quiet,
+    same,
+    translate,
+)
+from tests.parity.opinfo_known import OPTIM_MISSING, OPTIM_SKIPS, OPTIM_WRONG
 
 STEPS = 3
 RNG = np.random.default_rng(5)

@@ -3,9 +3,10 @@ database is split over four files so that pytest-xdist's --dist loadfile spreads
 
 from __future__ import annotations
 
-import opinfo_ops
 import pytest
-from opinfo_harness import check
+
+from tests.parity import opinfo_ops
+from tests.parity.opinfo_harness import check
 
 
 @pytest.mark.parametrize("op", opinfo_ops.shard(1, 4))

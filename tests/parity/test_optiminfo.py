@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import opinfo_optimizers
 import pytest
-from opinfo_harness import check, params
+
+from tests.parity import opinfo_optimizers
+from tests.parity.opinfo_harness import check, params
 
 
 @pytest.mark.parametrize(

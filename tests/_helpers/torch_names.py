@@ -1,9 +1,9 @@
 """The names real PyTorch's modules have, as checked in at autograd_compat/_torch_names.json.
 
 `autograd_compat._alias.missing_attribute` reads that file to tell a name PyTorch lacks
-(`torch.sq`: PyTorch's plain AttributeError) from one this library does not provide yet, without
-importing torch. `python tests/torch_names.py` regenerates it from the installed PyTorch (the
-oracle); tests/test_torch_names.py checks that it is current.
+(`torch.sq`: PyTorch's plain AttributeError) from one this library does not provide yet,
+without importing torch. `python -m tests._helpers.torch_names` regenerates it from the
+installed PyTorch (the oracle); tests/alias/test_torch_names.py checks that it is current.
 """
 
 from __future__ import annotations

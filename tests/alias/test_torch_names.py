@@ -1,17 +1,17 @@
 """autograd_compat/_torch_names.json lists what real PyTorch's modules have (see
-tests/torch_names.py), and a name PyTorch lacks raises PyTorch's own AttributeError."""
+tests/_helpers/torch_names.py), and a name PyTorch lacks raises PyTorch's own AttributeError."""
 
 from __future__ import annotations
 
 import pytest
-import torch_names
 
 import autograd_compat
+from tests._helpers import torch_names
 
 
 def test_the_checked_in_names_are_those_of_the_installed_pytorch(real_torch):
     assert torch_names.FILE.read_text() == torch_names.render(), (
-        "autograd_compat/_torch_names.json is stale: run `python tests/torch_names.py`"
+        "autograd_compat/_torch_names.json is stale: run `python -m tests._helpers.torch_names`"
     )
 
 
