@@ -216,7 +216,10 @@ def matrix_exp(A):
     return apply(_MATRIX_EXP, A)
 
 
-def _pinv(a, *, rtol):
+def _pinv(a, *, rtol, hermitian):
+    """The pseudo-inverse; `hermitian` reads the lower triangle only, as PyTorch's eigh."""
+    if hermitian:
+        return jnp.linalg.pinv(_hermitian_from(a, True), rtol=rtol, hermitian=True)
     return jnp.linalg.pinv(a, rtol=rtol)
 
 
@@ -238,7 +241,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian: bool = False):
         )
     if rtol is None:
         rtol = float(np.finfo(A._stored.dtype).eps) * max(A.shape[-2:])
-    return apply(_PINV, A, rtol=float(rtol))
+    return apply(_PINV, A, rtol=float(rtol), hermitian=bool(hermitian))
 
 
 def pinverse(input, rcond: float = 1e-15):
