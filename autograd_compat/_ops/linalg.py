@@ -581,6 +581,8 @@ _INV = register("linalg.inv_ex", _inv_ex, node="LinalgInvExBackward0")
 def _det(a):
     """The determinant, with PyTorch's first derivative where it is exactly 0: PyTorch computes
     det * A^-T, which is 0 there (JAX's cofactor formula gives the adjugate)."""
+    if a.shape[-1] == 0:  # 0x0 matrices: det 1, an empty gradient (JAX's derivative fails)
+        return jnp.ones(a.shape[:-2], a.dtype) + jnp.sum(a, axis=(-2, -1))
     det = jnp.linalg.det(a)
     fixed = lax.stop_gradient(det)
     return jnp.where(fixed == 0, fixed, det)
