@@ -4,7 +4,7 @@ igamma/igammac, and torch.special's ndtr/ndtri/log_ndtr, i0e/i1/i1e, erfcx, entr
 zeta (their torch.special names are bound in autograd_compat/special.py).
 
 Each op is one pure JAX function (jax.numpy's or jax.scipy.special's). Where PyTorch has no
-derivative (gcd, lcm, nextafter, the predicates) the op is registered non-differentiable; where
+derivative (gcd, lcm, the predicates) the op is registered non-differentiable; where
 its derivative is a constant zero (angle of a real number) the pure function says so.
 """
 
@@ -137,9 +137,13 @@ def _float_binary(name: str, node: str, fn, differentiable: bool = True, integra
 
 
 ldexp = _float_binary("ldexp", "LdexpBackward0", lambda a, b: a * jnp.exp2(b))
-nextafter = _float_binary(
-    "nextafter", "NextafterBackward0", jnp.nextafter, differentiable=False, integral_error=True
+# PyTorch's derivatives: 1 in input (the step is below rounding), 0 in other.
+_nextafter = jax.custom_jvp(jnp.nextafter)
+_nextafter.defjvps(
+    lambda t, y, a, b: jnp.broadcast_to(t, y.shape),
+    lambda t, y, a, b: jnp.zeros(y.shape, y.dtype),
 )
+nextafter = _float_binary("nextafter", "NextafterBackward0", _nextafter, integral_error=True)
 igamma = _float_binary("igamma", "IgammaBackward0", _special.gammainc, integral_error=True)
 igammac = _float_binary("igammac", "IgammacBackward0", _special.gammaincc, integral_error=True)
 
