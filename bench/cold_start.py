@@ -26,6 +26,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
+def fresh_env() -> dict[str, str]:
+    """The environment of a fresh run: JAX on the CPU, this checkout importable, and no JAX
+    cache setting of the user's (each run says which compilation cache it uses)."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
 def timed(args: list[str], env: dict[str, str]) -> float | str:
     """Seconds the process took, or why it failed."""
     start = time.perf_counter()
@@ -47,9 +56,7 @@ def main() -> None:
     with_torch = not opts.no_torch and importlib.util.find_spec("torch") is not None
     scratch = tempfile.mkdtemp(prefix="autograd_compat_cold_")
     cache = pathlib.Path(opts.cache_dir or os.path.join(scratch, "jax"))
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    env.pop("JAX_COMPILATION_CACHE_DIR", None)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env = fresh_env()
 
     def fmt(value: float | str) -> str:
         return f"{value:.2f}" if isinstance(value, float) else value

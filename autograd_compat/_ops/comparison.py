@@ -10,6 +10,7 @@ derivative *is* PyTorch's.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import jax.numpy as jnp
 from jax import lax
@@ -284,7 +285,15 @@ def where(condition, input=None, other=None):
     tensor_arg(condition, "where", "condition")
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
-    if condition.dtype is not _dtypes.bool:
+    if condition.dtype is _dtypes.uint8:
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be "
+            "removed in a future version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+        condition = condition != 0
+    elif condition.dtype is not _dtypes.bool:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{scalar_type_name(condition.dtype)}"

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
+from .._pure import float8
 from .._pure.op import register
 from .._state.tensor import META_NO_DATA, MetaTensor, MetaValueError, Tensor
 from .._tape.args import tensor_arg
@@ -32,7 +33,7 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 _TO_DEVICE = register(
     "to.device",
-    lambda x, *, device, dtype: jax.device_put(x.astype(dtype), device),
+    lambda x, *, device, dtype: jax.device_put(float8.convert(x, dtype), device),
     node="ToCopyBackward0",
     saves="none",
 )

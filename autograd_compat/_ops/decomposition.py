@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._pure import dtypes as _dtypes
 from .._pure.op import register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._state.tensor import Tensor
@@ -59,12 +60,14 @@ def _warn_deprecated(name: str) -> None:
     )
 
 
-def _check_matrix(fname: str, A) -> None:
-    """A floating tensor of at least 2 dims, PyTorch's errors otherwise."""
+def _check_matrix(fname: str, A, floating: bool = True) -> None:
+    """A tensor of at least 2 dims, floating unless the op's dtype rule checks that; PyTorch's
+    errors otherwise."""
     tensor_arg(A, fname.split(".")[-1], "A")
     if A.ndim < 2:
         raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
-    _check_floating(fname, A)
+    if floating:
+        _check_floating(fname, A)
 
 
 # ----------------------------------------------------------------------------- svd, qr, eigh
@@ -171,13 +174,13 @@ def _uplo(UPLO: str) -> bool:
 def linalg_eigh(A, UPLO: str = "L"):
     """`(eigenvalues, eigenvectors)` of Hermitian matrices, eigenvalues ascending; only the
     triangle `UPLO` is read."""
-    _check_square("linalg.eigh", A)
+    _check_square("linalg.eigh", A, floating=False)
     return return_types.linalg_eigh(*apply(_EIGH, A, lower=_uplo(UPLO)))
 
 
 def linalg_eigvalsh(A, UPLO: str = "L"):
     """The eigenvalues of Hermitian matrices, ascending."""
-    _check_square("linalg.eigvalsh", A)
+    _check_square("linalg.eigvalsh", A, floating=False)
     return apply(_EIGVALSH, A, lower=_uplo(UPLO))
 
 
@@ -381,10 +384,9 @@ def dist(input, other, p=2):
     tensor_arg(input, "dist")
     tensor_arg(other, "dist", "other", 2)
     broadcast_shapes(tuple(input.shape), tuple(other.shape))
-    check_same_dtype(input, other, "expected both inputs to have same dtype, but found {a} and {b}")
-    _check_floating("dist", input)
     order, static = norm_order(float(p))
-    return apply(_DIST, input, other, order, ord=static, dtype=input._stored.dtype)
+    dtype = _dtypes.result_type(input, other).jax
+    return apply(_DIST, input, other, order, ord=static, dtype=dtype)
 
 
 def _renorm(x, p, *, ord, dims, maxnorm):
@@ -403,7 +405,6 @@ def renorm(input, p, dim: int, maxnorm):
         raise RuntimeError("renorm: non-positive-norm not supported")
     if float(maxnorm) < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    _check_floating("renorm", input)
     d = normalize_dim(dim, input.ndim)
     dims = tuple(i for i in range(input.ndim) if i != d)
     order, static = norm_order(float(p))

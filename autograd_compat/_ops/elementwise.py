@@ -24,6 +24,7 @@ import numpy as np
 from jax import lax
 
 from .._pure import dtypes as _dtypes
+from .._pure import float8
 from .._pure.op import constant, register, scalar_input
 from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
@@ -412,7 +413,7 @@ def fill_(self: Tensor, value) -> Tensor:
 
 _COPY = register(
     "copy_",
-    lambda dst, src: jnp.broadcast_to(src.astype(dst.dtype), dst.shape),
+    lambda dst, src: jnp.broadcast_to(float8.convert(src, dst.dtype), dst.shape),
     node="CopyBackwards",
     saves="none",
 )
@@ -624,9 +625,7 @@ def lerp(input, end, weight):
     tensor of that dtype."""
     tensor_arg(input, "lerp")
     tensor_arg(end, "lerp", "end", 2)
-    d = input.dtype
-    if not (d.is_floating_point or d.is_complex):
-        raise _not_implemented("lerp_kernel_scalar", d)
+    d = input.dtype  # (an integral one: the op's dtype rule refuses it, naming the kernel)
     if end.dtype is not d:
         raise RuntimeError(
             f"expected dtype {_short(d)} for `end` but got dtype {_short(end.dtype)}"

@@ -16,10 +16,11 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
-from .._pure import executables
+from .._pure import executables, float8
 from .._pure import memory as _memory
+from .._pure.dtype_rules import REAL_NOT_BOOL, require_kernel
 from .._pure.op import INEXACT, lru_get, lru_put
-from .._pure.shapes import Size, new_shape, type_name
+from .._pure.shapes import Size, factory_shape, new_shape, type_name
 from .._state.tensor import MetaTensor, Tensor, hold_on_host
 
 __all__ = [
@@ -123,8 +124,8 @@ def _infer_array(data, dtype=None) -> np.ndarray | jax.Array:
         target = _dtypes.as_dtype(dtype)
         _dtypes.check_array_fits(array, target)
         with np.errstate(over="ignore"):  # a float beyond float32 becomes inf, as in PyTorch
-            return array.astype(target.jax)
-    return array if dtype is None else array.astype(_dtypes.as_dtype(dtype).jax)
+            return float8.convert(array, target.jax)
+    return array if dtype is None else float8.convert(array, _dtypes.as_dtype(dtype).jax)
 
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -264,7 +265,7 @@ def _filled_array(shape: tuple, fill, dtype: _dtypes.dtype) -> jax.Array:
     key = (shape, fill, type(fill), dtype)
     value = lru_get(_shared_fills, key)
     if value is None:
-        value = _device_array(np.full(shape, fill, dtype.jax))
+        value = _device_array(float8.full(shape, fill, dtype.jax))
         if math.prod(shape) <= _SHARED_FILL_ELEMENTS:
             lru_put(_shared_fills, key, value, _SHARED_FILLS)
     return value
@@ -286,21 +287,24 @@ def _float_dtype(dtype) -> _dtypes.dtype:
 
 
 def zeros(
-    *size, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
 ) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
-    return _filled(new_shape(size, "zeros"), 0, _float_dtype(dtype), device, requires_grad)
+    shape = factory_shape(sizes, size, "zeros")
+    return _filled(shape, 0, _float_dtype(dtype), device, requires_grad)
 
 
 def ones(
-    *size, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
 ) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
-    return _filled(new_shape(size, "ones"), 1, _float_dtype(dtype), device, requires_grad)
+    shape = factory_shape(sizes, size, "ones")
+    return _filled(shape, 1, _float_dtype(dtype), device, requires_grad)
 
 
 def empty(
-    *size,
+    *sizes,
+    size=None,
     dtype=None,
     device=None,
     requires_grad: bool = False,
@@ -310,7 +314,8 @@ def empty(
     pin_memory: bool = False,
 ) -> Tensor:
     """An 'uninitialized' tensor: JAX has no such thing, so it holds zeros."""
-    return _filled(new_shape(size, "empty"), 0, _float_dtype(dtype), device, requires_grad)
+    shape = factory_shape(sizes, size, "empty")
+    return _filled(shape, 0, _float_dtype(dtype), device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -386,6 +391,7 @@ def arange(
         is_float = any(isinstance(b, float) for b in bounds)
         dtype = _dtypes.get_default_dtype() if is_float else _dtypes.int64
     dtype = _dtypes.as_dtype(dtype)
+    require_kernel("arange_cpu", dtype.jax, REAL_NOT_BOOL)
     _check_range(bounds[0], bounds[1], bounds[2], dtype)
     if not (dtype.is_floating_point or dtype.is_complex):  # the bounds are cast first
         bounds = [int(b) for b in bounds]
@@ -585,28 +591,33 @@ def _new_device(self: Tensor, device):
     return device
 
 
-def new_zeros(
-    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
-):
-    """Zeros of `size`, with self's dtype unless `dtype` is given."""
-    shape, dtype = new_shape(size, "new_zeros"), _new_dtype(self, dtype)
-    return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
+def _new_filled(fname: str, fill: int, doc: str):
+    """`Tensor.new_zeros`/`new_ones`/`new_empty`: `fill` everywhere, self's dtype and device
+    unless given."""
+
+    def method(
+        self,
+        *sizes,
+        size=None,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        pin_memory=False,
+    ):
+        shape, dtype = factory_shape(sizes, size, fname), _new_dtype(self, dtype)
+        return _filled(shape, fill, dtype, _new_device(self, device), requires_grad)
+
+    method.__name__ = method.__qualname__ = fname
+    method.__doc__ = doc
+    return method
 
 
-def new_ones(
-    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
-):
-    """Ones of `size`, with self's dtype unless `dtype` is given."""
-    shape, dtype = new_shape(size, "new_ones"), _new_dtype(self, dtype)
-    return _filled(shape, 1, dtype, _new_device(self, device), requires_grad)
-
-
-def new_empty(
-    self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
-):
-    """An 'uninitialized' tensor of `size` (zeros), with self's dtype unless `dtype` is given."""
-    shape, dtype = new_shape(size, "new_empty"), _new_dtype(self, dtype)
-    return _filled(shape, 0, dtype, _new_device(self, device), requires_grad)
+new_zeros = _new_filled("new_zeros", 0, "Zeros of `size`, with self's dtype unless given.")
+new_ones = _new_filled("new_ones", 1, "Ones of `size`, with self's dtype unless given.")
+new_empty = _new_filled(
+    "new_empty", 0, "An 'uninitialized' tensor of `size` (zeros), with self's dtype unless given."
+)
 
 
 def new_full(

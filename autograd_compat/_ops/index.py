@@ -24,6 +24,8 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure import float8
+from .._pure.dtype_rules import INDEX, require_kernel
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, normalize_dim
 from .._pure.strides import contiguous_strides, expand_geometry, layout_op, overlapping
@@ -307,7 +309,7 @@ def _index(x, starts, *arrays, ops, dims):
 
 def _index_put(x, value, *arrays, dims, shape):
     _, index = _advanced_key(x, (), *arrays, ops=(), dims=dims)
-    value = jnp.reshape(value, shape).astype(x.dtype)
+    value = float8.convert(jnp.reshape(value, shape), x.dtype)
     return x.at[index].set(value, unique_indices=True)  # duplicates: each gets the gradient
 
 
@@ -319,7 +321,7 @@ _INDEX_PUT = register(
 
 
 def _broadcast_copy(dst, src, *, shape):
-    return jnp.broadcast_to(jnp.reshape(src, shape).astype(dst.dtype), dst.shape)
+    return jnp.broadcast_to(float8.convert(jnp.reshape(src, shape), dst.dtype), dst.shape)
 
 
 _COPY = register("copy_.broadcast", _broadcast_copy, node="CopyBackwards", saves="none")
@@ -384,7 +386,9 @@ def _value_tensor(self: Tensor, value) -> Tensor | jax.Array:
                 "without overflow"
             )
         value = value.item() if isinstance(value, np.generic) else value
-        return constant(_dtypes.fit_scalar(value, self.dtype), self.dtype.jax)
+        if self.dtype not in _dtypes.FLOAT8:  # PyTorch's item assignment saturates these
+            value = _dtypes.fit_scalar(value, self.dtype)
+        return constant(value, self.dtype.jax)
     kind = type(value)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
     raise TypeError(f"can't assign a {name} to a torch.{_dtypes.LEGACY_TYPE_NAMES[self.dtype]}")
@@ -1060,6 +1064,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     0, 0, ..., 1, ... repeated by `counts`."""
     tensor_arg(input, "repeat_interleave")
     _needs_concrete("repeat_interleave", input if repeats is None else repeats)
+    counted = input if repeats is None else repeats
+    if isinstance(counted, Tensor):
+        require_kernel("repeat_interleave_cpu", counted._stored.dtype, INDEX)
     if repeats is None:
         counts = np.asarray(input._value)
         return _factories.tensor(np.repeat(np.arange(counts.size), counts))

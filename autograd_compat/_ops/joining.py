@@ -228,10 +228,14 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     return found.logical_not() if invert else found
 
 
-def _no_match(fname: str, args: tuple, signatures: tuple, reasons: bool = True) -> TypeError:
+def _no_match(
+    fname: str, args: tuple, signatures: tuple, reasons: bool = True, keywords: dict | None = None
+) -> TypeError:
     """PyTorch's TypeError for arguments that match none of a function's signatures (with
-    the line under each that marks the arguments, where PyTorch writes it)."""
-    got = ", ".join(type(a).__name__ for a in args)
+    the line under each that marks the arguments, where PyTorch writes it); `keywords`: the
+    keyword arguments given, listed after the positional ones in name order."""
+    named = [f"{k}={type(v).__name__}" for k, v in sorted((keywords or {}).items())]
+    got = ", ".join([type(a).__name__ for a in args] + named) + (", " if named and not args else "")
     marked = ", ".join(f"!{type(a).__name__}!" for a in args)
     why = f"      didn't match because some of the arguments have invalid types: ({marked})\n"
     listed = "".join(f"{line}\n{why if reasons else ''}" for line in signatures)

@@ -6,6 +6,7 @@ come from `_state/random.py` (the global generator or an explicit Generator).
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -14,13 +15,15 @@ import numpy as np
 from .._pure import dtypes as _dtypes
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure.dtype_rules import require_kernel
 from .._pure.op import constant, register
-from .._pure.shapes import Size, broadcast_shapes, new_shape, type_name
+from .._pure.shapes import broadcast_shapes, factory_shape, new_shape, type_name
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name
 from .._tape.record import apply
 from .factories import _finish, _float_dtype, _place, is_meta_device, meta
+from .joining import _no_match
 from .shape import cat, narrow, reshape
 
 __all__ = [
@@ -41,10 +44,27 @@ _uniform = executables.jit(jax.random.uniform, static_argnums=(1, 2))
 _normal = executables.jit(jax.random.normal, static_argnums=(1, 2))
 
 
-def _sample(sampler, fname: str, size, generator, dtype, device, requires_grad: bool) -> Tensor:
+_OPTIONS = (
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)"
+)
+_SAMPLE_SIGNATURES = (
+    f" * (tuple of ints size, *, torch.Generator generator, {_OPTIONS}",
+    f" * (tuple of ints size, *, {_OPTIONS}",
+)
+
+
+def _sample(
+    sampler, fname: str, sizes: tuple, size, generator, dtype, device, requires_grad: bool
+) -> Tensor:
     """rand's and randn's samples: `sampler(key, shape, dtype)` (a jitted jax.random function)
-    with a key from the global (or given) generator; `fname` names the call in size errors."""
-    shape, dtype = new_shape(size, fname), _float_dtype(dtype)
+    with a key from the global (or given) generator; the size is given as `sizes` or by the
+    keyword `size`, not both; `fname` names the call in size errors."""
+    if (size is None) == (not sizes):
+        keywords = {} if size is None else {"size": size}
+        raise _no_match(fname, sizes, _SAMPLE_SIGNATURES, reasons=False, keywords=keywords)
+    shape, dtype = factory_shape(sizes, size, fname), _float_dtype(dtype)
+    require_kernel(_KERNELS[fname], dtype.jax)
     if is_meta_device(device):  # nothing drawn: the generator does not advance
         return meta(shape, dtype, requires_grad)
     _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
@@ -52,14 +72,22 @@ def _sample(sampler, fname: str, size, generator, dtype, device, requires_grad: 
     return _finish(_place(value, device), requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+# PyTorch's kernels drawing rand's and randn's samples, which its dtype errors name.
+_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}
+
+
+def rand(
+    *sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False
+) -> Tensor:
     """Uniform samples in [0, 1) from the global (or given) generator."""
-    return _sample(_uniform, "rand", size, generator, dtype, device, requires_grad)
+    return _sample(_uniform, "rand", sizes, size, generator, dtype, device, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn(
+    *sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False
+) -> Tensor:
     """Standard normal samples from the global (or given) generator."""
-    return _sample(_normal, "randn", size, generator, dtype, device, requires_grad)
+    return _sample(_normal, "randn", sizes, size, generator, dtype, device, requires_grad)
 
 
 # ----------------------------------------------------------------------------- random
@@ -67,7 +95,7 @@ _randint = executables.jit(jax.random.randint, static_argnums=(1, 4))
 _permutation = executables.jit(jax.random.permutation, static_argnums=(1,))
 
 
-def _check_size(fname: str, size, position: int) -> tuple:
+def _check_size(fname: str, size, position: int | None) -> tuple:
     """`size` of randint/normal: a tuple (or list) of non-negative ints, PyTorch's errors."""
     return new_shape((size,), fname, position=position, sequence=True)
 
@@ -96,23 +124,11 @@ def randint(
     high=None,
 ) -> Tensor:
     """Uniform random integers in [low, high): `randint(high, size)` or
-    `randint(low, high, size)`; int64 unless `dtype` is given."""
-    positional = list(args)
-    if size is None and positional and isinstance(positional[-1], (tuple, list, Size)):
-        size = positional.pop()
-    if high is None:
-        if len(positional) == 1:
-            (high,) = positional
-        elif len(positional) == 2:
-            low, high = positional
-        else:
-            raise TypeError("randint() missing required arguments: 'high' and 'size'")
-    if low is None:
-        low = 0
-    if size is None:
-        raise TypeError("randint() missing 1 required positional argument: 'size'")
-    shape = _check_size("randint", size, 2)
-    low, high = int(low), int(high)
+    `randint(low, high, size)`, each argument positional or by keyword; int64 unless `dtype`
+    is given."""
+    bounds = _randint_arguments(args, {"high": high, "low": low, "size": size})
+    shape = _check_size("randint", bounds.size, bounds.size_position)
+    low, high = int(bounds.low), int(bounds.high)
     _check_from_to(low, high)
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
     _check_bounds(low, high, dtype)
@@ -120,6 +136,41 @@ def randint(
         return meta(shape, dtype, requires_grad)
     _memory.check_size(shape, 8, device)  # drawn as int64, before the generator advances
     return _finish(_place(_integers(generator, shape, low, high, dtype), device), requires_grad)
+
+
+_RANDINT_FORMS = (("high", "size"), ("low", "high", "size"))
+_RANDINT_SIGNATURES = (
+    f" * (int high, tuple of ints size, *, torch.Generator generator, {_OPTIONS}",
+    f" * (int high, tuple of ints size, *, {_OPTIONS}",
+    f" * (int low, int high, tuple of ints size, *, torch.Generator generator, {_OPTIONS}",
+    f" * (int low, int high, tuple of ints size, *, {_OPTIONS}",
+)
+
+
+class _RandintArguments(NamedTuple):
+    """randint's arguments bound to one of its forms; `size_position` is None when the size
+    was given by keyword (PyTorch's size errors name the position only otherwise)."""
+
+    low: Any
+    high: Any
+    size: Any
+    size_position: int | None
+
+
+def _randint_arguments(args: tuple, given: dict) -> _RandintArguments:
+    """`args` and the keywords in `given` (None: not given) bound to the first of randint's
+    forms they fit, as PyTorch's parser does; its TypeError when none fits."""
+    keywords = {k: v for k, v in given.items() if v is not None}
+    for names in _RANDINT_FORMS:
+        positional = dict(zip(names, args))
+        if len(args) > len(names) or set(positional) & set(keywords) or set(keywords) - set(names):
+            continue
+        bound = {**positional, **keywords}
+        sequences = [isinstance(bound.get(n), (tuple, list)) for n in names]
+        if len(bound) == len(names) and (len(names) == 2 or sequences == [False, False, True]):
+            position = names.index("size") + 1 if "size" in positional else None
+            return _RandintArguments(bound.get("low", 0), bound["high"], bound["size"], position)
+    raise _no_match("randint", args, _RANDINT_SIGNATURES, reasons=False, keywords=keywords)
 
 
 # The C type names of PyTorch's random_from_to bounds check.
@@ -164,13 +215,8 @@ def randperm(
 
 def _random_like_dtype(input: Tensor, dtype, kernel: str) -> _dtypes.dtype:
     d = _dtypes.as_dtype(dtype) if dtype is not None else input.dtype
-    if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(d)}'")
+    require_kernel(kernel, d.jax)
     return d
-
-
-def _scalar_name(d: _dtypes.dtype) -> str:
-    return _dtypes.LEGACY_TYPE_NAMES[d].removesuffix("Tensor")
 
 
 def rand_like(
@@ -276,7 +322,7 @@ def normal(
     for t in (mean, std):
         if isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise NotImplementedError(
-                f"\"normal_kernel_cpu\" not implemented for '{_scalar_name(t.dtype)}'"
+                f"\"normal_kernel_cpu\" not implemented for '{scalar_type_name(t.dtype)}'"
             )
     if std_t:
         std_value = std._value
@@ -361,7 +407,9 @@ def _concentration(input, fname: str, kernel: str) -> Tensor:
             f"{fname}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(input.dtype)}'")
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
     return input
 
 
@@ -415,7 +463,7 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
         )
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise NotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_scalar_name(input.dtype)}'"
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(input.dtype)}'"
         )
     uniform = _uniform(_random.key(generator), tuple(input.shape), input.dtype.jax)
     if p is not None:
@@ -444,7 +492,7 @@ def _fill_random(self: Tensor, name: str, sample) -> Tensor:
 def _require_float(self: Tensor, kernel: str) -> None:
     d = self.dtype
     if not (d.is_floating_point or d.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(d)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(d)}'")
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:

@@ -63,16 +63,17 @@ _SOLVE_TRIANGULAR = register(
 )
 
 
-def _check_rhs(fname: str, A: Tensor, B: Tensor, left: bool) -> None:
-    """B: a batch of matrices of A's dtype whose rows (columns when not `left`) match A."""
+def _check_rhs(fname: str, A: Tensor, B: Tensor, left: bool, a_name: str = "A") -> None:
+    """B: a batch of matrices of A's dtype whose rows (columns when not `left`) match A
+    (named `a_name` in the errors)."""
     tensor_arg(B, fname.split(".")[-1], "B", 2)
     if B.ndim < 2:
         raise RuntimeError(f"{fname}: The input tensor B must have at least 2 dimensions.")
     check_same_dtype(
         A,
         B,
-        f"{fname}: Expected A and B to have the same dtype, but found A of type {{a}} and B of "
-        "type {b} instead",
+        f"{fname}: Expected {a_name} and B to have the same dtype, but found {a_name} of type "
+        "{a} and B of type {b} instead",
     )
     n, rows = A.shape[-1], B.shape[-2] if left else B.shape[-1]
     if rows != n:
@@ -87,7 +88,7 @@ def _check_rhs(fname: str, A: Tensor, B: Tensor, left: bool) -> None:
 def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False):
     """The solution X of AX = B (XA = B when not `left`) for triangular A (`upper` or lower;
     its diagonal taken as ones when `unitriangular`)."""
-    _check_square("linalg.solve_triangular", A)
+    _check_square("linalg.solve_triangular", A, floating=False)
     _check_rhs("linalg.solve_triangular", A, B, left)
     return apply(
         _SOLVE_TRIANGULAR,
@@ -111,7 +112,7 @@ def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False):
     """`(LU, pivots, info)`: the partially pivoted LU factorization (L below the diagonal,
     unit diagonal implied, U on and above), 1-based int32 pivots, and per matrix 0 or the
     1-based position of U's first zero on the diagonal."""
-    _check_matrix("linalg.lu_factor_ex", A)
+    _check_matrix("linalg.lu_factor_ex", A, floating=False)
     if not pivot:
         raise NotImplementedError("linalg.lu_factor_ex: pivot=False is only supported on CUDA")
     lu, pivots, info = apply(_LU_FACTOR, A)
@@ -154,9 +155,9 @@ _LU_SOLVE = register(
 def linalg_lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False):
     """The solution of AX = B (XA = B when not `left`, A^H for A when `adjoint`) given A's
     `lu_factor` result."""
-    _check_square("linalg.lu_solve", LU, "LU")
+    _check_square("linalg.lu_solve", LU, "LU", floating=False)
     tensor_arg(pivots, "lu_solve", "pivots", 2)
-    _check_rhs("linalg.lu_solve", LU, B, left)
+    _check_rhs("linalg.lu_solve", LU, B, left, "LU")
     return apply(_LU_SOLVE, LU, pivots, B, left=bool(left), adjoint=bool(adjoint))
 
 
@@ -180,7 +181,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     rank-deficient A) solution of AX = B, as PyTorch's default CPU driver "gelsy" (residuals
     and singular values empty). Driver "gels" (full-rank A) gives the same solution, no rank,
     and for a tall A the residuals' squared norms. Single matrices only (no batch)."""
-    _check_matrix("linalg.lstsq", A)
+    _check_matrix("linalg.lstsq", A, floating=False)
     tensor_arg(B, "lstsq", "B", 2)
     if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(

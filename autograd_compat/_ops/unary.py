@@ -285,12 +285,8 @@ def round(input, *, decimals: int = 0):
         tensor([0., 2., 3.])
     """
     tensor_arg(input, "round")
-    if input.dtype is _dtypes.bool:
-        raise _not_implemented("round_vml_cpu", input.dtype)
     if decimals == 0:
         return apply(_ROUND, input)
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise _not_implemented("round_cpu", input.dtype)
     return apply(_ROUND_DECIMALS, input, decimals=int(decimals))
 
 

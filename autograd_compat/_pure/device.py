@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import threading
 
 import jax
@@ -22,6 +23,7 @@ _PYTORCH_TYPES = (
     "mps, meta, hpu, mtia, privateuseone"
 ).split(", ")
 _NAMED_ONLY = frozenset(_PYTORCH_TYPES) - set(_TORCH_TO_JAX_PLATFORM)
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")  # PyTorch's: "cuda", "cuda:1"
 _JAX_TO_TORCH_PLATFORM = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
@@ -37,11 +39,17 @@ class device:
             index, type = type.index, type.type
         elif isinstance(type, int):
             index, type = type, "cuda"
-        elif ":" in type:
-            type, _, text = type.partition(":")
-            if not text.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{text}'")
-            index = int(text)
+        else:
+            if not type:
+                raise RuntimeError("Device string must not be empty")
+            parsed = _DEVICE_STRING.fullmatch(type)
+            if parsed is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            type, text = parsed.groups()
+            if text is not None:
+                index = int(text)
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         if type not in _TORCH_TO_JAX_PLATFORM and type not in _NAMED_ONLY:
             raise RuntimeError(
                 f"Expected one of {', '.join(_PYTORCH_TYPES)} device type at start of device "
@@ -167,6 +175,30 @@ def host_to_device(array: np.ndarray) -> jax.Array:
 @functools.lru_cache(maxsize=512)
 def _aval(shape: tuple, dtype: np.dtype):
     return ShapedArray(shape, dtype)
+
+
+# JAX's refusal of a program's inputs committed to different devices: the first two placements
+_JAX_DEVICES = re.compile(
+    r"^Received incompatible devices for jitted computation\..*? device ids \[(\d+)[^\]]*\] "
+    r"on platform (\w+) .*? device ids \[(\d+)[^\]]*\] on platform (\w+)",
+    re.S,
+)
+
+
+def pytorch_device_error(error: BaseException) -> RuntimeError | None:
+    """PyTorch's RuntimeError ("Expected all tensors to be on the same device, but found at
+    least two devices, cpu:0 and cpu:1!") for an op's inputs that JAX refused as committed to
+    different devices, or None where `error` is not that refusal."""
+    if not isinstance(error, ValueError):
+        return None
+    found = _JAX_DEVICES.match(str(error))
+    if found is None:
+        return None
+    first, second = (
+        f"{_JAX_TO_TORCH_PLATFORM.get(platform.lower(), platform.lower())}:{index}"
+        for index, platform in (found.group(1, 2), found.group(3, 4))
+    )
+    return RuntimeError(_errors.SAME_DEVICE.format(first=first, second=second))
 
 
 def from_jax(jax_device: jax.Device) -> device:

@@ -66,8 +66,8 @@ float8_e4m3fnuz = dtype("float8_e4m3fnuz", jnp.float8_e4m3fnuz)
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", jnp.float8_e5m2fnuz)
 float8_e8m0fnu = dtype("float8_e8m0fnu", jnp.float8_e8m0fnu)
 _WIDE_UNSIGNED = (uint16, uint32, uint64)
-_FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
-STORAGE_ONLY = (*_WIDE_UNSIGNED, *_FLOAT8)  # no typed storage class in PyTorch either
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+STORAGE_ONLY = (*_WIDE_UNSIGNED, *FLOAT8)  # no typed storage class in PyTorch either
 
 ALL = (
     float16,
@@ -101,7 +101,7 @@ LEGACY_TYPE_NAMES = {
     uint16: "UInt16Tensor",
     uint32: "UInt32Tensor",
     uint64: "UInt64Tensor",
-    **{d: f"F{d.name[1:]}Tensor" for d in _FLOAT8},
+    **{d: f"F{d.name[1:]}Tensor" for d in FLOAT8},
 }
 # c10's ScalarType names, which PyTorch's promotion errors print
 _SCALAR_TYPE_NAMES = {
@@ -112,9 +112,16 @@ _SCALAR_TYPE_NAMES = {
     complex64: "ComplexFloat",
     complex128: "ComplexDouble",
 }
+
+
+def scalar_type_name(d: dtype) -> str:
+    """PyTorch's ScalarType name of a dtype ("Float", "Long"), which many errors print."""
+    return _SCALAR_TYPE_NAMES[d]
+
+
 _UNPROMOTABLE = {
     **{d: "uint16, uint32, uint64 types" for d in _WIDE_UNSIGNED},
-    **{d: "Float8 Types" for d in _FLOAT8},
+    **{d: "Float8 Types" for d in FLOAT8},
 }
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -295,6 +302,11 @@ _RANGES = {
     for d in (uint8, int8, int16, int32, int64)
 }
 _FINITE_MAX = {float32: builtins.float(np.finfo(np.float32).max), complex64: 3.4028234663852886e38}
+# c10::overflows for the float8 dtypes: a number outside [lowest, max], or an infinity where the
+# dtype has none (all but float8_e5m2), cannot fill one.
+_FLOAT8_RANGES = {
+    d: (builtins.float(jnp.finfo(d.jax).min), builtins.float(jnp.finfo(d.jax).max)) for d in FLOAT8
+}
 CPP_NAMES = {
     uint8: "uint8_t",
     int8: "int8_t",
@@ -303,6 +315,7 @@ CPP_NAMES = {
     int64: "int64_t",
     float32: "float",
     complex64: "c10::complex<float>",
+    **{d: f"c10::F{d.name[1:]}" for d in FLOAT8},
 }
 
 
@@ -323,6 +336,11 @@ def check_scalar_fits(value, d: dtype) -> None:
                 raise _overflow(d, True)
     elif d in _FINITE_MAX and kind is builtins.float:
         if abs(value) > _FINITE_MAX[d] and value != np.inf and value != -np.inf:
+            raise _overflow(d, True)
+    elif d in _FLOAT8_RANGES and kind in (builtins.int, builtins.float):
+        lowest, highest = _FLOAT8_RANGES[d]
+        infinite = d is float8_e5m2 and abs(value) == np.inf
+        if (value < lowest or value > highest) and not infinite:
             raise _overflow(d, True)
 
 

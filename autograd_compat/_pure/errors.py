@@ -20,6 +20,7 @@ UNUSED_INPUT = (
 )
 FLOAT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 FLOAT_REQUIRES_GRAD_INPLACE = "only Tensors of floating point dtype can require gradients"
+FLOAT_REQUIRES_GRAD_SET = "only Tensors of floating point and complex dtype can require gradients"
 FORWARD_GRAD_SIZE = (
     "Trying to set a forward gradient that has a different size than that of the original "
     "Tensor, this is not supported. Tensor is of size {tensor} while the given forward "

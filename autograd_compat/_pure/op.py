@@ -18,8 +18,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import executables
+from . import executables, float8
 from .device import host_to_device
+from .dtype_rules import CHECKS
 
 INEXACT = frozenset(
     np.dtype(d)
@@ -96,6 +97,9 @@ class Op:
     `deferrable`: whether `_defer/lazy` may defer an application into a run of ops; False for a
     function whose trace reads or swaps tensors' state (a torch.compile'd call: traced inside a
     deferred run, it would read that run's own values, waiting on the run's lock for good).
+    `dtype_rules`: PyTorch's dtype refusals for this op (`dtype_rules.CHECKS`, by op id),
+    which `_tape/record.apply` checks before the op runs; None for an op PyTorch runs on any
+    dtype.
     """
 
     __slots__ = (
@@ -110,6 +114,7 @@ class Op:
         "_jvp",
         "_result_label",
         "deferrable",
+        "dtype_rules",
     )
 
     def __init__(
@@ -125,6 +130,7 @@ class Op:
     ) -> None:
         self.id = id
         self.deferrable = deferrable
+        self.dtype_rules = CHECKS.get(id) if id is not None else None
         self.name = name
         self.fn = fn
         self.saves = saves
@@ -263,7 +269,7 @@ def constant(value, dtype) -> jax.Array:
     key = (value, type(value), dtype)
     array = lru_get(_constants, key)
     if array is None:
-        array = host_to_device(np.asarray(value, dtype))
+        array = host_to_device(float8.full((), value, dtype))
         lru_put(_constants, key, array, CONSTANTS)
     return array
 

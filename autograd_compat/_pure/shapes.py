@@ -104,9 +104,16 @@ def type_name(value) -> str:
     return t.__name__ if module in ("builtins", "autograd_compat") else f"{module}.{t.__name__}"
 
 
-def _size_error(fn: str, name: str, position: int, args: tuple, index: int, bad) -> TypeError:
-    """PyTorch's TypeError for a size element `bad` at `index` that is not an int."""
+def _size_error(
+    fn: str, name: str, position: int | None, args: tuple, index: int, bad
+) -> TypeError:
+    """PyTorch's TypeError for a size element `bad` at `index` that is not an int (`position`
+    None: the size was given by keyword, where PyTorch names the whole sequence's type)."""
     kind = type_name(bad)
+    if position is None and index == 0:
+        return TypeError(
+            f"{fn}(): argument '{name}' must be tuple of ints, not {type_name(args[0])}"
+        )
     if len(args) > 1 and index == 0:  # f(2.5, 2): the parser took 2.5 as the whole size
         return TypeError(f"{fn}() takes {position} positional argument but {len(args)} were given")
     if index == 0:
@@ -121,23 +128,23 @@ def _size_error(fn: str, name: str, position: int, args: tuple, index: int, bad)
 
 
 def shape_args(
-    args: tuple, fn: str, name: str = "size", position: int = 1, sequence: bool = False
+    args: tuple, fn: str, name: str = "size", position: int | None = 1, sequence: bool = False
 ) -> tuple:
     """A size given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])` (or a torch.Size) as a tuple of
     ints, with PyTorch's TypeErrors for anything else: a float, a str, a bool in first place
     (`zeros(True)`), an element that is neither an int nor an integer scalar (a numpy
     integer or a one-element integer tensor pass, as `__index__` allows). `sequence`: a
     single int is refused too (`full(3, 1.0)`). `fn`/`name`/`position` name the argument in
-    the error, as PyTorch does."""
+    the error, as PyTorch does (`position` None: given by keyword)."""
     sizes = args
     if len(args) == 1:
         first = args[0]
         if isinstance(first, (tuple, list)):
             sizes = tuple(first)
         elif sequence or type(first) is not int:
+            where = "" if position is None else f" (position {position})"
             not_a_size = TypeError(
-                f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, "
-                f"not {type_name(first)}"
+                f"{fn}(): argument '{name}'{where} must be tuple of ints, not {type_name(first)}"
             )
             if sequence or isinstance(first, bool):
                 raise not_a_size
@@ -162,7 +169,7 @@ def shape_args(
 
 
 def new_shape(
-    args: tuple, fn: str, name: str = "size", position: int = 1, sequence: bool = False
+    args: tuple, fn: str, name: str = "size", position: int | None = 1, sequence: bool = False
 ) -> tuple:
     """`shape_args` for the size of a new tensor: no negative size (PyTorch's RuntimeError)."""
     shape = shape_args(args, fn, name, position, sequence)
@@ -174,6 +181,18 @@ def new_shape(
                 f"Trying to create tensor with negative dimension {s}: {list(shape)}"
             )
     return shape
+
+
+def factory_shape(args: tuple, size, fn: str) -> tuple:
+    """The size of a factory's result, given as `f(2, 3)`, `f((2, 3))` or by PyTorch's keyword
+    `f(size=(2, 3))` (a sequence only there), with PyTorch's TypeErrors for both or neither."""
+    if size is None:
+        if not args:
+            raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+        return new_shape(args, fn)
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    return new_shape((size,), fn, position=None, sequence=True)
 
 
 # JAX's broadcasting refusals: jax.numpy's (ValueError) and lax's (TypeError), with the shapes.

@@ -129,11 +129,15 @@ class Tensor(TensorMethods):
         if self.grad_fn is not None:
             message = _errors.SET_REQUIRES_GRAD_NON_LEAF
             raise RuntimeError(message if value else _errors.NON_LEAF_REQUIRES_GRAD)
-        self._set_requires_grad(value)
+        self._set_requires_grad(value, _errors.FLOAT_REQUIRES_GRAD_SET)
 
-    def _set_requires_grad(self, value: bool) -> None:
+    def _set_requires_grad(
+        self, value: bool, refusal: str = _errors.FLOAT_REQUIRES_GRAD_INPLACE
+    ) -> None:
+        """Set the flag; `refusal`: PyTorch's text for an integral dtype, which differs by
+        the call (`requires_grad_()`, `t.requires_grad = True`, `Parameter(t)`)."""
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError(_errors.FLOAT_REQUIRES_GRAD_INPLACE)
+            raise RuntimeError(refusal)
         if value and self._is_inference and not _grad_mode._state.inference:
             raise RuntimeError(_errors.INFERENCE_REQUIRES_GRAD)
         self._requires_grad = bool(value)
@@ -323,18 +327,19 @@ class Tensor(TensorMethods):
 
     def type(self, dtype=None):
         """The legacy type name ("torch.FloatTensor"), or a cast when a dtype, a legacy type
-        (`torch.FloatTensor`) or its name is given."""
+        name or a legacy tensor class (`torch.DoubleTensor`) is given."""
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + _dtypes.LEGACY_TYPE_NAMES[self.dtype]
         if isinstance(dtype, str):
-            named = {f"torch.{n}": d for d, n in _dtypes.LEGACY_TYPE_NAMES.items()}
-            if dtype not in named:
-                raise ValueError(f"invalid type: {dtype!r}")
-            dtype = named[dtype]
-        elif isinstance(getattr(dtype, "dtype", None), _dtypes.dtype):  # torch.FloatTensor
-            dtype = dtype.dtype
-        return self.to(dtype)
+            name, cuda = dtype.removeprefix("torch."), False
+            if name.startswith("cuda."):
+                name, cuda = name.removeprefix("cuda."), True
+            for d, legacy in _dtypes.LEGACY_TYPE_NAMES.items():
+                if legacy == name:
+                    return self.to("cuda", d) if cuda else self.to(d)
+            raise ValueError(f"invalid type: '{dtype}'")
+        return self.to(getattr(dtype, "dtype", dtype))
 
     # ----------------------------------------------------------------- conversion
     def jax(self) -> jax.Array:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._defer.lazy import Pending, replaces
 from .._pure import dtypes as _dtypes
+from .._pure.dtypes import scalar_type_name
 from .._pure.errors import INFERENCE_INPLACE, LEAF_INPLACE
 from .._pure.op import INEXACT, constant
 from .._pure.shapes import broadcast_shapes
@@ -70,11 +71,6 @@ def floating(x: Tensor) -> Tensor:
     if x._stored.dtype in INEXACT:  # (the array's dtype: no conversion to ours, no calls)
         return x
     return x.to(_dtypes.get_default_dtype())
-
-
-def scalar_type_name(d: _dtypes.dtype) -> str:
-    """PyTorch's ScalarType name ("Float", "Long") used in many error messages."""
-    return _dtypes.LEGACY_TYPE_NAMES[d].removesuffix("Tensor")
 
 
 def check_same_dtype(

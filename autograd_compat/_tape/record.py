@@ -24,6 +24,8 @@ from .._defer import lazy as _lazy
 from .._defer.lazy import Known, Pending
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure.device import pytorch_device_error
+from .._pure.dtype_rules import Checks
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._pure.shapes import pytorch_shape_error
 from .._state import modes as _grad_mode
@@ -67,12 +69,35 @@ _OP_ERRORS = (*_memory.DISPATCH_ERRORS, TypeError)
 
 
 def _raise_op_error(failure: Exception) -> NoReturn:
-    """Raise what an op's program raised at its call as PyTorch does: a shape JAX refused as
-    PyTorch's RuntimeError, a failed allocation as OutOfMemoryError, anything else as it is."""
-    shape_error = pytorch_shape_error(failure)
-    if shape_error is not None:
-        raise shape_error from None
+    """Raise what an op's program raised at its call as PyTorch does: a shape JAX refused, or
+    inputs on different devices, as PyTorch's RuntimeError, a failed allocation as
+    OutOfMemoryError, anything else as it is."""
+    translated = pytorch_shape_error(failure) or pytorch_device_error(failure)
+    if translated is not None:
+        raise translated from None
     _memory.raise_exhausted(failure)
+
+
+def check_dtypes(checks: Checks, inputs: tuple, static: dict) -> None:
+    """PyTorch's error where an op's dtype rules (`_pure/dtype_rules`) refuse its tensor
+    inputs' dtypes; tensor inputs all of one dtype that passes them skip the rules."""
+    arrays = []  # (a loop: a comprehension is a call on Python 3.11)
+    first = None
+    same = True
+    for x in inputs:
+        if isinstance(x, Tensor):
+            stored = x._stored
+            arrays.append(stored)
+            if first is None:
+                first = stored.dtype
+            elif stored.dtype != first:
+                same = False
+        else:
+            arrays.append(None)
+    if same and first in checks.uniform:
+        return
+    for rule in checks.rules:
+        rule.check(arrays, static)
 
 
 def apply(op: Op, *inputs, **static):
@@ -83,6 +108,8 @@ def apply(op: Op, *inputs, **static):
     """
     if modes.special:
         return _apply_special(op, inputs, static)
+    if op.dtype_rules is not None:
+        check_dtypes(op.dtype_rules, inputs, static)
     values = []
     requires = []  # whether each input is a Tensor that requires grad
     live = pending = False
@@ -143,11 +170,14 @@ def apply_meta(op: Op, inputs: tuple, static: dict):
     `jax.eval_shape`, nothing computed. The node is recorded as PyTorch records it (its
     grad_fn shows); a backward from it is `meta_backward`'s."""
     values = []
+    expected = None  # the first tensor's device, which PyTorch expects of the others
     for x in inputs:
         if isinstance(x, Tensor):
-            if not isinstance(x, MetaTensor) and x._stored.ndim:  # (CPU scalars may join, as in
-                raise RuntimeError(  # PyTorch)
-                    f"Tensor on device meta is not on the expected device {x.device}!"
+            if expected is None:
+                expected = x.device
+            if isinstance(x, MetaTensor) is not (expected.type == "meta") and x._stored.ndim:
+                raise RuntimeError(  # (CPU scalars may join, as in PyTorch)
+                    f"Tensor on device {x.device} is not on the expected device {expected}!"
                 )
             x = jax.ShapeDtypeStruct(x._stored.shape, x._stored.dtype)
         values.append(x)
@@ -401,6 +431,8 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
                 x if dtype is None else apply(_autocast.CAST, x, dtype=dtype.jax)
                 for x, dtype in zip(inputs, targets)
             )
+    if op.dtype_rules is not None:
+        check_dtypes(op.dtype_rules, inputs, static)
     grad_on = state.enabled
     forward_ad = modes.fw_level is not None and not state.inference
     traces = modes.traces

@@ -572,7 +572,7 @@ def gradgradcheck(
         grads = []
         for o in outs:
             dtype = o.dtype if (o.dtype.is_floating_point or o.dtype.is_complex) else None
-            g = rand(*o.shape, dtype=dtype or _float64()) * 2 - 1
+            g = rand(o.shape, dtype=dtype or _float64()) * 2 - 1
             g = g.detach()
             g.requires_grad_(True)
             grads.append(g)

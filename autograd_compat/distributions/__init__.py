@@ -3,7 +3,8 @@ validation messages and reparameterised (`rsample`) gradients, built on this lib
 tensor ops and random generator (`torch.manual_seed` makes draws repeatable; the values
 differ from PyTorch's generator).
 
-Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma and Dirichlet;
+Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma, Chi2, Dirichlet,
+Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical;
 `kl_divergence` with `register_kl` and the closed forms PyTorch has between two of the same
 family; `constraints` for validation.
 """
@@ -15,6 +16,7 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
+from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .gamma import Gamma
@@ -22,6 +24,7 @@ from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .uniform import Uniform
 from .wishart import Wishart
 
@@ -29,12 +32,14 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Categorical",
+    "Chi2",
     "Dirichlet",
     "Distribution",
     "Gamma",
     "MultivariateNormal",
     "Normal",
     "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "Uniform",
     "Wishart",
     "constraints",

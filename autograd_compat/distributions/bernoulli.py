@@ -9,37 +9,34 @@ from .._ops.nn.loss import binary_cross_entropy_with_logits
 from .._ops.random import bernoulli
 from .._pure.shapes import Size
 from .._state.modes import no_grad
+from .._state.tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
-__all__ = ["Bernoulli"]
+__all__ = ["Bernoulli", "BinaryParameters", "set_probs_or_logits"]
 
 
-class Bernoulli(Distribution):
-    """0/1 samples, 1 with probability `probs` (or sigmoid(`logits`)); give exactly one."""
+def set_probs_or_logits(dist: Distribution, probs, logits) -> Size:
+    """Store exactly one of `probs` or `logits` (PyTorch's ValueError otherwise) on a binary
+    distribution, as a tensor (also as `_param`); returns the batch shape it gives."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    given = probs if probs is not None else logits
+    (param,) = broadcast_all(given)
+    if probs is not None:
+        dist.probs = param  # type: ignore[attr-defined]
+    else:
+        dist.logits = param  # type: ignore[attr-defined]
+    dist._param = param  # type: ignore[attr-defined]
+    return Size() if isinstance(given, numbers.Number) else param.size()
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.boolean
-    has_enumerate_support = True
 
-    def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        scalar = isinstance(given, numbers.Number)
-        super().__init__(Size() if scalar else param.size(), validate_args=validate_args)
+class BinaryParameters:
+    """`probs` and `logits` of a distribution given one of them (`set_probs_or_logits`): the
+    other is computed when first read."""
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.__dict__["probs" if "probs" in self.__dict__ else "logits"]
-        return new
+    _param: Tensor
 
     @lazy_property
     def logits(self):
@@ -52,6 +49,23 @@ class Bernoulli(Distribution):
     @property
     def param_shape(self) -> Size:
         return self._param.size()
+
+
+class Bernoulli(BinaryParameters, Distribution):
+    """0/1 samples, 1 with probability `probs` (or sigmoid(`logits`)); give exactly one."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
+        batch_shape = set_probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
+        new._param = new.__dict__["probs" if "probs" in self.__dict__ else "logits"]
+        return new
 
     @property
     def mean(self):

@@ -5,6 +5,7 @@ loc + L eps."""
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from .._ops.decomposition import linalg_cholesky
 from .._ops.factories import eye
@@ -12,6 +13,7 @@ from .._ops.linalg import matmul
 from .._ops.random import randn
 from .._ops.shape import broadcast_shapes
 from .._ops.solvers import solve_triangular as linalg_solve_triangular
+from .._state.tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property
@@ -34,6 +36,41 @@ def _inverse_tril(scale_tril):
     """L^-1 for a lower-triangular L."""
     identity = eye(scale_tril.shape[-1], dtype=scale_tril.dtype)
     return linalg_solve_triangular(scale_tril, identity, upper=False)
+
+
+class GivenMatrix(NamedTuple):
+    """The one matrix parameter given to a distribution: its name and value."""
+
+    name: str
+    value: Tensor
+
+
+def one_matrix(covariance_matrix, precision_matrix, scale_tril, error: type) -> GivenMatrix:
+    """The one of the three matrices that is given; `error` (the type the distribution raises)
+    with PyTorch's text unless exactly one is."""
+    given = [
+        GivenMatrix(name, m)
+        for name, m in (
+            ("scale_tril", scale_tril),
+            ("covariance_matrix", covariance_matrix),
+            ("precision_matrix", precision_matrix),
+        )
+        if m is not None
+    ]
+    if len(given) != 1:
+        raise error(
+            "Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified."
+        )
+    return given[0]
+
+
+def scale_tril_of(matrix: GivenMatrix):
+    """The lower Cholesky factor of the covariance that `matrix` describes."""
+    if matrix.name == "scale_tril":
+        return matrix.value
+    if matrix.name == "covariance_matrix":
+        return linalg_cholesky(matrix.value)
+    return _precision_to_scale_tril(matrix.value)
 
 
 def _precision_to_scale_tril(precision):
@@ -65,20 +102,7 @@ class MultivariateNormal(Distribution):
     ) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = [m for m in (covariance_matrix, scale_tril, precision_matrix) if m is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
-                "specified."
-            )
-        (matrix,) = given
-        name = (
-            "scale_tril"
-            if scale_tril is not None
-            else "covariance_matrix"
-            if covariance_matrix is not None
-            else "precision_matrix"
-        )
+        name, matrix = one_matrix(covariance_matrix, precision_matrix, scale_tril, ValueError)
         if matrix.dim() < 2:
             raise ValueError(
                 f"{name} matrix must be at least two-dimensional, with optional leading batch "
@@ -91,12 +115,7 @@ class MultivariateNormal(Distribution):
         setattr(self, name, matrix.expand((*batch_shape, -1, -1)))
         self.loc = loc.expand((*batch_shape, -1))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = linalg_cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = scale_tril_of(GivenMatrix(name, matrix))
 
     def expand(self, batch_shape, _instance=None):
         names = ("loc", "covariance_matrix", "scale_tril", "precision_matrix")

@@ -6,6 +6,7 @@ from typing import cast
 
 from .._interop import register_pytree
 from .._ops.factories import empty
+from .._pure.errors import FLOAT_REQUIRES_GRAD
 from .._state.tensor import MetaTensor, Tensor, meta_class
 from .._tape.views import shared_record
 
@@ -37,7 +38,7 @@ class Parameter(Tensor):
             )
         if isinstance(data, MetaTensor):  # no memory to share
             param = meta_class(cls)._wrap(data._stored)
-            param._set_requires_grad(requires_grad)
+            param._set_requires_grad(requires_grad, FLOAT_REQUIRES_GRAD)
             return param
         param = cls._wrap(data._value)
         if data._storage is None:
@@ -47,7 +48,7 @@ class Parameter(Tensor):
         param._storage.members.add(param)
         param._version_counter = data._version_counter
         if requires_grad:
-            param._set_requires_grad(True)
+            param._set_requires_grad(True, FLOAT_REQUIRES_GRAD)
         return param
 
     def __init__(self, data=None, requires_grad: bool = True) -> None:

@@ -1,6 +1,7 @@
 """PyTorch notebooks with no cell added: the `install-kernel` Jupyter kernel runs an unchanged
-PyTorch notebook on this library, `%load_ext autograd_compat` aliases torch in a running
-IPython shell and unloading restores it, and `run --help` prints the runner's usage."""
+PyTorch notebook and the project's notebooks (`notebooks/`) on this library, `%load_ext
+autograd_compat` aliases torch in a running IPython shell and unloading restores it, and `run
+--help` prints the runner's usage."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ pytest.importorskip("ipykernel")
 
 LAUNCHER = "autograd_compat._kernel_launcher"
 NOTEBOOK = ROOT / "tests" / "data" / "pytorch_notebook.ipynb"
+NOTEBOOKS = ROOT / "notebooks"
+PROJECT_NOTEBOOKS = sorted(NOTEBOOKS.glob("*.ipynb"))
 
 
 def _text(cell) -> str:
@@ -35,10 +38,25 @@ def _text(cell) -> str:
     return "".join(parts).strip()
 
 
-def test_install_kernel_and_run_a_pytorch_notebook(tmp_path, monkeypatch, capsys):
-    """The notebook imports `torch` and runs on autograd_compat: the founding example's
-    gradient, one SGD step with PyTorch's numbers, `torch.__name__`, and an unsupported
-    import shown with the alias's note."""
+def _run_notebook(client, notebook) -> None:
+    """Every code cell of `notebook` on `client`'s running kernel, after `%reset -f` clears
+    the names an earlier notebook defined (its imports stay, as a re-run kernel's would not:
+    the notebooks each import what they use)."""
+    client.nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%reset -f")])
+    client.execute_cell(client.nb.cells[0], 0)  # a cell is written back into client.nb
+    client.nb = notebook
+    client.reset_execution_trackers()
+    for index, cell in enumerate(notebook.cells):
+        client.execute_cell(cell, index)
+
+
+@pytest.mark.notebooks
+def test_install_kernel_and_run_the_notebooks(tmp_path, monkeypatch, capsys):
+    """The installed kernel runs a plain PyTorch notebook on autograd_compat (the founding
+    example's gradient, one SGD step with PyTorch's numbers, `torch.__name__`, and an
+    unsupported import shown with the alias's note), then each of the project's notebooks
+    (stored without outputs) with every cell succeeding: one kernel start for all, from the
+    notebooks folder, since starting one (JAX and this library imported) costs seconds."""
     prefix = tmp_path / "prefix"
     assert main(["install-kernel", "--prefix", str(prefix), "--name", "ac-test"]) == 0
     spec_dir = prefix / "share" / "jupyter" / "kernels" / "ac-test"
@@ -54,21 +72,35 @@ def test_install_kernel_and_run_a_pytorch_notebook(tmp_path, monkeypatch, capsys
     client = nbclient.NotebookClient(
         notebook,
         kernel_name="ac-test",
-        timeout=120,
+        timeout=180,
         startup_timeout=300,  # a loaded CI machine: the kernel imports JAX and this library
-        resources={"metadata": {"path": tmp_path}},
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
-    client.execute()
-    outputs = [_text(cell) for cell in notebook.cells if cell.cell_type == "code"]
-    assert outputs[:4] == [
-        "",
-        "[[4.5, 4.5], [4.5, 4.5]]",
-        "2.25 [0.2, 0.2, 0.2]",
-        "'autograd_compat'",
-    ]
-    assert outputs[4].startswith("ImportError: cannot import name 'NotAModule'")
-    assert "torch.nn.NotAModule is not yet supported by autograd_compat" in outputs[4]
+    with client.setup_kernel():
+        _run_notebook(client, notebook)
+        outputs = [_text(cell) for cell in notebook.cells if cell.cell_type == "code"]
+        assert outputs[:4] == [
+            "",
+            "[[4.5, 4.5], [4.5, 4.5]]",
+            "2.25 [0.2, 0.2, 0.2]",
+            "'autograd_compat'",
+        ]
+        assert outputs[4].startswith("ImportError: cannot import name 'NotAModule'")
+        assert "torch.nn.NotAModule is not yet supported by autograd_compat" in outputs[4]
+        for path in PROJECT_NOTEBOOKS:
+            project = nbformat.read(path, as_version=4)
+            code = [cell for cell in project.cells if cell.cell_type == "code"]
+            assert all(
+                not cell.get("outputs") and cell.get("execution_count") is None for cell in code
+            ), f"{path.name} must be stored without outputs"
+            _run_notebook(client, project)
+            assert all(cell.execution_count for cell in code), path.name
     assert "autograd_compat" not in NOTEBOOK.read_text()  # a plain PyTorch notebook
+
+
+def test_the_project_notebooks_are_found():
+    names = {path.name for path in PROJECT_NOTEBOOKS}
+    assert {"01_backward_semantics.ipynb", "02_porting_guide.ipynb", "05_training.ipynb"} <= names
 
 
 def test_install_kernel_options(capsys):

@@ -764,6 +764,46 @@ ROWS: list[OpCase] = [
         lambda torch, x: F(torch).interpolate(x, scale_factor=2, mode="trilinear"),
         inputs=((1, 1, 2, 2, 2),),
     ),
+    OpCase(
+        "interpolate.nearest_exact1d",
+        lambda torch, x: F(torch).interpolate(x, size=7, mode="nearest-exact"),
+        inputs=(SEQ,),
+    ),
+    OpCase(
+        "interpolate.nearest_exact2d",
+        lambda torch, x: F(torch).interpolate(x, scale_factor=0.75, mode="nearest-exact"),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.nearest_exact3d",
+        lambda torch, x: F(torch).interpolate(x, size=3, mode="nearest-exact"),
+        inputs=((1, 1, 2, 2, 2),),
+    ),
+    OpCase(
+        "interpolate.bicubic",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 6), mode="bicubic"),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.bilinear_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.bicubic_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="bicubic", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "interpolate.lanczos_aa",
+        lambda torch, x: F(torch).interpolate(x, size=(3, 2), mode="lanczos", antialias=True),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "adaptive_avg_pool3d",
+        lambda torch, x: F(torch).adaptive_avg_pool3d(x, 2),
+        inputs=((1, 1, 3, 4, 3),),
+    ),
     # ------------------------------------------------------------------ nn modules
     OpCase(
         "nn.rnn.rnn", lambda torch, x: fixed(torch, torch.nn.RNN(4, 3))(x)[0], inputs=((3, 2, 4),)

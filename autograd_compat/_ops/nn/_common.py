@@ -41,12 +41,13 @@ def _ntuple(value, n: int, name: str = "argument") -> tuple:
     return (int(value),) * n
 
 
-def _same_dtype(*tensors):
-    """Promote several float tensors to one dtype (PyTorch's binary-op promotion)."""
+def _same_dtype(*tensors, floating: bool = True):
+    """Promote several tensors to one dtype (PyTorch's binary-op promotion); `floating`: an
+    integral result becomes the default float (else it stays, for the op's dtype rules)."""
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = _dtypes.promote_types(dtype, t.dtype)
-    if not (dtype.is_floating_point or dtype.is_complex):
+    if floating and not (dtype.is_floating_point or dtype.is_complex):
         dtype = _dtypes.get_default_dtype()
     return [t if t.dtype is dtype else t.to(dtype) for t in tensors]
 

@@ -13,6 +13,7 @@ import numpy as np
 from jax import lax
 
 from ..._pure import dtypes as _dtypes
+from ..._pure.dtype_rules import FLOATING, require_kernel
 from ..._pure.op import register as _register_op
 from ..._pure.op import scalar_input
 from ..._pure.shapes import normalize_dim
@@ -146,8 +147,11 @@ _HARDSHRINK = register("hardshrink", _hardshrink_fn, node="HardshrinkBackward0",
 _SOFTSHRINK = register("softshrink", _softshrink_fn, node="SoftshrinkBackward0", **_SCALARS)
 
 
-def _run(op, input, fname: str, inplace: bool = False, promote: bool = True, scalars=(), **static):
-    """Apply `op` to `input` and the runtime scalar inputs `scalars` (Python numbers)."""
+def _run(op, input, fname: str, inplace: bool = False, promote: bool = False, scalars=(), **static):
+    """Apply `op` to `input` and the runtime scalar inputs `scalars` (Python numbers).
+    `promote`: an integral input is cast to the default float first (ops PyTorch composes
+    from float ops); the others take it as it is, and their dtype rules refuse it as PyTorch
+    does (`_pure/dtype_rules`)."""
     _tensor(input, fname)
     x = floating(input) if promote else input
     values = [scalar_input(float(v)) for v in scalars]
@@ -251,31 +255,22 @@ def logsigmoid(input):
 
 
 def softsign(input):
-    return _run(_SOFTSIGN, input, "softsign")
+    return _run(_SOFTSIGN, input, "softsign", promote=True)
 
 
 def tanhshrink(input):
-    return _run(_TANHSHRINK, input, "tanhshrink")
-
-
-def _shrink_input(input, fname: str):
-    """`input`, a floating tensor (PyTorch's NotImplementedError for others)."""
-    _tensor(input, fname)
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"{fname}_cpu\" not implemented for '{scalar_type_name(input.dtype)}'"
-        )
-    return input
+    return _run(_TANHSHRINK, input, "tanhshrink", promote=True)
 
 
 def hardshrink(input, lambd: float = 0.5):
     """x where |x| > lambd, else 0."""
-    return _run(_HARDSHRINK, _shrink_input(input, "hardshrink"), "hardshrink", scalars=(lambd,))
+    return _run(_HARDSHRINK, input, "hardshrink", scalars=(lambd,))
 
 
 def softshrink(input, lambd: float = 0.5):
     """x - lambd above lambd, x + lambd below -lambd, else 0; lambd must be >= 0."""
-    _shrink_input(input, "softshrink")
+    _tensor(input, "softshrink")
+    require_kernel("softshrink_check", input._stored.dtype, FLOATING)  # (before lambd's range)
     if not 0 <= lambd <= np.finfo(input._stored.dtype).max:
         raise RuntimeError(
             f"lambda must be in range [0, {np.finfo(input._stored.dtype).max:g}] for input "
@@ -399,14 +394,7 @@ def _softmax_like(op, name, input, dim, dtype):
     dim = normalize_dim(dim, input.ndim)
     if not input.ndim:
         dim = None
-    if dtype is not None:
-        out_dtype = _dtypes.as_dtype(dtype)
-    elif input.dtype.is_floating_point:
-        out_dtype = input.dtype
-    else:
-        raise RuntimeError(
-            f"\"{name}_lastdim_kernel_impl\" not implemented for '{scalar_type_name(input.dtype)}'"
-        )
+    out_dtype = input.dtype if dtype is None else _dtypes.as_dtype(dtype)
     return apply(op, input, dim=dim, dtype=out_dtype.jax)
 
 

@@ -10,7 +10,6 @@ import jax.numpy as jnp
 
 from ..._pure import dtypes as _dtypes
 from ..._state.tensor import Tensor
-from ..._tape.autocast import unifies
 from ..._tape.record import apply
 from ..factories import zeros_like
 from ..index import masked_fill
@@ -79,11 +78,6 @@ def scaled_dot_product_attention(
     if enable_gqa:
         raise NotImplementedError(
             "scaled_dot_product_attention(enable_gqa=True) is not yet supported by autograd_compat"
-        )
-    if not (query.dtype is key.dtype is value.dtype) and not unifies(query, key, value):
-        raise RuntimeError(
-            "Expected query, key, and value to have the same dtype, but got query.dtype: "
-            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead."
         )
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     extra = []

@@ -5,8 +5,6 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jax import lax
 
-from ..._state.tensor import Tensor
-from ..._tape.args import check_same_dtype
 from ..._tape.record import apply
 from ._common import _HIGHEST, _ntuple, _tensor, register
 
@@ -92,18 +90,6 @@ def _apply_conv(op, input, weight, bias, groups, batched: bool, **geometry):
     return apply(op, *args, groups=int(groups), batched=batched, **geometry)
 
 
-def _check_conv_dtypes(input: Tensor, weight: Tensor, bias) -> None:
-    check_same_dtype(input, weight, "expected scalar type {a} but found {b}", autocast=True)
-    if bias is not None:
-        check_same_dtype(
-            input,
-            bias,
-            "Input type ({a}) and bias type ({b}) should be the same",
-            lower=True,
-            autocast=True,
-        )
-
-
 def _check_conv_input(input, weight, bias, nd: int, fname: str) -> bool:
     """PyTorch's checks of a (transposed) convolution's tensors; whether `input` is batched."""
     _tensor(input, fname)
@@ -113,7 +99,6 @@ def _check_conv_input(input, weight, bias, nd: int, fname: str) -> bool:
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fname}, but got "
             f"input of size: {list(input.shape)}"
         )
-    _check_conv_dtypes(input, weight, bias)
     batched = input.ndim == nd + 2
     return batched
 

@@ -9,7 +9,6 @@ import numpy as np
 
 from ..._pure.op import scalar_input
 from ..._pure.shapes import normalize_dim, unique_dims
-from ..._tape.args import floating
 from ..._tape.record import apply
 from ._common import _same_dtype, _tensor, register
 
@@ -62,8 +61,7 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     dims = unique_dims(dim, input.ndim)  # checked on a 0-d input too: [-1, 0]
     axis = () if not input.ndim else dims[0] if len(dims) == 1 else dims
     special, p_input = _p_args(p)
-    x = floating(input)
-    return apply(_NORMALIZE, x, p_input, scalar_input(float(eps)), special=special, dim=axis)
+    return apply(_NORMALIZE, input, p_input, scalar_input(float(eps)), special=special, dim=axis)
 
 
 def _cosine_fn(x1, x2, eps, *, dim):
@@ -81,7 +79,7 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     """Cosine of the angle between x1 and x2 along `dim`."""
     _tensor(x1, "cosine_similarity", "x1")
     _tensor(x2, "cosine_similarity", "x2", 2)
-    x1, x2 = _same_dtype(x1, x2)
+    x1, x2 = _same_dtype(x1, x2, floating=False)
     ndim = max(x1.ndim, x2.ndim)
     dim = normalize_dim(dim, ndim)
     return apply(_COSINE, x1, x2, scalar_input(float(eps)), dim=dim if ndim else None)

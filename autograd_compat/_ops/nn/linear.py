@@ -7,7 +7,6 @@ import math
 import jax.numpy as jnp
 
 from ..._tape.record import apply
-from ..linalg import check_matmul_dtypes
 from ._common import _HIGHEST, _tensor, register
 
 __all__ = ["bilinear", "linear"]
@@ -30,7 +29,6 @@ def linear(input, weight, bias=None):
     """`input @ weight.T + bias`: one fused op (PyTorch's addmm), differentiated by jax.vjp."""
     _tensor(input, "linear")
     _tensor(weight, "linear", "weight", 2)
-    check_matmul_dtypes(input, weight)
     if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
         rows = math.prod(input.shape[:-1]) if input.ndim > 1 else 1
         cols = input.shape[-1] if input.ndim else 1

@@ -12,7 +12,7 @@ from jax import lax
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import scalar_input
 from ..._state.tensor import Tensor
-from ..._tape.args import floating, scalar_type_name
+from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
 from ..elementwise import _xlogy
 from ._common import _same_dtype, _tensor, register
@@ -134,7 +134,7 @@ def _regression(op, fname, input, target, reduction, *scalars: float):
     _check_tensors(fname, input, target)
     _size_warning(target, input)
     _check_reduction(reduction)
-    x, t = _same_dtype(input, target)
+    x, t = _same_dtype(input, target, floating=False)
     return apply(op, x, t, *map(scalar_input, scalars), reduction=reduction)
 
 
@@ -358,7 +358,12 @@ def cross_entropy(
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     classes = input.shape[1] if input.ndim > 1 else input.shape[0]
     extra = _check_weight(weight, classes, "cross_entropy")
-    if target.dtype.is_floating_point and target.shape == input.shape:
+    if target.shape == input.shape:  # class probabilities
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, got "
+                f"{scalar_type_name(target.dtype)}"
+            )
         x, t = _same_dtype(input, target)
         return apply(
             _CROSS_ENTROPY_PROB,
@@ -374,7 +379,7 @@ def cross_entropy(
     op = _CROSS_ENTROPY_SMOOTH if label_smoothing > 0 else _CROSS_ENTROPY
     return apply(
         op,
-        floating(input),
+        input,
         target,
         *extra,
         ignore_index=int(ignore_index),
@@ -443,9 +448,8 @@ def binary_cross_entropy(
         values = np.asarray(input._value)
         if not ((values >= 0) & (values <= 1)).all():
             raise RuntimeError("all elements of input should be between 0 and 1")
-    x, t = _same_dtype(input, target)
-    extra = [] if weight is None else [weight.to(x.dtype)]
-    return apply(_BCE, x, t, *extra, reduction=reduction)
+    extra = [] if weight is None else [weight.to(input.dtype)]
+    return apply(_BCE, input, target, *extra, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(
@@ -465,7 +469,7 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    x, t = _same_dtype(input, target)
+    x, t = _same_dtype(input, target, floating=False)
     extra = [e.to(x.dtype) for e in (weight, pos_weight) if e is not None]
     return apply(
         _BCE_LOGITS,
@@ -524,5 +528,5 @@ def kl_div(
     if reduction not in ("mean", "sum", "none", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _check_tensors("kl_div", input, target)
-    x, t = _same_dtype(input, target)
+    x, t = _same_dtype(input, target, floating=False)
     return apply(_KL_DIV[reduction], x, t, reduction=reduction, log_target=bool(log_target))

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
-from ..._tape.args import floating, scalar_type_name
+from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
 from ._common import _ntuple, _tensor, register
-from .interpolation import _resize_fn
+from .interpolation import ADAPTIVE_AVG as _ADAPTIVE_AVG
+from .resize_matrices import AxisSpec
 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "avg_pool1d",
@@ -154,7 +157,11 @@ def _avg_pool_fn(
         x.shape[-len(kernel) :], kernel, stride, padding, out, count_include_pad, divisor_override
     )
     windows = _windows(x, kernel, stride, padding, dilation, out, extra, 0.0)
-    return jnp.sum(windows, axis=-1) / jnp.asarray(divisor, x.dtype)
+    total = jnp.sum(windows, axis=-1)
+    if jnp.issubdtype(x.dtype, jnp.integer):  # PyTorch's integer division, toward zero
+        divisor = jnp.broadcast_to(np.asarray(divisor).astype(np.int64), total.shape)
+        return lax.div(total, divisor.astype(x.dtype))
+    return total / jnp.asarray(divisor, x.dtype)
 
 
 _AVG_POOL = {
@@ -194,7 +201,7 @@ def _avg_pool(
     )
     return apply(
         _AVG_POOL[nd],
-        floating(input),
+        input,
         count_include_pad=bool(count_include_pad),
         divisor_override=divisor_override,
         **geometry,
@@ -235,11 +242,6 @@ avg_pool3d = _avg_pool_with_divisor(
 )
 
 
-_ADAPTIVE_AVG = register(
-    "adaptive_avg_pool", _resize_fn, node="AdaptiveAvgPool2DBackward0", saves="none"
-)
-
-
 def _adaptive_avg_pool(input, output_size, nd: int):
     fname = f"adaptive_avg_pool{nd}d"
     _tensor(input, fname)
@@ -251,8 +253,8 @@ def _adaptive_avg_pool(input, output_size, nd: int):
     if not isinstance(output_size, (list, tuple)):
         output_size = (output_size,) * nd
     out = tuple(s if o is None else int(o) for o, s in zip(output_size, shape))
-    axes = tuple(("adaptive", s, o, None, False) for s, o in zip(shape, out))
-    return apply(_ADAPTIVE_AVG, floating(input), axes=axes)
+    axes = tuple(AxisSpec("adaptive", s, o, None, False) for s, o in zip(shape, out))
+    return apply(_ADAPTIVE_AVG[nd], input, axes=axes)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -263,6 +265,11 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """2-D adaptive average pooling to `output_size` (an int, a pair, None keeps a size)."""
     return _adaptive_avg_pool(input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-D adaptive average pooling to `output_size` (an int, a triple, None keeps a size)."""
+    return _adaptive_avg_pool(input, output_size, 3)
 
 
 def _adaptive_windows(size: int, out: int) -> np.ndarray:

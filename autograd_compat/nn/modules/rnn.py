@@ -11,6 +11,7 @@ import math
 import warnings
 
 from ..._ops.nn.rnn import CELL_OPS, RNN_OPS
+from ..._state import modes as _grad_mode
 from ..._state import random as _random
 from ..._state.tensor import Tensor
 from ..._tape.record import apply
@@ -158,14 +159,25 @@ class RNNBase(Module):
     def _nonlinearity(self) -> str:
         return "tanh"
 
+    def _check_dtype(self, input: Tensor) -> None:
+        """PyTorch's ValueError for an input whose dtype is not the weights' (autocast off)."""
+        weight = self._flat_weights[0].dtype
+        if input.dtype is not weight and not _grad_mode._state.autocast:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight}). "
+                f"Convert input: input.to({weight}), or convert model: model.to({input.dtype})"
+            )
+
     def forward(self, input, hx=None):
         if isinstance(input, PackedSequence):
+            self._check_dtype(input.data)
             return self._forward_packed(input, hx)
         if not isinstance(input, Tensor):
             raise NotImplementedError(
                 f"{type(self).__name__} input of type {type(input).__name__} is not supported "
                 "by autograd_compat (pass a Tensor or a PackedSequence)"
             )
+        self._check_dtype(input)
         if input.dim() not in (2, 3):
             raise ValueError(
                 f"{self.mode}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
