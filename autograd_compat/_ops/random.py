@@ -378,7 +378,9 @@ def normal(
     *,
     generator=None,
     dtype=None,
+    layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
     out=None,
 ) -> Tensor:

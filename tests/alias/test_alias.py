@@ -59,8 +59,12 @@ def test_missing_parts_say_they_are_not_supported():
             import torch.package  # noqa: F401
         import torch
 
-        with pytest.raises(AttributeError, match="torch.no_such_op is not yet supported"):
-            torch.no_such_op  # noqa: B018
+        with pytest.raises(
+            AttributeError, match="torch.fbgemm_linear_int8_weight is not yet supported"
+        ):
+            torch.fbgemm_linear_int8_weight  # noqa: B018
+        with pytest.raises(AttributeError, match="^module 'torch' has no attribute 'sq'$"):
+            torch.sq  # noqa: B018  (PyTorch has no such name: its own message)
         with pytest.raises(
             AttributeError, match="torch.nn.FractionalMaxPool2d is not yet supported"
         ):

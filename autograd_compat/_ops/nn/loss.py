@@ -14,6 +14,7 @@ from ..._pure.op import scalar_input
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
+from ..elementwise import _xlogy
 from ._common import _same_dtype, _tensor, register
 
 __all__ = [
@@ -492,7 +493,7 @@ def _kl_div_fn(x, t, *, reduction, log_target):
     if log_target:
         loss = jnp.exp(t) * (t - x)
     else:
-        loss = jax.scipy.special.xlogy(t, t) - t * x
+        loss = _xlogy(t, t) - t * x  # PyTorch's xlogy derivatives (NaN for t < 0)
     if reduction == "batchmean":
         return jnp.sum(loss) / (x.shape[0] if x.ndim else 1)
     return _reduce(loss, reduction)
