@@ -262,6 +262,13 @@ class Graph:
         globals."""
         return emit_forward(self, root_module)
 
+    def __deepcopy__(self, memo: dict) -> Graph:
+        """A copy of every node (without recursing along the node list)."""
+        copied = Graph(tracer_cls=self._tracer_cls)
+        value, output = copied.graph_copy(self, memo, return_output_node=True)
+        copied.output(value, type_expr=output.type).meta = dict(output.meta)
+        return copied
+
     def __str__(self) -> str:
         lines = ["graph():"] + [f"    {n.format_node()}" for n in self.nodes]
         return "\n".join(lines)

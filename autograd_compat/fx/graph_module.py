@@ -113,10 +113,8 @@ class GraphModule(Module):
         memo[id(self)] = copied
         state = {k: copy.deepcopy(v, memo) for k, v in self.__dict__.items() if k != "_graph"}
         copied.__dict__.update(state)
-        graph = Graph(tracer_cls=self._graph._tracer_cls)
-        graph.output(graph.graph_copy(self._graph, {}))
         type(copied).__name__ = type(self).__name__
-        copied.graph = graph
+        copied.graph = copy.deepcopy(self._graph)
         return copied
 
     def __copy__(self):

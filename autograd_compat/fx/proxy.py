@@ -11,7 +11,7 @@ from typing import Any
 
 from .._state.tensor import Tensor
 from .graph import Graph
-from .node import Argument, Node, Target, map_aggregate
+from .node import Argument, Node, Target, _library_name, map_aggregate
 
 __all__ = ["Attribute", "GraphAppendingTracer", "Proxy", "TraceError", "TracerBase"]
 
@@ -193,9 +193,12 @@ class Proxy:
 
 
 def _is_tensor_method(fn) -> bool:
-    """Whether `fn` is a method of the library's Tensor (called with the tensor first)."""
+    """Whether `fn` is a method of the library's Tensor and not also the library function of
+    that name (one object serves both for many ops here; the function call is equivalent)."""
     name = getattr(fn, "__name__", None)
-    return isinstance(name, str) and getattr(Tensor, name, None) is fn
+    if not isinstance(name, str) or getattr(Tensor, name, None) is not fn:
+        return False
+    return _library_name(fn) is None
 
 
 def _instruction_at(frame) -> dis.Instruction | None:

@@ -337,12 +337,14 @@ def test_shape_prop(real_torch):
         shape_prop.ShapeProp(gm).propagate(inputs(torch, 2, 4))
         metas = [n.meta.get("tensor_meta") for n in gm.graph.nodes]
         return [
-            None if m is None else (tuple(m.shape), str(m.dtype), m.requires_grad, m.stride)
+            None
+            if m is None
+            else (tuple(m.shape), str(m.dtype), m.requires_grad, m.stride, str(m.memory_format))
             for m in metas
         ]
 
     result = both(prog, real_torch)
-    assert result[-1] == ((2,), "torch.float32", True, (1,))
+    assert result[-1] == ((2,), "torch.float32", True, (1,), "torch.contiguous_format")
 
 
 def test_interpreter_runs_and_overrides(real_torch):
@@ -444,6 +446,24 @@ def test_graph_module_deepcopy_and_state_dict():
     fresh = torch.fx.symbolic_trace(small_model(torch))
     fresh.load_state_dict(gm.state_dict())
     assert sorted(fresh.state_dict()) == ["lin.bias", "lin.weight", "scale"]
+
+
+def test_proxy_torch_function_records_calls(real_torch):
+    """What a library function called on Proxies records, through the classmethod the
+    __torch_function__ protocol calls."""
+
+    def prog(torch):
+        graph = torch.fx.Graph()
+        x = torch.fx.Proxy(graph.placeholder("x"))
+        relu = torch.fx.Proxy.__torch_function__(torch.relu, (torch.fx.Proxy,), (x,))
+        scaled = torch.fx.Proxy.__torch_function__(
+            torch.nn.functional.softmax, (torch.fx.Proxy,), (relu,), {"dim": 0}
+        )
+        graph.output(scaled.node)
+        gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+        return {"graph": str(graph), "out": numpy(gm(inputs(torch, 4)))}
+
+    both(prog, real_torch)
 
 
 @needs_torch_function

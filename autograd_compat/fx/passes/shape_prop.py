@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ..._pure.layouts import channels_last, channels_last_3d, contiguous_format
 from ..._state.tensor import Tensor
 from ..interpreter import Interpreter
 from ..node import Node, map_aggregate
@@ -25,8 +26,18 @@ class TensorMetadata(NamedTuple):
 
 
 def _extract_tensor_metadata(result: Tensor) -> TensorMetadata:
+    """`result`'s metadata; its memory format is the first of contiguous, channels_last and
+    channels_last_3d it is laid out in (None if none)."""
+    formats = (contiguous_format, channels_last, channels_last_3d)
+    memory_format = next((f for f in formats if result.is_contiguous(memory_format=f)), None)
     return TensorMetadata(
-        result.shape, result.dtype, result.requires_grad, result.stride(), None, False, {}
+        result.shape,
+        result.dtype,
+        result.requires_grad,
+        result.stride(),
+        memory_format,
+        False,
+        {},
     )
 
 
