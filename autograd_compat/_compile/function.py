@@ -46,6 +46,7 @@ from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.random import default_generator
 from .._state.tensor import PLAIN_TYPES, Tensor, program_input
+from .._state.torch_function import _disabled_torch_function_impl
 from .._tape.record import apply
 from . import config
 from .bindings import first_rebound, tensor_bindings
@@ -72,6 +73,7 @@ class WrappedNumber(Tensor):
 
     __slots__ = ()
     _wrapped_number = True
+    __torch_function__ = _disabled_torch_function_impl  # a plain number to every op
 
 
 class _StaleState(Exception):

@@ -110,16 +110,28 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+# The public uniform_, normal_ and constant_ dispatch to `__torch_function__` (PyTorch's do);
+# the other initializers fill through these, which do not (PyTorch's fill through Tensor methods).
+def _uniform(tensor: Tensor, a: float, b: float, generator) -> Tensor:
+    return _assign(tensor, _arrays.rng(generator).uniform(a, b, _shape(tensor)))
+
+
+def _normal(tensor: Tensor, mean: float, std: float, generator) -> Tensor:
+    return _assign(tensor, _arrays.rng(generator).normal(mean, std, _shape(tensor)))
+
+
+def _constant(tensor: Tensor, val: float) -> Tensor:
+    return _assign(tensor, np.full(_shape(tensor), val))
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from U(a, b)."""
-    _check(tensor, "uniform_")
-    return _assign(tensor, _arrays.rng(generator).uniform(a, b, _shape(tensor)))
+    return _uniform(_check(tensor, "uniform_"), a, b, generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from N(mean, std^2)."""
-    _check(tensor, "normal_")
-    return _assign(tensor, _arrays.rng(generator).normal(mean, std, _shape(tensor)))
+    return _normal(_check(tensor, "normal_"), mean, std, generator)
 
 
 def trunc_normal_(
@@ -149,18 +161,17 @@ def trunc_normal_(
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with `val`."""
-    _check(tensor, "constant_")
-    return _assign(tensor, np.full(_shape(tensor), val))
+    return _constant(_check(tensor, "constant_"), val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
     """Fill with 1."""
-    return constant_(tensor, 1)
+    return _constant(_check(tensor, "ones_"), 1)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
     """Fill with 0."""
-    return constant_(tensor, 0)
+    return _constant(_check(tensor, "zeros_"), 0)
 
 
 def eye_(tensor: Tensor) -> Tensor:
@@ -196,14 +207,14 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_uniform_"))
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a, generator)
+    return _uniform(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Glorot normal: N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std, generator)
+    return _normal(tensor, 0.0, std, generator)
 
 
 def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, fname: str):
@@ -241,7 +252,7 @@ def _kaiming(name: str, doc: str, fill):
 
 def _uniform_with_std(tensor: Tensor, std: float, generator) -> Tensor:
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound, generator)
+    return _uniform(tensor, -bound, bound, generator)
 
 
 kaiming_uniform_ = _kaiming(
@@ -252,7 +263,7 @@ kaiming_uniform_ = _kaiming(
 kaiming_normal_ = _kaiming(
     "kaiming_normal_",
     "He normal: N(0, std^2), std = gain / sqrt(fan).",
-    lambda tensor, std, generator: normal_(tensor, 0.0, std, generator),
+    lambda tensor, std, generator: _normal(tensor, 0.0, std, generator),
 )
 
 
