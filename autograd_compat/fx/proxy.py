@@ -10,6 +10,7 @@ import operator
 from typing import Any
 
 from .._state.tensor import Tensor
+from .._state.torch_function import override_possible
 from .graph import Graph
 from .node import Argument, Node, Target, _library_name, map_aggregate
 
@@ -121,6 +122,7 @@ class Proxy:
     method calls, library functions) records a Node and gives a new Proxy."""
 
     def __init__(self, node: Node, tracer: TracerBase | None = None) -> None:
+        override_possible()  # library functions called on Proxies reach __torch_function__
         self.tracer = tracer if tracer is not None else GraphAppendingTracer(node.graph)
         self.node = node
 

@@ -11,7 +11,6 @@ if importlib.util.find_spec("timm") is None or importlib.util.find_spec("torchvi
     pytest.skip("timm and torchvision are needed", allow_module_level=True)
 
 
-@pytest.mark.xfail(strict=True, reason="needs the __torch_function__ protocol (torchfn)")
 def test_torchvision_create_feature_extractor_resnet18(both):
     ours = both("fx_features.py", "torchvision", rtol=2e-4, atol=1e-3)
     assert ours["flat"]["shape"] == [1, 512]

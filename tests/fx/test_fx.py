@@ -11,10 +11,6 @@ import pytest
 
 import autograd_compat
 
-needs_torch_function = pytest.mark.xfail(
-    strict=True, reason="needs the __torch_function__ protocol (torchfn)"
-)
-
 
 def structure(gm) -> list[tuple[str, str]]:
     """(op, target) of each node; functions by name, so both libraries' graphs compare."""
@@ -174,8 +170,8 @@ def test_custom_tracer_keeps_a_module_as_leaf(real_torch):
 
 
 def test_invert_a_graph(real_torch):
-    """fx docs' "invert" example, with Tensor methods (the docs' torch.* version needs the
-    __torch_function__ protocol: test_invert_with_torch_functions)."""
+    """fx docs' "invert" example, on Tensor methods (test_invert_with_torch_functions has the
+    docs' torch.* version)."""
 
     def prog(torch):
         inverse = {"exp": "log", "tan": "arctan", "log": "exp", "arctan": "tan"}
@@ -466,7 +462,6 @@ def test_proxy_torch_function_records_calls(real_torch):
     both(prog, real_torch)
 
 
-@needs_torch_function
 def test_torch_functions_on_proxies(real_torch):
     def prog(torch):
         F = torch.nn.functional
@@ -480,7 +475,6 @@ def test_torch_functions_on_proxies(real_torch):
     both(prog, real_torch)
 
 
-@needs_torch_function
 def test_invert_with_torch_functions(real_torch):
     def prog(torch):
         inverse = {torch.exp: torch.log, torch.tan: torch.arctan}
