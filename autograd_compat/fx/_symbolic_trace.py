@@ -231,12 +231,15 @@ class Tracer(TracerBase):
         self.graph = Graph(tracer_cls=type(self))
         self.tensor_attrs = {}
         self.submodule_paths = {mod: name for name, mod in self.root.named_modules()}
-        args = self.create_args_for_root(fn, is_module, concrete_args)
+        values = self.create_args_for_root(fn, is_module, concrete_args)
+        params = list(inspect.signature(fn).parameters.values())[1 if is_module else 0 :]
+        keyword_only = {p.name: v for p, v in zip(params, values) if p.kind is p.KEYWORD_ONLY}
+        args = [v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY]
         if is_module:
             args.insert(0, root)
         with _Patcher() as patcher:
             self._patch(patcher, fn)
-            result = fn(*args)
+            result = fn(*args, **keyword_only)
         self.create_node(
             "output",
             "output",

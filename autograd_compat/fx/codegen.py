@@ -1,5 +1,7 @@
 """The Python source of a graph's `forward`: one readable line per node, operators written
-as operators, library functions by their `torch.` names, other objects as named globals."""
+as operators, library functions by their `torch.` names, other objects as named globals; each
+line ends by setting the values it used last to None, so they are freed as early as in
+PyTorch's code."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import operator
 import sys
 from typing import Any, NamedTuple
 
-from .node import Node, _library_name
+from .node import Node, _library_name, last_uses
 
 __all__ = ["PythonCode", "emit_forward"]
 
@@ -52,6 +54,7 @@ class _Emitter:
     def __init__(self, root_module: str, reserved: set[str]) -> None:
         self.root = root_module
         self.reserved = reserved  # the node and parameter names
+        self.last_uses: dict[Node, list[Node]] = {}  # the values freed after each node
         self.globals: dict[str, Any] = {
             "inf": float("inf"),
             "nan": float("nan"),
@@ -117,21 +120,33 @@ class _Emitter:
         text = self.root
         for part in target.split("."):
             ident = part.isidentifier() and not keyword.iskeyword(part)
-            text = f"{text}.{part}" if ident else f"getattr({text}, {part!r})"
+            text = f"{text}.{part}" if ident else f'getattr({text}, "{part}")'
         return text
 
     def node(self, n: Node, params: list[str]) -> None:
         """Emit the line computing `n` (or the parameter it is)."""
         if n.op == "placeholder":
             default = f" = {self.arg(n.args[0])}" if n.args else ""
-            params.append(f"{n.target}{default}")
+            params.append(f"{n.target}{self.annotation(n)}{default}")
             if n.target.lstrip("*") != n.name:
                 self.lines.append(f"{n.name} = {n.target.lstrip('*')}")
             return
         if n.op == "output":
             self.lines.append(f"return {self.arg(n.args[0])}")
             return
-        self.lines.append(f"{n.name} = {self.expression(n)}")
+        line = f"{n.name} = {self.expression(n)}"
+        freed = [*self.last_uses.get(n, []), *([n] if not n.users else [])]
+        if freed:
+            line += ";  " + " = ".join([m.name for m in freed] + ["None"])
+        self.lines.append(line)
+
+    def annotation(self, n: Node) -> str:
+        """` : <type>` for a node with a type, named by a global (a string annotation too,
+        as PyTorch's code does)."""
+        if n.type is None:
+            return ""
+        hint = n.type.__name__ if isinstance(n.type, type) else repr(n.type)
+        return f" : {self.add_global(hint, n.type)}"
 
     def expression(self, n: Node) -> str:
         args, kwargs = n.args, n.kwargs
@@ -167,6 +182,7 @@ def _evaluates_to(text: str, value: Any) -> bool:
 def emit_forward(graph, root_module: str):
     """The source of `def forward(<root_module>, ...)` for `graph` and its globals."""
     emitter = _Emitter(root_module, {n.name for n in graph.nodes} | {root_module})
+    emitter.last_uses = last_uses(graph.nodes)
     params: list[str] = [root_module]
     for n in graph.nodes:
         emitter.node(n, params)

@@ -9,7 +9,7 @@ from typing import Any
 from ..nn.modules.module import Module
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Argument, Node, Target, map_aggregate, map_arg
+from .node import Argument, Node, Target, last_uses, map_aggregate, map_arg
 from .proxy import Proxy, TracerBase
 
 __all__ = ["Interpreter", "Transformer"]
@@ -30,14 +30,7 @@ class Interpreter:
         self.name = "Interpreter"
         self.garbage_collect_values = garbage_collect_values
         self.extra_traceback = True
-        self.user_to_last_uses: dict[Node, list[Node]] = {}
-        if garbage_collect_values:
-            seen: set[Node] = set()
-            for node in reversed(self.graph.nodes):
-                for used in node.all_input_nodes:
-                    if used not in seen:
-                        seen.add(used)
-                        self.user_to_last_uses.setdefault(node, []).append(used)
+        self.user_to_last_uses = last_uses(self.graph.nodes) if garbage_collect_values else {}
 
     def run(
         self, *args, initial_env: dict[Node, Any] | None = None, enable_io_processing: bool = True

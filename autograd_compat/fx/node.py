@@ -50,6 +50,18 @@ def map_arg(a: Argument, fn: Callable[[Node], Argument]) -> Argument:
     return map_aggregate(a, lambda x: fn(x) if isinstance(x, Node) else x)
 
 
+def last_uses(nodes) -> dict[Node, list[Node]]:
+    """For each node, the nodes whose value it is the last to read (in argument order)."""
+    seen: set[Node] = set()
+    result: dict[Node, list[Node]] = {}
+    for node in reversed(nodes):
+        for used in node.all_input_nodes:
+            if used not in seen:
+                seen.add(used)
+                result.setdefault(node, []).append(used)
+    return result
+
+
 def _qualified_name(target: Target) -> str:
     """A Node's target as `print(graph)` shows it (`operator.add`, `torch.relu`)."""
     if isinstance(target, str):

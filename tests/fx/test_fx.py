@@ -115,7 +115,7 @@ def test_trace_matches_torch_and_the_module(real_torch):
 def test_graph_prints_as_torch(real_torch):
     def prog(torch):
         gm = torch.fx.symbolic_trace(small_model(torch))
-        return {"graph": str(gm.graph)}
+        return {"graph": str(gm.graph), "code": gm.code}
 
     both(prog, real_torch)
     table = io.StringIO()
@@ -460,6 +460,46 @@ def test_proxy_torch_function_records_calls(real_torch):
         return {"graph": str(graph), "out": numpy(gm(inputs(torch, 4)))}
 
     both(prog, real_torch)
+
+
+def test_conv_net_with_functions_containers_and_keywords(real_torch):
+    """ModuleList iteration, F and torch functions, a buffer, size/reshape, a keyword-only
+    input and a dict of tuples as output."""
+
+    def prog(torch):
+        nn, F = torch.nn, torch.nn.functional
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.convs = nn.ModuleList([nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(4, 4, 1)])
+                self.register_buffer("shift", torch.arange(4.0))
+                self.head = nn.Sequential(nn.Flatten(), nn.Linear(4 * 8 * 8, 5))
+
+            def forward(self, x, *, scale=1.0):
+                for conv in self.convs:
+                    x = F.relu(conv(x))
+                x = x + self.shift.view(1, -1, 1, 1)
+                y = torch.cat([x, -x], dim=1)[:, :4] + torch.ones(4).view(1, 4, 1, 1)
+                out = self.head(y.reshape(y.size(0), 4, 8, 8))
+                return {"logits": out * scale, "pair": (out.softmax(-1), x.mean(dim=(2, 3)))}
+
+        net = Net()
+        rng = np.random.default_rng(5)
+        with torch.no_grad():
+            for _, p in sorted(net.named_parameters()):
+                p.copy_(torch.from_numpy(rng.standard_normal(p.shape).astype(np.float32) / 8))
+        gm = torch.fx.symbolic_trace(net)
+        x = inputs(torch, 2, 3, 8, 8)
+        return {
+            "structure": structure(gm),
+            "out": numpy(gm(x, scale=2.0)),
+            "orig": numpy(net(x, scale=2.0)),
+            "code_line": next(line for line in gm.code.splitlines() if "convs_0 =" in line),
+        }
+
+    result = both(prog, real_torch)
+    assert_same(result["out"], result["orig"])
 
 
 def test_torch_functions_on_proxies(real_torch):
