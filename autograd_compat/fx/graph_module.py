@@ -117,6 +117,12 @@ class GraphModule(Module):
         copied.graph = copy.deepcopy(self._graph)
         return copied
 
+    def __reduce__(self):
+        raise NotImplementedError(
+            "pickling a torch.fx.GraphModule (torch.save, multiprocessing) is not supported in "
+            "autograd_compat: save its state_dict and trace the module again"
+        )
+
     def __copy__(self):
         return GraphModule(self, self._graph, type(self).__name__)
 

@@ -78,7 +78,7 @@ class TracerBase:
                 if isinstance(key, (Proxy, Node)):
                     raise RuntimeError(
                         "Keys for dictionaries used as an argument cannot "
-                        "contain a Node. Got key: {key}"
+                        f"contain a Node. Got key: {key}"
                     )
                 out[key] = self.create_arg(value)
             return out

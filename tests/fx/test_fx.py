@@ -293,6 +293,34 @@ def test_graph_editing_api(real_torch):
     both(prog, real_torch)
 
 
+def test_graph_module_from_a_dict_root(real_torch):
+    def prog(torch):
+        graph = torch.fx.Graph()
+        x = graph.placeholder("x")
+        lin = graph.call_module("block.lin", (x,))
+        w = graph.get_attr("w")
+        graph.output(graph.call_method("add", (lin, w)))
+        linear = torch.nn.Linear(3, 3)
+        with torch.no_grad():
+            linear.weight.copy_(inputs(torch, 3, 3, seed=7))
+            linear.bias.zero_()
+        gm = torch.fx.GraphModule({"block.lin": linear, "w": torch.ones(3)}, graph)
+        missing = None
+        try:
+            torch.fx.GraphModule({"w": torch.ones(3)}, graph)
+        except RuntimeError as e:
+            missing = str(e)
+        return {
+            "out": numpy(gm(inputs(torch, 2, 3))),
+            "buffers": sorted(name for name, _ in gm.named_buffers()),
+            "params": sorted(name for name, _ in gm.named_parameters()),
+            "missing": missing,
+            "code": gm.code,
+        }
+
+    both(prog, real_torch)
+
+
 def test_subgraph_rewriter(real_torch):
     def prog(torch):
         class M(torch.nn.Module):
@@ -439,6 +467,8 @@ def test_graph_module_deepcopy_and_state_dict():
     np.testing.assert_allclose(numpy(copied(x)), numpy(gm(x)))
     assert copied.lin is not gm.lin
     assert type(copied) is not type(gm) and type(copied).__name__ == "Small"
+    with pytest.raises(NotImplementedError, match="pickling a torch.fx.GraphModule"):
+        __import__("pickle").dumps(gm)
     fresh = torch.fx.symbolic_trace(small_model(torch))
     fresh.load_state_dict(gm.state_dict())
     assert sorted(fresh.state_dict()) == ["lin.bias", "lin.weight", "scale"]
