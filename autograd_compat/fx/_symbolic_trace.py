@@ -6,6 +6,7 @@ import builtins
 import collections
 import functools
 import inspect
+import logging
 import math
 from collections.abc import Callable
 from typing import Any
@@ -19,10 +20,29 @@ from .graph_module import GraphModule
 from .node import Argument, map_aggregate
 from .proxy import Proxy, TracerBase
 
-__all__ = ["Tracer", "symbolic_trace", "wrap"]
+__all__ = ["Tracer", "is_fx_symbolic_tracing", "is_fx_tracing", "symbolic_trace", "wrap"]
+
+log = logging.getLogger(__name__)
+_is_fx_tracing_flag = False  # set while a Tracer runs a program
 
 # (id of a module's globals, function name) -> those globals: what a trace would keep as calls.
 _wrapped_fns_to_patch: dict[tuple[int, str], dict] = {}
+
+
+def is_fx_tracing() -> bool:
+    """Whether a symbolic trace is running (warning, as PyTorch does, that torch.export sets
+    it there too)."""
+    log.warning(
+        "is_fx_tracing will return true for both fx.symbolic_trace and torch.export. Please use "
+        "is_fx_tracing_symbolic_tracing() for specifically fx.symbolic_trace or "
+        "torch.compiler.is_compiling() for specifically torch.export/compile."
+    )
+    return _is_fx_tracing_flag
+
+
+def is_fx_symbolic_tracing() -> bool:
+    """Whether a symbolic trace is running."""
+    return _is_fx_tracing_flag
 
 
 def wrap(fn_or_name):
@@ -237,9 +257,14 @@ class Tracer(TracerBase):
         args = [v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY]
         if is_module:
             args.insert(0, root)
-        with _Patcher() as patcher:
-            self._patch(patcher, fn)
-            result = fn(*args, **keyword_only)
+        global _is_fx_tracing_flag
+        outer, _is_fx_tracing_flag = _is_fx_tracing_flag, True
+        try:
+            with _Patcher() as patcher:
+                self._patch(patcher, fn)
+                result = fn(*args, **keyword_only)
+        finally:
+            _is_fx_tracing_flag = outer
         self.create_node(
             "output",
             "output",

@@ -439,6 +439,23 @@ def test_fx_wrap_records_a_call(real_torch):
     assert ("call_function", "scale") in result["structure"]
 
 
+def test_is_fx_symbolic_tracing(real_torch):
+    def prog(torch):
+        from importlib import import_module
+
+        tracing = import_module(f"{torch.__name__}.fx._symbolic_trace").is_fx_symbolic_tracing
+        seen = []
+
+        def f(x):
+            seen.append(tracing())
+            return x + 1
+
+        torch.fx.symbolic_trace(f)
+        return [*seen, tracing()]
+
+    assert both(prog, real_torch) == [True, False]
+
+
 def test_autowrap_math(real_torch):
     def prog(torch):
         import math
