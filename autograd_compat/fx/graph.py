@@ -4,14 +4,15 @@ Python code it becomes."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import inspect
 import keyword
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .codegen import PythonCode, emit_forward
-from .node import Argument, Node, Target, map_arg
+from .node import Argument, Node, Target, map_aggregate, map_arg
 
 __all__ = ["Graph", "PythonCode"]
 
@@ -37,6 +38,41 @@ class _Namespace:
             name = f"{base}_{num}"
         self._used.add(name)
         return name
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ref:
+    """A pickled Node argument: the position of the node it names."""
+
+    index: int
+
+
+class _NodeRecord(NamedTuple):
+    """One pickled Node."""
+
+    op: str
+    target: Target
+    args: tuple
+    kwargs: dict
+    name: str
+    type: Any
+    meta: dict
+
+
+def _unpickle_graph(tracer_cls, records: list[_NodeRecord]) -> Graph:
+    graph = Graph(tracer_cls=tracer_cls)
+    made: list[Node] = []
+
+    def resolve(a):
+        return made[a.index] if isinstance(a, _Ref) else a
+
+    for r in records:
+        args = map_aggregate(r.args, resolve)
+        kwargs = map_aggregate(r.kwargs, resolve)
+        node = graph.create_node(r.op, r.target, args, kwargs, r.name, r.type)
+        node.meta = r.meta
+        made.append(node)
+    return graph
 
 
 class _InsertPoint:
@@ -268,6 +304,25 @@ class Graph:
         value, output = copied.graph_copy(self, memo, return_output_node=True)
         copied.output(value, type_expr=output.type).meta = dict(output.meta)
         return copied
+
+    def __reduce__(self):
+        """Pickled as a flat list of node records (Node arguments as indices), so a long
+        graph pickles without deep recursion."""
+        nodes = list(self.nodes)
+        index = {n: i for i, n in enumerate(nodes)}
+        records = [
+            _NodeRecord(
+                n.op,
+                n.target,
+                map_arg(n.args, lambda a: _Ref(index[a])),
+                map_arg(n.kwargs, lambda a: _Ref(index[a])),
+                n.name,
+                n.type,
+                n.meta,
+            )
+            for n in nodes
+        ]
+        return (_unpickle_graph, (self._tracer_cls, records))
 
     def __str__(self) -> str:
         lines = ["graph():"] + [f"    {n.format_node()}" for n in self.nodes]

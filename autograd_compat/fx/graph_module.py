@@ -118,16 +118,25 @@ class GraphModule(Module):
         return copied
 
     def __reduce__(self):
-        raise NotImplementedError(
-            "pickling a torch.fx.GraphModule (torch.save, multiprocessing) is not supported in "
-            "autograd_compat: save its state_dict and trace the module again"
-        )
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
+        base = type(self).__mro__[1]
+        return (_rebuild, (base, type(self).__name__, state, self._graph))
 
     def __copy__(self):
         return GraphModule(self, self._graph, type(self).__name__)
 
     def __str__(self) -> str:
         return super().__str__() + "\n\n" + self.code
+
+
+def _rebuild(base: type, class_name: str, state: dict, graph: Graph) -> GraphModule:
+    """A pickled GraphModule again: its state, its graph, its code generated anew."""
+    module = GraphModule.__new__(base)
+    Module.__init__(module)
+    module.__dict__.update(state)
+    type(module).__name__ = class_name
+    module.graph = graph
+    return module
 
 
 class _CodeOnlyModule(Module):

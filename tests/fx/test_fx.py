@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -476,7 +477,11 @@ def test_compile_a_graph_module():
     np.testing.assert_allclose(numpy(torch.compile(gm)(x)), numpy(gm(x)), rtol=1e-6)
 
 
-def test_graph_module_deepcopy_and_state_dict():
+def pickled_function(x):
+    return (x.tanh() + 1).sum(-1)
+
+
+def test_graph_module_deepcopy_pickle_and_state_dict():
     torch = autograd_compat
     gm = torch.fx.symbolic_trace(small_model(torch))
     copied = __import__("copy").deepcopy(gm)
@@ -484,8 +489,13 @@ def test_graph_module_deepcopy_and_state_dict():
     np.testing.assert_allclose(numpy(copied(x)), numpy(gm(x)))
     assert copied.lin is not gm.lin
     assert type(copied) is not type(gm) and type(copied).__name__ == "Small"
-    with pytest.raises(NotImplementedError, match="pickling a torch.fx.GraphModule"):
-        __import__("pickle").dumps(gm)
+    with pytest.raises(TypeError, match="pickling Tensors is not supported"):
+        pickle.dumps(gm)
+    plain = torch.fx.symbolic_trace(pickled_function)
+    loaded = pickle.loads(pickle.dumps(plain))
+    np.testing.assert_allclose(numpy(loaded(x)), numpy(plain(x)))
+    assert type(loaded).__name__ == "pickled_function" and loaded.code == plain.code
+    assert [n.op for n in loaded.graph.nodes] == [n.op for n in plain.graph.nodes]
     fresh = torch.fx.symbolic_trace(small_model(torch))
     fresh.load_state_dict(gm.state_dict())
     assert sorted(fresh.state_dict()) == ["lin.bias", "lin.weight", "scale"]
