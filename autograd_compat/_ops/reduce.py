@@ -95,6 +95,23 @@ _MEAN_ALL = register("mean", _mean, node="MeanBackward0", saves="none")
 _MEAN_DIM = register("mean.dim", _mean, node="MeanBackward1", saves="none")
 
 
+def _numpy_names(fn):
+    """`fn` also taking NumPy's `axis` and `keepdims` for `dim` and `keepdim`, as PyTorch's
+    argument parser does (`x.sum(axis=1, keepdims=True)`)."""
+
+    @functools.wraps(fn)
+    def accepting(*args, **kwargs):
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    return accepting
+
+
+@_numpy_names
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum over all elements, or over `dim` (an int or a tuple; an empty tuple means all, as
     in PyTorch). Integers and bools sum to int64."""
@@ -112,6 +129,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
 
 
+@_numpy_names
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
     tensor_arg(input, "mean")
@@ -240,9 +258,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
     out_dtype = _norm_dtype("linalg.vector_norm", x, dtype)
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    dims = normalize_dims(dim, x.ndim) if dim is not None else None
-    if dims is not None and x.ndim == 0:
-        dims = ()
+    dims = normalize_dims(dim, x.ndim)
     ord = float(ord)
     if ord < 0 or math.isinf(ord):
         empty = x.numel() == 0 if dims is None else builtins.any(x.shape[d] == 0 for d in dims)
@@ -365,6 +381,7 @@ for _name in ("max", "min", "median", "topk", "sort", "kthvalue", "mode", "cumma
 for _name, _fields in (
     ("nanmedian", ("values", "indices")),
     ("aminmax", ("min", "max")),
+    ("histogram", ("hist", "bin_edges")),
     ("frexp", ("mantissa", "exponent")),
     ("svd", ("U", "S", "V")),
     ("linalg_svd", ("U", "S", "Vh")),
@@ -404,10 +421,7 @@ def _dims_or_all(dim, ndim: int):
     """normalize_dims, with None or () meaning every dim (as a tuple, for jnp)."""
     if dim is None:
         return tuple(range(ndim))
-    dims = normalize_dims(dim, ndim)
-    if ndim == 0:
-        return ()
-    return dims
+    return normalize_dims(dim, ndim)
 
 
 @jax.custom_jvp
@@ -443,6 +457,7 @@ _PROD_ALL = register("prod", _prod, node="ProdBackward0")
 _PROD_DIM = register("prod.dim", _prod, node="ProdBackward1")
 
 
+@_numpy_names
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Product of all elements, or along one `dim`; integers and bools give int64.
 
@@ -526,25 +541,33 @@ def _moment(fname, op, input, dim, unbiased, keepdim, correction):
     return apply(op, input, dims=dims, keepdim=keepdim, correction=correction)
 
 
+@_numpy_names
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Variance over all elements or `dim`, dividing by N - correction (default 1; `unbiased`
     is the older spelling: True for 1, False for 0)."""
     return _moment("var", _VAR, input, dim, unbiased, keepdim, correction)
 
 
+@_numpy_names
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
 
 
+@_numpy_names
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(var(...), mean(...))` over the same dims."""
+    if isinstance(dim, bool):  # var_mean(input, unbiased)
+        unbiased, dim = dim, None
     variance = var(input, dim, unbiased, keepdim, correction=correction)
     return variance, mean(input, dim, keepdim)
 
 
+@_numpy_names
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(std(...), mean(...))` over the same dims."""
+    if isinstance(dim, bool):  # std_mean(input, unbiased)
+        unbiased, dim = dim, None
     deviation = std(input, dim, unbiased, keepdim, correction=correction)
     return deviation, mean(input, dim, keepdim)
 
@@ -618,6 +641,7 @@ def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
     return getattr(return_types, fname)(values, indices)
 
 
+@_numpy_names
 def max(input, dim=None, keepdim: bool = False, *, other=None):
     """The largest element; along `dim`, `(values, indices)`; with a tensor, `maximum`.
 
@@ -631,6 +655,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):
     return _max_min("max", True, input, dim, keepdim, other)
 
 
+@_numpy_names
 def min(input, dim=None, keepdim: bool = False, *, other=None):
     """The smallest element; along `dim`, `(values, indices)`; with a tensor, `minimum`."""
     return _max_min("min", False, input, dim, keepdim, other)
@@ -711,11 +736,13 @@ def _arg(fname: str, largest: bool, input, dim, keepdim):
     return apply(_ARGMAX, input, dim=d, keepdim=bool(keepdim), largest=largest)
 
 
+@_numpy_names
 def argmax(input, dim=None, keepdim: bool = False):
     """Index of the (first) largest element, of the flattened tensor or along `dim`."""
     return _arg("argmax", True, input, dim, keepdim)
 
 
+@_numpy_names
 def argmin(input, dim=None, keepdim: bool = False):
     """Index of the (first) smallest element, of the flattened tensor or along `dim`."""
     return _arg("argmin", False, input, dim, keepdim)
@@ -730,6 +757,7 @@ def _logsumexp(x, *, dims, keepdim, dtype):
 _LOGSUMEXP = register("logsumexp", _logsumexp, node="LogsumexpBackward0")
 
 
+@_numpy_names
 def logsumexp(input, dim, keepdim: bool = False):
     """log(sum(exp(input))) over `dim`, computed stably; integers give the default float."""
     tensor_arg(input, "logsumexp")
@@ -807,11 +835,13 @@ def _truth_reduction(fname: str, is_all: bool, input, dim, keepdim):
     return apply(_ALL_ANY, input, dims=dims, keepdim=keepdim, is_all=is_all, dtype=dtype.jax)
 
 
+@_numpy_names
 def all(input, dim=None, keepdim: bool = False):
     """True where every element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("all", True, input, dim, keepdim)
 
 
+@_numpy_names
 def any(input, dim=None, keepdim: bool = False):
     """True where some element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("any", False, input, dim, keepdim)
@@ -856,6 +886,7 @@ _MEDIAN_ALL = register("median", _median_all, node="MedianBackward0")
 _MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="MedianBackward1")
 
 
+@_numpy_names
 def median(input, dim=None, keepdim: bool = False):
     """The lower median (for an even count, the smaller of the two middle values), as PyTorch.
 
@@ -1037,7 +1068,7 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None):
         length = builtins.max(x.shape[d] - 1, 0)
         hi, lo = narrow(x, d, 1, length), narrow(x, d, 0, length)
         x = logical_xor(hi, lo) if x.dtype is _dtypes.bool else sub(hi, lo)
-    return x
+    return x.clone() if x is input else x  # n == 0: a copy, as PyTorch's
 
 
 # ----------------------------------------------------------------------------- diff, count_nonzero
@@ -1082,6 +1113,7 @@ def _nansum(x, *, dims, keepdim, dtype):
 _NANSUM = register("nansum", _nansum, node="NansumBackward0")
 
 
+@_numpy_names
 def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum treating NaN as zero; integers accumulate in int64."""
     tensor_arg(input, "nansum")
@@ -1094,6 +1126,7 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     )
 
 
+@_numpy_names
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of the non-NaN elements (nansum / count, as PyTorch composes it); floats only."""
     tensor_arg(input, "nanmean")
