@@ -8,6 +8,7 @@ import functools
 import inspect
 import logging
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Argument, map_aggregate
+from .node import Argument, has_side_effect, map_aggregate
 from .proxy import Proxy, TracerBase
 
 __all__ = ["Tracer", "is_fx_symbolic_tracing", "is_fx_tracing", "symbolic_trace", "wrap"]
@@ -115,6 +116,12 @@ def _recorded(original: Callable) -> Callable:
 
     wrapped.__fx_original__ = original  # type: ignore[attr-defined]
     return wrapped
+
+
+@has_side_effect
+def _assert_is_none(value: Any, msg: str) -> None:
+    """The check of an input that a trace specialized to None."""
+    assert value is None, msg
 
 
 def _is_library_module(m: Module) -> bool:
@@ -221,13 +228,17 @@ class Tracer(TracerBase):
     def create_args_for_root(
         self, root_fn: Callable, is_module: bool, concrete_args: dict | None = None
     ) -> list[Any]:
-        """Placeholders for `root_fn`'s parameters (values for those in `concrete_args`)."""
+        """Placeholders for `root_fn`'s parameters. One given in `concrete_args` is traced as
+        its value, its placeholder checked against it by an assert node, as in PyTorch."""
         concrete = concrete_args or {}
         params = list(inspect.signature(root_fn).parameters.values())[1 if is_module else 0 :]
         args: list[Any] = []
         for param in params:
             if param.name in concrete:
-                args.append(concrete[param.name])
+                value = concrete[param.name]
+                placeholder = self.create_proxy("placeholder", f"{param.name}_1", (), {})
+                self._specialize(param.name, placeholder, value)
+                args.append(value)
                 continue
             star = "*" if param.kind is param.VAR_POSITIONAL else ""
             star = "**" if param.kind is param.VAR_KEYWORD else star
@@ -239,6 +250,17 @@ class Tracer(TracerBase):
                 )
             )
         return args
+
+    def _specialize(self, name: str, placeholder: Proxy, value: Any) -> None:
+        """Record that `placeholder` (input `name`) must equal the concrete `value` the trace
+        used."""
+        message = f"{name} has been specialized to have value {value} but got another value"
+        if value is None:
+            self.create_proxy("call_function", _assert_is_none, (placeholder, message), {})
+            return
+        check = sys.modules[__package__.rpartition(".")[0]]._assert
+        has_side_effect(check)
+        self.create_proxy("call_function", check, (placeholder == value, message), {})
 
     def trace(self, root: Module | Callable, concrete_args: dict | None = None) -> Graph:
         """Run `root` (a Module's forward, or a function) on Proxies and return the Graph."""

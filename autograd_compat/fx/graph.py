@@ -170,7 +170,7 @@ class Graph:
     def _target_to_name(target: Target) -> str:
         if isinstance(target, str):
             return target.lstrip("*").replace(".", "_")
-        return getattr(target, "__name__", "fn").strip("_") or "fn"
+        return getattr(target, "__name__", None) or "fn"
 
     def placeholder(self, name: str, type_expr=None, default_value=inspect.Signature.empty) -> Node:
         """An input of the program named `name` (with a default value when given)."""

@@ -457,6 +457,29 @@ def test_is_fx_symbolic_tracing(real_torch):
     assert both(prog, real_torch) == [True, False]
 
 
+def test_concrete_args_specialize_and_check(real_torch):
+    def prog(torch):
+        def f(x, flag):
+            return x * 2 if flag else x
+
+        gm = torch.fx.symbolic_trace(f, concrete_args={"flag": True})
+        x = inputs(torch, 2)
+        try:
+            gm(x, False)
+            error = None
+        except AssertionError as e:
+            error = str(e)
+        return {
+            "structure": structure(gm),
+            "out": numpy(gm(x, True)),
+            "error": error,
+            "code": gm.code,
+        }
+
+    result = both(prog, real_torch)
+    assert result["error"] == "flag has been specialized to have value True but got another value"
+
+
 def test_autowrap_math(real_torch):
     def prog(torch):
         import math
