@@ -1,14 +1,13 @@
-"""torch.fx: importable, with fx program capture not available yet.
+"""torch.fx: Python-level program capture.
 
-Libraries use torch.fx at import time: `torch.fx.wrap` marks functions that a symbolic trace
-should keep as calls (timm, torchvision), and classes subclass `fx.Tracer` or
-`fx.GraphModule` (torchvision's feature extraction). Those work here: `wrap` registers the
-name and returns its argument, and the classes exist. Capturing a program (`symbolic_trace`,
-constructing a `Tracer`, `Graph`, `GraphModule`, `Proxy`, `Node` or `Interpreter`) raises a
-NotImplementedError naming what was called. One module per PyTorch module, as in PyTorch, so
-a full implementation fills them in place.
+`symbolic_trace` runs a module's forward on Proxies and records each operation into a
+`Graph` of `Node`s; a `GraphModule` runs that graph as generated Python code. `Interpreter`
+and `Transformer` run and rewrite graphs node by node, `replace_pattern` rewrites matches of
+a pattern, and `passes.shape_prop.ShapeProp` records tensor metadata. One module per
+PyTorch module, as in PyTorch.
 """
 
+from . import passes
 from ._symbolic_trace import Tracer, symbolic_trace, wrap
 from .graph import Graph
 from .graph_module import GraphModule

@@ -1,6 +1,6 @@
 """The torch names torchvision, timm and torchmetrics import: torch.jit's TorchScript
 decorators, nn.modules.utils, torch.ao.quantization's stubs, generic datasets and samplers,
-torch.fx (registration works, capture raises), torch.onnx registrations, nn.utils.fusion and
+torch.fx registration, torch.onnx registrations, nn.utils.fusion and
 torch._dynamo.utils.is_compile_supported; against real PyTorch where it has the behaviour."""
 
 from __future__ import annotations
@@ -135,27 +135,6 @@ def test_fx_wrap_registers_at_module_level():
         fx.wrap(len)
     with pytest.raises(RuntimeError, match="Must be either a callable or string name"):
         exec(compile("torch.fx.wrap(3)", "<module_source>", "exec"), namespace)
-
-
-def test_fx_capture_raises_naming_what_was_called():
-    class LeafTracer(fx.Tracer):
-        pass
-
-    for make, name in [
-        (fx.Tracer, "torch.fx.Tracer"),
-        (LeafTracer, "LeafTracer"),
-        (fx.Graph, "torch.fx.Graph"),
-        (lambda: fx.GraphModule(nn.Linear(1, 1), None), "torch.fx.GraphModule"),
-        (lambda: fx.symbolic_trace(nn.Linear(1, 1)), "torch.fx.symbolic_trace"),
-        (fx.Interpreter, "torch.fx.Interpreter"),
-        (fx.Proxy, "torch.fx.Proxy"),
-    ]:
-        with pytest.raises(NotImplementedError, match="fx program capture is not available"):
-            make()
-        with pytest.raises(NotImplementedError, match=name):
-            make()
-    assert not isinstance(nn.Linear(1, 1), fx.GraphModule)
-    assert issubclass(fx.GraphModule, nn.Module)
 
 
 def test_fx_copy_attr():
