@@ -40,6 +40,7 @@ from .elementwise import (
     as_operand,
 )
 from .host_compare import host_compare
+from .out_arg import takes_out
 
 __all__ = [
     "allclose",
@@ -110,8 +111,10 @@ def _comparison(name: str):
         result = host_compare(on_host, input, other)
         return result if result is not None else _binary(op, input, other, name)
 
-    return _named(
-        compare, name, f"Elementwise `{name}` comparison; a bool tensor, not differentiable."
+    return takes_out(
+        _named(
+            compare, name, f"Elementwise `{name}` comparison; a bool tensor, not differentiable."
+        )
     )
 
 
@@ -126,8 +129,10 @@ def _predicate(name: str, fn):
         tensor_arg(input, name)
         return apply(op, input)
 
-    return _named(
-        predicate, name, f"Elementwise `{name}`: a bool tensor (integers are always finite)."
+    return takes_out(
+        _named(
+            predicate, name, f"Elementwise `{name}`: a bool tensor (integers are always finite)."
+        )
     )
 
 
@@ -155,11 +160,13 @@ _MAXIMUM = register("maximum", _maximum_like("max"), node="MaximumBackward0")
 _MINIMUM = register("minimum", _maximum_like("min"), node="MinimumBackward0")
 
 
+@takes_out
 def maximum(input, other):
     """Elementwise maximum (NaN propagates); at ties the gradient is split evenly, as PyTorch."""
     return _apply_pair("maximum", _MAXIMUM, input, other)
 
 
+@takes_out
 def minimum(input, other):
     """Elementwise minimum (NaN propagates); at ties the gradient is split evenly, as PyTorch."""
     return _apply_pair("minimum", _MINIMUM, input, other)
@@ -221,6 +228,7 @@ def _clamp_signature_error(input, min, max) -> TypeError:
     )
 
 
+@takes_out
 def clamp(input, min=None, max=None):
     """Clamp every element into [min, max]; bounds are numbers or tensors (not mixed), and
     either may be None. If min > max every element becomes max, as in PyTorch.
@@ -277,6 +285,7 @@ def _where(condition, x, y, *, dtype):
 _WHERE = register("where", _where, node="WhereBackward0", saves="others")
 
 
+@takes_out
 def where(condition, input=None, other=None):
     """`input` where `condition` is true, else `other` (tensors or numbers, broadcast).
 
@@ -342,8 +351,12 @@ def _logical_binary(name: str):
         a, b = _arrays(_dtypes.bool, input, other)
         return apply(op, a, b)
 
-    return _named(
-        logical, name, f"Elementwise `{name}` of the truth values (nonzero is true); bool result."
+    return takes_out(
+        _named(
+            logical,
+            name,
+            f"Elementwise `{name}` of the truth values (nonzero is true); bool result.",
+        )
     )
 
 
@@ -352,6 +365,7 @@ logical_or = _logical_binary("logical_or")
 logical_xor = _logical_binary("logical_xor")
 
 
+@takes_out
 def logical_not(input):
     """Elementwise logical not (nonzero is true); a bool tensor."""
     tensor_arg(input, "logical_not")
@@ -387,7 +401,7 @@ def _bitwise_binary(name: str):
         x, y = _arrays(dtype, a, b)
         return apply(op, x, y, dtype=dtype.jax)
 
-    return _named(bitwise, name, f"Elementwise `{name}` of integer or bool tensors.")
+    return takes_out(_named(bitwise, name, f"Elementwise `{name}` of integer or bool tensors."))
 
 
 bitwise_and = _bitwise_binary("bitwise_and")
@@ -395,6 +409,7 @@ bitwise_or = _bitwise_binary("bitwise_or")
 bitwise_xor = _bitwise_binary("bitwise_xor")
 
 
+@takes_out
 def bitwise_not(input):
     """Elementwise bitwise not of an integer tensor (logical not of a bool tensor)."""
     tensor_arg(input, "bitwise_not")
@@ -414,11 +429,13 @@ _FMAX = register("fmax", _promote2(_fmax_like("max")), node="FmaxBackward0")
 _FMIN = register("fmin", _promote2(_fmax_like("min")), node="FminBackward0")
 
 
+@takes_out
 def fmax(input, other):
     """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
     return _apply_pair("fmax", _FMAX, input, other)
 
 
+@takes_out
 def fmin(input, other):
     """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
     return _apply_pair("fmin", _FMIN, input, other)

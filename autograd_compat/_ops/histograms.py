@@ -19,6 +19,7 @@ from .._pure.shapes import normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
 from .._tape.record import apply
+from .out_arg import takes_out
 from .shape import _needs_concrete
 
 __all__ = [
@@ -140,6 +141,7 @@ def _histc(x, *, bins, low, high):
 _HISTC = register("histc", _histc, node="HistcBackward0", differentiable=False)
 
 
+@takes_out
 def histc(input, bins: int = 100, min=0, max=0):
     """The histogram of `input` in `bins` equal bins over [min, max] (the data's range when
     both are 0), as a tensor of `input`'s floating dtype."""
@@ -173,6 +175,7 @@ _SEARCHSORTED = register(
 )
 
 
+@takes_out
 def searchsorted(
     sorted_sequence,
     values,
@@ -214,6 +217,7 @@ def searchsorted(
     return apply(_SEARCHSORTED, sorted_sequence, values, right=bool(right), dtype=dtype)
 
 
+@takes_out
 def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False):
     """The index of the bucket of each element: i with boundaries[i-1] < x <= boundaries[i]
     (boundaries[i-1] <= x < boundaries[i] when `right`)."""
