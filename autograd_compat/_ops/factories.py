@@ -289,7 +289,7 @@ def _float_dtype(dtype) -> _dtypes.dtype:
 
 @takes_out
 def zeros(
-    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, layout=None
 ) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
     shape = factory_shape(sizes, size, "zeros")
@@ -298,7 +298,7 @@ def zeros(
 
 @takes_out
 def ones(
-    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, layout=None
 ) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
     shape = factory_shape(sizes, size, "ones")
@@ -312,7 +312,6 @@ def empty(
     dtype=None,
     device=None,
     requires_grad: bool = False,
-    out=None,
     layout=None,
     memory_format=None,
     pin_memory: bool = False,

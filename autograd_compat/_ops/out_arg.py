@@ -53,13 +53,32 @@ def takes_out(fn):
     name = fn.__name__
     dtype = EXACT if name in EXACT_DTYPE else FOUND if name in FOUND_DTYPE else CAST
 
+    code = fn.__code__
+    positional = code.co_varnames[: code.co_argcount]
+    if "out" in positional:  # PyTorch's `tensordot(a, b, dims, out)`: out may come by position
+        return _positional_out(fn, name, dtype, positional.index("out"))
+
     @functools.wraps(fn)
     def with_out(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
         return _into(out, name, dtype, fn, args, kwargs)
 
-    with_out._without_out = fn  # type: ignore[attr-defined]
+    with_out._without_out = fn
+    return with_out
+
+
+def _positional_out(fn, name: str, dtype: str, position: int):
+    """`takes_out`'s wrapper of a front end whose `out` parameter is not keyword-only."""
+
+    @functools.wraps(fn)
+    def with_out(*args, **kwargs):
+        out = args[position] if len(args) > position else kwargs.pop("out", None)
+        if out is None:
+            return fn(*args, **kwargs)
+        return _into(out, name, dtype, fn, args[:position], kwargs)
+
+    with_out._without_out = fn
     return with_out
 
 

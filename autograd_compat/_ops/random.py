@@ -307,7 +307,6 @@ def normal(
     dtype=None,
     device=None,
     requires_grad: bool = False,
-    out=None,
 ) -> Tensor:
     """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast), and the
     sample is differentiable in them (reparameterized, as PyTorch's NormalBackward nodes).
@@ -460,7 +459,7 @@ def sample_dirichlet(concentration: Tensor, generator=None) -> Tensor:
 
 
 @takes_out
-def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
+def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """0/1 samples with probabilities `input` (or the number `p`), in `input`'s dtype."""
     if not isinstance(input, Tensor):
         raise TypeError(

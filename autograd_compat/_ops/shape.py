@@ -575,7 +575,7 @@ def _tensor_list(fname: str, tensors, name: str = "tensors") -> tuple:
 
 
 @takes_out
-def cat(tensors, dim: int = 0, *, out=None):
+def cat(tensors, dim: int = 0):
     """Concatenate tensors along an existing dim; dtypes promote as in PyTorch.
 
     1-D empty tensors (shape [0]) are skipped, as PyTorch does for backward compatibility.
@@ -630,7 +630,7 @@ _STACK = register("stack", _stack, node="StackBackward0", saves="none")
 
 
 @takes_out
-def stack(tensors, dim: int = 0, *, out=None):
+def stack(tensors, dim: int = 0):
     """Stack equally shaped tensors along a new dim; dtypes promote as in PyTorch."""
     tensors = _tensor_list("stack", tensors)
     if not tensors:
