@@ -68,6 +68,13 @@ def _x(lib, shape=(2, 3), dtype=None):
         ),
         lambda lib: lib.linalg.eigh(lib.eye(3) * 2, out=(lib.zeros(3), lib.zeros(3, 3))),
         lambda lib: lib.linalg.solve(lib.eye(2) * 2, _x(lib), out=lib.zeros(2, 3)),
+        # `out` by position, where PyTorch's signature has it so
+        lambda lib: (lambda o: (lib.tensordot(_x(lib), _x(lib), ([1], [1]), o) is o, o))(
+            lib.zeros(2, 2)
+        ),
+        lambda lib: (lambda o: (lib.nn.functional.normalize(_x(lib), 2.0, 1, 1e-12, o), o))(
+            lib.zeros(2, 3)
+        ),
     ],
 )
 def test_out_follows_pytorch(prog, real_torch):
