@@ -1,6 +1,6 @@
 """`torch.svd_lowrank`: a randomized low-rank SVD (Halko, Martinsson and Tropp 2009,
 algorithms 4.4 and 5.1), written with this library's ops, so it is differentiable and draws its
-random basis from the global generator (values differ from PyTorch's draws)."""
+random basis from the global generator (PyTorch's `randn` draws)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Columns, each at 1 thread and at all cores (`--threads` picks one count):
 - ours compiled: `step = torch.compile(train_step)`, the whole step (zero_grad, forward,
   backward, optimizer update) in the compiled function, as users write it;
 - floor: that compiled step's own program (the `jax.jit` of its traced function that
-  `torch.compile` built, `_compile/function._Entry.program`, with donation as the compiled call
+  `torch.compile` built, `_compile/entry.Entry.program`, with donation as the compiled call
   donates) called bare on a list of arrays: its state (parameters, optimizer state, buffers)
   carried from call to call, the loss read with `float()`. No guard, no tensors, no write-back:
   what any call path around that program could reach. Its first three steps are the compiled
@@ -90,9 +90,9 @@ def _peak_mib() -> float:
 def _bare_floor(compiled):
     """The compiled step's program called bare: state carried as arrays, the loss read."""
     from autograd_compat._compile.capture import GradMemory
-    from autograd_compat._compile.function import _Entry
+    from autograd_compat._compile.entry import Entry
 
-    entries = [e for e in compiled.entries.values() if isinstance(e, _Entry)]
+    entries = [e for e in compiled.entries.values() if isinstance(e, Entry)]
     if len(entries) != 1 or entries[0].program is None or entries[0].arguments.tensor_index:
         raise RuntimeError("the compiled step is no single program of no arguments")
     entry = entries[0]

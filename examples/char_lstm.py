@@ -2,7 +2,7 @@
 
 Embedding -> LSTM (batch_first) -> Linear, trained with CrossEntropyLoss and Adam
 with gradient clipping; generation feeds the model one character at a time, carrying the
-LSTM state.
+LSTM state. Seeded with `torch.manual_seed(0)`, it prints PyTorch's numbers.
 
 `--compile=model` trains and samples with `torch.compile(model)` in the same eager loops;
 `--compile=step` makes the training step (forward, zero_grad, backward, clipping,

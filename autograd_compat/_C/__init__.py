@@ -16,11 +16,20 @@ from typing import Any
 from .._alias import missing_attribute as _missing_attribute
 from .._serialization.file_reader import PyTorchFileReader
 from .._state import modes as _modes
+from .._state import torch_function as _torch_function
 from .._state.tensor import Tensor
+from .._state.torch_function import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+)
 from .._tape.engine import current_task_id as _current_graph_task_id  # -1 outside a backward
 from . import _nn
 
 __all__ = [
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "_disabled_torch_function_impl",
     "DispatchKey",
     "DispatchKeySet",
     "PyTorchFileReader",
@@ -106,6 +115,28 @@ def _get_tracing_state() -> None:
 
 def _log_api_usage_once(event: str) -> None:
     """PyTorch's usage logging: nothing is logged here."""
+
+
+# the __torch_function__ state (`_state/torch_function.py`)
+_is_torch_function_enabled = _torch_function.is_torch_function_enabled
+_is_torch_function_mode_enabled = _torch_function.is_torch_function_mode_enabled
+_has_torch_function = _torch_function.has_torch_function
+
+
+def _has_torch_function_unary(arg) -> bool:
+    return _torch_function.has_torch_function((arg,))
+
+
+def _has_torch_function_variadic(*args) -> bool:
+    return _torch_function.has_torch_function(args)
+
+
+def _len_torch_function_stack() -> int:
+    return len(_torch_function.local.modes)
+
+
+def _get_function_stack_at(index: int):
+    return _torch_function.local.modes[index]
 
 
 def __getattr__(name: str) -> Any:

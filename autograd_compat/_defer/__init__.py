@@ -24,12 +24,12 @@ flushing the segment first. A tensor's value may be a Pending only through `Lazy
 **Known** is what one eager run taught about an op at some input avals: output avals and
 (shape, dtype) pairs (`meta`), input avals, the static arguments (one object shared by every
 application) and `deferrable`. `Known.notes` belongs to the recorder: `lazy` never reads it.
-The recorder keeps there, per requires_grad pattern, the node recipe `record._known_recipe`
-makes (`record._recipe`: the node's step (op, static, saved mask, placeholders, out_meta),
-whether it holds saved primals, its class, what it watches, which outputs are inexact). A
-recipe depends only on what the Known holds and the pattern, so one recipe, and one step
-tuple, serves every node of that op at those shapes: `Node.__init__` stores the step as
-`Node.hot`, and the engine's hot pass (`engine._hot_schedule`) matches a graph against the
+The recorder keeps there, per requires_grad pattern, the node `Recipe` `record._known_recipe`
+makes (the node's `Step` (op, static, saved mask, placeholders, out_meta), whether it holds
+saved primals, its class, what it watches, which outputs are inexact). A recipe depends only
+on what the Known holds and the pattern, so one recipe, and one `Step`, serves every node of
+that op at those shapes: `Node.__init__` stores the step as `Node.hot`, and the engine's hot
+pass (`_tape/hot.hot_schedule`) matches a graph against the
 structure of the last fused backward by comparing each `node.hot` with the remembered step,
 by identity first (one pointer test per node) and by equality after. A node that must not be
 matched sets `hot` to None (a hook table, `retain_grad`, packed saved values, a custom

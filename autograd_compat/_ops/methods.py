@@ -36,6 +36,7 @@ from . import sampling as _sampling
 from . import scatters as _scatters
 from . import splits as _splits
 from . import storage as _storage
+from . import subclass as _subclass
 from . import tensor_info as _info
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
@@ -610,6 +611,10 @@ class TensorMethods:
     lu_solve = solvers.lu_solve
     triangular_solve = solvers.triangular_solve
     # ---- end surface-math ----
+    # subclasses and the __torch_function__ protocol
+    __torch_function__ = classmethod(_subclass.torch_function)
+    as_subclass = _subclass.as_subclass
+    _make_subclass = staticmethod(_subclass.make_subclass)
     # in-place operators: the in-place methods above
     __iadd__ = add_
     __isub__ = sub_

@@ -1,10 +1,14 @@
 """Random sampling: rand/randn/randint/randperm and their *_like forms, normal, bernoulli,
-and the in-place random fills (normal_, uniform_, bernoulli_, random_, exponential_). Keys
-come from `_state/random.py` (the global generator or an explicit Generator).
+and the in-place random fills (normal_, uniform_, bernoulli_, random_, exponential_).
+
+Eager draws on the CPU backend are PyTorch's: `_state/draws.py` computes them from the
+generator's mt19937 outputs on the host (`host_generator` decides). Traced draws, complex
+dtypes and accelerator backends take a JAX key from the generator instead (`_state/random.py`).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, NamedTuple
 
@@ -18,11 +22,12 @@ from .._pure import memory as _memory
 from .._pure.dtype_rules import require_kernel
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, factory_shape, new_shape, type_name
+from .._state import draws as _draws
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name
 from .._tape.record import apply
-from .factories import _finish, _float_dtype, _place, is_meta_device, meta
+from .factories import _device_array, _finish, _float_dtype, _place, is_meta_device, meta
 from .joining import _no_match
 from .out_arg import takes_out
 from .shape import cat, narrow, reshape
@@ -45,6 +50,57 @@ _uniform = executables.jit(jax.random.uniform, static_argnums=(1, 2))
 _normal = executables.jit(jax.random.normal, static_argnums=(1, 2))
 
 
+_HOST_DTYPES = frozenset((_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64))
+
+
+# Eager draws on the CPU backend are PyTorch's. False: every draw takes a JAX key from the
+# generator, so an eager draw equals the one a compiled call drawing once makes.
+PYTORCH_STREAM = True
+
+
+def host_generator(generator, dtype: _dtypes.dtype | None = None) -> _random.Generator | None:
+    """The generator (the global one for None) when this draw is PyTorch's: eager, on the
+    CPU backend, a real floating dtype (or none given); else None, and the draw takes a JAX
+    key. Accelerator backends keep JAX's on-device generator: PyTorch's CUDA stream differs
+    from its CPU one anyway, and a host engine would send every sample across."""
+    g = generator or _random.default_generator
+    if dtype is not None and dtype not in _HOST_DTYPES:
+        return None
+    if not PYTORCH_STREAM or not _on_cpu() or g.traced():
+        return None
+    return g
+
+
+@functools.cache
+def _on_cpu() -> bool:
+    """Whether JAX's default backend is the CPU (asked at the first draw, not at import)."""
+    return jax.default_backend() == "cpu"
+
+
+def _from_host(flat: np.ndarray, shape: tuple, dtype: _dtypes.dtype) -> jax.Array:
+    return _device_array(flat.reshape(shape).astype(dtype.jax, copy=False))
+
+
+def _normal_noise(generator, shape: tuple, dtype: _dtypes.dtype, mean=0.0, std=1.0):
+    """normal_(mean, std) of a fresh tensor: PyTorch's values eagerly on the CPU backend."""
+    g = host_generator(generator, dtype)
+    if g is None:
+        noise = _normal(_random.key(generator), shape, dtype.jax)
+        return noise * jnp.asarray(std, dtype.jax) + jnp.asarray(mean, dtype.jax)
+    flat = _draws.normal(g, math.prod(shape), np.dtype(dtype.jax), float(mean), float(std))
+    return _from_host(flat, shape, dtype)
+
+
+def _uniform_noise(generator, shape: tuple, dtype: _dtypes.dtype, low=0.0, high=1.0):
+    """uniform_(low, high) of a fresh tensor: PyTorch's values eagerly on the CPU backend."""
+    g = host_generator(generator, dtype)
+    if g is None:
+        unit = _uniform(_random.key(generator), shape, dtype.jax)
+        return unit * jnp.asarray(high - low, dtype.jax) + jnp.asarray(low, dtype.jax)
+    flat = _draws.uniform(g, math.prod(shape), np.dtype(dtype.jax), low, high)
+    return _from_host(flat, shape, dtype)
+
+
 _OPTIONS = (
     "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
     "device = None, bool pin_memory = False, bool requires_grad = False)"
@@ -58,9 +114,9 @@ _SAMPLE_SIGNATURES = (
 def _sample(
     sampler, fname: str, sizes: tuple, size, generator, dtype, device, requires_grad: bool
 ) -> Tensor:
-    """rand's and randn's samples: `sampler(key, shape, dtype)` (a jitted jax.random function)
-    with a key from the global (or given) generator; the size is given as `sizes` or by the
-    keyword `size`, not both; `fname` names the call in size errors."""
+    """rand's and randn's samples (`sampler`: `_uniform_noise` or `_normal_noise`) from the
+    global (or given) generator; the size is given as `sizes` or by the keyword `size`, not
+    both; `fname` names the call in size errors."""
     if (size is None) == (not sizes):
         keywords = {} if size is None else {"size": size}
         raise _no_match(fname, sizes, _SAMPLE_SIGNATURES, reasons=False, keywords=keywords)
@@ -69,7 +125,7 @@ def _sample(
     if is_meta_device(device):  # nothing drawn: the generator does not advance
         return meta(shape, dtype, requires_grad)
     _memory.check_size(shape, dtype.itemsize, device)  # before the generator advances
-    value = sampler(_random.key(generator), shape, dtype.jax)
+    value = sampler(generator, shape, dtype)
     return _finish(_place(value, device), requires_grad)
 
 
@@ -82,7 +138,7 @@ def rand(
     *sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
     """Uniform samples in [0, 1) from the global (or given) generator."""
-    return _sample(_uniform, "rand", sizes, size, generator, dtype, device, requires_grad)
+    return _sample(_uniform_noise, "rand", sizes, size, generator, dtype, device, requires_grad)
 
 
 @takes_out
@@ -90,7 +146,7 @@ def randn(
     *sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
     """Standard normal samples from the global (or given) generator."""
-    return _sample(_normal, "randn", sizes, size, generator, dtype, device, requires_grad)
+    return _sample(_normal_noise, "randn", sizes, size, generator, dtype, device, requires_grad)
 
 
 # ----------------------------------------------------------------------------- random
@@ -111,9 +167,13 @@ def _check_from_to(low: int, high: int) -> None:
 
 
 def _integers(generator, shape: tuple, low: int, high: int, dtype: _dtypes.dtype):
-    """Uniform integers in [low, high) as `dtype` (drawn as int64, then cast)."""
-    value = _randint(_random.key(generator), shape, low, high, jnp.int64)
-    return value.astype(dtype.jax)
+    """Uniform integers in [low, high) as `dtype` (drawn as int64, then cast): PyTorch's
+    `draw % (high - low) + low` eagerly on the CPU backend."""
+    g = host_generator(generator)
+    if g is None:
+        value = _randint(_random.key(generator), shape, low, high, jnp.int64)
+        return value.astype(dtype.jax)
+    return _from_host(_draws.integers(g, math.prod(shape), high - low, low), shape, dtype)
 
 
 @takes_out
@@ -214,7 +274,11 @@ def randperm(
     new_shape((n,), "randperm")
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
     _memory.check_size((n,), 8, device)  # drawn as int64, before the generator advances
-    value = _permutation(_random.key(generator), n).astype(dtype.jax)
+    g = host_generator(generator)
+    if g is None:
+        value = _permutation(_random.key(generator), n).astype(dtype.jax)
+    else:
+        value = _from_host(_draws.randperm(g, n), (n,), dtype)
     return _finish(_place(value, device), requires_grad)
 
 
@@ -261,11 +325,26 @@ def randint_like(
     return _finish(_place(value, device), requires_grad)
 
 
-def _reparameterized(mean, std, noise):
-    return mean + std * noise
+def _unit_double(generator, shape: tuple):
+    """float64 uniforms in [0, 1) (53-bit, from 64-bit draws: PyTorch's bernoulli_(p))."""
+    g = host_generator(generator)
+    if g is None:
+        return _uniform(_random.key(generator), shape, jnp.float64)
+    with g.lock:
+        flat = _draws.unit(g, math.prod(shape), 53)
+    return _from_host(flat, shape, _dtypes.float64)
+
+
+def _sampled(mean, std, sample):
+    """normal(mean, std) with tensors: the sample, drawn outside; PyTorch's gradient to mean
+    and std is zero."""
+    return sample
 
 
 def _bernoulli_sample(p, uniform):
+    """1 where `uniform` is below p (a host draw passes that outcome itself, as bools)."""
+    if uniform.dtype == jnp.bool_:
+        return uniform.astype(p.dtype)
     return (uniform < p).astype(p.dtype)
 
 
@@ -308,8 +387,8 @@ def normal(
     device=None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast), and the
-    sample is differentiable in them (reparameterized, as PyTorch's NormalBackward nodes).
+    """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast; their
+    gradient is zero, as PyTorch's NormalBackward nodes give).
     With two numbers, `size` is required."""
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:
@@ -317,8 +396,7 @@ def normal(
             raise _normal_signature_error(mean, std)
         _check_std_scalar(std)
         d = _float_dtype(dtype)
-        noise = _normal(_random.key(generator), _check_size("normal", size, 3), d.jax)
-        value = (noise * jnp.asarray(std, d.jax) + jnp.asarray(mean, d.jax)).astype(d.jax)
+        value = _normal_noise(generator, _check_size("normal", size, 3), d, mean, std)
         return _finish(_place(value, device), requires_grad)
     if size is not None:
         raise _normal_signature_error(mean, std)
@@ -343,8 +421,25 @@ def normal(
     else:
         shape, d, name = tuple(std.shape), std.dtype, "NormalBackward2"
         mean = constant(float(mean), d.jax)
-    noise = _normal(_random.key(generator), shape, d.jax)
-    return apply(_RANDOM_OPS[name], mean, std, noise)
+    return apply(_RANDOM_OPS[name], mean, std, _scaled_noise(generator, shape, d, mean, std))
+
+
+def _scaled_noise(generator, shape: tuple, d: _dtypes.dtype, mean, std):
+    """PyTorch's `normal(mean, std)` with a tensor: standard normals times std, plus mean, each
+    step rounded in the dtype (on the host when the draw is, so no multiply-add is fused)."""
+    values = [v._value if isinstance(v, Tensor) else v for v in (mean, std)]
+    g = host_generator(generator, d)
+    if g is None or any(isinstance(v, jax.core.Tracer) for v in values):
+        return _scale_shift(_normal_noise(generator, shape, d), values[1], values[0])
+    dtype = np.dtype(d.jax)
+    noise = _draws.normal(g, math.prod(shape), dtype, 0.0, 1.0).reshape(shape)
+    center, scale = (np.asarray(v).astype(dtype) for v in values)
+    return _from_host((noise * scale).astype(dtype) + center, shape, d)
+
+
+@executables.jit
+def _scale_shift(noise, std, mean):
+    return (noise * std + mean).astype(noise.dtype)
 
 
 def _no_derivative_bernoulli():
@@ -368,9 +463,9 @@ _RANDOM_OPS = {
     node: register(op_id, fn, node=node, saves=saves)
     for node, op_id, fn, saves in (
         ("NormalBackward0", "normal_", _replace, "none"),
-        ("NormalBackward1", "normal.tensor_float", _reparameterized, "others"),
-        ("NormalBackward2", "normal.float_tensor", _reparameterized, "others"),
-        ("NormalBackward3", "normal.tensor_tensor", _reparameterized, "others"),
+        ("NormalBackward1", "normal.tensor_float", _sampled, "none"),
+        ("NormalBackward2", "normal.float_tensor", _sampled, "none"),
+        ("NormalBackward3", "normal.tensor_tensor", _sampled, "none"),
         ("UniformBackward0", "uniform_", _replace, "none"),
         ("BernoulliBackward0", "bernoulli", _bernoulli_sample, "none"),
         ("torch::autograd::NotImplemented", "bernoulli.p", _bernoulli_p, "all"),
@@ -469,12 +564,12 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(input.dtype)}'"
         )
-    uniform = _uniform(_random.key(generator), tuple(input.shape), input.dtype.jax)
+    shape = tuple(input.shape)
     if p is not None:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
         op = _RANDOM_OPS["torch::autograd::NotImplemented"]
-        return apply(op, input, uniform, constant(float(p), input.dtype.jax))
+        return apply(op, input, _unit_double(generator, shape), constant(float(p), jnp.float64))
     value = input._value
     if not isinstance(value, jax.core.Tracer):
         array = np.asarray(value)
@@ -483,10 +578,21 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:
                 "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                 "message be improved?  If so, please report an enhancement request to PyTorch.)"
             )
+        g = host_generator(generator, input.dtype)
+        if g is not None:
+            mask = _draws.bernoulli_tensor(g, array)
+            return apply(
+                _RANDOM_OPS["BernoulliBackward0"], input, _from_host(mask, shape, _dtypes.bool)
+            )
+    uniform = _uniform(_random.key(generator), shape, input.dtype.jax)
     return apply(_RANDOM_OPS["BernoulliBackward0"], input, uniform)
 
 
 # ----------------------------------------------------------------------------- in-place fills
+def _stored_dtype(self: Tensor) -> _dtypes.dtype:
+    return _dtypes.as_dtype(self._stored.dtype)
+
+
 def _fill_random(self: Tensor, name: str, sample) -> Tensor:
     """Commit `sample` into self through a recorded op (zero gradient to the old value)."""
     check_inplace(self)
@@ -503,8 +609,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     """Fill with samples from N(mean, std**2) in place."""
     _require_float(self, "normal_kernel_cpu")
     _check_std_scalar(std)
-    noise = _normal(_random.key(generator), tuple(self.shape), self._stored.dtype)
-    sample = noise * jnp.asarray(std, noise.dtype) + jnp.asarray(mean, noise.dtype)
+    sample = _normal_noise(generator, tuple(self.shape), _stored_dtype(self), mean, std)
     return _fill_random(self, "NormalBackward0", sample)
 
 
@@ -519,10 +624,7 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None, **
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
         )
-    dtype = self._stored.dtype
-    sample = _uniform(_random.key(generator), tuple(self.shape), dtype) * jnp.asarray(
-        b - a, dtype
-    ) + jnp.asarray(a, dtype)
+    sample = _uniform_noise(generator, tuple(self.shape), _stored_dtype(self), a, b)
     return _fill_random(self, "UniformBackward0", sample)
 
 
@@ -530,13 +632,18 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     """Fill with 0/1 samples that are 1 with probability `p` (a number or a tensor)."""
     shape = tuple(self.shape)
     if isinstance(p, Tensor):
-        uniform = _uniform(_random.key(generator), shape, jnp.float64)
-        sample = uniform < jnp.broadcast_to(p._value.astype(jnp.float64), shape)
         name = "BernoulliBackward1"
+        g = host_generator(generator, p.dtype)
+        if g is not None and not isinstance(p._value, jax.core.Tracer):
+            probs = np.broadcast_to(np.asarray(p._value), shape)
+            sample = _from_host(_draws.bernoulli_tensor(g, probs), shape, _dtypes.bool)
+        else:
+            uniform = _uniform(_random.key(generator), shape, jnp.float64)
+            sample = uniform < jnp.broadcast_to(p._value.astype(jnp.float64), shape)
     else:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        sample = _uniform(_random.key(generator), shape, jnp.float64) < p
+        sample = _unit_double(generator, shape) < p
         name = "BernoulliBackward2"
     return _fill_random(self, name, sample)
 
@@ -547,6 +654,19 @@ _RANDOM_FLOAT_RANGE = {
     _dtypes.float32: 2**24,
     _dtypes.float64: 2**53,
 }
+
+
+def _random_top(d: _dtypes.dtype) -> int:
+    """The largest value `random_()` draws for dtype `d` (2**digits for floats)."""
+    if d is _dtypes.bool:
+        return 1
+    if d in _RANDOM_FLOAT_RANGE:
+        return _RANDOM_FLOAT_RANGE[d]
+    return int(jnp.iinfo(d.jax).max)
+
+
+def _random_name(d: _dtypes.dtype) -> str:
+    return "bool" if d is _dtypes.bool else np.dtype(d.jax).name
 
 
 def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
@@ -565,13 +685,14 @@ def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     d = self.dtype
     if high is None:
         name = "RandomBackward2"
+        top = _random_top(d)
+        g = host_generator(generator)
+        if low is None and g is not None:
+            shape = tuple(self.shape)
+            flat = _draws.full_range(g, math.prod(shape), _random_name(d), top)
+            return _fill_random(self, name, _from_host(flat, shape, _dtypes.int64))
         low = 0 if low is None else int(low)
-        if d is _dtypes.bool:
-            high = 2
-        elif d in _RANDOM_FLOAT_RANGE:
-            high = _RANDOM_FLOAT_RANGE[d] + 1
-        else:
-            high = int(jnp.iinfo(d.jax).max)
+        high = top + 1
     else:
         name = "RandomBackward1" if low is None else "RandomBackward0"
         low = 0 if low is None else int(low)
@@ -590,7 +711,11 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
         )
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    dtype = self._stored.dtype
-    uniform = _uniform(_random.key(generator), tuple(self.shape), dtype)
-    sample = -jnp.log1p(-uniform) / jnp.asarray(lambd, dtype)
+    shape, dtype = tuple(self.shape), _stored_dtype(self)
+    g = host_generator(generator, dtype)
+    if g is None:
+        uniform = _uniform(_random.key(generator), shape, dtype.jax)
+        sample = -jnp.log1p(-uniform) / jnp.asarray(lambd, dtype.jax)
+    else:
+        sample = _from_host(_draws.exponential(g, math.prod(shape), float(lambd)), shape, dtype)
     return _fill_random(self, "ExponentialBackward0", sample)

@@ -3,11 +3,14 @@
 One jitted function per (shape, dtype, num_samples, replacement) draws the samples and, in the
 same call, the per-row validity codes PyTorch's checks need, so a text generator calling
 `torch.multinomial(probs, 1)` in a loop compiles once and pays one small host read per call.
-Keys come from `_state/random.py` (reproducible under `manual_seed`); the values differ from
-PyTorch's generator, the distribution is the same:
-- with replacement: `jax.random.categorical` on log-probabilities (Gumbel-max per draw);
-- without replacement (and for one sample): PyTorch's own algorithm, the top `num_samples`
-  of `p / q` with `q ~ Exponential(1)` (equivalent to sequential draws without replacement).
+Eagerly on the CPU backend the draws are PyTorch's, computed on the host (`_host_draw`):
+- with replacement: per row, a float64 uniform per sample searched in the row's sequential
+  cumulative sum (normalized, its last entry 1);
+- without replacement (and for one sample): the top `num_samples` of `p / q` with
+  `q ~ Exponential(1)` (equivalent to sequential draws without replacement).
+In a trace or on an accelerator, keys come from `_state/random.py` (reproducible under
+`manual_seed`, PyTorch's distribution, other values): `jax.random.categorical` on
+log-probabilities with replacement, the same top-k of `p / q` without.
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._pure import executables
+from .._state import draws as _draws
 from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name
+from .factories import _device_array
 from .out_arg import takes_out
+from .random import host_generator
 
 __all__ = ["multinomial"]
 
@@ -50,6 +56,9 @@ def _row_codes(p):
     return jnp.where(jnp.any(bad, axis=-1), first, jnp.where(zero, _ZERO_SUM, _OK))
 
 
+_row_codes_host = executables.jit(_row_codes)
+
+
 @partial(executables.jit, static_argnames=("num_samples", "replacement"))
 def _draw(key_data, probs, *, num_samples: int, replacement: bool):
     """(indices int64 [rows, num_samples], per-row codes) for the 2-D `probs`."""
@@ -68,6 +77,25 @@ def _draw(key_data, probs, *, num_samples: int, replacement: bool):
         else:
             samples = jax.lax.top_k(scores, num_samples)[1]
     return samples.astype(jnp.int64), codes
+
+
+def _host_draw(g: _random.Generator, rows: np.ndarray, num_samples: int, replacement: bool):
+    """PyTorch's CPU multinomial of the 2-D host array `rows` from generator `g`."""
+    if replacement:
+        cumulative = np.cumsum(rows.astype(np.float32 if rows.itemsize < 8 else np.float64), -1)
+        cumulative = cumulative / cumulative[:, -1:]
+        cumulative[:, -1] = 1.0
+        with g.lock:
+            uniform = _draws.unit(g, rows.shape[0] * num_samples, 53)
+        uniform = uniform.reshape(rows.shape[0], num_samples)
+        picked = [np.searchsorted(c.astype(np.float64), u) for c, u in zip(cumulative, uniform)]
+        return np.stack(picked)
+    compute = np.float64 if rows.dtype == np.float64 else np.float32
+    q = _draws.exponential(g, rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
+    scores = (rows.astype(compute) / q.astype(compute)).astype(rows.dtype)
+    if num_samples == 1:
+        return np.argmax(scores, axis=-1)[:, None]
+    return np.argsort(-scores.astype(np.float64), axis=-1, kind="stable")[:, :num_samples]
 
 
 def _check_codes(codes: np.ndarray, fast_path: bool) -> None:
@@ -95,8 +123,8 @@ def multinomial(
         generator (Generator, optional): the stream to draw from (the global one by default).
 
     Returns:
-        An int64 tensor of shape `(num_samples,)` or `(rows, num_samples)`. The values come
-        from this library's generator, not PyTorch's: same distribution, different draws.
+        An int64 tensor of shape `(num_samples,)` or `(rows, num_samples)`: PyTorch's draws
+        eagerly on the CPU backend (the same distribution, other draws, in a trace).
 
     Example::
 
@@ -139,11 +167,18 @@ def multinomial(
     out_shape = (num_samples,) if input.dim() == 1 else (rows.shape[0], num_samples)
     if rows.shape[0] == 0:
         return Tensor._wrap(jnp.zeros(out_shape, jnp.int64))
+    replacement = bool(replacement) and num_samples > 1
+    g = host_generator(generator)
+    if g is not None and not isinstance(rows, jax.core.Tracer):
+        host = np.asarray(rows)
+        _check_codes(np.asarray(_row_codes_host(host)), fast_path=not replacement)
+        picked = _host_draw(g, host, num_samples, replacement)
+        return Tensor._wrap(_device_array(picked.astype(np.int64).reshape(out_shape)))
     samples, codes = _draw(
         (generator or _random.default_generator).next_key(),
         rows,
         num_samples=num_samples,
-        replacement=bool(replacement) and num_samples > 1,
+        replacement=replacement,
     )
     if not isinstance(codes, jax.core.Tracer):
         _check_codes(np.asarray(codes), fast_path=not replacement or num_samples == 1)

@@ -39,9 +39,10 @@ CONSTANTS = 1024  # cached 0-d arrays of `constant`
 class HashedTuple(tuple):
     """A tuple as a cache key, its hash computed once: a deep key (a backward's structure, a
     run of deferred ops) costs ~0.1 us an element to hash, and an LRU lookup hashes its key
-    twice (`get`, `move_to_end`)."""
+    twice (`get`, `move_to_end`). A NamedTuple may derive from it too (its fields come first
+    in the bases), so that `__init__` takes whatever the tuple was made from."""
 
-    def __init__(self, items: tuple) -> None:
+    def __init__(self, *items) -> None:
         self.hash = tuple.__hash__(self)
 
     def __hash__(self) -> int:

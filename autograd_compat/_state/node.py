@@ -1,11 +1,19 @@
 """The recorded graph: Node (a tensor's grad_fn) and AccumulateGrad (a leaf's sink).
 
-A Node keeps what its backward needs: the op and its static arguments, the primal inputs
-the op's vjp reads (released after backward unless retain_graph), and one edge per array
-input, `(node, output_nr)` or None, which is what `next_functions` shows. The backward itself
-lives in the engine; this module is data, plus the node-level hook registration and the
-process-wide switches (anomaly mode, the node being run) that both the op mechanism and the
-engine read.
+A Node keeps what its backward needs: its `Step` (the op, its static arguments, which inputs
+it saved, the shapes of those it did not, its outputs' shapes), the primal inputs the op's vjp
+reads (released after backward unless retain_graph), its version watches, and one edge per
+array input, a `(node, output_nr)` pair or None, which is what `next_functions` shows.
+
+A version watch is a `(counter, version, ref)` triple per saved tensor: its version counter
+(shared by its views), the version it must still be at when the backward reads it (else
+PyTorch's "modified by an inplace operation" error), and a weak reference to it for that error
+(a `SavedRef` for a view). A node whose op saves its result (`Op.saves == "output"`) watches
+that result instead (`watches_result`). The recorder makes one per saved tensor per op: a plain
+tuple, read only by unpacking (a NamedTuple's `__new__` is a Python call, ~120 ns more).
+
+The backward itself lives in the engine; this module is data, plus the node-level hook
+registration.
 """
 
 from __future__ import annotations
@@ -13,12 +21,30 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections import OrderedDict
+from typing import Any, NamedTuple
 
 from .._defer.lazy import Pending, resolved
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
 
 _sequence = itertools.count()
+
+
+class Step(NamedTuple):
+    """What a node's backward call depends on besides its values: one tuple shared by every
+    node of an op the recorder knows at these shapes (`_tape/record._recipe`)."""
+
+    op: Any  # the `Op` whose derived vjp is the backward
+    static: tuple  # its static arguments, as (name, value) pairs
+    saved_mask: tuple  # per input, whether the node saved its value
+    placeholders: tuple  # the (shape, dtype) of each input not saved
+    out_meta: tuple  # the (shape, dtype) of each output
+
+
+def watches_result(node) -> bool:
+    """Whether `node` watches the version of its result (its op saves its output), not of its
+    inputs."""
+    return node.op is not None and node.op.saves == "output"
 
 
 class RemovableHandle:
@@ -83,7 +109,7 @@ class _NodeMethods:
     """What Node and AccumulateGrad share (PyTorch's Node interface): their run order, hook
     tables and metadata, and hook registration.
 
-    `hot`: the step (`Node`) by which the engine's hot pass (`_tape/engine._hot_schedule`)
+    `hot`: the `Step` by which the engine's hot pass (`_tape/hot.hot_schedule`)
     matches this node against a backward it ran before; None where it may not: a leaf's sink,
     a custom Function's node, and a node since it got a hook table or packed saved values. So
     that pass reads one field where it read the five of the step, the four hook tables and
@@ -103,7 +129,7 @@ class _NodeMethods:
     def _init_hooks(self, seq: int) -> None:
         """Number this node for the engine's order and start with no hooks."""
         self.seq = seq
-        self.hot: tuple | None = None
+        self.hot: Step | None = None
         self.pre_hooks = None  # output_nr -> list of tensor hooks (register_hook on non-leaves)
         self.retained = None  # output_nr -> weakref of a tensor that called retain_grad()
         self.hooks = None
@@ -148,10 +174,9 @@ class Node(_NodeMethods):
     )
     custom = False  # True for nodes whose backward is user Python code (autograd.Function)
 
-    def __init__(self, step: tuple, edges, saved, versions, had_saved) -> None:
-        """`step`: what its backward call depends on besides its values, (op, static
-        arguments, saved mask, placeholders, out_meta): one tuple shared by the nodes of an op
-        the recorder knows at these shapes (`_tape/record._recipe`)."""
+    def __init__(self, step: Step, edges, saved, versions, had_saved) -> None:
+        """`step`: what its backward call depends on besides its values (`Step`); `versions`:
+        its version watches (see the module's docstring)."""
         self.op, self.static, self.saved_mask, self.placeholders, self.out_meta = step
         self.hot = step
         self.edges = edges
@@ -175,7 +200,8 @@ class Node(_NodeMethods):
         edges = self.edges
         name = self.name()
         if name == COPY_SLICES_NAME:
-            return (_pair(edges[0]),) + edges[1][0].next_functions[1:]
+            base_edge, (wrapped, _) = edges[:2]  # the base's and the wrapped in-place op's
+            return (_pair(base_edge),) + wrapped.next_functions[1:]
         op = self.op  # None for a custom Function's node: it lists all its inputs
         if op is not None and op.shown_inputs is not None:
             edges = [edges[i] for i in op.shown_inputs if i < len(edges)]

@@ -40,6 +40,9 @@ _DETACH_VIEW = (
 )
 
 
+SUBCLASS_HOOKS: list = []  # called with each Tensor subclass made
+
+
 class Tensor(TensorMethods):
     """A multi-dimensional array with PyTorch's autograd semantics, backed by a jax.Array.
 
@@ -74,6 +77,11 @@ class Tensor(TensorMethods):
 
     _wrapped_number = False  # True for torch.compile's Python-number arguments (promotion)
     __array_priority__ = 1000  # numpy defers `ndarray + tensor` to Tensor.__radd__
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        for hook in SUBCLASS_HOOKS:  # `_state/torch_function`: a subclass may override ops
+            hook(cls)
 
     def _init_fields(self, value, grad_fn=None, output_nr: int = 0) -> None:
         """Set every field: the value, and the autograd state of a fresh tensor."""

@@ -5,6 +5,12 @@ The forward is the op's jitted function; when grad mode is on and an input requi
 in-place changes of saved values. A slow path serves the modes that change what an op does:
 forward-mode AD, anomaly detection, saved-tensor hooks, autograd.functional traces and
 autocast (its input casts, `_tape/autocast`).
+
+A node is made from a `Recipe`: what every node of an op shares at given input shapes, dtypes
+and requires_grad flags (its `Step`, whether it holds saved primals, its class, what it
+watches). For an op `_defer/lazy` knows at those shapes the recipe is made once and kept with
+the op's `Known`, so its step is the same object node after node: the engine's hot pass
+(`_tape/hot`) compares steps by identity.
 """
 
 from __future__ import annotations
@@ -30,12 +36,15 @@ from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
 from .._pure.shapes import pytorch_shape_error
 from .._state import modes as _grad_mode
 from .._state.modes import modes
-from .._state.node import node_class, saved_ref
+from .._state.node import Step, node_class, saved_ref, watches_result
 from .._state.tensor import LazyTensor, MetaTensor, MetaValueError, Tensor
 from . import autocast as _autocast
 from . import hooks as _hooks
 
 _BLOCK_ELEMENTS = _memory.BLOCK_ELEMENTS
+# A NamedTuple's own `__new__` is a Python call (~120 ns); an op the deferral does not know makes
+# its recipe at each call, with tuple's (`_new_record(Recipe, fields)`, ~60 ns).
+_new_record = tuple.__new__
 _MASKS: dict = {}  # (op.saves, requires) -> (saved mask, whether the node has saved primals)
 _MASKS_MAX_INPUTS = 8  # masks of ops with more inputs are computed each time, not cached
 
@@ -105,13 +114,19 @@ def apply(op: Op, *inputs, **static):
 
     Returns one Tensor, or a tuple of Tensors when the op's function returns a tuple.
     Outputs of integer or bool dtype never require grad.
+
+    It reads in four steps: gather the inputs' values, run the op now or defer it
+    (`_defer/lazy`), record a node, wrap the results. They are written out in one function:
+    this is every op's path, and on Python 3.11 a call per step would cost more than the
+    steps themselves (`bench/python_bytecodes.py`).
     """
     if modes.special:
         return _apply_special(op, inputs, static)
     if op.dtype_rules is not None:
         check_dtypes(op.dtype_rules, inputs, static)
+    # gather: each input's value, whether it requires grad, whether one is still deferred
     values = []
-    requires = []  # whether each input is a Tensor that requires grad
+    requires = []
     live = pending = False
     try:  # (free in Python 3.11 until it raises)
         for x in inputs:
@@ -130,18 +145,20 @@ def apply(op: Op, *inputs, **static):
             requires.append(False)
     except MetaValueError:  # an input on the meta device: a result of the right shape only
         return apply_meta(op, inputs, static)
+    # defer: a Pending result (a tuple of them), or `defer`'s answer to run it now
     key = tuple(static.items())
     deferred: Any = _lazy.defer(op, key, values) if _lazy.ENABLED else None
     kind = type(deferred)
     if kind is Pending or kind is tuple:
-        if live and op.differentiable and _grad_mode._state.enabled:
+        if live and op.differentiable and _grad_mode._state.enabled:  # record
             known = deferred.known if kind is Pending else deferred[0].known
             needs = tuple(requires)  # (the recipe lookup inline: two calls fewer per op)
             recipe = known.notes.get(needs) or _known_recipe(op, known, needs)
             return _make_node(op, inputs, values, deferred, needs, recipe, LazyTensor)
-        if kind is tuple:
-            return tuple([LazyTensor._wrap(o) for o in deferred])
+        if kind is tuple:  # wrap
+            return _wrap_all(LazyTensor, deferred)
         return LazyTensor._wrap(deferred)
+    # run now
     if pending:
         values = _lazy.resolved(values, deferred is _lazy.LEARN)
     try:
@@ -154,15 +171,25 @@ def apply(op: Op, *inputs, **static):
         _memory.settle_all(out)
     elif prod(out.aval.shape) > _BLOCK_ELEMENTS:  # a big output fails here, at its op
         _memory.settle(out)  # (see _pure/memory); `aval.shape` is `shape` without a call
+    # record
     if live and op.differentiable and _grad_mode._state.enabled:
         if kind is Known:  # (its recipes are kept with it, as a deferred op's are)
             needs = tuple(requires)
             recipe = deferred.notes.get(needs) or _known_recipe(op, deferred, needs)
             return _make_node(op, inputs, values, out, needs, recipe, Tensor)
-        return _record(op, key, inputs, values, out)
+        return _record(op, key, inputs, values, out, tuple(requires))
+    # wrap
     if type(out) is tuple:
-        return tuple([Tensor._wrap(o) for o in out])
+        return _wrap_all(Tensor, out)
     return Tensor._wrap(out)
+
+
+def _wrap_all(cls: type[Tensor], outputs: tuple) -> tuple:
+    """An op's tuple of outputs as Tensors of `cls` that no node produced."""
+    wrapped = []  # (a loop: this call replaces a comprehension's, which costs one in 3.11)
+    for out in outputs:
+        wrapped.append(cls._wrap(out))
+    return tuple(wrapped)
 
 
 def apply_meta(op: Op, inputs: tuple, static: dict):
@@ -189,29 +216,34 @@ def apply_meta(op: Op, inputs: tuple, static: dict):
         recipe = _recipe(op, tuple(static.items()), requires, values, out_meta)
         return _make_node(op, inputs, values, out, requires, recipe, MetaTensor)
     if type(out) is tuple:
-        return tuple([MetaTensor._wrap(o) for o in out])
+        return _wrap_all(MetaTensor, out)
     return MetaTensor._wrap(out)
 
 
-def _recipe(op: Op, static: tuple, requires: tuple, inputs_meta, out_meta: tuple) -> tuple:
-    """What every node of `op` with these static arguments on inputs of these shapes, dtypes
-    and requires_grad flags shares: (its step (`Node`): op, `static`, saved mask, the (shape,
-    dtype) of each input not saved, `out_meta`; whether it holds saved primals, its class,
-    whether it watches its inputs' versions (else its result's), which outputs are inexact).
-    `inputs_meta`: each input's (shape, dtype), or what has them."""
+class Recipe(NamedTuple):
+    """What every node of an op at given input shapes, dtypes and requires_grad flags shares."""
+
+    step: Step
+    had_saved: bool  # whether the node holds saved primals (a view's positions are none)
+    node_class: type
+    watch_inputs: bool  # whether it watches its saved inputs' versions (else its result's)
+    inexact: tuple  # per output, whether its dtype is inexact (only those get the node)
+
+
+def _recipe(op: Op, static: tuple, requires: tuple, inputs_meta, out_meta: tuple) -> Recipe:
+    """The `Recipe` of `op` with these static arguments and requires_grad flags on inputs of
+    these shapes and dtypes (`inputs_meta`: each input's (shape, dtype), or what has them) and
+    outputs of these (`out_meta`)."""
     saved_mask, had_saved = _mask_of(op.saves, requires)
     placeholders, inexact = [], []  # (loops: an op lazy does not know makes one each call)
     for m, s in zip(inputs_meta, saved_mask):
         if not s:
             placeholders.append(m if type(m) is tuple else (m.shape, m.dtype))
-    for meta in out_meta:
-        inexact.append(meta[1] in INEXACT)
-    return (
-        (op, static, saved_mask, tuple(placeholders), out_meta),
-        had_saved,
-        node_class(op),
-        op.saves != "output",
-        tuple(inexact),
+    for _, dtype in out_meta:
+        inexact.append(dtype in INEXACT)
+    step = _new_record(Step, (op, static, saved_mask, tuple(placeholders), out_meta))
+    return _new_record(
+        Recipe, (step, had_saved, node_class(op), op.saves != "output", tuple(inexact))
     )
 
 
@@ -223,17 +255,17 @@ def _requires(inputs: tuple) -> tuple:
     return tuple(requires)
 
 
-def _known_recipe(op: Op, known: Known, requires: tuple) -> tuple:
-    """The node recipe (`_recipe`) of `op` where `_defer/lazy` knows it at these input shapes
+def _known_recipe(op: Op, known: Known, requires: tuple) -> Recipe:
+    """The node `Recipe` of `op` where `_defer/lazy` knows it at these input shapes
     (`known`), for this requires_grad pattern: made once and kept with `known`, so its tuples
-    are the same objects node after node (the engine's hot pass compares them by identity)."""
+    are the same objects node after node (the engine's hot pass compares steps by identity)."""
     recipe = known.notes[requires] = _recipe(op, known.static, requires, known.inputs, known.meta)
     return recipe
 
 
-def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
-    """Make the Node for one op application and wrap its outputs as its results."""
-    requires = _requires(inputs)
+def _record(op: Op, key: tuple, inputs: tuple, values: list, out, requires: tuple):
+    """Make the Node for one op application and wrap its outputs as its results (`requires`:
+    whether each input is a Tensor that requires grad)."""
     if type(out) is tuple:
         out_meta = tuple([(o.aval.shape, o.aval.dtype) for o in out])
     else:
@@ -243,10 +275,10 @@ def _record(op: Op, key: tuple, inputs: tuple, values: list, out):
     return _make_node(op, inputs, values, out, requires, recipe, Tensor)
 
 
-def _make_node(op: Op, inputs, values, out, requires, recipe: tuple, cls: type[Tensor]):
-    """The Node of one op application (`recipe`: see `_recipe`) and its results, of `cls`."""
+def _make_node(op: Op, inputs, values, out, requires, recipe: Recipe, cls: type[Tensor]):
+    """The Node of one op application, made from its `recipe`, and its results, of `cls`."""
     step, had_saved, node_cls, watch_inputs, inexact = recipe
-    saved_mask = step[2]
+    saved_mask = step.saved_mask
     if modes.inference_seen:
         check_inference_saved(inputs, saved_mask)
     edges: list = []  # (one loop, not comprehensions: see `_requires`)
@@ -273,17 +305,19 @@ def _make_node(op: Op, inputs, values, out, requires, recipe: tuple, cls: type[T
         return cls._wrap(out)
     result = cls._wrap(out, node, 0)
     if not watch_inputs:
-        node.versions = ((result._version_counter, 0, weakref.ref(result), op._result_label),)
+        node.versions = ((result._version_counter, 0, weakref.ref(result)),)
     return result
 
 
 def watch_written(node, result: Tensor, target: Tensor) -> None:
     """After an in-place op (`y.exp_()`) whose node watches its result: watch `target`, the
     tensor the result was written into, at its new version, as PyTorch's saved result does."""
-    versions = node.versions
-    if len(versions) == 1 and len(versions[0]) == 4 and versions[0][2]() is result:
+    if len(node.versions) != 1 or not watches_result(node):
+        return
+    ((_, _, ref),) = node.versions
+    if ref() is result:
         counter = target._version_counter
-        node.versions = ((counter, counter[0], weakref.ref(target), versions[0][3]),)
+        node.versions = ((counter, counter[0], weakref.ref(target)),)
 
 
 # ----------------------------------------------------------------------------- slow path
@@ -466,12 +500,12 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
             _raise_op_error(failure)
     _memory.settle_all(out if type(out) is tuple else (out,))
     if True in requires and op.differentiable and grad_on:
-        result = _record(op, key, inputs, values, out)
+        result = _record(op, key, inputs, values, out, tuple(requires))
         node = _node_of(result)
         if node is not None:
             decorate_node(node, inputs)
     elif type(out) is tuple:
-        result = tuple([Tensor._wrap(o) for o in out])
+        result = _wrap_all(Tensor, out)
     else:
         result = Tensor._wrap(out)
     if tangents:

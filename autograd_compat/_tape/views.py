@@ -668,8 +668,8 @@ def exempt_self(node, t) -> None:
     "modified by an inplace operation" error as PyTorch does."""
     versions = node.versions
     counter = t._version_counter
-    for i, (c, _, ref, *_) in enumerate(versions):
-        if c is counter and ref() is t:
+    for i, (watch_counter, _, ref) in enumerate(versions):
+        if watch_counter is counter and ref() is t:
             node.versions = versions[:i] + versions[i + 1 :]
             return
 

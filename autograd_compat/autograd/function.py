@@ -31,9 +31,9 @@ from .._state.modes import modes
 from .._state.node import Node, _sequence, accumulator_of
 from .._state.tensor import Tensor
 from .._tape import hooks as _hooks
-from .._tape.engine import _check_versions
 from .._tape.hooks import Packed
 from .._tape.record import INFERENCE_SAVED, apply, forward_traceback, set_tangent
+from .._tape.schedule import check_versions
 
 __all__ = [
     "BackwardCFunction",
@@ -190,7 +190,7 @@ class BackwardCFunction(FunctionCtx, Node):
                 continue
             tensor, anchor, counter, version = entry
             if counter[0] != version:
-                _check_versions(_Versions(((counter, version, _Ref(tensor)),)))
+                check_versions(((counter, version, _Ref(tensor)),), None)
             if type(tensor) is Packed:
                 tensor = _unpacked(tensor, anchor)
             out.append(tensor)
@@ -262,13 +262,6 @@ class BackwardCFunction(FunctionCtx, Node):
                 raise RuntimeError(_COMPLEX_GRAD_OF_REAL)
             grad = grad.to(_dtype_of(dtype))
         return grad
-
-
-class _Versions:
-    """Adapter so the engine's version check can report a custom Function's saved tensor."""
-
-    def __init__(self, versions) -> None:
-        self.versions = versions
 
 
 class _Ref:

@@ -1,7 +1,7 @@
 """torch.distributions: probability distributions with PyTorch's parameters, shapes,
 validation messages and reparameterised (`rsample`) gradients, built on this library's
-tensor ops and random generator (`torch.manual_seed` makes draws repeatable; the values
-differ from PyTorch's generator).
+tensor ops and random generator (`torch.manual_seed` makes draws repeatable; samplers built
+on rand/randn/bernoulli draw PyTorch's values, the gamma-based ones other values).
 
 Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma, Chi2, Dirichlet,
 Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical;

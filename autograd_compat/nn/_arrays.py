@@ -3,8 +3,8 @@
 In JAX 0.10, `jnp.zeros`/`jnp.full`/`jnp.asarray(numpy)` compile one small XLA program per
 new shape, and a model has many parameter shapes; building the values in numpy and moving
 them with `jax.device_put` (a transfer, no compilation) keeps model construction cheap.
-Random draws use numpy's PCG64 seeded from this library's generator, so `manual_seed` still
-makes them reproducible.
+`rng` gives the draws that cannot be PyTorch's (in a trace, on an accelerator): numpy's PCG64
+seeded from the generator, so `manual_seed` still makes them reproducible.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """torch.nn.init: in-place initializers with PyTorch's distributions and fan computations.
 
-Each initializer draws from this library's generator (values differ from PyTorch's; the
-distributions are the same) and writes into the tensor in place without recording a graph,
-like PyTorch's `with torch.no_grad(): tensor.uniform_(...)`. Values are drawn on the host
-with numpy (seeded from the generator), so initializing a model compiles nothing.
+Each initializer writes into the tensor in place without recording a graph, like PyTorch's
+`with torch.no_grad(): tensor.uniform_(...)`, and draws what PyTorch draws: on the CPU
+backend its values, computed on the host (`_state/draws.py`), so initializing a model
+compiles nothing; in a trace or on an accelerator, numpy draws seeded from the generator.
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ import warnings
 import numpy as np
 
 from .._alias import missing_attribute as _missing_attribute
+from .._ops.random import host_generator
+from .._pure import dtypes as _dtypes
+from .._state import draws
 from .._state.tensor import MetaTensor, Tensor
 from . import _arrays
 
@@ -110,16 +113,48 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _host_draws(tensor: Tensor, generator):
+    """The generator to draw PyTorch's values from for `tensor`, or None: a trace or an
+    accelerator takes numpy draws (`_arrays.rng`)."""
+    return host_generator(generator, _dtypes.as_dtype(tensor._stored.dtype))
+
+
+def _normal(tensor: Tensor, mean: float, std: float, generator) -> np.ndarray:
+    """`tensor.normal_(mean, std)`'s values, in the tensor's shape (none drawn for meta)."""
+    shape = _shape(tensor)
+    if isinstance(tensor, MetaTensor):
+        return np.zeros(shape)
+    g = _host_draws(tensor, generator)
+    if g is None:
+        return _arrays.rng(generator).normal(mean, std, shape)
+    return draws.normal(g, math.prod(shape), tensor._stored.dtype, mean, std).reshape(shape)
+
+
+def _uniform(tensor: Tensor, a: float, b: float, generator) -> np.ndarray:
+    """`tensor.uniform_(a, b)`'s values, in the tensor's shape (none drawn for meta)."""
+    shape = _shape(tensor)
+    if isinstance(tensor, MetaTensor):
+        return np.zeros(shape)
+    g = _host_draws(tensor, generator)
+    if g is None:
+        return _arrays.rng(generator).uniform(a, b, shape)
+    return draws.uniform(g, math.prod(shape), tensor._stored.dtype, a, b).reshape(shape)
+
+
+def _constant(tensor: Tensor, val: float) -> Tensor:
+    return _assign(tensor, np.full(_shape(tensor), val))
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from U(a, b)."""
     _check(tensor, "uniform_")
-    return _assign(tensor, _arrays.rng(generator).uniform(a, b, _shape(tensor)))
+    return _assign(tensor, _uniform(tensor, a, b, generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from N(mean, std^2)."""
     _check(tensor, "normal_")
-    return _assign(tensor, _arrays.rng(generator).normal(mean, std, _shape(tensor)))
+    return _assign(tensor, _normal(tensor, mean, std, generator))
 
 
 def trunc_normal_(
@@ -138,29 +173,56 @@ def trunc_normal_(
             "The distribution of values may be incorrect.",
             stacklevel=2,
         )
-    rng = _arrays.rng(generator)
-    value = rng.normal(mean, std, _shape(tensor))
-    outside = (value < a) | (value > b)
-    while outside.any():  # rejection sampling: exactly the truncated normal
-        value[outside] = rng.normal(mean, std, int(outside.sum()))
-        outside = (value < a) | (value > b)
-    return _assign(tensor, value)
+    return _assign(tensor, _truncated(tensor, mean, std, a, b, generator))
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _truncated(tensor: Tensor, mean: float, std: float, a: float, b: float, generator):
+    """PyTorch's trunc_normal_ draws: with over 0.3 of the mass inside [a, b], normals whose
+    rejected values are replaced from fresh full-size draws; else uniforms on [a, b]
+    accepted where log(U) <= the log density below its peak, pending ones drawn again."""
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = np.asarray([a, b], tensor._stored.dtype)
+        result = _normal(tensor, mean, std, generator)
+        rejected = (result < lo) | (result > hi)
+        while rejected.any():
+            result = np.where(rejected, _normal(tensor, mean, std, generator), result)
+            rejected = (result < lo) | (result > hi)
+        return result
+    dtype = tensor._stored.dtype
+    mode = max(a, min(mean, b))
+    log_peak = np.asarray(-0.5 * ((mode - mean) / std) ** 2, dtype)
+    center, scale, half = (np.asarray(v, dtype) for v in (mean, std, -0.5))
+
+    def rejects(candidates: np.ndarray) -> np.ndarray:
+        log_density = ((candidates - center) / scale) ** 2 * half - log_peak
+        return np.log(_uniform(tensor, 0.0, 1.0, generator)) > log_density
+
+    result = _uniform(tensor, a, b, generator)
+    pending = rejects(result)
+    while pending.any():
+        candidates = _uniform(tensor, a, b, generator)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, rejects(candidates), pending)
+    return result
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with `val`."""
-    _check(tensor, "constant_")
-    return _assign(tensor, np.full(_shape(tensor), val))
+    return _constant(_check(tensor, "constant_"), val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
     """Fill with 1."""
-    return constant_(tensor, 1)
+    return _constant(_check(tensor, "ones_"), 1)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
     """Fill with 0."""
-    return constant_(tensor, 0)
+    return _constant(_check(tensor, "zeros_"), 0)
 
 
 def eye_(tensor: Tensor) -> Tensor:
@@ -196,14 +258,14 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_uniform_"))
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a, generator)
+    return _assign(tensor, _uniform(tensor, -a, a, generator))
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Glorot normal: N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(_check(tensor, "xavier_normal_"))
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std, generator)
+    return _assign(tensor, _normal(tensor, 0.0, std, generator))
 
 
 def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str, fname: str):
@@ -241,7 +303,7 @@ def _kaiming(name: str, doc: str, fill):
 
 def _uniform_with_std(tensor: Tensor, std: float, generator) -> Tensor:
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound, generator)
+    return _assign(tensor, _uniform(tensor, -bound, bound, generator))
 
 
 kaiming_uniform_ = _kaiming(
@@ -252,7 +314,7 @@ kaiming_uniform_ = _kaiming(
 kaiming_normal_ = _kaiming(
     "kaiming_normal_",
     "He normal: N(0, std^2), std = gain / sqrt(fan).",
-    lambda tensor, std, generator: normal_(tensor, 0.0, std, generator),
+    lambda tensor, std, generator: _assign(tensor, _normal(tensor, 0.0, std, generator)),
 )
 
 
@@ -265,7 +327,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flattened = _arrays.rng(generator).normal(0.0, 1.0, (rows, cols))
+    flattened = _normal(tensor, 0.0, 1.0, generator).reshape(rows, cols).astype(np.float64)
     if rows < cols:
         flattened = flattened.T
     q, r = np.linalg.qr(flattened)
@@ -284,10 +346,12 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = _shape(tensor)
     num_zeros = math.ceil(sparsity * rows)
-    rng = _arrays.rng(generator)
-    values = rng.normal(0.0, std, (rows, cols))
-    for col in range(cols):
-        values[rng.permutation(rows)[:num_zeros], col] = 0.0
+    values = _normal(tensor, 0.0, std, generator)
+    g = _host_draws(tensor, None)
+    rng = _arrays.rng() if g is None else None
+    for col in range(cols):  # PyTorch draws these from the global generator
+        order = rng.permutation(rows) if rng is not None else draws.randperm(g, rows)
+        values[order[:num_zeros], col] = 0.0
     return _assign(tensor, values)
 
 

@@ -8,6 +8,7 @@ from .._interop import register_pytree
 from .._ops.factories import empty
 from .._pure.errors import FLOAT_REQUIRES_GRAD
 from .._state.tensor import MetaTensor, Tensor, meta_class
+from .._state.torch_function import _disabled_torch_function_impl
 from .._tape.views import shared_record
 
 
@@ -28,6 +29,8 @@ class Parameter(Tensor):
         Parameter containing:
         tensor([0., 0.], requires_grad=True)
     """
+
+    __torch_function__ = _disabled_torch_function_impl  # ops on it give plain Tensors
 
     def __new__(cls, data=None, requires_grad: bool = True):
         if data is None:
@@ -72,6 +75,7 @@ class Buffer(Tensor):
     """
 
     persistent: bool
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent: bool = True):
         if data is None:
@@ -107,6 +111,8 @@ class UninitializedParameter(Parameter):
 class UninitializedBuffer(Tensor):
     """The buffer of a lazy module before its first forward; as UninitializedParameter, making
     one raises."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
         raise NotImplementedError(

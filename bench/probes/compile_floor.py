@@ -23,11 +23,11 @@ from run import _cell, _geomean, _ratio, _time, sampling
 from workloads import WORKLOADS
 
 import autograd_compat as ours
-from autograd_compat._compile.function import _Entry
+from autograd_compat._compile.entry import Entry
 from autograd_compat._state.tensor import Tensor, program_input
 
 
-def _floor_call(entry: _Entry):
+def _floor_call(entry: Entry):
     """The entry's program called on a step's arguments with the least write-back."""
     program, effects = entry.program, entry.effects
     memories, written = effects.memories, entry.written
@@ -63,7 +63,7 @@ def main() -> None:
             for _ in range(3):
                 step(compiled)
         (entry,) = compiled.entries.values()
-        single = isinstance(entry, _Entry) and len(entry.out_tensor_index) == 1
+        single = isinstance(entry, Entry) and len(entry.out_tensor_index) == 1
         if not single or entry.program is None:
             continue  # a step recorded as a node, or of several outputs: not measured here
         floor = _floor_call(entry)

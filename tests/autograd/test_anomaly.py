@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._tape import engine as _engine
+from autograd_compat._tape import fused as _fused
 from autograd_compat.autograd import anomaly_mode
 
 ENABLED = "Anomaly Detection has been enabled"
@@ -109,8 +109,8 @@ def test_errors_in_a_custom_backward_warn_the_forward_traceback():
 
 def test_anomaly_mode_uses_the_stepwise_executor(monkeypatch):
     calls = []
-    original = _engine._fused_backward
-    monkeypatch.setattr(_engine, "_fused_backward", lambda s: calls.append(s) or original(s))
+    original = _fused.fused_backward
+    monkeypatch.setattr(_fused, "fused_backward", lambda s: calls.append(s) or original(s))
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     with pytest.warns(UserWarning, match=ENABLED), torch.autograd.detect_anomaly():
         for _ in range(3):

@@ -12,7 +12,7 @@ import pytest
 
 import autograd_compat as torch
 from autograd_compat._pure import errors as _errors
-from autograd_compat._tape import engine as _engine
+from autograd_compat._tape import fused as _fused
 from autograd_compat.autograd import Variable
 
 
@@ -211,13 +211,13 @@ def test_fused_and_stepwise_executors_agree():
 
 def test_fused_backward_is_used_for_a_hot_graph(monkeypatch):
     calls = []
-    original = _engine._fused_backward
+    original = _fused.fused_backward
 
     def spy(structure):
         calls.append(structure)
         return original(structure)
 
-    monkeypatch.setattr(_engine, "_fused_backward", spy)
+    monkeypatch.setattr(_fused, "fused_backward", spy)
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     for _ in range(4):
         (x.sin() * 7.25).sum().backward()

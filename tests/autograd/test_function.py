@@ -13,7 +13,7 @@ import pytest
 
 import autograd_compat as torch
 from autograd_compat._pure import errors as _errors
-from autograd_compat._tape import engine as _engine
+from autograd_compat._tape import fused as _fused
 from autograd_compat.autograd.function import once_differentiable
 from tests._helpers.torch_compare import cube_function
 
@@ -377,8 +377,8 @@ def test_once_differentiable(real_torch):
 
 def test_custom_nodes_are_never_fused(monkeypatch):
     calls = []
-    original = _engine._fused_backward
-    monkeypatch.setattr(_engine, "_fused_backward", lambda s: calls.append(s) or original(s))
+    original = _fused.fused_backward
+    monkeypatch.setattr(_fused, "fused_backward", lambda s: calls.append(s) or original(s))
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     for _ in range(4):
         cube_function(torch).apply(x * 1.5).sum().backward()

@@ -460,14 +460,14 @@ def fuse_after(count: int):
     """Set the engine's fusion threshold for a block. The fuzz tests keep the engine
     stepwise (a huge count): with fusion on, every graph structure drawn twice would be
     compiled into one XLA function (~0.1 s each); fusion has its own test below."""
-    from autograd_compat._tape import engine as _engine
+    from autograd_compat._tape import fused as _fused
 
-    previous = _engine.FUSE_AFTER
-    _engine.FUSE_AFTER = count
+    previous = _fused.FUSE_AFTER
+    _fused.FUSE_AFTER = count
     try:
         yield
     finally:
-        _engine.FUSE_AFTER = previous
+        _fused.FUSE_AFTER = previous
 
 
 STEPWISE = 10**9
@@ -547,11 +547,11 @@ def test_fuzz_regression(graph):
 def test_fuzzer_catches_a_planted_backward_bug(monkeypatch):
     """The property is sensitive: an engine that drops one of two cotangents meeting at a
     fan-out (x used twice) fails it."""
-    from autograd_compat._tape import engine as _engine
+    from autograd_compat._tape import propagate as _propagate
 
     graph = Graph(leaves=((3,),), nodes=(("mul", (0, 0)),), outputs=(1,), seed=1)
     with fuse_after(STEPWISE):
         check_graph(graph, inside_given=False)
-        monkeypatch.setattr(_engine, "_add", lambda a, b: a if a is not None else b)
+        monkeypatch.setattr(_propagate, "add", lambda a, b: a if a is not None else b)
         with pytest.raises(AssertionError, match="differs"):
             check_graph(graph, inside_given=False)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._tape import engine as _engine
+from autograd_compat._tape import fused as _fused
 from tests._helpers.torch_compare import cube_function
 
 
@@ -171,8 +171,8 @@ def test_multi_grad_hook_matches_pytorch(real_torch):
 
 def test_hooks_force_the_stepwise_executor(monkeypatch):
     calls = []
-    original = _engine._fused_backward
-    monkeypatch.setattr(_engine, "_fused_backward", lambda s: calls.append(s) or original(s))
+    original = _fused.fused_backward
+    monkeypatch.setattr(_fused, "fused_backward", lambda s: calls.append(s) or original(s))
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     seen = []
     x.register_post_accumulate_grad_hook(lambda t: seen.append(1))

@@ -1,4 +1,4 @@
-"""A create_graph `autograd.grad` met again is recorded as one op (`_tape/engine._record_whole`):
+"""A create_graph `autograd.grad` met again is recorded as one op (`_tape/fused.record_whole`):
 its gradients, of every order, are the node-by-node recording's, JAX's, finite differences'
 and PyTorch's; graphs with hooks or an unreached target keep the node-by-node recording."""
 
@@ -109,8 +109,9 @@ def test_an_unreached_target_keeps_allow_unused_none():
 
 
 def test_one_structure_differentiated_for_other_targets_in_turn():
-    """The hot pass (`_hot_schedule` with targets) checks where the targets lie: a graph of the
-    same nodes differentiated for x, then y, then both, gives each its own gradients."""
+    """The hot pass (`_tape/hot.hot_schedule` with targets) checks where the targets lie: a
+    graph of the same nodes differentiated for x, then y, then both, gives each its own
+    gradients."""
 
     def f(a, b):
         return (a * b * jnp.sin(a)).sum()

@@ -35,7 +35,7 @@ import pytest
 
 import autograd_compat as torch
 from autograd_compat import _alias
-from autograd_compat._compile import function as _compile_function
+from autograd_compat._compile import entry as _compile_entry
 from tests._helpers.paths import ROOT
 from tests.examples.test_examples import EXAMPLES, _assert_nested_close, _real_torch, run_real
 
@@ -111,7 +111,7 @@ def _run_ways(name: str) -> dict:
         for table in counters.values():
             table.clear()
         served = []
-        run = _compile_function._Entry.run
+        run = _compile_entry.Entry.run
 
         def counted(entry, tensors, numbers, run=run, served=served):
             served.append(entry)
@@ -121,7 +121,7 @@ def _run_ways(name: str) -> dict:
         argv += [f"--compile={way}"] if way else []
         start = time.perf_counter()
         with (
-            mock.patch.object(_compile_function._Entry, "run", counted),
+            mock.patch.object(_compile_entry.Entry, "run", counted),
             warnings.catch_warnings(record=True) as caught,
             contextlib.redirect_stdout(io.StringIO()),
         ):

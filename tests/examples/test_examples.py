@@ -24,12 +24,12 @@ EXACT = [
     "wgan_gp",
     "lbfgs_timeseries",
     "per_example_grads",
+    "char_lstm",  # seeded: PyTorch's initial weights and draws, so PyTorch's printed losses
 ]
 # Examples with PyTorch's random initialisations: both must learn, by the same measure.
 TRAINING = {
     "two_layer_net": lambda r: r["losses"][-1] < 0.05 * r["losses"][0],
     "mnist_conv": lambda r: r["accuracy"] >= 0.8 and r["losses"][-1] < 0.5 * r["losses"][0],
-    "char_lstm": lambda r: r["losses"][-1] < 0.5 * r["losses"][0],
     "transformer_lm": lambda r: r["losses"][-1] < 0.4 * r["losses"][0] and len(r["sample"]) == 76,
 }
 # Examples with their own tests: mnist_compiled in tests/compile/test_compile_examples.py.

@@ -17,7 +17,7 @@ import pytest
 
 import autograd_compat as torch
 import autograd_compat.nn as nn
-from autograd_compat._tape import engine
+from autograd_compat._tape import fused
 
 pytestmark = pytest.mark.torch
 
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.torch
 def _stepwise_backward(monkeypatch):
     """Every graph here runs once or twice: compiling the fused backward of a whole
     Transformer (the engine's hot-loop path, tested elsewhere) would cost ~10 s each."""
-    monkeypatch.setattr(engine, "FUSE_AFTER", 10**9)
+    monkeypatch.setattr(fused, "FUSE_AFTER", 10**9)
 
 
 ATOL, RTOL = 5e-5, 5e-4

@@ -13,7 +13,7 @@ import autograd_compat as torch
 import autograd_compat.nn.functional as F
 from autograd_compat._pure import op as _op
 from autograd_compat._pure.op import registered_ops
-from autograd_compat._tape import engine, wide
+from autograd_compat._tape import fused, wide
 
 
 def _entries() -> int:
@@ -22,7 +22,7 @@ def _entries() -> int:
         n += len(op._compiled) + len(op._jvp)
         if op._vjp_op is not None:
             n += len(op._vjp_op._compiled)
-    return n + len(engine._fused) + len(engine._seen)
+    return n + len(fused.programs) + len(fused.seen)
 
 
 # Each row: a call whose scalar argument varies with v (never a new compiled function).
@@ -88,8 +88,8 @@ def test_constant_cache_is_bounded():
 
 
 def test_engine_caches_are_bounded(monkeypatch):
-    monkeypatch.setattr(engine, "SEEN_SIZE", 8)
-    monkeypatch.setattr(engine, "FUSED_SIZE", 4)
+    monkeypatch.setattr(fused, "SEEN_SIZE", 8)
+    monkeypatch.setattr(fused, "FUSED_SIZE", 4)
     x = torch.randn(3, requires_grad=True)
     for depth in range(1, 12):  # a new structure per depth, each run twice (fused the second)
         for _ in range(2):
@@ -97,8 +97,8 @@ def test_engine_caches_are_bounded(monkeypatch):
             for _ in range(depth):
                 y = y * 2
             y.sum().backward()
-    assert len(engine._seen) <= 8
-    assert len(engine._fused) <= 4
+    assert len(fused.seen) <= 8
+    assert len(fused.programs) <= 4
 
 
 def test_entries_stay_flat_over_2000_varying_calls():
@@ -151,7 +151,7 @@ def test_wide_stack_backward_is_stepwise_and_chunked():
     never one fused program (the node is stepwise-only), and its pieces come in chunks."""
     x = torch.randn(3, requires_grad=True)
     n = 2000
-    fused_before = set(engine._fused)
+    fused_before = set(fused.programs)
     for _ in range(2):  # the second run would fuse a seen structure
         y = torch.stack([x * float(i) for i in range(n)])
         assert type(y.grad_fn).__name__ == "StackBackward0"
@@ -160,8 +160,8 @@ def test_wide_stack_backward_is_stepwise_and_chunked():
         x.grad = None
         y.sum().backward()
         np.testing.assert_allclose(x.grad.numpy(), np.full(3, n * (n - 1) / 2), rtol=1e-6)
-    for structure in set(engine._fused) - fused_before:
-        assert len(structure[0]) < 100  # no fused program holds the wide graph
+    for structure in set(fused.programs) - fused_before:
+        assert len(structure.steps) < 100  # no fused program holds the wide graph
     pieces = registered_ops()["_internal.wide_pieces"]
     assert pieces._compiled
     assert all(len(dict(key)["sizes"]) <= wide.CHUNK for key in pieces._compiled)

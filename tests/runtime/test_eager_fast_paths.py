@@ -8,20 +8,24 @@ import pytest
 import autograd_compat as torch
 from autograd_compat._defer import lazy as _lazy
 from autograd_compat._pure import op as _op
+from autograd_compat._state.node import AccumulateGrad
 from autograd_compat._tape import engine as _engine
+from autograd_compat._tape import fused as _fused
+from autograd_compat._tape import hot as _hot
+from autograd_compat._tape import schedule as _schedule
 
 
 @pytest.fixture
 def hot_hits(monkeypatch) -> list:
-    """What each call of the engine's hot pass (`_hot_schedule`) returned, in order."""
+    """What each call of the engine's hot pass (`_tape/hot.hot_schedule`) returned, in order."""
     hits: list = []
-    hot_schedule = _engine._hot_schedule
+    hot_schedule = _hot.hot_schedule
 
     def logged(*args):
         hits.append(hot_schedule(*args))
         return hits[-1]
 
-    monkeypatch.setattr(_engine, "_hot_schedule", logged)
+    monkeypatch.setattr(_engine, "hot_schedule", logged)
     return hits
 
 
@@ -48,7 +52,7 @@ def test_a_view_ops_positions_are_never_freed_and_others_are():
 
 
 def test_a_modified_saved_value_fails_backward_in_both_executors():
-    for _ in range(_engine.FUSE_AFTER + 1):  # stepwise first, then the fused function
+    for _ in range(_fused.FUSE_AFTER + 1):  # stepwise first, then the fused function
         x = torch.tensor([1.0, 2.0], requires_grad=True)
         y = x * 1
         z = (y * y).sum()
@@ -61,7 +65,7 @@ def test_a_modified_saved_value_fails_backward_in_both_executors():
 def test_hooks_send_a_hot_graph_to_the_stepwise_executor(where):
     calls = []
     x = torch.tensor([1.0, 2.0], requires_grad=True)
-    for _ in range(_engine.FUSE_AFTER + 1):
+    for _ in range(_fused.FUSE_AFTER + 1):
         y = x.sin() * 2
         if where == "tensor":
             y.register_hook(lambda g: calls.append(1))
@@ -72,7 +76,7 @@ def test_hooks_send_a_hot_graph_to_the_stepwise_executor(where):
         y.sum().backward()
         if where == "leaf":
             handle.remove()
-    assert len(calls) == _engine.FUSE_AFTER + 1
+    assert len(calls) == _fused.FUSE_AFTER + 1
     np.testing.assert_allclose(x.grad.numpy(), 3 * 2 * np.cos([1.0, 2.0]), rtol=1e-6)
 
 
@@ -82,7 +86,7 @@ def test_a_node_hooked_since_its_structure_was_remembered_is_not_matched(where, 
     packed saved values clear: such a node's graph takes the general path, hooks and all; one
     whose hook was removed again gets the same gradients."""
     x = torch.tensor([1.0, 2.0], requires_grad=True)
-    for _ in range(_engine.FUSE_AFTER + 2):  # (the first makes x.grad: a new key)
+    for _ in range(_fused.FUSE_AFTER + 2):  # (the first makes x.grad: a new key)
         (x.sin() * 2).sum().backward()
     assert hot_hits[-1] is not None
     packed = []
@@ -101,14 +105,14 @@ def test_a_node_hooked_since_its_structure_was_remembered_is_not_matched(where, 
         np.testing.assert_allclose(y.grad.numpy(), [1.0, 1.0])
     if where == "saved_tensors_hooks":
         assert len(packed) == 1  # sin saved its input (mul by a number saves no tensor)
-    expected = (_engine.FUSE_AFTER + 3) * 2 * np.cos([1.0, 2.0])
+    expected = (_fused.FUSE_AFTER + 3) * 2 * np.cos([1.0, 2.0])
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
 
 
 def test_backward_with_inputs_runs_only_the_needed_nodes():
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = torch.tensor([3.0, 4.0], requires_grad=True)
-    for _ in range(_engine.FUSE_AFTER + 1):
+    for _ in range(_fused.FUSE_AFTER + 1):
         (a * b).sum().backward(inputs=[b])
     assert a.grad is None
     np.testing.assert_allclose(b.grad.numpy(), 3 * np.array([1.0, 2.0]))
@@ -197,16 +201,16 @@ def test_the_schedule_is_kahns_order_on_random_graphs():
             )
             seq = 2**63 if leaf else int(rng.integers(0, 5)) if rng.random() < 0.1 else i + 10
             nodes.append(_FakeNode(seq, edges))
-        waiting = _engine._discover([(nodes[-1], 0)])
+        waiting = _schedule.discover([(nodes[-1], 0)])
         graph = {node: node.edges for node in waiting}
         target = list(graph)[rng.integers(len(graph))]
         if rng.random() < 0.5:
-            waiting = _engine._needed(waiting, {target})
+            waiting = _schedule.needed(waiting, {target})
         needed = set(waiting)
-        order, position = _engine._order(waiting)
+        order, position = _schedule.order_of(waiting)
         assert order == _reference_order(graph, needed)
         assert position == {node: i for i, node in enumerate(order)}
-        routes = _engine._survey(order, position)[1]
+        routes = _schedule.survey(order, position).routes
         for node, route in zip(order, routes):
             assert route == tuple(
                 None if e is None or e[0] not in position else (position[e[0]], e[1])
@@ -241,38 +245,40 @@ def _random_graph(shape_seed: int, value_seed: int, swap: bool = False):
 
 
 def test_the_hot_schedule_is_the_general_one_or_none_on_random_graphs():
-    """Graphs of a structure fused before get their schedule from it (`_hot_schedule`); any
+    """Graphs of a structure fused before get their schedule from it (`hot_schedule`); any
     other graph whose root is of the same class gets None or, where its structure is the same,
     the same schedule."""
     hits = 0
     for case in range(40):
-        for value_seed in range(_engine.FUSE_AFTER):  # the structure is fused, and remembered
+        for value_seed in range(_fused.FUSE_AFTER):  # the structure is fused, and remembered
             loss, _ = _random_graph(case, value_seed)
             loss.backward()
         for other, swap in ((case, False), (case, True), (case + 1, False)):
             loss, _ = _random_graph(other, 7, swap)
             edge, grad = loss._grad_edge(), _engine._validate_root(0, loss, None)
             general = _engine._schedule([edge], [grad], None, True, False)
-            hot = _engine._hot_schedule(edge, grad)
+            hot = _hot.hot_schedule(edge, grad)
             if hot is not None:
                 hits += 1
-                assert hot[0] == general[0] and hot[1] == general[1]
-                assert hot[2][2] == general[2][2] and hot[2][4] == general[2][4]
-                assert hot[2][0] == general[2][0] and list(hot[2][1]) == general[2][1]
-                assert hot[3] is general[3]
-                leaf = _engine.AccumulateGrad
+                assert hot.order == general.order and hot.position == general.position
+                assert hot.plan.seeds == general.plan.seeds
+                assert hot.plan.sinks == general.plan.sinks
+                assert hot.plan.arities == general.plan.arities
+                assert list(hot.plan.routes) == general.plan.routes
+                assert hot.fused is general.fused
+                leaf = AccumulateGrad
                 # (with a deferred run open the hot pass keeps its Pending values, as stored)
-                kept = [tuple(_lazy.resolved(values)) for values in hot[4]]
-                assert kept == [() if isinstance(n, leaf) else n.check_saved() for n in hot[0]]
+                kept = [tuple(_lazy.resolved(values)) for values in hot.saved]
+                assert kept == [() if isinstance(n, leaf) else n.check_saved() for n in hot.order]
             else:
-                assert other != case or swap or general[3] is None
+                assert other != case or swap or general.fused is None
     assert hits >= 40
 
 
 def test_the_hot_schedule_keeps_the_backwards_semantics(hot_hits):
     """A hot graph whose saved value was modified, whose graph was freed or that has a hook
     raises or runs as the general path does."""
-    for _ in range(_engine.FUSE_AFTER + 1):
+    for _ in range(_fused.FUSE_AFTER + 1):
         loss, leaves = _random_graph(3, 0)
         loss.backward()
     grads = [leaf.grad for leaf in leaves]
@@ -292,10 +298,10 @@ def test_the_hot_schedule_keeps_the_backwards_semantics(hot_hits):
     loss.backward()
     assert seen == [1] and hot_hits[-1] is None
     x = torch.tensor([1.0, 2.0], requires_grad=True)
-    for i in range(_engine.FUSE_AFTER + 3):  # (the first makes x.grad: a new key)
+    for i in range(_fused.FUSE_AFTER + 3):  # (the first makes x.grad: a new key)
         y = x * 1
         z = (y * y).sum()
-        if i == _engine.FUSE_AFTER + 2:
+        if i == _fused.FUSE_AFTER + 2:
             y.add_(1)
             with pytest.raises(RuntimeError, match="modified by an inplace operation"):
                 z.backward()

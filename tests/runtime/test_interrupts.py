@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._compile.function import _Entry
+from autograd_compat._compile.entry import Entry
 from autograd_compat._defer import lazy
 from autograd_compat._pure.interrupts import call_through_interrupt
 from autograd_compat._state import modes as _modes
@@ -251,10 +251,10 @@ def test_an_interrupt_anywhere_in_a_donating_compiled_step_keeps_every_tensor_wh
     call trains on (the parameters were left on deleted buffers: 'Array has been deleted')."""
     step, tensors = _donating_step()
     points = (
-        _Entry.run,
-        _Entry._run_locked,
-        _Entry._program_results,
-        _Entry._run_program,
+        Entry.run,
+        Entry._run_locked,
+        Entry._program_results,
+        Entry._run_program,
         call_through_interrupt,
     )
     point = 1

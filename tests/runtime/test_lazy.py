@@ -24,7 +24,7 @@ import pytest
 import autograd_compat as torch
 from autograd_compat._defer import lazy
 from autograd_compat._state.tensor import LazyTensor
-from autograd_compat._tape import engine
+from autograd_compat._tape import fused
 
 DATA = np.array([0.3, -1.2, 0.8, 2.0], np.float32)  # one shape for the whole file
 
@@ -62,7 +62,7 @@ def _chain_jax(x, rounds: int = 5):
 
 
 def test_a_hot_chain_is_deferred_and_matches_jax_grad_and_pytorch(real_torch):
-    results = [_chain(torch, DATA) for _ in range(engine.FUSE_AFTER + 2)]  # cold, then fused
+    results = [_chain(torch, DATA) for _ in range(fused.FUSE_AFTER + 2)]  # cold, then fused
     value, grad = jax.value_and_grad(_chain_jax)(DATA)
     for out, g in results:
         chex.assert_trees_all_close((out, g), (float(value), np.asarray(grad)), rtol=1e-6)
@@ -126,7 +126,7 @@ def test_a_shape_error_is_raised_at_the_op_that_causes_it():
 
 
 def test_an_intermediate_the_caller_keeps_gets_its_value_after_a_fused_backward():
-    for _ in range(engine.FUSE_AFTER + 2):
+    for _ in range(fused.FUSE_AFTER + 2):
         x = torch.tensor(DATA, requires_grad=True)
         kept = x.sin()  # saved by the next node and referenced here
         out = (kept * kept).sum()
@@ -137,7 +137,7 @@ def test_an_intermediate_the_caller_keeps_gets_its_value_after_a_fused_backward(
 
 
 def test_a_kept_graph_backs_up_twice_after_a_fused_backward():
-    for _ in range(engine.FUSE_AFTER + 2):
+    for _ in range(fused.FUSE_AFTER + 2):
         x = torch.tensor(DATA, requires_grad=True)
         out = (x.sin() * x).sum()
         out.backward(retain_graph=True)
@@ -147,7 +147,7 @@ def test_a_kept_graph_backs_up_twice_after_a_fused_backward():
 
 
 def test_a_freed_graph_still_fails_a_second_backward():
-    for _ in range(engine.FUSE_AFTER + 2):
+    for _ in range(fused.FUSE_AFTER + 2):
         x = torch.tensor(DATA, requires_grad=True)
         out = (x.sin() * x).sum()
         out.backward()
@@ -156,7 +156,7 @@ def test_a_freed_graph_still_fails_a_second_backward():
 
 
 def test_an_in_place_change_of_a_deferred_saved_value_fails_backward():
-    for _ in range(engine.FUSE_AFTER + 2):
+    for _ in range(fused.FUSE_AFTER + 2):
         x = torch.tensor(DATA, requires_grad=True)
         y = x * 2
         z = (y * y).sum()

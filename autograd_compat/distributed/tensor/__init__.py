@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from jax.sharding import PartitionSpec
 
 from ..._state.tensor import Tensor
+from ..._state.torch_function import _disabled_torch_function_impl
 from .. import shard
 from ..device_mesh import DeviceMesh
 from .placement_types import Partial, Placement, Replicate, Shard
@@ -23,6 +24,8 @@ __all__ = ["DTensor", "Partial", "Placement", "Replicate", "Shard", "distribute_
 class DTensor(Tensor):
     """PyTorch's distributed tensor class; tensors laid out on a mesh here are plain Tensors
     holding the global value (see the module), so none is a DTensor."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, *args, **kwargs):
         raise NotImplementedError(

@@ -23,7 +23,7 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     """Zero elements with probability p in training, scaling the rest by 1/(1-p).
 
-    The mask is drawn from this library's generator (so it differs from PyTorch's).
+    Eagerly on the CPU backend the mask is PyTorch's (see `F.dropout`).
     """
 
     def forward(self, input):

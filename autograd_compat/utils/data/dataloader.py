@@ -328,6 +328,10 @@ class _BaseDataLoaderIter:
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     """The iterator of a DataLoader with num_workers=0: batches are built in this process."""
 
+    def __init__(self, loader: DataLoader) -> None:
+        self._base_seed = _base_seed(loader.generator)  # drawn without workers too, as PyTorch
+        super().__init__(loader)
+
 
 _NO_ACCELERATOR_PIN = (
     "'pin_memory' argument is set as true but no accelerator is found, then device pinned "
@@ -363,18 +367,11 @@ _JAX_PLATFORMS = "JAX_PLATFORMS"
 
 
 def _base_seed(generator) -> int:
-    """The workers' base seed: a draw from `generator` (the global one if None) that leaves
-    the generator as it was, so that the sampler then draws what it draws with num_workers=0
-    (the same shuffled batches whatever num_workers is), mixed so that it is not the seed the
-    sampler draws next."""
+    """The pass's base seed, as PyTorch draws it for every iterator (with workers or not):
+    `random_()` of an int64 from `generator` (the global one if None), before the sampler
+    draws, so that a seeded pass shuffles as PyTorch's does."""
     source = default_generator if generator is None else generator
-    state = source.get_state()
-    drawn = empty((), dtype=_dtypes.int64).random_(generator=source).item()
-    source.set_state(state)
-    return drawn ^ _BASE_SEED_MIX
-
-
-_BASE_SEED_MIX = 0x5DEECE66D
+    return empty((), dtype=_dtypes.int64).random_(generator=source).item()
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
@@ -394,7 +391,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._persistent_workers = loader.persistent_workers
         self._in_flight = loader.prefetch_factor * loader.num_workers
         self._in_order = loader.in_order
-        base_seed = _base_seed(loader.generator)
+        self._base_seed = base_seed = _base_seed(loader.generator)
         context = _worker_context(loader.multiprocessing_context)
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()

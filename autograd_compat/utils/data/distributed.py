@@ -20,8 +20,8 @@ class DistributedSampler(Sampler[_T_co]):
     padded by repeating its start (or cut, with `drop_last`) to a multiple of `num_replicas`,
     and rank r takes every `num_replicas`-th index from r.
 
-    The permutation is the same on every rank for a seed, but not PyTorch's (this library's
-    generator draws differently).
+    The permutation is the same on every rank for a seed, and PyTorch's (`randperm` of a
+    Generator seeded with `seed + epoch`).
     """
 
     def __init__(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from ..._ops.factories import as_tensor
+from ..._ops.factories import as_tensor, empty
+from ..._ops.random import host_generator, randint
 from ..._ops.sampling import multinomial
 from ..._pure import dtypes as _dtypes
+from ..._state import draws
+from ..._state.random import Generator
 from ...nn import _arrays
 
 __all__ = [
@@ -25,14 +28,24 @@ _T_co = TypeVar("_T_co", covariant=True)
 
 
 def _permutation(n: int, generator=None) -> list:
-    """A random permutation of range(n) as Python ints, drawn from `generator`.
-
-    numpy shuffles, seeded by one draw from the generator: reproducible under a seed, and
-    nothing is compiled per dataset size.
-    """
+    """`torch.randperm(n, generator=generator).tolist()`: PyTorch's permutation, drawn on the
+    host (nothing compiled per dataset size); numpy's, seeded from the generator, in a trace
+    or on an accelerator."""
     if n == 0:
         return []
-    return _arrays.rng(generator).permutation(int(n)).tolist()
+    g = host_generator(generator)
+    if g is None:
+        return _arrays.rng(generator).permutation(int(n)).tolist()
+    return draws.randperm(g, int(n)).tolist()
+
+
+def _sampler_generator(generator) -> Generator:
+    """`generator`, or (None) a new one seeded by a 64-bit draw from the global generator,
+    as PyTorch's RandomSampler makes at each pass."""
+    if generator is not None:
+        return generator
+    seed = empty((), dtype=_dtypes.int64).random_().item()
+    return Generator().manual_seed(seed)
 
 
 class Sampler(Generic[_T_co]):
@@ -84,16 +97,16 @@ class RandomSampler(Sampler[int]):
 
     def __iter__(self):
         n = len(self.data_source)
+        generator = _sampler_generator(self.generator)
         if self.replacement:
-            rng = _arrays.rng(self.generator)
             for _ in range(self.num_samples // _CHUNK):
-                yield from rng.integers(0, n, _CHUNK).tolist()
-            yield from rng.integers(0, n, self.num_samples % _CHUNK).tolist()
+                yield from randint(high=n, size=(_CHUNK,), generator=generator).tolist()
+            rest = self.num_samples % _CHUNK
+            yield from randint(high=n, size=(rest,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from _permutation(n, self.generator)
-        if self.num_samples % n:
-            yield from _permutation(n, self.generator)[: self.num_samples % n]
+            yield from _permutation(n, generator)
+        yield from _permutation(n, generator)[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
