@@ -78,7 +78,7 @@ def _positional_out(fn, name: str, dtype: str, position: int):
             return fn(*args, **kwargs)
         return _into(out, name, dtype, fn, args[:position], kwargs)
 
-    with_out._without_out = fn
+    with_out._without_out = fn  # type: ignore[attr-defined]
     return with_out
 
 
