@@ -50,7 +50,7 @@ FACTORIES = frozenset(
 
 def takes_out(fn):
     """Decorate a front end so that it takes PyTorch's keyword `out=` (see the module)."""
-    name = fn.__name__
+    name = fn.__name__.replace(".", "_")  # PyTorch's op names: special_entr for special.entr
     dtype = EXACT if name in EXACT_DTYPE else FOUND if name in FOUND_DTYPE else CAST
 
     code = fn.__code__
