@@ -7,7 +7,9 @@ itself (a tuple `out=(a, b)` for functions returning several tensors, returned a
 front end's named tuple). PyTorch's rules: an `out` of another shape is resized (with
 PyTorch's UserWarning when it had elements), the result must be castable to `out`'s dtype
 (or of `out`'s dtype exactly, for the functions named in `EXACT_DTYPE` and `FOUND_DTYPE`),
-and `out=` refuses autograd while grad mode is on and an argument or `out` requires grad.
+and `out=` refuses autograd while grad mode is on, the result is differentiable and an
+argument or `out` requires grad (except where PyTorch composes the function of other ops:
+`COMPOSED`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .._pure import dtypes as _dtypes
 from .._pure.dtype_rules import cpp_name
 from .._state import modes as _grad_mode
 from .._state.tensor import Tensor
-from .._tape.args import commit_inplace
+from .._tape.args import check_inplace, commit_inplace
 
 __all__ = ["takes_out", "without_out"]
 
@@ -41,6 +43,11 @@ EXACT_DTYPE = frozenset(
 # Front ends whose kernels check `out`'s dtype with "Found dtype ... but expected ...".
 FOUND_DTYPE = frozenset(
     "abs ceil conj_physical floor frac ifft ihfft lerp neg round sgn sign trunc".split()
+)
+# Front ends PyTorch composes of other ops: under autograd `out` takes the result's graph.
+COMPOSED = frozenset(
+    """conj_physical cond diag ihfft ifft inner lu matrix_norm nanquantile quantile special_ndtr
+    tensordot tensorsolve""".split()
 )
 # Factories: without `dtype=` they make `out`'s dtype; a `dtype=` must be `out`'s.
 FACTORIES = frozenset(
@@ -87,28 +94,12 @@ def without_out(fn):
     return getattr(fn, "_without_out", fn)
 
 
-def _tensors(values):
-    """The tensors among call arguments, one level into lists and tuples."""
-    for value in values:
-        if isinstance(value, Tensor):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            yield from (v for v in value if isinstance(v, Tensor))
-
-
 def _into(out, name: str, rule: str, fn, args: tuple, kwargs: dict):
     """Run `fn` out of place and commit its result(s) into `out`; return `out`."""
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     for o in outs:
         if not isinstance(o, Tensor):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
-    if _grad_mode.is_grad_enabled() and any(
-        t.requires_grad for t in (*_tensors(args), *_tensors(kwargs.values()), *outs)
-    ):
-        raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
     if name in FACTORIES:
         kwargs = {**kwargs, "dtype": _factory_dtype(kwargs.get("dtype"), outs[0])}
     result = fn(*args, **kwargs)
@@ -120,6 +111,8 @@ def _into(out, name: str, rule: str, fn, args: tuple, kwargs: dict):
             + f", not {type(out).__name__}"
             + (f" of {len(outs)}" if isinstance(out, (tuple, list)) else "")
         )
+    if _grad_mode.is_grad_enabled():
+        _check_autograd(name, outs, results)
     for o, r in zip(outs, results, strict=True):
         _commit(o, r, rule, name in FACTORIES)
     if not isinstance(result, tuple):
@@ -134,6 +127,21 @@ def _out_type(cls: type) -> type:
     out_cls = type(name, (cls,), {"__slots__": (), "_name": name})
     out_cls.__module__, out_cls.__qualname__ = "torch.return_types", name
     return out_cls
+
+
+def _check_autograd(name: str, outs: tuple, results: tuple) -> None:
+    """PyTorch's refusal of `out=` where the result is differentiable and an argument or `out`
+    requires grad; functions PyTorch composes of other ops write, recording the copy."""
+    if name in COMPOSED:
+        for o in outs:
+            check_inplace(o)
+        return
+    for o, r in zip(outs, results, strict=True):
+        if r.requires_grad or (o.requires_grad and (r.is_floating_point() or r.is_complex())):
+            raise RuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
 
 
 def _factory_dtype(dtype, out: Tensor):

@@ -97,6 +97,23 @@ def test_out_refuses_autograd_as_pytorch(real_torch, out_grad, input_grad, enabl
     _same(lambda lib: _grad_case(lib, out_grad, input_grad, enabled), real_torch)
 
 
+@pytest.mark.parametrize("name", ["eq", "tensordot"])
+def test_out_under_autograd_where_pytorch_writes(real_torch, name):
+    """Results that are not differentiable, and functions PyTorch composes of other ops (out
+    then takes the result's graph), write under autograd."""
+
+    def prog(lib):
+        x = _x(lib, (3, 3)).requires_grad_()
+        args = {"eq": (x, 1.0), "tensordot": (x, x)}[name]
+        out = lib.zeros(0, dtype=lib.bool if name == "eq" else lib.float32)
+        result = getattr(lib, name)(*args, out=out)
+        if result.requires_grad:
+            result.sum().backward()
+        return result is out, out.requires_grad, x.grad, out.detach()
+
+    _same(prog, real_torch)
+
+
 def test_out_through_a_view_writes_its_base_and_bumps_the_version(real_torch):
     def prog(lib):
         base = lib.zeros(3, 4)
