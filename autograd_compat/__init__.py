@@ -115,7 +115,7 @@ from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing
 from . import ao, backends, distributed, fx, hub, jit, onnx, serialization
-from . import multiprocessing, overrides
+from . import masked, multiprocessing, overrides, signal
 from .jit import ScriptModule
 from ._C import PyTorchFileReader
 from math import e, inf, nan, pi
@@ -136,6 +136,14 @@ from ._state.tensor import Tensor, is_tensor
 from ._ops.nn.activation import hardshrink, prelu
 from ._ops.nn.activation import tensor_log_softmax as log_softmax
 from ._ops.nn.activation import tensor_softmax as softmax
+from ._ops.nn.distance import cosine_similarity, pairwise_distance
+from ._ops.nn.loss_enums import *  # noqa: F403  (torch.margin_ranking_loss and kin)
+from ._ops.nn.normalization import rms_norm
+from ._ops.nn.channels import channel_shuffle, native_channel_shuffle
+from ._ops.coordinates import unravel_index
+from ._ops.finite_differences import gradient
+from ._ops.nn.rrelu import rrelu, rrelu_
+from ._ops.nn.dropout import alpha_dropout, feature_alpha_dropout
 from .autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,

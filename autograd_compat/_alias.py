@@ -13,15 +13,18 @@ PyTorch. Used as a context manager, the previous `sys.modules` entries come back
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.util
+import json
 import os
 import re
 import runpy
 import sys
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypedDict
 
 from . import _distribution
@@ -47,15 +50,25 @@ def _unsupported(torch_name: str) -> str:
     )
 
 
+@functools.cache
+def _torch_names() -> dict[str, frozenset[str]]:
+    """{PyTorch module: the names it has}, from the file tests/_helpers/torch_names.py generates."""
+    table = json.loads((Path(__file__).parent / "_torch_names.json").read_text())
+    return {module: frozenset(names) for module, names in table.items()}
+
+
 def missing_attribute(module_name: str, name: str):
     """Raise the AttributeError for `module.name` that this library does not provide.
 
     A module's `__getattr__` calls this, so `torch.nn.Transformer` says that it is not yet
-    supported rather than just missing. Dunder lookups get Python's plain message.
+    supported rather than just missing; a name PyTorch's module lacks too (`torch.sq`) gets
+    PyTorch's own message. Dunder lookups get Python's plain message.
     """
     torch_name = _torch_name(module_name) if module_name.startswith(_PACKAGE) else module_name
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+    if name not in _torch_names().get(torch_name, frozenset((name,))):
+        raise AttributeError(f"module '{torch_name}' has no attribute '{name}'")
     shown = torch_name if _state["depth"] else module_name
     raise AttributeError(
         f"module '{shown}' has no attribute '{name}': {_unsupported(f'{torch_name}.{name}')}"

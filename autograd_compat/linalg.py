@@ -1,6 +1,7 @@
 """torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, the decompositions (svd,
-svdvals, qr, eigh, eigvalsh, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, the solvers
-(solve_triangular, lu_factor, lu_solve, lstsq), matrix_rank, multi_dot, vecdot, and LinAlgError.
+svdvals, qr, eigh, eigvalsh, eigvals, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, the
+solvers (solve_triangular, lu_factor, lu_solve, lstsq), matrix_rank, multi_dot, vecdot, and
+LinAlgError.
 
 Each function is one op of the library (a pure JAX function differentiated by jax.vjp).
 Singular matrices raise `LinAlgError` as in PyTorch; that check reads the factorization's
@@ -12,6 +13,7 @@ from __future__ import annotations
 from ._ops.decomposition import linalg_cholesky as cholesky
 from ._ops.decomposition import linalg_cholesky_ex as cholesky_ex
 from ._ops.decomposition import linalg_eigh as eigh
+from ._ops.decomposition import linalg_eigvals as eigvals
 from ._ops.decomposition import linalg_eigvalsh as eigvalsh
 from ._ops.decomposition import linalg_pinv as pinv
 from ._ops.decomposition import linalg_qr as qr
@@ -55,6 +57,7 @@ __all__ = [
     "det",
     "diagonal",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "inv_ex",

@@ -8,6 +8,8 @@ from ._alias import missing_attribute as _missing_attribute
 from ._ops.elementwise import xlogy
 from ._ops.out_arg import takes_out
 from ._ops.reduce import logsumexp
+from ._ops.special_bessel import *  # noqa: F403
+from ._ops.special_bessel import __all__ as _bessel
 from ._ops.special_math import i0, polygamma
 from ._ops.special_math import igamma as gammainc
 from ._ops.special_math import igammac as gammaincc
@@ -22,6 +24,8 @@ from ._ops.special_math import special_ndtr as ndtr
 from ._ops.special_math import special_ndtri as ndtri
 from ._ops.special_math import special_xlog1py as xlog1py
 from ._ops.special_math import special_zeta as zeta
+from ._ops.special_polynomials import *  # noqa: F403
+from ._ops.special_polynomials import __all__ as _polynomials
 from ._ops.unary import digamma, erf, erfc, erfinv, exp2, expm1, log1p, logit, sinc
 from ._ops.unary import lgamma as gammaln
 from ._ops.unary import sigmoid as expit
@@ -59,6 +63,8 @@ __all__ = [
     "sinc",
     "softmax",
     "xlogy",
+    *_bessel,
+    *_polynomials,
 ]
 
 psi = digamma

@@ -45,8 +45,10 @@ from .out_arg import takes_out
 __all__ = [
     "allclose",
     "bitwise_and",
+    "bitwise_left_shift",
     "bitwise_not",
     "bitwise_or",
+    "bitwise_right_shift",
     "bitwise_xor",
     "clamp",
     "clamp_max",
@@ -378,6 +380,8 @@ _BITWISE = _not_differentiable(
         "bitwise_and": jnp.bitwise_and,
         "bitwise_or": jnp.bitwise_or,
         "bitwise_xor": jnp.bitwise_xor,
+        "bitwise_left_shift": jnp.left_shift,
+        "bitwise_right_shift": jnp.right_shift,
     },
 )
 _BITWISE_NOT = register("bitwise_not", jnp.invert, node="bitwise_notBackward", differentiable=False)
@@ -388,8 +392,9 @@ def _check_bitwise(kernel: str, dtype: _dtypes.dtype) -> None:
         raise _not_implemented(kernel, dtype)
 
 
-def _bitwise_binary(name: str):
+def _bitwise_binary(name: str, kernel: str = ""):
     op = _BITWISE[name]
+    kernel = kernel or f"{name}_cpu"
 
     def bitwise(input, other):
         a = _operand(input, name, "input", 1)
@@ -397,7 +402,9 @@ def _bitwise_binary(name: str):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not int")
         dtype = _result_type(a, b)
-        _check_bitwise(f"{name}_cpu", dtype)
+        _check_bitwise(kernel, dtype)
+        if kernel.endswith("shift_cpu") and dtype is _dtypes.bool:
+            raise _not_implemented(kernel, dtype)
         x, y = _arrays(dtype, a, b)
         return apply(op, x, y, dtype=dtype.jax)
 
@@ -407,6 +414,10 @@ def _bitwise_binary(name: str):
 bitwise_and = _bitwise_binary("bitwise_and")
 bitwise_or = _bitwise_binary("bitwise_or")
 bitwise_xor = _bitwise_binary("bitwise_xor")
+# Shifts by a negative amount or by the width or more give 0 (left) or the sign (right), as
+# PyTorch's and XLA's shifts both do.
+bitwise_left_shift = _bitwise_binary("bitwise_left_shift", "lshift_cpu")
+bitwise_right_shift = _bitwise_binary("bitwise_right_shift", "rshift_cpu")
 
 
 @takes_out

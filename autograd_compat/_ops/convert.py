@@ -46,17 +46,20 @@ def _parse_to_args(self, args, kwargs):
     kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    flags = []  # non_blocking, copy: the positional bools after the dtype/device/other
     for arg in args:
         if isinstance(arg, Tensor):
             dtype, device = arg.dtype, arg.device
         elif isinstance(arg, (_dtypes.dtype, type, np.dtype)):
             dtype = arg
+        elif isinstance(arg, bool):
+            flags.append(arg)
         elif isinstance(arg, (str, int, _device.device)):
             device = arg
-        elif isinstance(arg, bool):
-            continue
         else:
             raise TypeError(f"to() received an invalid argument of type {type(arg).__name__}")
+    if len(flags) > 1:
+        copy = flags[1]
     return dtype, device, copy
 
 

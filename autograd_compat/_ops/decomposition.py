@@ -17,6 +17,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import register
@@ -72,7 +73,18 @@ def _check_matrix(fname: str, A, floating: bool = True) -> None:
 
 # ----------------------------------------------------------------------------- svd, qr, eigh
 def _svd(a, *, full_matrices):
-    return tuple(jnp.linalg.svd(a, full_matrices=full_matrices))
+    """JAX's SVD; the full one of a non-square matrix is the reduced one (differentiable)
+    completed by the full one's extra columns, constants as in PyTorch, whose backward
+    ignores them (JAX has no derivative of the full form)."""
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    m, n = a.shape[-2:]
+    if not full_matrices or m == n:
+        return u, s, vh
+    u_full, _, vh_full = jnp.linalg.svd(lax.stop_gradient(a), full_matrices=True)
+    k = min(m, n)
+    u = jnp.concatenate([u, u_full[..., k:]], axis=-1)
+    vh = jnp.concatenate([vh, vh_full[..., k:, :]], axis=-2)
+    return u, s, vh
 
 
 def _svdvals(a):
@@ -216,7 +228,10 @@ def matrix_exp(A):
     return apply(_MATRIX_EXP, A)
 
 
-def _pinv(a, *, rtol):
+def _pinv(a, *, rtol, hermitian):
+    """The pseudo-inverse; `hermitian` reads the lower triangle only, as PyTorch's eigh."""
+    if hermitian:
+        return jnp.linalg.pinv(_hermitian_from(a, True), rtol=rtol, hermitian=True)
     return jnp.linalg.pinv(a, rtol=rtol)
 
 
@@ -239,7 +254,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian: bool = False):
         )
     if rtol is None:
         rtol = float(np.finfo(A._stored.dtype).eps) * max(A.shape[-2:])
-    return apply(_PINV, A, rtol=float(rtol))
+    return apply(_PINV, A, rtol=float(rtol), hermitian=bool(hermitian))
 
 
 def pinverse(input, rcond: float = 1e-15):
@@ -411,3 +426,19 @@ def renorm(input, p, dim: int, maxnorm):
     dims = tuple(i for i in range(input.ndim) if i != d)
     order, static = norm_order(float(p))
     return apply(_RENORM, input, order, ord=static, dims=dims, maxnorm=float(maxnorm))
+
+
+# ----------------------------------------------------------------------------- eigenvalues
+def _eigvals(a):
+    """The (complex) eigenvalues of general square matrices: LAPACK's geev, on the CPU."""
+    return jnp.linalg.eigvals(a)
+
+
+_EIGVALS = register("linalg.eigvals", _eigvals, node="LinalgEigBackward0")
+
+
+@takes_out
+def linalg_eigvals(A):
+    """The eigenvalues of general square matrices, complex (in LAPACK's order)."""
+    _check_square("linalg.eigvals", A)
+    return apply(_EIGVALS, A)

@@ -752,7 +752,10 @@ def _rfloordiv_method(self, other):
 
 
 def _rmod_method(self, other):
-    """`other % tensor` (NotImplemented for operands we do not know)."""
+    """`other % tensor` (NotImplemented for operands we do not know); a tensor `other` (an
+    explicit `__rmod__` call) is `remainder(other, self)`, with its derivative."""
+    if isinstance(other, Tensor):
+        return remainder(other, self)
     return NotImplemented if as_operand(other) is None else _rremainder(self, other)
 
 

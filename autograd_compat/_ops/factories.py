@@ -449,6 +449,19 @@ def _steps(steps) -> int:
 _linspace = executables.jit(jnp.linspace, static_argnums=(2,), static_argnames=("dtype",))
 
 
+def _range_bound(bound, name: str):
+    """A start or end of `linspace`: a number, or a 0-d tensor's value (PyTorch's error for
+    a tensor of more dimensions)."""
+    if not isinstance(bound, Tensor):
+        return bound
+    if bound.ndim:
+        raise RuntimeError(
+            "linspace only supports 0-dimensional start and end tensors, but got "
+            f"{name} with {bound.ndim} dimension(s)."
+        )
+    return bound.item()
+
+
 @takes_out
 def linspace(
     start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False
@@ -456,6 +469,7 @@ def linspace(
     """`steps` evenly spaced values from `start` to `end` inclusive."""
     steps = _steps(steps)
     dtype = _float_dtype(dtype)
+    start, end = _range_bound(start, "start"), _range_bound(end, "end")
     for bound in (start, end):
         _dtypes.check_scalar_fits(bound, dtype)
     value = _linspace(start, end, int(steps), dtype=dtype.jax)

@@ -1119,7 +1119,8 @@ def take_along_dim(input, indices, dim=None):
             "dimensions for indices"
         )
     d = normalize_dim(dim, input.ndim)
-    shape = list(jnp.broadcast_shapes(tuple(input.shape), tuple(indices.shape)))
+    others = [tuple(t.shape[:d]) + (1,) + tuple(t.shape[d + 1 :]) for t in (input, indices)]
+    shape = list(jnp.broadcast_shapes(*others))
     in_shape, idx_shape = list(shape), list(shape)
     in_shape[d], idx_shape[d] = input.shape[d], indices.shape[d]
     return gather(expand(input, tuple(in_shape)), d, expand(indices, tuple(idx_shape)))

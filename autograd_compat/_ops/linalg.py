@@ -335,6 +335,12 @@ def einsum(equation, *operands):
 
 # ----------------------------------------------------------------------------- tensordot
 def _tensordot(a, b, *, axes):
+    """A contracted dim of size 1 against a longer one sums the longer one, as in PyTorch."""
+    for da, db in zip(*axes):
+        if a.shape[da] == 1 and b.shape[db] != 1:
+            b = jnp.sum(b, axis=db, keepdims=True)
+        elif b.shape[db] == 1 and a.shape[da] != 1:
+            a = jnp.sum(a, axis=da, keepdims=True)
     return jnp.tensordot(a, b, axes=axes, precision="highest")
 
 
@@ -364,7 +370,7 @@ def tensordot(a, b, dims=2, out=None):
     dims_a = [normalize_dim(d, a.ndim) for d in dims_a]
     dims_b = [normalize_dim(d, b.ndim) for d in dims_b]
     for da, db in zip(dims_a, dims_b):
-        if a.shape[da] != b.shape[db]:
+        if a.shape[da] != b.shape[db] and 1 not in (a.shape[da], b.shape[db]):
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
                 f"{da} and second has size {b.shape[db]} in dim {db}"
@@ -559,6 +565,8 @@ _INV = register("linalg.inv_ex", _inv_ex, node="LinalgInvExBackward0")
 def _det(a):
     """The determinant, with PyTorch's first derivative where it is exactly 0: PyTorch computes
     det * A^-T, which is 0 there (JAX's cofactor formula gives the adjugate)."""
+    if a.shape[-1] == 0:  # 0x0 matrices: det 1, an empty gradient (JAX's derivative fails)
+        return jnp.ones(a.shape[:-2], a.dtype) + jnp.sum(a, axis=(-2, -1))
     det = jnp.linalg.det(a)
     fixed = lax.stop_gradient(det)
     return jnp.where(fixed == 0, fixed, det)
@@ -828,9 +836,11 @@ def matrix_power(input, n: int):
             "linalg.matrix_power: A must be batches of square matrices, but they are "
             f"{rows} by {cols} matrices"
         )
-    if n == 0:
+    if n == 0:  # PyTorch's copy of identities into a clone: a zero gradient, not none
         eye = _factories.eye(input.shape[-1], dtype=input.dtype)
-        return expand(eye, tuple(input.shape)).clone()
+        return input.clone().copy_(expand(eye, tuple(input.shape)))
+    if n == 1:
+        return input.clone()
     base = input if n > 0 else inverse(input)
     result, n = None, builtins.abs(n)
     while n:

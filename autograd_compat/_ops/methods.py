@@ -182,6 +182,8 @@ class TensorMethods:
     bitwise_or_ = inplace(comparison.bitwise_or)
     bitwise_xor_ = inplace(comparison.bitwise_xor)
     bitwise_not_ = inplace(comparison.bitwise_not)
+    bitwise_left_shift_ = inplace(comparison.bitwise_left_shift)
+    bitwise_right_shift_ = inplace(comparison.bitwise_right_shift)
     exp2_ = inplace(unary.exp2)
     erfc_ = inplace(unary.erfc)
     erfinv_ = inplace(unary.erfinv)
@@ -291,6 +293,8 @@ class TensorMethods:
     bitwise_or = comparison.bitwise_or
     bitwise_xor = comparison.bitwise_xor
     bitwise_not = comparison.bitwise_not
+    bitwise_left_shift = comparison.bitwise_left_shift
+    bitwise_right_shift = comparison.bitwise_right_shift
     isnan = comparison.isnan
     isinf = comparison.isinf
     isfinite = comparison.isfinite
@@ -305,6 +309,10 @@ class TensorMethods:
     __ror__ = elementwise._dunder(comparison.bitwise_or, reflected=True)
     __xor__ = elementwise._dunder(comparison.bitwise_xor)
     __rxor__ = elementwise._dunder(comparison.bitwise_xor, reflected=True)
+    __lshift__ = elementwise._dunder(comparison.bitwise_left_shift)
+    __rlshift__ = elementwise._dunder(comparison.bitwise_left_shift, reflected=True)
+    __rshift__ = elementwise._dunder(comparison.bitwise_right_shift)
+    __rrshift__ = elementwise._dunder(comparison.bitwise_right_shift, reflected=True)
     __invert__ = comparison._invert
     # reduce (continued)
     prod = reduce.prod
@@ -574,6 +582,7 @@ class TensorMethods:
     unique_consecutive = histograms.unique_consecutive
     bincount = histograms.bincount
     histc = histograms.histc
+    histogram = histograms.histogram
     argwhere = index.argwhere
     mode = order_statistics.mode
     nanmedian = order_statistics.nanmedian
@@ -626,6 +635,8 @@ class TensorMethods:
     __iand__ = bitwise_and_
     __ior__ = bitwise_or_
     __ixor__ = bitwise_xor_
+    __ilshift__ = bitwise_left_shift_
+    __irshift__ = bitwise_right_shift_
 
 
 # What Python puts in every class body (`__hash__` = None because the table defines `__eq__`;

@@ -384,7 +384,9 @@ def normal(
     *,
     generator=None,
     dtype=None,
+    layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast; their

@@ -96,6 +96,23 @@ _MEAN_ALL = register("mean", _mean, node="MeanBackward0", saves="none")
 _MEAN_DIM = register("mean.dim", _mean, node="MeanBackward1", saves="none")
 
 
+def _numpy_names(fn):
+    """`fn` also taking NumPy's `axis` and `keepdims` for `dim` and `keepdim`, as PyTorch's
+    argument parser does (`x.sum(axis=1, keepdims=True)`)."""
+
+    @functools.wraps(fn)
+    def accepting(*args, **kwargs):
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    return accepting
+
+
+@_numpy_names
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum over all elements, or over `dim` (an int or a tuple; an empty tuple means all, as
     in PyTorch). Integers and bools sum to int64."""
@@ -113,6 +130,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
 
 
+@_numpy_names
 @takes_out
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
@@ -243,9 +261,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
     out_dtype = _norm_dtype("linalg.vector_norm", x, dtype)
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    dims = normalize_dims(dim, x.ndim) if dim is not None else None
-    if dims is not None and x.ndim == 0:
-        dims = ()
+    dims = normalize_dims(dim, x.ndim)
     ord = float(ord)
     if ord < 0 or math.isinf(ord):
         empty = x.numel() == 0 if dims is None else builtins.any(x.shape[d] == 0 for d in dims)
@@ -370,6 +386,7 @@ for _name in ("max", "min", "median", "topk", "sort", "kthvalue", "mode", "cumma
 for _name, _fields in (
     ("nanmedian", ("values", "indices")),
     ("aminmax", ("min", "max")),
+    ("histogram", ("hist", "bin_edges")),
     ("frexp", ("mantissa", "exponent")),
     ("svd", ("U", "S", "V")),
     ("linalg_svd", ("U", "S", "Vh")),
@@ -409,10 +426,7 @@ def _dims_or_all(dim, ndim: int):
     """normalize_dims, with None or () meaning every dim (as a tuple, for jnp)."""
     if dim is None:
         return tuple(range(ndim))
-    dims = normalize_dims(dim, ndim)
-    if ndim == 0:
-        return ()
-    return dims
+    return normalize_dims(dim, ndim)
 
 
 @jax.custom_jvp
@@ -448,6 +462,7 @@ _PROD_ALL = register("prod", _prod, node="ProdBackward0")
 _PROD_DIM = register("prod.dim", _prod, node="ProdBackward1")
 
 
+@_numpy_names
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Product of all elements, or along one `dim`; integers and bools give int64.
 
@@ -531,6 +546,7 @@ def _moment(fname, op, input, dim, unbiased, keepdim, correction):
     return apply(op, input, dims=dims, keepdim=keepdim, correction=correction)
 
 
+@_numpy_names
 @takes_out
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Variance over all elements or `dim`, dividing by N - correction (default 1; `unbiased`
@@ -538,20 +554,27 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
     return _moment("var", _VAR, input, dim, unbiased, keepdim, correction)
 
 
+@_numpy_names
 @takes_out
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
 
 
+@_numpy_names
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(var(...), mean(...))` over the same dims."""
+    if isinstance(dim, bool):  # var_mean(input, unbiased)
+        unbiased, dim = dim, None
     variance = var(input, dim, unbiased, keepdim, correction=correction)
     return variance, mean(input, dim, keepdim)
 
 
+@_numpy_names
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(std(...), mean(...))` over the same dims."""
+    if isinstance(dim, bool):  # std_mean(input, unbiased)
+        unbiased, dim = dim, None
     deviation = std(input, dim, unbiased, keepdim, correction=correction)
     return deviation, mean(input, dim, keepdim)
 
@@ -625,6 +648,7 @@ def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
     return getattr(return_types, fname)(values, indices)
 
 
+@_numpy_names
 @takes_out
 def max(input, dim=None, keepdim: bool = False, *, other=None):
     """The largest element; along `dim`, `(values, indices)`; with a tensor, `maximum`.
@@ -639,6 +663,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):
     return _max_min("max", True, input, dim, keepdim, other)
 
 
+@_numpy_names
 @takes_out
 def min(input, dim=None, keepdim: bool = False, *, other=None):
     """The smallest element; along `dim`, `(values, indices)`; with a tensor, `minimum`."""
@@ -722,11 +747,13 @@ def _arg(fname: str, largest: bool, input, dim, keepdim):
     return apply(_ARGMAX, input, dim=d, keepdim=bool(keepdim), largest=largest)
 
 
+@_numpy_names
 def argmax(input, dim=None, keepdim: bool = False):
     """Index of the (first) largest element, of the flattened tensor or along `dim`."""
     return _arg("argmax", True, input, dim, keepdim)
 
 
+@_numpy_names
 def argmin(input, dim=None, keepdim: bool = False):
     """Index of the (first) smallest element, of the flattened tensor or along `dim`."""
     return _arg("argmin", False, input, dim, keepdim)
@@ -741,6 +768,7 @@ def _logsumexp(x, *, dims, keepdim, dtype):
 _LOGSUMEXP = register("logsumexp", _logsumexp, node="LogsumexpBackward0")
 
 
+@_numpy_names
 @takes_out
 def logsumexp(input, dim, keepdim: bool = False):
     """log(sum(exp(input))) over `dim`, computed stably; integers give the default float."""
@@ -822,12 +850,14 @@ def _truth_reduction(fname: str, is_all: bool, input, dim, keepdim):
     return apply(_ALL_ANY, input, dims=dims, keepdim=keepdim, is_all=is_all, dtype=dtype.jax)
 
 
+@_numpy_names
 @takes_out
 def all(input, dim=None, keepdim: bool = False):
     """True where every element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("all", True, input, dim, keepdim)
 
 
+@_numpy_names
 @takes_out
 def any(input, dim=None, keepdim: bool = False):
     """True where some element (along `dim`) is nonzero; uint8 inputs give uint8."""
@@ -873,6 +903,7 @@ _MEDIAN_ALL = register("median", _median_all, node="MedianBackward0")
 _MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="MedianBackward1")
 
 
+@_numpy_names
 @takes_out
 def median(input, dim=None, keepdim: bool = False):
     """The lower median (for an even count, the smaller of the two middle values), as PyTorch.
@@ -1058,7 +1089,7 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None):
         length = builtins.max(x.shape[d] - 1, 0)
         hi, lo = narrow(x, d, 1, length), narrow(x, d, 0, length)
         x = logical_xor(hi, lo) if x.dtype is _dtypes.bool else sub(hi, lo)
-    return x
+    return x.clone() if x is input else x  # n == 0: a copy, as PyTorch's
 
 
 # ----------------------------------------------------------------------------- diff, count_nonzero
@@ -1103,6 +1134,7 @@ def _nansum(x, *, dims, keepdim, dtype):
 _NANSUM = register("nansum", _nansum, node="NansumBackward0")
 
 
+@_numpy_names
 def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum treating NaN as zero; integers accumulate in int64."""
     tensor_arg(input, "nansum")
@@ -1115,6 +1147,7 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     )
 
 
+@_numpy_names
 @takes_out
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of the non-NaN elements (nansum / count, as PyTorch composes it); floats only."""

@@ -261,6 +261,8 @@ def reshape_as(input, other):
 
 
 def _permutation(ndim: int, dim0: int, dim1: int) -> tuple:
+    if not ndim:  # a 0-d tensor's dims 0 and -1 name its one (absent) dim
+        return ()
     perm = list(range(ndim))
     perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
     return tuple(perm)

@@ -307,7 +307,7 @@ def linalg_vander(x, *, N=None):
     n = (x.shape[-1] if x.ndim else 0) if N is None else int(N)
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    x = _vander_input(x).unsqueeze(-1)
+    x = _vander_input(x if x.ndim else x.reshape(1)).unsqueeze(-1)  # 0-d: one value
     return cat([ones_like(x), x.expand(*x.shape[:-1], n - 1).cumprod(-1)], -1)
 
 

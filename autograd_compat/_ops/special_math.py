@@ -4,7 +4,7 @@ igamma/igammac, and torch.special's ndtr/ndtri/log_ndtr, i0e/i1/i1e, erfcx, entr
 zeta (their torch.special names are bound in autograd_compat/special.py).
 
 Each op is one pure JAX function (jax.numpy's or jax.scipy.special's). Where PyTorch has no
-derivative (gcd, lcm, nextafter, the predicates) the op is registered non-differentiable; where
+derivative (gcd, lcm, the predicates) the op is registered non-differentiable; where
 its derivative is a constant zero (angle of a real number) the pure function says so.
 """
 
@@ -25,7 +25,7 @@ from .comparison import _predicate
 from .elementwise import _binary, _float_dtype, _named
 from .out_arg import takes_out
 from .reduce import return_types
-from .unary import _float_unary, _lgamma
+from .unary import _digamma, _float_unary, _lgamma, _with_derivative, polygamma_value
 
 __all__ = [
     "angle",
@@ -138,9 +138,13 @@ def _float_binary(name: str, node: str, fn, differentiable: bool = True, integra
 
 
 ldexp = _float_binary("ldexp", "LdexpBackward0", lambda a, b: a * jnp.exp2(b))
-nextafter = _float_binary(
-    "nextafter", "NextafterBackward0", jnp.nextafter, differentiable=False, integral_error=True
+# PyTorch's derivatives: 1 in input (the step is below rounding), 0 in other.
+_nextafter = jax.custom_jvp(jnp.nextafter)
+_nextafter.defjvps(
+    lambda t, y, a, b: jnp.broadcast_to(t, y.shape),
+    lambda t, y, a, b: jnp.zeros(y.shape, y.dtype),
 )
+nextafter = _float_binary("nextafter", "NextafterBackward0", _nextafter, integral_error=True)
 igamma = _float_binary("igamma", "IgammaBackward0", _special.gammainc, integral_error=True)
 igammac = _float_binary("igammac", "IgammacBackward0", _special.gammaincc, integral_error=True)
 
@@ -166,7 +170,7 @@ def frexp(input):
 
 
 # ----------------------------------------------------------------------------- special functions
-i0 = _float_unary("i0", "I0Backward0", _special.i0)
+i0 = _float_unary("i0", "I0Backward0", _with_derivative(_special.i0, _special.i1))
 special_ndtr = _float_unary("special.ndtr", "MulBackward1", _special.ndtr)
 special_ndtri = _float_unary("special.ndtri", "SpecialNdtriBackward0", _special.ndtri)
 special_log_ndtr = _float_unary("special.log_ndtr", "SpecialLogNdtrBackward0", _special.log_ndtr)
@@ -180,7 +184,8 @@ special_zeta = _float_binary("special.zeta", "SpecialZetaBackward0", _special.ze
 
 
 def _polygamma(x, *, n, dtype):
-    return _special.polygamma(n, x.astype(dtype))
+    x = x.astype(dtype)
+    return _digamma(x) if n == 0 else polygamma_value(n, x)
 
 
 _POLYGAMMA = register("polygamma", _polygamma, node="PolygammaBackward0")

@@ -176,6 +176,8 @@ def sum_to_size(self: Tensor, *size) -> Tensor:
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1
     )
+    if not size:  # PyTorch sums to a 0-d tensor whatever self is, a new tensor
+        return _reduce.sum(self)
     if not dims:
         return self
     out = _reduce.sum(self, dims, keepdim=True)

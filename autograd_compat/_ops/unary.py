@@ -319,9 +319,35 @@ def _digamma_value(x):
     return jnp.where(x == 0, jnp.copysign(jnp.inf, -x).astype(x.dtype), _special.digamma(x))
 
 
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def polygamma_value(n: int, x):
+    """polygamma(n, x) for n >= 1, x below 1 moved up by psi_n(x) = psi_n(x + 1) - (-1)^n n! /
+    x^(n+1) (JAX's is inaccurate left of 0: trigamma(-8.478) 7.75 where PyTorch's is 9.81)."""
+    scale = (-1) ** n * math.factorial(n)
+
+    def shift(carry):
+        y, total = carry
+        move = (y < 1) & jnp.isfinite(y)
+        term = scale / jnp.where(move, y, 1) ** (n + 1)
+        return y + move.astype(y.dtype), total + jnp.where(move, term, 0)
+
+    y, total = lax.while_loop(
+        lambda carry: jnp.any((carry[0] < 1) & jnp.isfinite(carry[0])),
+        shift,
+        (x, jnp.zeros_like(x)),
+    )
+    return (_special.polygamma(n, y) - total).astype(x.dtype)
+
+
+@polygamma_value.defjvp
+def _polygamma_jvp(n, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return polygamma_value(n, x), polygamma_value(n + 1, x) * t
+
+
 def _trigamma(x):
     """d digamma = trigamma, inf at 0 as in PyTorch."""
-    return jnp.where(x == 0, jnp.inf, _special.polygamma(1, x)).astype(x.dtype)
+    return jnp.where(x == 0, jnp.inf, polygamma_value(1, x)).astype(x.dtype)
 
 
 _digamma = _with_derivative(_digamma_value, _trigamma)

@@ -47,8 +47,12 @@ def unique_dims(dims, ndim: int) -> tuple[int, ...]:
 
 def normalize_dims(dim, ndim: int) -> tuple[int, ...] | None:
     """`dim` (None, an int or a sequence) as a sorted tuple of indices (None stays None:
-    reduce over all dims); PyTorch's errors as `unique_dims`."""
-    return None if dim is None else tuple(sorted(unique_dims(dim, ndim)))
+    reduce over all dims; a 0-d tensor has none, so its dims 0 and -1 give ()); PyTorch's
+    errors as `unique_dims`."""
+    if dim is None:
+        return None
+    dims = tuple(sorted(unique_dims(dim, ndim)))
+    return dims if ndim else ()
 
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:

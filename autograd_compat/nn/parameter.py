@@ -90,32 +90,81 @@ class Buffer(Tensor):
 
 
 def is_lazy(param) -> bool:
-    """Lazy (uninitialized) parameters are not supported, so no parameter is lazy."""
-    return False
+    """Whether `param` is an uninitialized parameter or buffer of a lazy module."""
+    return isinstance(param, UninitializedTensorMixin)
 
 
 register_pytree(Parameter)
 
 
-class UninitializedParameter(Parameter):
-    """The parameter of a lazy module before its first forward. Lazy modules are not provided
-    here, so none exists: the class is there for isinstance checks, and making one raises."""
+class UninitializedTensorMixin:
+    """A lazy module's parameter or buffer before its first forward: an empty tensor whose
+    shape is unknown until `materialize` gives it one and makes it a `cls_to_become`."""
 
-    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
-        raise NotImplementedError(
-            "torch.nn.parameter.UninitializedParameter: lazy modules (uninitialized "
-            "parameters) are not supported by autograd_compat; give the module its shapes"
+    __slots__ = ()
+    cls_to_become: type
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Give this tensor `shape` (uninitialized values) and make it a `cls_to_become`."""
+        current = cast(Tensor, self)
+        device = current.device if device is None else device
+        dtype = current.dtype if dtype is None else dtype
+        current.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes."
         )
 
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`."
+        )
 
-class UninitializedBuffer(Tensor):
-    """The buffer of a lazy module before its first forward; as UninitializedParameter, making
-    one raises."""
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (cast(Tensor, self).requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            current = cast(Tensor, self)
+            memo[id(self)] = type(self)(current.requires_grad, current.device, current.dtype)
+        return memo[id(self)]
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """The parameter of a lazy module before its first forward (see `nn.modules.lazy`)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        return super().__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """The buffer of a lazy module before its first forward (see `nn.modules.lazy`)."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
 
     __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
-        raise NotImplementedError(
-            "torch.nn.parameter.UninitializedBuffer: lazy modules (uninitialized buffers) are "
-            "not supported by autograd_compat; give the module its shapes"
-        )
+        buffer = cls._wrap(empty(0, device=device, dtype=dtype)._value)
+        if requires_grad:
+            buffer._set_requires_grad(True)
+        return buffer
+
+    def __init__(self, requires_grad: bool = False, device=None, dtype=None) -> None:
+        pass

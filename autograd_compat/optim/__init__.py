@@ -1,5 +1,5 @@
-"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, NAdam, RAdam, Adamax, ASGD, Rprop, LBFGS
-(SparseAdam refuses: no sparse gradients) and the lr schedulers;
+"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, NAdam, RAdam, Adamax,
+ASGD, Rprop, LBFGS (SparseAdam refuses: no sparse gradients) and the lr schedulers;
 swa_utils averages weights (SWA, EMA).
 
 The update rules were checked against PyTorch's (torch/optim/*.py, the single-tensor paths
@@ -18,6 +18,8 @@ what state_dict() must reproduce).
 
 from .._alias import missing_attribute as _missing_attribute
 from . import lr_scheduler, swa_utils
+from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adam_variants import Adamax, NAdam, RAdam
@@ -31,6 +33,8 @@ __all__ = [
     "ASGD",
     "LBFGS",
     "SGD",
+    "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",

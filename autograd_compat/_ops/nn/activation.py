@@ -280,7 +280,9 @@ def softshrink(input, lambd: float = 0.5):
 
 
 def _prelu_fn(x, weight):
-    if weight.size > 1 and x.ndim > 1:
+    if weight.size == 1:  # one shared value: the result has the input's shape, 0-d included
+        weight = weight.reshape(())
+    elif x.ndim > 1:
         weight = weight.reshape((1, -1) + (1,) * (x.ndim - 2))
     return jnp.where(x > 0, x, weight * x)
 

@@ -17,8 +17,8 @@ __all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
 
 
 # p and eps are runtime inputs (float64 host scalars), so a new value never compiles; p = 1, 2
-# and inf stay static (`special`), computed as before (sqrt for 2, max for inf).
-_P_SPECIAL = frozenset([1.0, 2.0, math.inf])
+# and inf stay static (`special`), as does 0 (the count of non-zeros).
+_P_SPECIAL = frozenset([0.0, 1.0, 2.0, math.inf])
 _NO_P = np.zeros((), np.float64)  # the unused p input of a special p
 
 
@@ -39,6 +39,8 @@ def _p_norm(x, p, axis, keepdims=False, runtime_p=None):
     a = jnp.abs(x)
     if p == math.inf:
         return jnp.max(a, axis=axis, keepdims=keepdims)
+    if p == 0:
+        return jnp.sum((a != 0).astype(a.dtype), axis=axis, keepdims=keepdims)
     exponent = p if p is not None else runtime_p.astype(a.dtype)
     powered = jnp.sum(a**exponent, axis=axis, keepdims=keepdims)
     zero = powered == 0
@@ -72,7 +74,7 @@ def _cosine_fn(x1, x2, eps, *, dim):
     return dot / jnp.maximum(n1 * n2, eps.astype(dot.dtype))
 
 
-_COSINE = register("cosine_similarity", _cosine_fn, node="DivBackward0", shown_inputs=(0, 1))
+_COSINE = register("cosine_similarity", _cosine_fn, node="SumBackward1", shown_inputs=(0, 1))
 
 
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):

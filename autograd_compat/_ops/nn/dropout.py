@@ -1,6 +1,7 @@
 """Dropout and channel dropout. Eagerly on the CPU backend the mask is PyTorch's (a
 `bernoulli_(1 - p)` noise tensor scaled by 1 / (1 - p), multiplied in: MulBackward0); in a
-trace or on an accelerator it comes from a JAX key, an op input drawn from the generator."""
+trace or on an accelerator it comes from a JAX key, an op input drawn from the generator.
+Alpha dropout's mask always comes from a JAX key."""
 
 from __future__ import annotations
 
@@ -14,12 +15,20 @@ import numpy as np
 from ..._pure.op import scalar_input
 from ..._state import draws
 from ..._state.tensor import Tensor
+from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
-from ..factories import _device_array
+from ..factories import _device_array, zeros
 from ..random import host_generator
 from ._common import _inplace_result, _key_array, _tensor, register
 
-__all__ = ["dropout", "dropout1d", "dropout2d"]
+__all__ = [
+    "alpha_dropout",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+]
 
 
 def _scale(p, dtype):
@@ -111,17 +120,18 @@ def _feature_dropout(input, p, training, inplace, nd, fname):
         )
     if not training or p == 0.0 or input.numel() == 0:
         return input
+    return _drop_channels(input, p, inplace, batched=input.ndim == nd + 2)
+
+
+def _drop_channels(input, p: float, inplace: bool, batched: bool):
+    """Zero whole channels (dimension 1 of a batched input, 0 otherwise) with probability p,
+    one draw per (sample,) channel, and scale the rest by 1/(1-p)."""
     if p == 1.0:
         return input.mul_(0.0) if inplace else input.mul(0.0)
-    kept = 2 if input.ndim == nd + 2 else 1  # one draw per (sample,) channel
+    kept = 2 if batched else 1
     noise = _host_noise(input, p, tuple(input.shape[:kept]) + (1,) * (input.ndim - kept))
-    result = apply(
-        _CHANNEL_DROPOUT,
-        input,
-        _key_array() if noise is None else noise,
-        scalar_input(float(p)),
-        batched=input.ndim == nd + 2,
-    )
+    source = _key_array() if noise is None else noise
+    result = apply(_CHANNEL_DROPOUT, input, source, scalar_input(float(p)), batched=batched)
     return _inplace_result(input, result, inplace)
 
 
@@ -145,3 +155,72 @@ _DROPOUT2D_3D = (
     "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
     "please switch to using dropout1d instead."
 )
+
+
+def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input; other ranks warn, as in
+    PyTorch, and drop along their first dimension."""
+    _tensor(input, "dropout3d")
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    return _drop_channels(input, p, inplace, batched=input.ndim == 5)
+
+
+_ALPHA = 1.7580993408473766  # PyTorch's -SELU saturation value (scale * alpha)
+
+
+def _alpha_dropout_fn(x, key, p, *, feature):
+    """PyTorch's alpha dropout: x * a * mask + a * alpha * (p - (1 - mask)), keeping zero
+    mean and unit variance for SELU networks (a from p in float64)."""
+    shape = x.shape[:2] + (1,) * (x.ndim - 2) if feature else x.shape
+    p = p.astype(jnp.float64)
+    keep = jax.random.bernoulli(jax.random.wrap_key_data(key), 1.0 - p, shape).astype(x.dtype)
+    a = 1.0 / jnp.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    shift = (keep - 1) * (_ALPHA * a).astype(x.dtype) + (_ALPHA * a * p).astype(x.dtype)
+    return x * (keep * a.astype(x.dtype)) + shift
+
+
+_ALPHA_DROPOUT = register(
+    "alpha_dropout", _alpha_dropout_fn, node="AddBackward0", shown_inputs=(0,)
+)
+
+
+def _alpha_dropout(input, p, training, inplace, feature: bool, fname: str):
+    _tensor(input, fname)
+    _check_p(p)
+    if p == 0.0 or not training or input.numel() == 0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "result type Float can't be cast to the desired output type "
+            f"{scalar_type_name(input.dtype)}"
+        )
+    if p == 1.0:
+        result = input * zeros((), dtype=input.dtype)
+    else:
+        key = _key_array()
+        result = apply(_ALPHA_DROPOUT, input, key, scalar_input(float(p)), feature=feature)
+    return _inplace_result(input, result, inplace)
+
+
+def alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False):
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and
+    the result is rescaled to keep the input's mean and variance (training only)."""
+    return _alpha_dropout(input, p, training, inplace, False, "alpha_dropout")
+
+
+def feature_alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False):
+    """Alpha dropout of whole channels (dimension 1) of a batched input."""
+    return _alpha_dropout(input, p, training, inplace, True, "feature_alpha_dropout")

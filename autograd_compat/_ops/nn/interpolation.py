@@ -6,6 +6,7 @@ average pooling, which is the same einsum with averaging rows. The maps themselv
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import jax.numpy as jnp
@@ -17,7 +18,7 @@ from ..._tape.record import apply
 from ._common import _HIGHEST, _tensor, register
 from .resize_matrices import AxisSpec, axis_matrix
 
-__all__ = ["interpolate", "upsample"]
+__all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
 
 
 def _resize_fn(x, *, axes):
@@ -192,6 +193,27 @@ def interpolate(
     return apply(op, x, axes=axes)
 
 
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=3,
+    )
+
+
 def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None):
-    """Deprecated alias of interpolate."""
+    """Deprecated alias of interpolate (warns, as PyTorch's)."""
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(..., mode='nearest') (warns, as PyTorch's)."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(..., mode='bilinear', align_corners=True) (warns, as
+    PyTorch's)."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

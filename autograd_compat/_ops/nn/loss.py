@@ -14,6 +14,7 @@ from ..._pure.op import scalar_input
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
+from ..elementwise import _xlogy
 from ._common import _same_dtype, _tensor, register
 
 __all__ = [
@@ -199,14 +200,21 @@ def _check_nll_shapes(input: Tensor, target: Tensor) -> None:
         )
 
 
-def _check_targets_in_range(target: Tensor, classes: int, ignore_index: int) -> None:
+def host_ints(target: Tensor) -> np.ndarray | None:
+    """The class indices of `target` as int64 on the host for a range check; None while
+    traced (nothing to read)."""
     stored = target._stored
     if type(stored) is np.ndarray:  # a leaf still on the host: read its copy, transfer nothing
-        values = stored.astype(np.int64)
-    elif isinstance(target._value, jax.core.Tracer):
+        return stored.astype(np.int64)
+    if isinstance(target._value, jax.core.Tracer):
+        return None
+    return np.asarray(target._value).astype(np.int64)
+
+
+def _check_targets_in_range(target: Tensor, classes: int, ignore_index: int) -> None:
+    values = host_ints(target)
+    if values is None:
         return
-    else:
-        values = np.asarray(target._value).astype(np.int64)
     bad = values[(values != ignore_index) & ((values < 0) | (values >= classes))]
     if bad.size:
         raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
@@ -485,7 +493,7 @@ def _kl_div_fn(x, t, *, reduction, log_target):
     if log_target:
         loss = jnp.exp(t) * (t - x)
     else:
-        loss = jax.scipy.special.xlogy(t, t) - t * x
+        loss = _xlogy(t, t) - t * x  # PyTorch's xlogy derivatives (NaN for t < 0)
     if reduction == "batchmean":
         return jnp.sum(loss) / (x.shape[0] if x.ndim else 1)
     return _reduce(loss, reduction)

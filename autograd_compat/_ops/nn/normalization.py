@@ -1,4 +1,4 @@
-"""Batch, layer and group normalization, each one fused op; batch norm updates its
+"""Batch, layer, RMS and group normalization, each one fused op; batch norm updates its
 running statistics outside the graph. Instance norm is batch norm of a (1, N*C, ...) view.
 """
 
@@ -10,13 +10,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..._pure import dtypes as _dtypes
 from ..._pure import executables
 from ..._pure.op import scalar_input
+from ..._pure.shapes import Size
 from ..._state.tensor import Tensor
+from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
 from ._common import _tensor, register
 
-__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "rms_norm"]
 
 
 def _scale_shift(y, affine, shape, has_weight, has_bias):
@@ -155,6 +158,57 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
             f"{list(input.shape)}"
         )
     return _apply_norm(_LAYER_NORM, input, eps=eps, weight=weight, bias=bias, dims=n)
+
+
+def _rms_norm_fn(x, eps, *weight, dims):
+    axes = tuple(range(x.ndim - dims, x.ndim))
+    y = x * lax.rsqrt(jnp.mean(jnp.square(x), axis=axes, keepdims=True) + eps.astype(x.dtype))
+    if weight:
+        y = y * weight[0]
+    return y.astype(x.dtype)
+
+
+_RMS_NORM = register("rms_norm", _rms_norm_fn, node="MulBackward0", shown_inputs=(0, 2))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps: float | None = None):
+    """x / sqrt(mean(x²) + eps) over the trailing `normalized_shape` dims, times `weight`;
+    `eps` None is the machine epsilon of the computation dtype (float32 for half inputs)."""
+    _tensor(input, "rms_norm")
+    if not isinstance(normalized_shape, (tuple, list, Size)):
+        raise TypeError(
+            "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
+    shape = tuple(int(s) for s in normalized_shape)
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:
+        raise NotImplementedError(
+            f"\"rms_norm\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight.shape)} and normalized_shape = {list(shape)}"
+        )
+    if len(shape) > input.ndim:
+        raise ValueError(
+            f"Input tensor must have at least {len(shape)} dimensions, but got {input.ndim}"
+        )
+    if tuple(input.shape[input.ndim - len(shape) :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+        )
+    if eps is None:
+        wide = input.dtype in (_dtypes.float64, _dtypes.complex128)
+        eps = float(np.finfo(np.float64 if wide else np.float32).eps)
+    extra = [] if weight is None else [weight]
+    return apply(_RMS_NORM, input, scalar_input(float(eps)), *extra, dims=len(shape))
 
 
 def _group_norm_fn(x, eps, *affine, groups, has_weight, has_bias):

@@ -13,13 +13,24 @@ from ._common import _tensor, register
 __all__ = ["pad"]
 
 
+def _crop(x, pads):
+    """`x` without the elements that the negative sizes of `pads` remove."""
+    return x[tuple(slice(-min(lo, 0), x.shape[i] + min(hi, 0)) for i, (lo, hi) in enumerate(pads))]
+
+
 def _pad_fn(x, *, pads, mode, value):
     if mode == "constant":
         config = [(lo, hi, 0) for lo, hi in pads]
         return lax.pad(x, jnp.asarray(value, x.dtype), config)
-    return jnp.pad(
-        x, pads, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    # Negative sizes crop: after reflecting or replicating the whole input, as PyTorch's
+    # kernels index it; before wrapping, as its circular padding narrows first.
+    if mode == "circular":
+        x = _crop(x, pads)
+    grown = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+    x = jnp.pad(
+        x, grown, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
     )
+    return x if mode == "circular" else _crop(x, pads)
 
 
 _PAD = {
@@ -56,8 +67,6 @@ def pad(input, pad, mode: str = "constant", value=None):
         if value not in (None, 0):
             raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
         for size, (lo, hi) in zip(input.shape, pairs):
-            if lo < 0 or hi < 0:
-                raise NotImplementedError(f"negative padding is not supported for mode {mode}")
             if mode == "reflect" and (lo >= size or hi >= size) and (lo or hi):
                 raise RuntimeError(
                     f"Argument #4: Padding size should be less than the corresponding input "

@@ -18,6 +18,7 @@ __all__ = [
     "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -252,6 +253,8 @@ def _adaptive_avg_pool(input, output_size, nd: int):
     shape = tuple(input.shape[-nd:])
     if not isinstance(output_size, (list, tuple)):
         output_size = (output_size,) * nd
+    if nd == 3 and len(output_size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
     out = tuple(s if o is None else int(o) for o, s in zip(output_size, shape))
     axes = tuple(AxisSpec("adaptive", s, o, None, False) for s, o in zip(shape, out))
     return apply(_ADAPTIVE_AVG[nd], input, axes=axes)
@@ -312,6 +315,9 @@ def _adaptive_max_fn(x, *, out, with_indices):
 
 
 _ADAPTIVE_MAX = register("adaptive_max_pool", _adaptive_max_fn, node="AdaptiveMaxPool2DBackward0")
+_ADAPTIVE_MAX_3D = register(
+    "adaptive_max_pool3d", _adaptive_max_fn, node="AdaptiveMaxPool3DBackward0"
+)
 
 
 def _adaptive_max_pool(input, output_size, return_indices: bool, nd: int):
@@ -323,7 +329,10 @@ def _adaptive_max_pool(input, output_size, return_indices: bool, nd: int):
             "#1 'self' (while checking arguments for adaptive_max_pool1d)"
         )
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{fname}(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+        raise RuntimeError(
+            f"{fname}(): Expected {max(nd, 2) + 1}D or {max(nd, 2) + 2}D tensor, but got: "
+            f"{list(input.shape)}"
+        )
     if not isinstance(output_size, (list, tuple)):
         output_size = (output_size,) * nd
     if len(output_size) != nd:
@@ -340,12 +349,14 @@ def _adaptive_max_pool(input, output_size, return_indices: bool, nd: int):
                 f"input has sizes {list(input.shape)} with dimension {dim} being empty"
             )
     if not input.dtype.is_floating_point:
+        kernel = "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d"
         raise NotImplementedError(
-            f"\"adaptive_max_pool2d\" not implemented for '{scalar_type_name(input.dtype)}'"
+            f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'"
         )
     shape = tuple(input.shape[-nd:])
     out = tuple(s if o is None else int(o) for o, s in zip(output_size, shape))
-    return apply(_ADAPTIVE_MAX, input, out=out, with_indices=bool(return_indices))
+    op = _ADAPTIVE_MAX_3D if nd == 3 else _ADAPTIVE_MAX
+    return apply(op, input, out=out, with_indices=bool(return_indices))
 
 
 def adaptive_max_pool1d(input, output_size, return_indices: bool = False):
@@ -363,3 +374,9 @@ def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
         torch.Size([1, 2, 2, 3])
     """
     return _adaptive_max_pool(input, output_size, return_indices, 2)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices: bool = False):
+    """3-D adaptive max pooling to `output_size` (an int, a triple, None keeps a size); with
+    return_indices, also each maximum's position in its D*H*W volume."""
+    return _adaptive_max_pool(input, output_size, return_indices, 3)

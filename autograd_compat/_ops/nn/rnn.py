@@ -31,7 +31,7 @@ def _cell(mode: str, nonlinearity: str):
 
         return step
 
-    def lstm_step(w_hh, b_hh):
+    def lstm_step(w_hh, b_hh, w_hr=None):
         def step(carry, xw):
             h, c = carry
             gates = xw + _mm(h, w_hh)
@@ -41,6 +41,8 @@ def _cell(mode: str, nonlinearity: str):
             i, f, g, o = jax.nn.sigmoid(i), jax.nn.sigmoid(f), jnp.tanh(g), jax.nn.sigmoid(o)
             c = f * c + i * g
             h = o * jnp.tanh(c)
+            if w_hr is not None:  # proj_size: h is projected to the smaller size
+                h = _mm(h, w_hr)
             return (h, c), h
 
         return step
@@ -78,12 +80,23 @@ def _masked(step):
 
 
 def _rnn_fn(
-    x, h0, *rest, mode, nonlinearity, num_layers, directions, has_bias, dropout_p, packed=False
+    x,
+    h0,
+    *rest,
+    mode,
+    nonlinearity,
+    num_layers,
+    directions,
+    has_bias,
+    dropout_p,
+    projected=False,
+    packed=False,
 ):
     """Run all layers and directions over (L, N, H_in) input; (output, h_n[, c_n]).
 
     With `packed`, an int64 (N,) input of sequence lengths follows the initial states: steps
     past a sequence's length leave its state alone (a reversed direction starts at its end).
+    With `projected` (LSTM proj_size), each direction's weights end with its projection W_hr.
     """
     rest = list(rest)
     c0 = rest.pop(0) if mode == "LSTM" else None
@@ -92,7 +105,7 @@ def _rnn_fn(
         lengths = rest.pop(0)
         valid = jnp.arange(x.shape[0])[:, None] < lengths[None, :]
     key = rest.pop() if dropout_p > 0 else None
-    per = 4 if has_bias else 2
+    per = (4 if has_bias else 2) + int(projected)
     make_step = _cell(mode, nonlinearity)
     layer_input = x
     h_out, c_out = [], []
@@ -101,12 +114,13 @@ def _rnn_fn(
         for direction in range(directions):
             index = layer * directions + direction
             w_ih, w_hh, *biases = rest[index * per : (index + 1) * per]
+            w_hr = biases.pop() if projected else None
             b_ih, b_hh = biases if biases else (None, None)
             xw = jnp.matmul(layer_input, w_ih.T, precision=_HIGHEST)
             if b_ih is not None:
                 xw = xw + b_ih
             carry = (h0[index], c0[index]) if mode == "LSTM" else h0[index]
-            step = make_step(w_hh, b_hh)
+            step = make_step(w_hh, b_hh) if w_hr is None else make_step(w_hh, b_hh, w_hr)
             if valid is None:
                 carry, ys = lax.scan(step, carry, xw, reverse=direction == 1)
             else:

@@ -12,13 +12,16 @@ from . import misc as upsampling
 from . import normalization as batchnorm
 from .activation import *
 from .attention import MultiheadAttention
+from .channelshuffle import *
 from .container import *
 from .conv import *
+from .distance import *
 from .dropout import *
 from .embedding_bag import *
 from .flatten import *
 from .fold import *
 from .instancenorm import *
+from .lazy import *
 from .linear import *
 from .loss import *
 from .misc import *

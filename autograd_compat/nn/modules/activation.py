@@ -26,6 +26,7 @@ __all__ = [
     "MultiheadAttention",
     "Hardshrink",
     "PReLU",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "SELU",
@@ -124,6 +125,19 @@ class LeakyReLU(_Functional):
 
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__(locals())
+
+
+class RReLU(_Functional):
+    """x for x > 0, else x times a random slope from U(lower, upper) in training, their mean
+    in evaluation."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__(locals())
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
 
 class ELU(_Functional):

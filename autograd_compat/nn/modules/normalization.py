@@ -9,6 +9,7 @@ from ..._pure import dtypes as _dtypes
 from ...distributed import distributed_c10d as _c10d
 from .. import _arrays, init
 from .. import functional as F
+from ..parameter import Parameter
 from ._weights import add_affine, reset_affine
 from .module import Module, store_constants
 
@@ -16,8 +17,11 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "CrossMapLRN2d",
     "GroupNorm",
     "LayerNorm",
+    "LocalResponseNorm",
+    "RMSNorm",
     "SyncBatchNorm",
 ]
 
@@ -187,6 +191,78 @@ class LayerNorm(_AffineNorm):
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class LocalResponseNorm(Module):
+    """Normalize each channel by its `size` neighbours' mean square (AlexNet's LRN)."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+        super().__init__()
+        store_constants(self, locals())
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """PyTorch's legacy cross-channel LRN. Its window and its hand-written backward are
+    PyTorch's own (the backward is not the derivative of the forward), which this library
+    does not reproduce: construction works, the forward raises (use LocalResponseNorm)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input):
+        raise NotImplementedError(
+            "nn.CrossMapLRN2d is not supported by autograd_compat: its legacy window and "
+            "backward are PyTorch's own; nn.LocalResponseNorm is the supported layer"
+        )
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the trailing `normalized_shape` dims, times a
+    weight of ones to start (no bias); `eps` None is the dtype's machine epsilon."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(
+                _arrays.empty(self.normalized_shape, device=device, dtype=dtype)
+            )
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
+            **self.__dict__
+        )
 
 
 class GroupNorm(_AffineNorm):

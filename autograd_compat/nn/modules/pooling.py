@@ -11,14 +11,22 @@ from .module import Module, store_constants
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
 ]
 
 
@@ -173,6 +181,13 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, D, H, W) input to a fixed output size."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
 class _AdaptiveMaxPoolNd(Module):
     __constants__ = ["output_size", "return_indices"]
 
@@ -196,3 +211,94 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, D, H, W) input to a fixed output size."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+def _repeated(value, n: int) -> tuple:
+    """PyTorch's _single/_pair/_triple: a sequence as a tuple, a number repeated n times."""
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _nd: int
+    _unpool: Callable[..., Any]
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        nd = self._nd
+        self.kernel_size = _repeated(kernel_size, nd)
+        self.stride = _repeated(stride if stride is not None else kernel_size, nd)
+        self.padding = _repeated(padding, nd)
+
+    def forward(self, input, indices, output_size=None):
+        return type(self)._unpool(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool1d (values back at the pooled indices, zeros elsewhere)."""
+
+    _nd = 1
+    _unpool = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool2d (values back at the pooled indices, zeros elsewhere)."""
+
+    _nd = 2
+    _unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d (values back at the pooled indices, zeros elsewhere)."""
+
+    _nd = 3
+    _unpool = staticmethod(F.max_unpool3d)
+
+
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+    _pool: Callable[..., Any]
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+        super().__init__()
+        store_constants(self, locals())
+
+    def forward(self, input):
+        return type(self)._pool(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
+            "ceil_mode={ceil_mode}".format(**self.__dict__)
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over (N, C, L) input."""
+
+    _pool = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over (N, C, H, W) input."""
+
+    _pool = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over (N, C, D, H, W) input."""
+
+    _pool = staticmethod(F.lp_pool3d)

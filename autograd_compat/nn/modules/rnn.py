@@ -91,27 +91,40 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size != 0:
-            raise NotImplementedError("LSTM(proj_size=...) is not yet supported by autograd_compat")
+        if proj_size != 0 and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         gate_size = {"LSTM": 4, "GRU": 3}.get(mode, 1) * hidden_size
+        real_hidden_size = proj_size or hidden_size  # the size of h (the projection's)
         self._flat_weights_names = []
         self._all_weights = []
         for layer in range(num_layers):
             for direction in range(num_directions):
-                layer_input_size = input_size if layer == 0 else hidden_size * num_directions
+                layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
                 w_ih = Parameter(
                     _arrays.empty((gate_size, layer_input_size), device=device, dtype=dtype)
                 )
                 w_hh = Parameter(
-                    _arrays.empty((gate_size, hidden_size), device=device, dtype=dtype)
+                    _arrays.empty((gate_size, real_hidden_size), device=device, dtype=dtype)
                 )
                 b_ih = Parameter(_arrays.empty(gate_size, device=device, dtype=dtype))
                 b_hh = Parameter(_arrays.empty(gate_size, device=device, dtype=dtype))
-                layer_params = (w_ih, w_hh, b_ih, b_hh) if bias else (w_ih, w_hh)
+                layer_params: tuple = (w_ih, w_hh, b_ih, b_hh) if bias else (w_ih, w_hh)
                 suffix = "_reverse" if direction == 1 else ""
                 names = ["weight_ih_l{}{}", "weight_hh_l{}{}"]
                 if bias:
                     names += ["bias_ih_l{}{}", "bias_hh_l{}{}"]
+                if proj_size:
+                    w_hr = Parameter(
+                        _arrays.empty((proj_size, hidden_size), device=device, dtype=dtype)
+                    )
+                    layer_params += (w_hr,)
+                    names.append("weight_hr_l{}{}")
                 names = [n.format(layer, suffix) for n in names]
                 for name, param in zip(names, layer_params):
                     setattr(self, name, param)
@@ -144,6 +157,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
         if self.num_layers != 1:
             s += ", num_layers={num_layers}"
         if self.bias is not True:
@@ -229,10 +244,12 @@ class RNNBase(Module):
             )
         batch = input.shape[1]
         expected = (self.num_layers * directions, batch, self.hidden_size)
+        h_size = (self.num_layers * directions, batch, self.proj_size or self.hidden_size)
         is_lstm = self.mode == "LSTM"
+        sizes = [h_size, expected] if is_lstm else [expected]
+        labels = ["hidden[0]", "hidden[1]"] if self.proj_size else ["hidden", "cell"]
         if hx is None:
-            h0 = _arrays.filled(expected, 0, input.dtype)
-            states = [h0, _arrays.filled(expected, 0, input.dtype)] if is_lstm else [h0]
+            states = [_arrays.filled(size, 0, input.dtype) for size in sizes]
         else:
             states = list(hx) if is_lstm else [hx]
             if not batched:
@@ -248,9 +265,9 @@ class RNNBase(Module):
                     f"For batched 3-D input, hx should also be 3-D but got "
                     f"{states[0].dim()}-D tensor"
                 )
-            for s, label in zip(states, ("hidden", "cell")):
-                if tuple(s.shape) != expected:
-                    raise RuntimeError(f"Expected {label} size {expected}, got {list(s.shape)}")
+            for s, size, label in zip(states, sizes, labels):
+                if tuple(s.shape) != size:
+                    raise RuntimeError(f"Expected {label} size {size}, got {list(s.shape)}")
         extra = list(self._flat_weights)
         dropout_p = self.dropout if self.training and self.num_layers > 1 else 0.0
         if dropout_p > 0:
@@ -268,6 +285,7 @@ class RNNBase(Module):
             directions=directions,
             has_bias=bool(self.bias),
             dropout_p=float(dropout_p),
+            projected=bool(self.proj_size),
             **packed,
         )
         output, *hidden = results
