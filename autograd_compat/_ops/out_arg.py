@@ -3,13 +3,13 @@
 `@takes_out` wraps a front end: without `out` it calls the front end at once; with `out` it
 computes the result out of place and commits it into `out` in place through
 `_tape/args.commit_inplace` (version counter, views and their base), then returns `out`
-itself (a tuple `out=(a, b)` for functions returning several tensors, returned as the
-front end's named tuple). PyTorch's rules: an `out` of another shape is resized (with
-PyTorch's UserWarning when it had elements), the result must be castable to `out`'s dtype
-(or of `out`'s dtype exactly, for the functions named in `EXACT_DTYPE` and `FOUND_DTYPE`),
-and `out=` refuses autograd while grad mode is on, the result is differentiable and an
-argument or `out` requires grad (except where PyTorch composes the function of other ops:
-`COMPOSED`).
+itself (a tuple `out=(a, b)` for functions returning several tensors, returned as
+PyTorch's `torch.return_types.<name>_out` named tuple of those tensors). PyTorch's rules:
+an `out` of another shape is resized (with PyTorch's UserWarning when it had elements), the
+result must be castable to `out`'s dtype (or of `out`'s dtype exactly, for the functions
+named in `EXACT_DTYPE` and `FOUND_DTYPE`), and `out=` refuses autograd while grad mode is
+on, the result is differentiable and an argument or `out` requires grad (except where
+PyTorch composes the function of other ops: `COMPOSED`).
 """
 
 from __future__ import annotations
