@@ -27,6 +27,7 @@ from ._ops.fft import (
     swap_norm,
     wrap_dim,
 )
+from ._ops.out_arg import takes_out
 from ._ops.shape import roll
 from ._pure import dtypes as _dtypes
 from ._pure.shapes import new_shape, normalize_dim
@@ -60,6 +61,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- one dim
+@takes_out
 def fft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The 1-D discrete Fourier transform along `dim`.
 
@@ -85,6 +87,7 @@ def fft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -> 
     return r2c(x, (n,), (d,), norm_mode(norm), onesided=False)
 
 
+@takes_out
 def ifft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of `fft` ("backward" normalisation scales it by 1/n)."""
     x = fft_input(input, "ifft")
@@ -94,6 +97,7 @@ def ifft(input, n: int | None = None, dim: int = -1, norm: str | None = None) ->
     return conj(r2c(x, (n,), (d,), swap_norm(norm_mode(norm)), onesided=False))
 
 
+@takes_out
 def rfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The `fft` of a real input, only its n // 2 + 1 non-negative frequencies.
 
@@ -107,6 +111,7 @@ def rfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) ->
     return r2c(x, (n,), (d,), norm_mode(norm), onesided=True)
 
 
+@takes_out
 def irfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of `rfft`: a real output of length `n` (default 2 * (m - 1) for an input
     of m frequencies along `dim`)."""
@@ -115,6 +120,7 @@ def irfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -
     return c2r(x, (c2r_last_size(x, n, d),), (d,), norm_mode(norm))
 
 
+@takes_out
 def hfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The `fft` of a Hermitian-symmetric signal given by its first half: a real output of
     length `n` (default 2 * (m - 1))."""
@@ -123,6 +129,7 @@ def hfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) ->
     return c2r(conj(x), (c2r_last_size(x, n, d),), (d,), swap_norm(norm_mode(norm)))
 
 
+@takes_out
 def ihfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of `hfft`: the n // 2 + 1 first frequencies of the `ifft` of a real input."""
     x = fft_input(input, "ihfft", real="real")
@@ -131,6 +138,7 @@ def ihfft(input, n: int | None = None, dim: int = -1, norm: str | None = None) -
 
 
 # ----------------------------------------------------------------------------- n dims
+@takes_out
 def fftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     """The n-D discrete Fourier transform over `dim` (default: the last len(s) dims, or all).
 
@@ -145,6 +153,7 @@ def fftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     return c2c(x, sizes, dims, norm_mode(norm), forward=True)
 
 
+@takes_out
 def ifftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     """The inverse of `fftn`."""
     x = fft_input(input, "ifftn")
@@ -157,6 +166,7 @@ def _transformed(fname: str, dims: tuple) -> None:
         raise RuntimeError(f"{fname} must transform at least one axis")
 
 
+@takes_out
 def rfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     """The `fftn` of a real input, one-sided along the last of `dim`."""
     x = fft_input(input, "rfftn", real="real-valued")
@@ -165,6 +175,7 @@ def rfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     return r2c(x, sizes, dims, norm_mode(norm), onesided=True)
 
 
+@takes_out
 def irfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     """The inverse of `rfftn`: real, of size s[-1] (default 2 * (m - 1)) along the last dim."""
     x = fft_input(input, "irfftn")
@@ -174,6 +185,7 @@ def irfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     return c2r(x, (*sizes[:-1], last), dims, norm_mode(norm))
 
 
+@takes_out
 def hfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     """The n-D `hfft`: complex transforms over all of `dim` but the last, then `hfft` on it."""
     x = fft_input(input, "hfftn")
@@ -186,6 +198,7 @@ def hfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     return c2r(conj(x), (last,), dims[-1:], swap_norm(mode))
 
 
+@takes_out
 def ihfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     """The inverse of `hfftn`: `ihfft` on the last of `dim`, then inverse transforms."""
     x = tensor_arg(input, "fft_ihfftn")
@@ -203,31 +216,37 @@ def ihfftn(input, s=None, dim=None, norm: str | None = None) -> Tensor:
     return out
 
 
+@takes_out
 def fft2(input, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
     """`fftn` over two dims (default the last two)."""
     return fftn(input, s, dim, norm)
 
 
+@takes_out
 def ifft2(input, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
     """`ifftn` over two dims (default the last two)."""
     return ifftn(input, s, dim, norm)
 
 
+@takes_out
 def rfft2(input, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
     """`rfftn` over two dims (default the last two)."""
     return rfftn(input, s, dim, norm)
 
 
+@takes_out
 def irfft2(input, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
     """`irfftn` over two dims (default the last two)."""
     return irfftn(input, s, dim, norm)
 
 
+@takes_out
 def hfft2(input, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
     """`hfftn` over two dims (default the last two)."""
     return hfftn(input, s, dim, norm)
 
 
+@takes_out
 def ihfft2(input, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
     """`ihfftn` over two dims (default the last two)."""
     return ihfftn(input, s, dim, norm)
@@ -242,6 +261,7 @@ def _frequencies(steps: np.ndarray, n: int, d: float, dtype, requires_grad: bool
     return tensor(values, dtype=out_dtype, requires_grad=requires_grad)
 
 
+@takes_out
 def fftfreq(
     n: int, d: float = 1.0, *, dtype=None, layout=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -258,6 +278,7 @@ def fftfreq(
     return _frequencies(steps, n, d, dtype, requires_grad)
 
 
+@takes_out
 def rfftfreq(
     n: int, d: float = 1.0, *, dtype=None, layout=None, device=None, requires_grad: bool = False
 ) -> Tensor:

@@ -25,6 +25,7 @@ from ._ops.linalg import LinAlgError, matmul
 from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
 from ._ops.linalg import linalg_solve as solve
+from ._ops.out_arg import takes_out
 from ._ops.reduce import matrix_norm, vector_norm
 from ._ops.solvers import (
     cond,
@@ -87,6 +88,7 @@ __all__ = [
 ]
 
 
+@takes_out
 def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
     """A vector or matrix norm, as `torch.linalg.norm`.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ._alias import missing_attribute as _missing_attribute
 from ._ops.elementwise import xlogy
+from ._ops.out_arg import takes_out
 from ._ops.reduce import logsumexp
 from ._ops.special_bessel import *  # noqa: F403
 from ._ops.special_bessel import __all__ as _bessel
@@ -69,6 +70,7 @@ __all__ = [
 psi = digamma
 
 
+@takes_out
 def multigammaln(input, p: int):
     """The multivariate log-gamma function of dimension `p` (`torch.mvlgamma`)."""
     return _mvlgamma(input, p)

@@ -40,6 +40,7 @@ from .elementwise import (
     as_operand,
 )
 from .host_compare import host_compare
+from .out_arg import takes_out
 
 __all__ = [
     "allclose",
@@ -112,8 +113,10 @@ def _comparison(name: str):
         result = host_compare(on_host, input, other)
         return result if result is not None else _binary(op, input, other, name)
 
-    return _named(
-        compare, name, f"Elementwise `{name}` comparison; a bool tensor, not differentiable."
+    return takes_out(
+        _named(
+            compare, name, f"Elementwise `{name}` comparison; a bool tensor, not differentiable."
+        )
     )
 
 
@@ -128,8 +131,10 @@ def _predicate(name: str, fn):
         tensor_arg(input, name)
         return apply(op, input)
 
-    return _named(
-        predicate, name, f"Elementwise `{name}`: a bool tensor (integers are always finite)."
+    return takes_out(
+        _named(
+            predicate, name, f"Elementwise `{name}`: a bool tensor (integers are always finite)."
+        )
     )
 
 
@@ -157,11 +162,13 @@ _MAXIMUM = register("maximum", _maximum_like("max"), node="MaximumBackward0")
 _MINIMUM = register("minimum", _maximum_like("min"), node="MinimumBackward0")
 
 
+@takes_out
 def maximum(input, other):
     """Elementwise maximum (NaN propagates); at ties the gradient is split evenly, as PyTorch."""
     return _apply_pair("maximum", _MAXIMUM, input, other)
 
 
+@takes_out
 def minimum(input, other):
     """Elementwise minimum (NaN propagates); at ties the gradient is split evenly, as PyTorch."""
     return _apply_pair("minimum", _MINIMUM, input, other)
@@ -223,6 +230,7 @@ def _clamp_signature_error(input, min, max) -> TypeError:
     )
 
 
+@takes_out
 def clamp(input, min=None, max=None):
     """Clamp every element into [min, max]; bounds are numbers or tensors (not mixed), and
     either may be None. If min > max every element becomes max, as in PyTorch.
@@ -279,6 +287,7 @@ def _where(condition, x, y, *, dtype):
 _WHERE = register("where", _where, node="WhereBackward0", saves="others")
 
 
+@takes_out
 def where(condition, input=None, other=None):
     """`input` where `condition` is true, else `other` (tensors or numbers, broadcast).
 
@@ -344,8 +353,12 @@ def _logical_binary(name: str):
         a, b = _arrays(_dtypes.bool, input, other)
         return apply(op, a, b)
 
-    return _named(
-        logical, name, f"Elementwise `{name}` of the truth values (nonzero is true); bool result."
+    return takes_out(
+        _named(
+            logical,
+            name,
+            f"Elementwise `{name}` of the truth values (nonzero is true); bool result.",
+        )
     )
 
 
@@ -354,6 +367,7 @@ logical_or = _logical_binary("logical_or")
 logical_xor = _logical_binary("logical_xor")
 
 
+@takes_out
 def logical_not(input):
     """Elementwise logical not (nonzero is true); a bool tensor."""
     tensor_arg(input, "logical_not")
@@ -394,7 +408,7 @@ def _bitwise_binary(name: str, kernel: str = ""):
         x, y = _arrays(dtype, a, b)
         return apply(op, x, y, dtype=dtype.jax)
 
-    return _named(bitwise, name, f"Elementwise `{name}` of integer or bool tensors.")
+    return takes_out(_named(bitwise, name, f"Elementwise `{name}` of integer or bool tensors."))
 
 
 bitwise_and = _bitwise_binary("bitwise_and")
@@ -406,6 +420,7 @@ bitwise_left_shift = _bitwise_binary("bitwise_left_shift", "lshift_cpu")
 bitwise_right_shift = _bitwise_binary("bitwise_right_shift", "rshift_cpu")
 
 
+@takes_out
 def bitwise_not(input):
     """Elementwise bitwise not of an integer tensor (logical not of a bool tensor)."""
     tensor_arg(input, "bitwise_not")
@@ -425,11 +440,13 @@ _FMAX = register("fmax", _promote2(_fmax_like("max")), node="FmaxBackward0")
 _FMIN = register("fmin", _promote2(_fmax_like("min")), node="FminBackward0")
 
 
+@takes_out
 def fmax(input, other):
     """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
     return _apply_pair("fmax", _FMAX, input, other)
 
 
+@takes_out
 def fmin(input, other):
     """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
     return _apply_pair("fmin", _FMIN, input, other)

@@ -32,6 +32,7 @@ from .linalg import (
     check_vector_pair,
     raise_for_info,
 )
+from .out_arg import takes_out
 from .reduce import _vector_norm, norm_order, return_types
 
 __all__ = [
@@ -120,6 +121,7 @@ _EIGH = register("linalg.eigh", _eigh, node="LinalgEighBackward0")
 _EIGVALSH = register("linalg.eigvalsh", _eigvalsh, node="LinalgEighBackward0")
 
 
+@takes_out
 def linalg_svd(A, full_matrices: bool = True, *, driver=None):
     """`A = U diag(S) Vh`: `(U, S, Vh)`, as `torch.linalg.svd`; reduced with
     `full_matrices=False` (the only form with a gradient for non-square inputs, as in JAX)."""
@@ -127,12 +129,14 @@ def linalg_svd(A, full_matrices: bool = True, *, driver=None):
     return return_types.linalg_svd(*apply(_SVD, A, full_matrices=bool(full_matrices)))
 
 
+@takes_out
 def linalg_svdvals(A, *, driver=None):
     """The singular values of each matrix, in descending order."""
     _check_matrix("linalg.svd", A)
     return apply(_SVDVALS, A)
 
 
+@takes_out
 def svd(input, some: bool = True, compute_uv: bool = True):
     """`(U, S, V)` with `input = U diag(S) V^H` (V, not Vh: `torch.svd`'s convention); reduced
     unless `some=False`. With `compute_uv=False`, U and V are zero matrices."""
@@ -148,6 +152,7 @@ def svd(input, some: bool = True, compute_uv: bool = True):
     return return_types.svd(u, s, vh.mH)
 
 
+@takes_out
 def linalg_qr(A, mode: str = "reduced"):
     """`(Q, R)` with `A = QR`; `mode` "reduced", "complete" or "r" (Q empty)."""
     _check_matrix("linalg.qr", A)
@@ -159,6 +164,7 @@ def linalg_qr(A, mode: str = "reduced"):
     return return_types.linalg_qr(*apply(_QR, A, mode=mode))
 
 
+@takes_out
 def qr(input, some: bool = True):
     """`torch.qr`: `linalg.qr(input, "reduced" if some else "complete")` (deprecated there)."""
     _warn_deprecated("qr")
@@ -171,6 +177,7 @@ def _uplo(UPLO: str) -> bool:
     return UPLO == "L"
 
 
+@takes_out
 def linalg_eigh(A, UPLO: str = "L"):
     """`(eigenvalues, eigenvectors)` of Hermitian matrices, eigenvalues ascending; only the
     triangle `UPLO` is read."""
@@ -178,6 +185,7 @@ def linalg_eigh(A, UPLO: str = "L"):
     return return_types.linalg_eigh(*apply(_EIGH, A, lower=_uplo(UPLO)))
 
 
+@takes_out
 def linalg_eigvalsh(A, UPLO: str = "L"):
     """The eigenvalues of Hermitian matrices, ascending."""
     _check_square("linalg.eigvalsh", A, floating=False)
@@ -192,6 +200,7 @@ _SLOGDET = register(
 )
 
 
+@takes_out
 def linalg_slogdet(A):
     """`(sign, logabsdet)` with `det(A) = sign * exp(logabsdet)`."""
     _check_square("linalg.slogdet", A)
@@ -229,6 +238,7 @@ def _pinv(a, *, rtol, hermitian):
 _PINV = register("linalg.pinv", _pinv, node="LinalgPinvBackward0")
 
 
+@takes_out
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian: bool = False):
     """The Moore-Penrose pseudo-inverse; singular values below `rtol * max(S)` count as 0
     (`rtol` defaults to eps * max(m, n), as PyTorch's). `atol` is not supported."""
@@ -287,6 +297,7 @@ def _cholesky_info(A: Tensor, failed: Tensor) -> Tensor:
     return Tensor._wrap(jnp.asarray(np.asarray(info, np.int32).reshape(failed.shape)))
 
 
+@takes_out
 def linalg_cholesky_ex(A, *, upper: bool = False, check_errors: bool = False):
     """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the leading minor
     that is not positive definite; with `check_errors`, a failure raises LinAlgError."""
@@ -305,6 +316,7 @@ _NOT_POSITIVE_DEFINITE = (
 )
 
 
+@takes_out
 def linalg_cholesky(A, *, upper: bool = False):
     """The lower (or `upper`) Cholesky factor of Hermitian positive-definite matrices;
     LinAlgError (checked eagerly) when one is not positive definite."""
@@ -313,6 +325,7 @@ def linalg_cholesky(A, *, upper: bool = False):
     return factor
 
 
+@takes_out
 def cholesky(input, upper: bool = False):
     """`torch.cholesky` (deprecated there): `linalg.cholesky(input, upper=upper)`."""
     _warn_deprecated("cholesky")
@@ -335,6 +348,7 @@ _CHOLESKY_SOLVE = register("cholesky_solve", _cholesky_solve, node="CholeskySolv
 _CHOLESKY_INVERSE = register("cholesky_inverse", _cholesky_inverse, node="CholeskyInverseBackward0")
 
 
+@takes_out
 def cholesky_solve(input, input2, upper: bool = False):
     """The solution X of `A X = input` given A's Cholesky factor `input2` (lower unless
     `upper`); batch dims broadcast."""
@@ -356,6 +370,7 @@ def cholesky_solve(input, input2, upper: bool = False):
     return apply(_CHOLESKY_SOLVE, input, input2, upper=bool(upper))
 
 
+@takes_out
 def cholesky_inverse(input, upper: bool = False):
     """The inverse of `A` given its Cholesky factor `input` (lower unless `upper`)."""
     _check_square("cholesky_inverse", input, "input")
@@ -366,6 +381,7 @@ def cholesky_inverse(input, upper: bool = False):
 _VDOT = register("vdot", jnp.vdot, node="VdotBackward0", saves="others")
 
 
+@takes_out
 def vdot(input, other):
     """The dot product of two 1-D tensors, the first conjugated."""
     check_vector_pair(input, other, "vdot", "other")
@@ -398,6 +414,7 @@ def _renorm(x, p, *, ord, dims, maxnorm):
 _RENORM = register("renorm", _renorm, node="RenormBackward0", shown_inputs=(0,))
 
 
+@takes_out
 def renorm(input, p, dim: int, maxnorm):
     """Each slice along `dim` whose p-norm exceeds `maxnorm` scaled down to norm `maxnorm`."""
     tensor_arg(input, "renorm")
@@ -420,7 +437,8 @@ def _eigvals(a):
 _EIGVALS = register("linalg.eigvals", _eigvals, node="LinalgEigBackward0")
 
 
-def linalg_eigvals(A, *, out=None):
+@takes_out
+def linalg_eigvals(A):
     """The eigenvalues of general square matrices, complex (in LAPACK's order)."""
     _check_square("linalg.eigvals", A)
     return apply(_EIGVALS, A)

@@ -40,6 +40,7 @@ from .._tape.args import (
 )
 from .._tape.record import apply
 from .factories import as_tensor, tensor
+from .out_arg import takes_out, without_out
 
 __all__ = [
     "add",
@@ -204,11 +205,13 @@ def _with_alpha(op, scaled_op, input, other, alpha, fname: str):
     return _binary(op, input, other, fname)
 
 
+@takes_out
 def add(input, other, *, alpha=1):
     """`input + alpha * other`, with broadcasting and PyTorch's type promotion."""
     return _with_alpha(_ADD, _ADD_SCALED, input, other, alpha, "add")
 
 
+@takes_out
 def sub(input, other, *, alpha=1):
     """`input - alpha * other`."""
     return _with_alpha(_SUB, _SUB_SCALED, input, other, alpha, "sub")
@@ -223,6 +226,7 @@ def rsub(input, other, *, alpha=1):
     return _binary(_RSUB_TENSOR if isinstance(other, Tensor) else _RSUB, input, other, "rsub")
 
 
+@takes_out
 def mul(input, other):
     """Elementwise product, with broadcasting."""
     tensor_arg(input, "mul")
@@ -249,6 +253,7 @@ def _true_divide(a, b):
     return _binary(_DIV, a, b, "div", dtype)
 
 
+@takes_out
 def div(input, other, *, rounding_mode=None):
     """True division (integers give the default float dtype), or rounded with rounding_mode
     ("trunc" or "floor"; the result keeps the promoted dtype and has zero gradient)."""
@@ -280,6 +285,7 @@ multiply = mul
 subtract = sub
 
 
+@takes_out
 def pow(input, exponent):
     """`input ** exponent` for tensor or scalar base and exponent."""
     if not isinstance(input, Tensor):
@@ -342,8 +348,10 @@ def _reflected(fn, op=None):
     """A dunder: NotImplemented for operands we do not know, so Python tries the other side.
     `op`: the op `fn` applies through `_binary` to a tensor and a Python number (`y * 2`),
     which then goes to `_binary` at once: two calls of the front end fewer (`fn`'s and its
-    tensor check: `self` is a tensor), ~6% of a deferred op's Python."""
+    tensor check: `self` is a tensor), ~6% of a deferred op's Python. Dunders take no `out=`:
+    `fn` is the front end under `takes_out`'s wrapper."""
     name = fn.__name__
+    fn = without_out(fn)
 
     def dunder(self, other):
         if type(other) in _NUMBERS:
@@ -358,6 +366,7 @@ def _reflected(fn, op=None):
 
 def _inplace(fn):
     """The in-place method of an out-of-place op: compute, then commit into self."""
+    fn = without_out(fn)
 
     def method(self, *args, **kwargs):
         check_inplace(self, args)
@@ -541,6 +550,7 @@ def _result_type(*operands) -> _dtypes.dtype:
     return _dtypes.result_type(*operands)
 
 
+@takes_out
 def atan2(input, other):
     """Elementwise arctangent of input/other, with the quadrant; integers give floats."""
     tensor_arg(input, "atan2")
@@ -574,6 +584,7 @@ def _division_operands(fname: str, input, other, *, reflected: bool = False):
     return x, y, dtype
 
 
+@takes_out
 def floor_divide(input, other):
     """Division rounded toward negative infinity (Python's `//`). Like PyTorch, it has no
     derivative: a backward through it raises."""
@@ -587,6 +598,7 @@ def _rfloor_divide(self, other):
     return apply(_FLOOR_DIVIDE, x, y, dtype=dtype.jax)
 
 
+@takes_out
 def remainder(input, other):
     """Python's modulus: the result has the sign of the divisor."""
     if not isinstance(input, Tensor):
@@ -602,6 +614,7 @@ def _rremainder(self, other):
     return apply(_RREMAINDER, y, x, dtype=dtype.jax)
 
 
+@takes_out
 def fmod(input, other):
     """C's fmod: the remainder of truncated division, with the sign of the dividend."""
     tensor_arg(input, "fmod")
@@ -620,6 +633,7 @@ _LERP_SCALAR = register("lerp.scalar", _lerp, node="LerpBackward0")
 _LERP_TENSOR = register("lerp", _lerp, node="LerpBackward1")
 
 
+@takes_out
 def lerp(input, end, weight):
     """`input + weight * (end - input)`: tensors of one floating dtype; `weight` a number or a
     tensor of that dtype."""
@@ -687,6 +701,7 @@ def _value_constant(value, dtype: _dtypes.dtype):
     return constant(value, dtype.jax)
 
 
+@takes_out
 def addcmul(input, tensor1, tensor2, *, value=1):
     """`input + value * tensor1 * tensor2`, broadcast, with PyTorch's promotion."""
     tensor_arg(input, "addcmul")
@@ -697,6 +712,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return apply(_ADDCMUL, *arrays, _value_constant(value, dtype), dtype=dtype.jax)
 
 
+@takes_out
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """`input + value * tensor1 / tensor2`; integer tensor1/tensor2 raise, as in PyTorch."""
     tensor_arg(input, "addcdiv")
@@ -850,8 +866,10 @@ def _float_binary(name: str):
         op = ops[0] if kind[0] else ops[2] if kind[1] else ops[1]
         return apply(op, x, y, dtype=dtype.jax)
 
-    return _named(
-        binary, name, f"Elementwise `{name}`, broadcast; integer inputs give the default float."
+    return takes_out(
+        _named(
+            binary, name, f"Elementwise `{name}`, broadcast; integer inputs give the default float."
+        )
     )
 
 
@@ -869,6 +887,7 @@ _HEAVISIDE = register(
 )
 
 
+@takes_out
 def heaviside(input, values):
     """0 where input < 0, 1 where input > 0, `values` where input == 0. Both tensors must
     have one dtype; like PyTorch, it has no derivative."""
@@ -888,6 +907,7 @@ def _float_power_dtype(*operands) -> _dtypes.dtype:
     return _dtypes.float64
 
 
+@takes_out
 def float_power(input, exponent):
     """`input ** exponent` computed in double precision (complex128 for complex operands)."""
     if not isinstance(input, Tensor):

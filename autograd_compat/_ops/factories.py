@@ -22,6 +22,7 @@ from .._pure.dtype_rules import REAL_NOT_BOOL, require_kernel
 from .._pure.op import INEXACT, lru_get, lru_put
 from .._pure.shapes import Size, factory_shape, new_shape, type_name
 from .._state.tensor import MetaTensor, Tensor, hold_on_host
+from .out_arg import takes_out
 
 __all__ = [
     "BoolTensor",
@@ -286,29 +287,31 @@ def _float_dtype(dtype) -> _dtypes.dtype:
     return _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
 
 
+@takes_out
 def zeros(
-    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, layout=None
 ) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
     shape = factory_shape(sizes, size, "zeros")
     return _filled(shape, 0, _float_dtype(dtype), device, requires_grad)
 
 
+@takes_out
 def ones(
-    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, out=None, layout=None
+    *sizes, size=None, dtype=None, device=None, requires_grad: bool = False, layout=None
 ) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
     shape = factory_shape(sizes, size, "ones")
     return _filled(shape, 1, _float_dtype(dtype), device, requires_grad)
 
 
+@takes_out
 def empty(
     *sizes,
     size=None,
     dtype=None,
     device=None,
     requires_grad: bool = False,
-    out=None,
     layout=None,
     memory_format=None,
     pin_memory: bool = False,
@@ -318,6 +321,7 @@ def empty(
     return _filled(shape, 0, _float_dtype(dtype), device, requires_grad)
 
 
+@takes_out
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with `fill_value`; the dtype follows the value as in PyTorch."""
     return _full("full", size, fill_value, dtype, device, requires_grad)
@@ -373,6 +377,7 @@ def full_like(
     return _filled(shape, _dtypes.fit_scalar(fill_value, dtype), dtype, device, requires_grad)
 
 
+@takes_out
 def arange(
     start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -457,6 +462,7 @@ def _range_bound(bound, name: str):
     return bound.item()
 
 
+@takes_out
 def linspace(
     start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -470,6 +476,7 @@ def linspace(
     return _finish(_place(value, device), requires_grad)
 
 
+@takes_out
 def eye(
     n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -534,6 +541,7 @@ ByteTensor = _legacy_type("ByteTensor", _dtypes.uint8)
 BoolTensor = _legacy_type("BoolTensor", _dtypes.bool)
 
 
+@takes_out
 def logspace(
     start,
     end,

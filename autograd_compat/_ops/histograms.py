@@ -20,6 +20,7 @@ from .._pure.shapes import normalize_dim
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name, tensor_arg
 from .._tape.record import apply
+from .out_arg import takes_out
 from .reduce import return_types
 from .shape import _needs_concrete
 
@@ -143,6 +144,7 @@ def _histc(x, *, bins, low, high):
 _HISTC = register("histc", _histc, node="HistcBackward0", differentiable=False)
 
 
+@takes_out
 def histc(input, bins: int = 100, min=0, max=0):
     """The histogram of `input` in `bins` equal bins over [min, max] (the data's range when
     both are 0), as a tensor of `input`'s floating dtype."""
@@ -193,7 +195,8 @@ _UNIFORM = register("histogram", _uniform_fn, node="HistogramBackward0", differe
 _EDGES = register("histogram.bin_ct", _edges_fn, node="HistogramBackward0", differentiable=False)
 
 
-def histogram(input, bins=100, *, range=None, weight=None, density: bool = False, out=None):
+@takes_out
+def histogram(input, bins=100, *, range=None, weight=None, density: bool = False):
     """The histogram of `input` in `bins` (a count of equal bins over `range`, the data's
     range by default, or a 1-D tensor of increasing edges): (hist, bin_edges).
 
@@ -247,6 +250,7 @@ _SEARCHSORTED = register(
 )
 
 
+@takes_out
 def searchsorted(
     sorted_sequence,
     values,
@@ -288,6 +292,7 @@ def searchsorted(
     return apply(_SEARCHSORTED, sorted_sequence, values, right=bool(right), dtype=dtype)
 
 
+@takes_out
 def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False):
     """The index of the bucket of each element: i with boundaries[i-1] < x <= boundaries[i]
     (boundaries[i-1] <= x < boundaries[i] when `right`)."""

@@ -44,6 +44,7 @@ from .._tape.views import NO_STARTS, OVERLAP, assert_no_partial_overlap, layout_
 from .._tape.views import scatter as scatter_view
 from . import factories as _factories
 from .elementwise import _ctype, _no_derivative
+from .out_arg import takes_out
 from .shape import (
     _ALIAS,
     _BY_LAST_OP,
@@ -625,6 +626,7 @@ def _gather_checks(fname: str, input: Tensor, dim: int, index: Tensor, src=None)
     return d
 
 
+@takes_out
 def gather(input, dim: int, index, *, sparse_grad: bool = False):
     """`out[i][j] = input[i][index[i][j]]` (for dim=1): values at `index` along `dim`.
 
@@ -701,6 +703,7 @@ def _vector_index(fname: str, index) -> Tensor:
     return index
 
 
+@takes_out
 def index_select(input, dim: int, index):
     """The slices of `input` at the positions `index` (a 1-D integer tensor) along `dim`."""
     tensor_arg(input, "index_select")
@@ -947,6 +950,7 @@ _MASKED_SELECT = register(
 )
 
 
+@takes_out
 def masked_select(input, mask):
     """The elements of `input` where `mask` is true, as a 1-D tensor (broadcasting both).
 
@@ -1004,6 +1008,7 @@ def masked_scatter(input, mask, source):
     return apply(_MASKED_SCATTER, input, source, jnp.asarray(positions), shape=tuple(shape))
 
 
+@takes_out
 def nonzero(input, *, as_tuple: bool = False):
     """The indices of the nonzero elements: an int64 (count, ndim) tensor, or with as_tuple a
     tuple of 1-D tensors, one per dim. Runs eagerly (the count depends on the values); raises
@@ -1094,6 +1099,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return reshape(expanded, shape[:d] + (shape[d] * r,) + shape[d + 1 :])
 
 
+@takes_out
 def take_along_dim(input, indices, dim=None):
     """The values of `input` at `indices` along `dim` (of the flattened input when None);
     input and indices broadcast over the other dims."""

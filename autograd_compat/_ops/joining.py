@@ -27,6 +27,7 @@ from .._tape.record import apply
 from . import storage as _storage
 from .convert import imag, real
 from .factories import full, tensor
+from .out_arg import takes_out
 from .shape import _tensor_list, broadcast_tensors, cat, reshape, stack
 from .unary import cos, sin
 
@@ -162,6 +163,7 @@ def _joined(tensors, fname: str, empty_name: str | None = None) -> tuple:
     return tensors
 
 
+@takes_out
 def hstack(tensors) -> Tensor:
     """Concatenate column-wise: along dim 0 for 1-D inputs, else dim 1 (0-D ones become 1-D)."""
     tensors = _joined(tensors, "hstack")
@@ -169,24 +171,28 @@ def hstack(tensors) -> Tensor:
     return cat(parts, 0 if parts[0].ndim == 1 else 1)
 
 
+@takes_out
 def vstack(tensors) -> Tensor:
     """Concatenate row-wise (dim 0) after viewing each input with at least 2 dims."""
     tensors = _joined(tensors, "vstack")
     return cat([_at_least(t, 2) for t in tensors], 0)
 
 
+@takes_out
 def row_stack(tensors) -> Tensor:
     """`vstack`'s other name."""
     tensors = _joined(tensors, "row_stack", "vstack")
     return cat([_at_least(t, 2) for t in tensors], 0)
 
 
+@takes_out
 def dstack(tensors) -> Tensor:
     """Concatenate depth-wise (dim 2) after viewing each input with at least 3 dims."""
     tensors = _joined(tensors, "dstack")
     return cat([_at_least(t, 3) for t in tensors], 2)
 
 
+@takes_out
 def column_stack(tensors) -> Tensor:
     """Stack as columns: 0-D and 1-D inputs become (n, 1) columns, then concatenate on dim 1."""
     tensors = _joined(tensors, "column_stack")
@@ -397,6 +403,7 @@ def _complex_parts(a, b, fname: str, names: tuple) -> tuple:
     return broadcast_tensors(a, b)
 
 
+@takes_out
 def complex(real, imag) -> Tensor:
     """The complex tensor `real + i imag` from two real tensors of one float dtype (broadcast);
     infinite parts stay as they are.
@@ -410,6 +417,7 @@ def complex(real, imag) -> Tensor:
     return view_as_complex(stack([real, imag], -1))
 
 
+@takes_out
 def polar(abs, angle) -> Tensor:
     """The complex tensor `abs * (cos(angle) + i sin(angle))` from polar coordinates."""
     abs, angle = _complex_parts(abs, angle, "polar", ("abs", "angle"))

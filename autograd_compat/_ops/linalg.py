@@ -27,6 +27,7 @@ from .._tape.args import check_same_dtype, is_tracer, scalar_type_name, tensor_a
 from .._tape.record import apply
 from . import factories as _factories
 from .elementwise import mul
+from .out_arg import takes_out
 from .shape import diagonal, expand, reshape, unsqueeze
 
 __all__ = [
@@ -77,6 +78,7 @@ def _shape_text(shape) -> str:
     return "x".join(str(s) for s in shape)
 
 
+@takes_out
 def matmul(input, other):
     """Matrix product with NumPy's rules for 1-D and batched operands."""
     tensor_arg(input, "matmul")
@@ -139,6 +141,7 @@ def _check_product_operands(fname: str, input, mat2, ndim: int, names: tuple, ra
             raise RuntimeError(f"{name} must be {rank}")
 
 
+@takes_out
 def mm(input, mat2):
     """Product of two matrices (2-D only)."""
     _check_product_operands("mm", input, mat2, 2, ("self", "mat2"), "a matrix")
@@ -148,6 +151,7 @@ def mm(input, mat2):
 _BMM = register("bmm", _matmul, node="BmmBackward0", saves="others")
 
 
+@takes_out
 def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with the same batch size (no broadcasting)."""
     _check_product_operands("bmm", input, mat2, 3, ("batch1", "batch2"), "a 3D tensor")
@@ -160,6 +164,7 @@ def bmm(input, mat2):
     return apply(_BMM, input, mat2)
 
 
+@takes_out
 def mv(input, vec):
     """Matrix-vector product (a 2-D and a 1-D tensor)."""
     tensor_arg(input, "mv")
@@ -188,6 +193,7 @@ def check_vector_pair(input, other, fname: str, other_name: str) -> None:
         )
 
 
+@takes_out
 def dot(input, tensor):
     """Inner product of two 1-D tensors of the same dtype and size."""
     check_vector_pair(input, tensor, "dot", "tensor")
@@ -201,6 +207,7 @@ def _outer(a, b, *, dtype):
 _OUTER = register("outer", _outer, node="MulBackward0", saves="others")
 
 
+@takes_out
 def outer(input, vec2):
     """Outer product of two 1-D tensors (a MulBackward0 node, as in PyTorch)."""
     tensor_arg(input, "outer")
@@ -340,6 +347,7 @@ def _tensordot(a, b, *, axes):
 _TENSORDOT = register("tensordot", _tensordot, node="ViewBackward0", saves="others")
 
 
+@takes_out
 def tensordot(a, b, dims=2, out=None):
     """Contract `dims` (an int: the last dims of `a` with the first of `b`; or two lists)."""
     tensor_arg(a, "tensordot", "a")
@@ -391,6 +399,7 @@ def _scalar_constant(value, d: _dtypes.dtype):
     return constant(value, d.jax)
 
 
+@takes_out
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to the product's shape."""
     tensor_arg(input, "addmm")
@@ -469,6 +478,7 @@ _DIAGONAL = register(
 )
 
 
+@takes_out
 def diag(input, diagonal: int = 0):
     """A 1-D tensor becomes a square matrix with it on diagonal `diagonal`; a 2-D tensor gives
     that diagonal as a 1-D tensor."""
@@ -484,6 +494,7 @@ _TRIL = register("tril", lambda x, *, k: jnp.tril(x, k), node="TrilBackward0", s
 _TRIU = register("triu", lambda x, *, k: jnp.triu(x, k), node="TriuBackward0", saves="none")
 
 
+@takes_out
 def tril(input, diagonal: int = 0):
     """The lower triangle (at and below diagonal `diagonal`) of the last two dims; rest zero."""
     tensor_arg(input, "tril")
@@ -492,6 +503,7 @@ def tril(input, diagonal: int = 0):
     return apply(_TRIL, input, k=int(diagonal))
 
 
+@takes_out
 def triu(input, diagonal: int = 0):
     """The upper triangle (at and above diagonal `diagonal`) of the last two dims; rest zero."""
     tensor_arg(input, "triu")
@@ -608,6 +620,7 @@ SINGULAR_INVERSE = (
 SINGULAR_SOLVE = "The solver failed because the input matrix is singular."
 
 
+@takes_out
 def linalg_inv(A):
     """The inverse of each square matrix; LinAlgError if one is singular (checked eagerly)."""
     _check_square("linalg.inv", A)
@@ -616,12 +629,14 @@ def linalg_inv(A):
     return inverse
 
 
+@takes_out
 def linalg_det(A):
     """The determinant of each square matrix (gradients exact for singular ones too)."""
     _check_square("linalg.det", A)
     return apply(_DET, A)
 
 
+@takes_out
 def linalg_solve(A, B, *, left: bool = True):
     """The solution X of AX = B (or XA = B); B may be a vector or a batch of vectors."""
     x, info = solve_with_info(A, B, left)
@@ -666,6 +681,7 @@ def det(input):
     return linalg_det(input)
 
 
+@takes_out
 def inverse(input):
     """The matrix inverse (`torch.linalg.inv`)."""
     return linalg_inv(input)
@@ -734,26 +750,31 @@ def _add_product_front(fname, input, a, b, beta, alpha, names):
     )
 
 
+@takes_out
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """`beta * input + alpha * (mat @ vec)`."""
     return _add_product_front("addmv", input, mat, vec, beta, alpha, ("mat", "vec"))
 
 
+@takes_out
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """`beta * input + alpha * outer(vec1, vec2)`."""
     return _add_product_front("addr", input, vec1, vec2, beta, alpha, ("vec1", "vec2"))
 
 
+@takes_out
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """`beta * input + alpha * (batch1 @ batch2)`, batched."""
     return _add_product_front("baddbmm", input, batch1, batch2, beta, alpha, ("batch1", "batch2"))
 
 
+@takes_out
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """`beta * input + alpha * sum over the batch of batch1[i] @ batch2[i]`."""
     return _add_product_front("addbmm", input, batch1, batch2, beta, alpha, ("batch1", "batch2"))
 
 
+@takes_out
 def inner(input, other):
     """The sum of products over the last dims (a product for 0-d operands)."""
     tensor_arg(input, "inner")
@@ -771,6 +792,7 @@ def inner(input, other):
 _KRON = register("kron", jnp.kron, node="KronBackward0", saves="others")
 
 
+@takes_out
 def kron(input, other):
     """The Kronecker product (blocks `input[i, j] * other`)."""
     tensor_arg(input, "kron")
@@ -803,6 +825,7 @@ def diagflat(input, offset: int = 0):
     return diag_embed(reshape(input, -1), offset)
 
 
+@takes_out
 def matrix_power(input, n: int):
     """The n-th power of square matrices (batched) by repeated squaring; n < 0 inverts first,
     n == 0 gives identities."""
@@ -834,6 +857,7 @@ _CROSS = register(
 )
 
 
+@takes_out
 def cross(input, other, dim=None):
     """The 3-D cross product along `dim` (by default the first dim of size 3, with PyTorch's
     deprecation warning); the inputs broadcast."""

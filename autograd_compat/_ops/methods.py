@@ -41,6 +41,7 @@ from . import tensor_info as _info
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
 from .nn import activation
+from .out_arg import without_out
 
 __all__ = ["TensorMethods"]
 
@@ -647,10 +648,11 @@ _CLASS_ATTRIBUTES = frozenset(
 
 
 def _bind() -> None:
-    """Copy the table onto Tensor (at import, once)."""
+    """Copy the table onto Tensor (at import, once); methods take no `out=`, so they are the
+    front ends under `takes_out`'s wrapper (one call fewer)."""
     for name, value in vars(TensorMethods).items():
         if name not in _CLASS_ATTRIBUTES:
-            setattr(Tensor, name, value)
+            setattr(Tensor, name, without_out(value))
 
 
 _bind()

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 from .._pure.op import register
 from .._tape.args import tensor_arg
 from .._tape.record import apply
+from .out_arg import takes_out
 from .reduce import (
     _evenly_distributed,
     amax,
@@ -41,6 +42,7 @@ def _mode_index(x, dim):
 _MODE = register("mode", gathered_at(_mode_index), node="ModeBackward0")
 
 
+@takes_out
 def mode(input, dim: int = -1, keepdim: bool = False):
     """`(values, indices)`: the most frequent value along `dim` (the smallest on a tie) and
     the last index where it occurs."""
@@ -70,6 +72,7 @@ _NANMEDIAN_DIM = register(
 )
 
 
+@takes_out
 def nanmedian(input, dim=None, keepdim: bool = False):
     """The lower median ignoring NaN (NaN only where all elements are NaN); with `dim`,
     `(values, indices)` as `median`."""
@@ -85,6 +88,7 @@ def nanmedian(input, dim=None, keepdim: bool = False):
 
 
 # ----------------------------------------------------------------------------- aminmax, msort
+@takes_out
 def aminmax(input, *, dim=None, keepdim: bool = False):
     """`(min, max)` over all elements or along `dim`."""
     tensor_arg(input, "aminmax")
@@ -92,6 +96,7 @@ def aminmax(input, *, dim=None, keepdim: bool = False):
     return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
 
+@takes_out
 def msort(input):
     """`input` sorted along its first dim: `sort(input, dim=0).values`."""
     tensor_arg(input, "msort")

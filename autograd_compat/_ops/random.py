@@ -29,6 +29,7 @@ from .._tape.args import check_inplace, commit_inplace, scalar_type_name
 from .._tape.record import apply
 from .factories import _device_array, _finish, _float_dtype, _place, is_meta_device, meta
 from .joining import _no_match
+from .out_arg import takes_out
 from .shape import cat, narrow, reshape
 
 __all__ = [
@@ -132,6 +133,7 @@ def _sample(
 _KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}
 
 
+@takes_out
 def rand(
     *sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -139,6 +141,7 @@ def rand(
     return _sample(_uniform_noise, "rand", sizes, size, generator, dtype, device, requires_grad)
 
 
+@takes_out
 def randn(
     *sizes, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -173,6 +176,7 @@ def _integers(generator, shape: tuple, low: int, high: int, dtype: _dtypes.dtype
     return _from_host(_draws.integers(g, math.prod(shape), high - low, low), shape, dtype)
 
 
+@takes_out
 def randint(
     *args,
     size=None,
@@ -256,6 +260,7 @@ def _check_bounds(low: int, high: int, dtype: _dtypes.dtype) -> None:
         raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
+@takes_out
 def randperm(
     n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
@@ -371,6 +376,7 @@ def _check_std_scalar(std) -> None:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {shown}")
 
 
+@takes_out
 def normal(
     mean,
     std=1.0,
@@ -382,7 +388,6 @@ def normal(
     device=None,
     pin_memory: bool = False,
     requires_grad: bool = False,
-    out=None,
 ) -> Tensor:
     """Normal samples `mean + std * N(0, 1)`; `mean`/`std` may be tensors (broadcast; their
     gradient is zero, as PyTorch's NormalBackward nodes give).
@@ -550,7 +555,8 @@ def sample_dirichlet(concentration: Tensor, generator=None) -> Tensor:
     return _bucketed(_DIRICHLET, alpha, 1, generator)
 
 
-def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
+@takes_out
+def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """0/1 samples with probabilities `input` (or the number `p`), in `input`'s dtype."""
     if not isinstance(input, Tensor):
         raise TypeError(

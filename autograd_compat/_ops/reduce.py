@@ -34,6 +34,7 @@ from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor
 from .._tape.record import apply
 from .comparison import logical_xor, maximum, minimum
 from .elementwise import _HALF, sub
+from .out_arg import takes_out
 from .shape import cat, narrow, reshape
 from .unary import _abs
 
@@ -130,6 +131,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 @_numpy_names
+@takes_out
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
     tensor_arg(input, "mean")
@@ -243,6 +245,7 @@ def _norm_dtype(fname: str, input, dtype) -> _dtypes.dtype:
     return dtype
 
 
+@takes_out
 def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
     """The vector `ord`-norm over all elements (flattened) or over `dim` (an int or a tuple).
 
@@ -276,6 +279,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
+@takes_out
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None):
     """A matrix norm over the two dims `dim`: "fro", "nuc", ±1 (max/min column sum), ±2
     (largest/smallest singular value), ±inf (max/min row sum).
@@ -314,6 +318,7 @@ _EUCLIDEAN = {
 }
 
 
+@takes_out
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     """The vector p-norm over all elements or over `dim` (`p="fro"` is the 2-norm)."""
     tensor_arg(input, "norm")
@@ -542,6 +547,7 @@ def _moment(fname, op, input, dim, unbiased, keepdim, correction):
 
 
 @_numpy_names
+@takes_out
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Variance over all elements or `dim`, dividing by N - correction (default 1; `unbiased`
     is the older spelling: True for 1, False for 0)."""
@@ -549,6 +555,7 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 
 @_numpy_names
+@takes_out
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
@@ -642,6 +649,7 @@ def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
 
 
 @_numpy_names
+@takes_out
 def max(input, dim=None, keepdim: bool = False, *, other=None):
     """The largest element; along `dim`, `(values, indices)`; with a tensor, `maximum`.
 
@@ -656,6 +664,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):
 
 
 @_numpy_names
+@takes_out
 def min(input, dim=None, keepdim: bool = False, *, other=None):
     """The smallest element; along `dim`, `(values, indices)`; with a tensor, `minimum`."""
     return _max_min("min", False, input, dim, keepdim, other)
@@ -694,11 +703,13 @@ def _amax_amin(fname: str, largest: bool, input, dim, keepdim):
     return apply(_AMAX if largest else _AMIN, input, dims=dims, keepdim=keepdim, largest=largest)
 
 
+@takes_out
 def amax(input, dim=(), keepdim: bool = False):
     """The maximum over `dim` (an int or tuple; all dims by default). Ties share the gradient."""
     return _amax_amin("amax", True, input, dim, keepdim)
 
 
+@takes_out
 def amin(input, dim=(), keepdim: bool = False):
     """The minimum over `dim` (an int or tuple; all dims by default). Ties share the gradient."""
     return _amax_amin("amin", False, input, dim, keepdim)
@@ -758,6 +769,7 @@ _LOGSUMEXP = register("logsumexp", _logsumexp, node="LogsumexpBackward0")
 
 
 @_numpy_names
+@takes_out
 def logsumexp(input, dim, keepdim: bool = False):
     """log(sum(exp(input))) over `dim`, computed stably; integers give the default float."""
     tensor_arg(input, "logsumexp")
@@ -781,6 +793,7 @@ _CUMSUM = register("cumsum", _cumulative, node="CumsumBackward0", saves="none")
 _CUMPROD = register("cumprod", _cumulative, node="CumprodBackward0")
 
 
+@takes_out
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along `dim`; integers and bools give int64 unless `dtype` is given."""
     tensor_arg(input, "cumsum")
@@ -789,6 +802,7 @@ def cumsum(input, dim, *, dtype=None):
     return apply(_CUMSUM, input, dim=d, dtype=out.jax, product=False)
 
 
+@takes_out
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along `dim` (exact gradients with zeros in the input)."""
     tensor_arg(input, "cumprod")
@@ -804,6 +818,7 @@ def _logcumsumexp(x, *, dim):
 _LOGCUMSUMEXP = register("logcumsumexp", _logcumsumexp, node="LogcumsumexpBackward0")
 
 
+@takes_out
 def logcumsumexp(input, dim: int):
     """log(cumsum(exp(input), dim)), computed stably."""
     tensor_arg(input, "logcumsumexp")
@@ -836,12 +851,14 @@ def _truth_reduction(fname: str, is_all: bool, input, dim, keepdim):
 
 
 @_numpy_names
+@takes_out
 def all(input, dim=None, keepdim: bool = False):
     """True where every element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("all", True, input, dim, keepdim)
 
 
 @_numpy_names
+@takes_out
 def any(input, dim=None, keepdim: bool = False):
     """True where some element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("any", False, input, dim, keepdim)
@@ -887,6 +904,7 @@ _MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="Med
 
 
 @_numpy_names
+@takes_out
 def median(input, dim=None, keepdim: bool = False):
     """The lower median (for an even count, the smaller of the two middle values), as PyTorch.
 
@@ -943,6 +961,7 @@ _ARGSORT = register(
 )
 
 
+@takes_out
 def sort(input, dim: int = -1, descending: bool = False, stable: bool | None = None):
     """Sort along `dim`: `(values, indices)`. Always stable here (NaN sorts as the largest).
 
@@ -969,6 +988,7 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
     return apply(_ARGSORT, input, dim=d, descending=bool(descending), scalar=input.ndim == 0)
 
 
+@takes_out
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The `k` largest (or smallest) elements along `dim`: `(values, indices)`, sorted.
 
@@ -1053,6 +1073,7 @@ def apply_matrix_norm(A: Tensor, ord, dims: tuple, keepdim: bool, dtype: _dtypes
     )
 
 
+@takes_out
 def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None):
     """The n-th forward difference along `dim`, after concatenating `prepend` and `append`
     (a logical xor for bool tensors), composed from narrow and sub as in PyTorch."""
@@ -1127,6 +1148,7 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 @_numpy_names
+@takes_out
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of the non-NaN elements (nansum / count, as PyTorch composes it); floats only."""
     tensor_arg(input, "nanmean")
@@ -1166,11 +1188,13 @@ def _cumulative_extreme(fname: str, op, input, dim: int):
     return getattr(return_types, fname)(values, indices)
 
 
+@takes_out
 def cummax(input, dim: int):
     """Running maximum along `dim` and its indices (NaN propagates), as (values, indices)."""
     return _cumulative_extreme("cummax", _CUMMAX, input, dim)
 
 
+@takes_out
 def cummin(input, dim: int):
     """Running minimum along `dim` and its indices (NaN propagates), as (values, indices)."""
     return _cumulative_extreme("cummin", _CUMMIN, input, dim)
@@ -1190,6 +1214,7 @@ def _kthvalue(x, *, k, dim, keepdim):
 _KTHVALUE = register("kthvalue", _kthvalue, node="KthvalueBackward0")
 
 
+@takes_out
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest element along `dim` and its index, as (values, indices)."""
     tensor_arg(input, "kthvalue")
@@ -1288,12 +1313,14 @@ def _quantile_front(fname, input, q, dim, keepdim, interpolation, ignore_nan):
     return out
 
 
+@takes_out
 def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
     """The q-th quantiles of `input` (along `dim`, else of all elements); NaN if a NaN is
     among them. A 1-D `q` adds a leading dim."""
     return _quantile_front("quantile", input, q, dim, keepdim, interpolation, False)
 
 
+@takes_out
 def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
     """`quantile` ignoring NaN (NaN only where a slice is all NaN)."""
     return _quantile_front("nanquantile", input, q, dim, keepdim, interpolation, True)

@@ -27,6 +27,7 @@ from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import scalar_type_name
 from .factories import _device_array
+from .out_arg import takes_out
 from .random import host_generator
 
 __all__ = ["multinomial"]
@@ -108,6 +109,7 @@ def _check_codes(codes: np.ndarray, fast_path: bool) -> None:
     raise RuntimeError(_KERNEL_TEXT[int(codes[bad[0]])])
 
 
+@takes_out
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator=None
 ) -> Tensor:

@@ -41,6 +41,7 @@ from .._tape import wide as _wide
 from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .._tape.views import Alias, layout_of, make_view, shaped, view_of
+from .out_arg import takes_out
 
 __all__ = [
     "adjoint",
@@ -575,7 +576,8 @@ def _tensor_list(fname: str, tensors, name: str = "tensors") -> tuple:
     return tuple(tensors)
 
 
-def cat(tensors, dim: int = 0, *, out=None):
+@takes_out
+def cat(tensors, dim: int = 0):
     """Concatenate tensors along an existing dim; dtypes promote as in PyTorch.
 
     1-D empty tensors (shape [0]) are skipped, as PyTorch does for backward compatibility.
@@ -629,7 +631,8 @@ def _stack(*xs, dim, dtype):
 _STACK = register("stack", _stack, node="StackBackward0", saves="none")
 
 
-def stack(tensors, dim: int = 0, *, out=None):
+@takes_out
+def stack(tensors, dim: int = 0):
     """Stack equally shaped tensors along a new dim; dtypes promote as in PyTorch."""
     tensors = _tensor_list("stack", tensors)
     if not tensors:

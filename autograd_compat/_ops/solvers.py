@@ -38,6 +38,7 @@ from .linalg import (
     raise_for_info,
     solve_with_info,
 )
+from .out_arg import takes_out
 from .reduce import matrix_norm, return_types, sum
 from .shape import cat
 
@@ -85,6 +86,7 @@ def _check_rhs(fname: str, A: Tensor, B: Tensor, left: bool, a_name: str = "A") 
     broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
 
 
+@takes_out
 def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False):
     """The solution X of AX = B (XA = B when not `left`) for triangular A (`upper` or lower;
     its diagonal taken as ones when `unitriangular`)."""
@@ -108,6 +110,7 @@ def _lu_factor_ex(a):
 _LU_FACTOR = register("linalg.lu_factor_ex", _lu_factor_ex, node="LinalgLuFactorExBackward0")
 
 
+@takes_out
 def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False):
     """`(LU, pivots, info)`: the partially pivoted LU factorization (L below the diagonal,
     unit diagonal implied, U on and above), 1-based int32 pivots, and per matrix 0 or the
@@ -129,6 +132,7 @@ _ZERO_PIVOT = (
 )
 
 
+@takes_out
 def lu_factor(A, *, pivot: bool = True):
     """`(LU, pivots)` of `lu_factor_ex`; a LinAlgError (checked eagerly) for a singular A."""
     lu, pivots, info = lu_factor_ex(A, pivot=pivot)
@@ -152,6 +156,7 @@ _LU_SOLVE = register(
 )
 
 
+@takes_out
 def linalg_lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False):
     """The solution of AX = B (XA = B when not `left`, A^H for A when `adjoint`) given A's
     `lu_factor` result."""
@@ -210,6 +215,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return return_types.linalg_lstsq(solution, residuals, rank, empty)
 
 
+@takes_out
 def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False):
     """The number of singular values above max(atol, rtol * largest) (rtol defaulting to
     eps * max(m, n) when neither is given), an int64 tensor per matrix."""
@@ -221,6 +227,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False):
     return sum(values > cutoff, -1)
 
 
+@takes_out
 def multi_dot(tensors):
     """The product of the matrices in `tensors`, a first 1-D one a row and a last a column."""
     if len(tensors) < 2:
@@ -231,6 +238,7 @@ def multi_dot(tensors):
     return out
 
 
+@takes_out
 def vecdot(x, y, *, dim: int = -1):
     """The dot product along `dim` (x conjugated), broadcasting the other dims."""
     tensor_arg(x, "vecdot", "x")
@@ -238,6 +246,7 @@ def vecdot(x, y, *, dim: int = -1):
     return sum(x.conj() * y, dim)
 
 
+@takes_out
 def inv_ex(A, *, check_errors: bool = False):
     """`(inverse, info)`: info per matrix 0, or > 0 for a singular one (raising LinAlgError
     instead when `check_errors`)."""
@@ -248,6 +257,7 @@ def inv_ex(A, *, check_errors: bool = False):
     return return_types.linalg_inv_ex(inverse, info)
 
 
+@takes_out
 def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
     """`(result, info)` of linalg.solve's equation; info > 0 marks a singular matrix (a
     LinAlgError when `check_errors`)."""
@@ -257,6 +267,7 @@ def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
     return return_types.linalg_solve_ex(x, info)
 
 
+@takes_out
 def linalg_cross(input, other, *, dim: int = -1):
     """The cross product of 3-vectors along `dim` (default the last); inputs of the same
     number of dims broadcast."""
@@ -277,6 +288,7 @@ def linalg_diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1):
     return A.diagonal(offset, dim1, dim2)
 
 
+@takes_out
 def linalg_matrix_power(A, n: int):
     """A to the integer power `n` (negative: of the inverse)."""
     return matrix_power(A, n)
@@ -319,6 +331,7 @@ def _warn_replaced(text: str) -> None:
     warnings.warn(text, UserWarning, stacklevel=3)
 
 
+@takes_out
 def lu(A, pivot: bool = True, get_infos: bool = False):
     """`torch.lu` (deprecated there): `(LU, pivots)` of `linalg.lu_factor`, with the infos
     when `get_infos` (a singular A raises otherwise)."""
@@ -331,6 +344,7 @@ def lu(A, pivot: bool = True, get_infos: bool = False):
     return tuple(lu_factor(A, pivot=pivot))
 
 
+@takes_out
 def lu_solve(b, LU_data, LU_pivots):
     """`torch.lu_solve(b, LU_data, LU_pivots)`: `linalg.lu_solve(LU_data, LU_pivots, b)`."""
     return linalg_lu_solve(LU_data, LU_pivots, b)
@@ -347,6 +361,7 @@ _PERMUTATION = register(
 )
 
 
+@takes_out
 def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):
     """`(P, L, U)` with A = P L U from `lu_factor`'s result (empty tensors for the parts not
     unpacked)."""
@@ -367,6 +382,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool 
     return return_types.lu_unpack(p, lower, upper)
 
 
+@takes_out
 def triangular_solve(b, A, upper: bool = True, transpose: bool = False, unitriangular=False):
     """`torch.triangular_solve` (deprecated there): `(solution, cloned_coefficient)` with
     solution X of AX = b (A^T X = b when `transpose`)."""
@@ -382,6 +398,7 @@ def triangular_solve(b, A, upper: bool = True, transpose: bool = False, unitrian
 
 
 # ----------------------------------------------------------------------------- cond, tensor*
+@takes_out
 def cond(A, p=None):
     """The condition number of each matrix in the norm `p` (2 by default: the ratio of the
     largest to the smallest singular value)."""
@@ -393,6 +410,7 @@ def cond(A, p=None):
     return matrix_norm(A, p) * matrix_norm(linalg_inv(A), p)
 
 
+@takes_out
 def tensorinv(A, ind: int = 2):
     """The tensor inverse: the inverse of A reshaped to a prod(shape[:ind]) square matrix,
     shaped back to shape[ind:] + shape[:ind]."""
@@ -404,6 +422,7 @@ def tensorinv(A, ind: int = 2):
     return inverse.reshape(cols + rows)
 
 
+@takes_out
 def tensorsolve(A, B, dims=None):
     """X with tensordot(A, X, X.ndim) = B (`dims`: the dims of A moved to the end first)."""
     tensor_arg(A, "tensorsolve", "A")

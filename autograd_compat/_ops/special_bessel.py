@@ -12,6 +12,7 @@ import jax.scipy.special as jss
 from .._pure.op import register
 from .._tape.args import tensor_arg
 from .._tape.record import apply
+from .out_arg import takes_out
 from .unary import _cast_unary, _float_dtype
 
 __all__ = ["modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]
@@ -37,13 +38,13 @@ def _special_unary(name: str, fn):
         f"special.{name}", _cast_unary(fn), node=f"Special{name}Backward", differentiable=False
     )
 
-    def unary(input, *, out=None):
+    def unary(input):
         tensor_arg(input, name)
         return apply(op, input, dtype=_float_dtype(input.dtype).jax)
 
     unary.__name__ = unary.__qualname__ = name
     unary.__doc__ = f"torch.special.{name}: elementwise, not differentiable (as in PyTorch)."
-    return unary
+    return takes_out(unary)
 
 
 modified_bessel_i0 = _special_unary("modified_bessel_i0", jss.i0)

@@ -23,6 +23,7 @@ from .._tape.args import floating, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .comparison import _predicate
 from .elementwise import _binary, _float_dtype, _named
+from .out_arg import takes_out
 from .reduce import return_types
 from .unary import _digamma, _float_unary, _lgamma, _with_derivative, polygamma_value
 
@@ -72,7 +73,7 @@ def _real_predicate(name: str, fn):
             raise RuntimeError(f"{name} does not support complex inputs.")
         return predicate(input)
 
-    return _named(real_only, name, predicate.__doc__ or "")
+    return takes_out(_named(real_only, name, predicate.__doc__ or ""))
 
 
 isposinf = _real_predicate("isposinf", jnp.isposinf)
@@ -107,7 +108,7 @@ def _integer_binary(name: str, fn):
             )
         return _binary(op, input, other, name, dtype=dtype)
 
-    return _named(integer_binary, name, f"Elementwise `{name}` of integers.")
+    return takes_out(_named(integer_binary, name, f"Elementwise `{name}` of integers."))
 
 
 gcd = _integer_binary("gcd", jnp.gcd)
@@ -133,7 +134,7 @@ def _float_binary(name: str, node: str, fn, differentiable: bool = True, integra
             )
         return _binary(op, input, other, name, dtype=_float_dtype(dtype))
 
-    return _named(float_binary, name, f"Elementwise `{name}` in floating point.")
+    return takes_out(_named(float_binary, name, f"Elementwise `{name}` in floating point."))
 
 
 ldexp = _float_binary("ldexp", "LdexpBackward0", lambda a, b: a * jnp.exp2(b))
@@ -159,6 +160,7 @@ def _frexp(x):
 _FREXP = register("frexp", _frexp, node="FrexpBackward0")
 
 
+@takes_out
 def frexp(input):
     """`(mantissa, exponent)`: the mantissa in [0.5, 1) in magnitude and the int32 exponent."""
     tensor_arg(input, "frexp")
@@ -189,6 +191,7 @@ def _polygamma(x, *, n, dtype):
 _POLYGAMMA = register("polygamma", _polygamma, node="PolygammaBackward0")
 
 
+@takes_out
 def polygamma(n: int, input):
     """The n-th derivative of digamma."""
     tensor_arg(input, "polygamma", "input", 2)
@@ -215,6 +218,7 @@ def _mvlgamma(x, *, p):
 _MVLGAMMA = register("mvlgamma", _mvlgamma, node="MvlgammaBackward0")
 
 
+@takes_out
 def mvlgamma(input, p: int):
     """The multivariate log-gamma function of dimension `p` (>= 1), elementwise."""
     tensor_arg(input, "mvlgamma")

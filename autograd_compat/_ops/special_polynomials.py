@@ -19,6 +19,7 @@ from .._tape.args import tensor_arg
 from .._tape.record import apply
 from .elementwise import _float_dtype
 from .factories import tensor
+from .out_arg import takes_out
 
 __all__ = [
     "chebyshev_polynomial_t",
@@ -213,7 +214,7 @@ def _polynomial(name: str):
         differentiable=False,
     )
 
-    def polynomial(input, n, *, out=None):
+    def polynomial(input, n):
         """A Python number takes part as PyTorch's wrapped numbers do: in the promotion as
         a number, in the computation at the result dtype."""
         if not isinstance(input, Tensor) and not isinstance(n, Tensor):
@@ -224,7 +225,7 @@ def _polynomial(name: str):
 
     polynomial.__name__ = polynomial.__qualname__ = name
     polynomial.__doc__ = f"torch.special.{name}(input, n): the degree-n polynomial at input."
-    return polynomial
+    return takes_out(polynomial)
 
 
 chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t")

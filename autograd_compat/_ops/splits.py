@@ -16,6 +16,7 @@ from .._tape.args import tensor_arg
 from .._tape.record import apply
 from . import reduce as _reduce
 from . import shape as _shape
+from .out_arg import takes_out
 
 __all__ = [
     "dsplit",
@@ -145,6 +146,7 @@ _NARROW_COPY_DIM = (
 )
 
 
+@takes_out
 def narrow_copy(input, dim: int, start: int, length: int):
     """`narrow`, as a new tensor rather than a view."""
     tensor_arg(input, "narrow_copy")

@@ -19,6 +19,7 @@ from .._state.tensor import MetaTensor, Tensor
 from .._tape import views as _views
 from .._tape.args import check_inplace, commit_inplace, tensor_arg
 from . import convert as _convert
+from .out_arg import takes_out
 
 __all__ = [
     "conj_physical",
@@ -101,6 +102,7 @@ def resolve_neg(input):
     return input
 
 
+@takes_out
 def conj_physical(input):
     """The complex conjugate, computed; `input` itself for real tensors (as in PyTorch)."""
     tensor_arg(input, "conj_physical")

@@ -26,6 +26,7 @@ from .._tape.args import (
 )
 from .._tape.record import apply
 from .elementwise import _HALF, _float_dtype, _inexact, _named, _not_implemented, opmath, pow
+from .out_arg import takes_out
 
 __all__ = [
     "abs",
@@ -114,7 +115,9 @@ def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True, boo
             raise bool_error()
         return apply(op, floating(input) if promote_to_float else input)
 
-    return _named(unary, name, f"Elementwise `{name}` (jax.numpy's, differentiated by jax.vjp).")
+    return takes_out(
+        _named(unary, name, f"Elementwise `{name}` (jax.numpy's, differentiated by jax.vjp).")
+    )
 
 
 neg = _unary(
@@ -197,10 +200,12 @@ def _float_unary(name: str, node: str, fn, saves: str = "all"):
         tensor_arg(input, name)
         return apply(op, input, dtype=_float_dtype(input.dtype).jax)
 
-    return _named(
-        unary,
-        name,
-        f"Elementwise `{name}`; integer inputs are computed in the default float dtype.",
+    return takes_out(
+        _named(
+            unary,
+            name,
+            f"Elementwise `{name}`; integer inputs are computed in the default float dtype.",
+        )
     )
 
 
@@ -233,7 +238,7 @@ def _same_dtype_unary(name: str, node: str, fn, kernel: str, *, bool_ok: bool = 
             raise _not_implemented(kernel, input.dtype)
         return apply(op, input)
 
-    return _named(unary, name, f"Elementwise `{name}`, keeping the input dtype.")
+    return takes_out(_named(unary, name, f"Elementwise `{name}`, keeping the input dtype."))
 
 
 def _integral_identity(fn):
@@ -276,6 +281,7 @@ _ROUND = register("round", _integral_identity(jnp.round), node="RoundBackward0")
 _ROUND_DECIMALS = register("round.decimals", _round_decimals, node="RoundBackward1")
 
 
+@takes_out
 def round(input, *, decimals: int = 0):
     """Round half to even (as PyTorch and NumPy do), optionally to `decimals` decimal places.
 
@@ -290,6 +296,7 @@ def round(input, *, decimals: int = 0):
     return apply(_ROUND_DECIMALS, input, decimals=int(decimals))
 
 
+@takes_out
 def square(input):
     """`input ** 2` (a PowBackward0 node, as in PyTorch); bool inputs give int64."""
     tensor_arg(input, "square")
@@ -368,6 +375,7 @@ sinc = _float_unary("sinc", "SincBackward0", _sinc)
 _FRAC = register("frac", lambda x: x - jnp.trunc(x), node="FracBackward0")
 
 
+@takes_out
 def frac(input):
     """`input - trunc(input)`: the fractional part, with the sign of `input` (floats only)."""
     tensor_arg(input, "frac")
@@ -379,6 +387,7 @@ def frac(input):
 _SGN = register("sgn", lambda x: jnp.sign(x) if x.dtype != jnp.bool_ else x, node="SgnBackward0")
 
 
+@takes_out
 def sgn(input):
     """The sign of each element (x / |x| for complex); real inputs as `torch.sign`."""
     tensor_arg(input, "sgn")
@@ -421,6 +430,7 @@ def _logit(x, *, dtype, eps):
 _LOGIT = register("logit", _logit, node="LogitBackward0")
 
 
+@takes_out
 def logit(input, eps=None):
     """The inverse of sigmoid, log(p / (1 - p)); `eps` clamps p to [eps, 1 - eps] first."""
     tensor_arg(input, "logit")
@@ -438,6 +448,7 @@ def _nan_to_num(x, nan, posinf, neginf):
 _NAN_TO_NUM = register("nan_to_num", _nan_to_num, node="NanToNumBackward0")
 
 
+@takes_out
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and +/-inf by `posinf`/`neginf` (default: the dtype's largest and
     smallest finite values); the gradient is 0 at replaced elements."""

@@ -10,6 +10,7 @@ import numpy as np
 from ..._pure.op import scalar_input
 from ..._pure.shapes import normalize_dim, unique_dims
 from ..._tape.record import apply
+from ..out_arg import takes_out
 from ._common import _same_dtype, _tensor, register
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
@@ -55,6 +56,7 @@ def _p_norm(x, p, axis, keepdims=False, runtime_p=None):
 _NORMALIZE = register("normalize", _normalize_fn, node="DivBackward0", shown_inputs=(0,))
 
 
+@takes_out
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None):
     """`input / max(||input||_p, eps)` along `dim`."""
     _tensor(input, "normalize")
