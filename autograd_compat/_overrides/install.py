@@ -103,12 +103,22 @@ def _entry(spec: registry.Entry, impl: Callable) -> Callable[[tuple, dict], Any]
 
 
 def _copy(function: types.FunctionType) -> types.FunctionType:
+    """An undispatched copy of `function`. An `out=` wrapper's copy calls its front end's
+    copy (`_ops/out_arg`): the front end is a Tensor method that dispatches too, and one call
+    must dispatch once."""
+    closure = function.__closure__
+    inner = _impls.get(id(function.__dict__.get("_without_out")))
+    if inner is not None and closure is not None:
+        front = function.__dict__["_without_out"]
+        closure = tuple(
+            types.CellType(inner) if cell.cell_contents is front else cell for cell in closure
+        )
     impl = types.FunctionType(
         function.__code__,
         function.__globals__,
         function.__name__,
         function.__defaults__,
-        function.__closure__,
+        closure,
     )
     impl.__kwdefaults__ = function.__kwdefaults__
     impl.__dict__.update(function.__dict__)
@@ -157,11 +167,15 @@ def install() -> None:
             return
         if not _installed:
             _installed.extend(registry.entries())
-        for spec in _installed:
+        for spec in sorted(_installed, key=_is_out_wrapper):  # front ends first (`_copy`)
             _swap(spec)
         _disarm()
         vars(builtins)["__build_class__"] = _original_build_class
         _on[0] = True
+
+
+def _is_out_wrapper(spec: registry.Entry) -> bool:
+    return "_without_out" in getattr(spec.function, "__dict__", {})
 
 
 def uninstall() -> None:
