@@ -167,7 +167,7 @@ def _worker(args: argparse.Namespace) -> None:
     before = _peak_mib()
     start = time.perf_counter()
     try:
-        setup = real_models.build(args.model, args.adadelta)
+        setup = real_models.build(args.model)
         step = _column_step(kind, torch, setup.train_step)
         if args.cold:
             say(loss=step())
@@ -193,24 +193,24 @@ def _worker(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------ the driver
 
 
-def _start(column: Column, model: str, adadelta: bool, env: dict, cold: bool = False) -> Worker:
+def _start(column: Column, model: str, env: dict, cold: bool = False) -> Worker:
     env = dict(env)
     if column.kind.startswith("ours") or column.kind == "floor":
         env["XLA_FLAGS"] = xla_threads(column.threads)
     command = [sys.executable, __file__, "--worker", column.kind, "--model", model]
     command += ["--threads", str(column.threads)]
-    command += ["--adadelta"] * adadelta + ["--cold"] * cold
+    command += ["--cold"] * cold
     return Worker(command, env)
 
 
-def _time_model(model: str, columns: list, adadelta: bool, repeats: int, target_s: float):
+def _time_model(model: str, columns: list, repeats: int, target_s: float):
     """(ready messages, samples) of each column of `model`."""
     workers: dict = {}
     ready: dict = {}
     env = fresh_env()
     try:
         for column in columns:  # one at a time: setup (imports, compiles) is timed alone
-            workers[column] = _start(column, model, adadelta, env)
+            workers[column] = _start(column, model, env)
             ready[column] = workers[column].reply()
             print(f"  {model}: {column.name} ready", file=sys.stderr, flush=True)
         samples = sample_rounds(workers, ready, repeats, target_s)
@@ -243,7 +243,7 @@ def _rows(model: str, ready: dict, samples: dict) -> tuple[list[str], dict]:
     return rows, ratios
 
 
-def _cold_start(model: str, adadelta: bool) -> str:
+def _cold_start(model: str) -> str:
     """One row: launch to the first and second loss of fresh processes (seconds)."""
     scratch = tempfile.mkdtemp(prefix="autograd_compat_models_")
     env = fresh_env()
@@ -256,7 +256,7 @@ def _cold_start(model: str, adadelta: bool) -> str:
     cells = []
     try:
         for kind, run_env in runs:
-            worker = _start(Column(kind, all_cores()), model, adadelta, run_env, cold=True)
+            worker = _start(Column(kind, all_cores()), model, run_env, cold=True)
             times = []
             for _ in range(2):
                 message = worker.reply()
@@ -275,11 +275,6 @@ def _geomean(values: list) -> float | None:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
-def _adadelta() -> bool:
-    """Whether this library's `torch.optim` has Adadelta (PyTorch's has): MNIST's optimizer."""
-    return hasattr(importlib.import_module("autograd_compat.optim"), "Adadelta")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter samples")
@@ -288,7 +283,6 @@ def main() -> None:
     parser.add_argument("--no-cold-start", action="store_true", help="skip the cold starts")
     parser.add_argument("--worker", choices=KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--model", choices=MODELS, help=argparse.SUPPRESS)
-    parser.add_argument("--adadelta", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cold", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -301,17 +295,15 @@ def main() -> None:
     counts = [args.threads] if args.threads else sorted({1, all_cores()})
     columns = [Column(kind, n) for n in counts for kind in KINDS]
     repeats, target_s = (3, 0.3) if args.quick else (9, 1.5)
-    adadelta = _adadelta()
-    mnist_optimizer = "Adadelta" if adadelta else "SGD (this library has no optim.Adadelta)"
     print(
         f"real models, one training step each, loss.item() per step; {repeats} samples per "
-        f"column; MNIST optimizer: {mnist_optimizer}; ms per step\n"
+        "column; ms per step\n"
     )
     print("| model | column | ms/step (median) | min - max | /torch | peak RSS MiB (+) | note |")
     print("|---|---|---:|---:|---:|---:|---|", flush=True)
     ratios: dict = {column: [] for column in columns}
     for model in models:
-        ready, samples = _time_model(model, columns, adadelta, repeats, target_s)
+        ready, samples = _time_model(model, columns, repeats, target_s)
         model_rows, model_ratios = _rows(model, ready, samples)
         print("\n".join(model_rows), flush=True)
         for column, ratio in model_ratios.items():
@@ -333,7 +325,7 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|")
     for model in models:
-        print(_cold_start(model, adadelta), flush=True)
+        print(_cold_start(model), flush=True)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ seeded numpy generator, so every column starts from the same numbers; dropout is
   embedding and head, causal `scaled_dot_product_attention`), batch 12, AdamW with nanoGPT's
   decay groups;
 - `mnist`: the pytorch/examples MNIST CNN (conv 1->32->64, fc 9216->128->10, dropout p=0),
-  batch 64 of 28x28 random images, Adadelta (lr 1.0) where `torch.optim` has it, else SGD;
+  batch 64 of 28x28 random images, Adadelta (lr 1.0);
 - `lstm`: the pytorch/examples word language model (2-layer LSTM, vocab 1000, embedding 128,
   hidden 256), 35 x 20 tokens, `clip_grad_norm_(0.25)`, SGD lr 20; the hidden state starts at
   zero every step (the batch is the same every step);
@@ -151,17 +151,14 @@ class Net(nn.Module):
         return F.log_softmax(self.fc2(x), dim=1)
 
 
-def mnist(adadelta: bool, batch: int = 64) -> Setup:
-    """The CNN with Adadelta (`adadelta`) or SGD: the caller picks one both libraries have."""
+def mnist(batch: int = 64) -> Setup:
+    """The CNN with Adadelta (lr 1.0), as pytorch/examples trains it."""
     model = Net()
     set_weights(model)
     rng = np.random.default_rng(1)
     x, y = _images(rng, (batch, 1, 28, 28)), _ids(rng, 10, (batch,))
-    if adadelta:
-        optimizer, name = torch.optim.Adadelta(model.parameters(), lr=1.0), "Adadelta"
-    else:
-        optimizer, name = torch.optim.SGD(model.parameters(), lr=0.01), "SGD"
-    return Setup(_step(model, optimizer, lambda m: F.nll_loss(m(x), y)), name)
+    optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
+    return Setup(_step(model, optimizer, lambda m: F.nll_loss(m(x), y)), "Adadelta")
 
 
 # ------------------------------------------------------------------------------ LSTM LM
@@ -233,11 +230,9 @@ def resnet(batch: int = 32) -> Setup:
     return Setup(_step(model, optimizer, lambda m: F.cross_entropy(m(x), y)), "SGD momentum")
 
 
-def build(name: str, adadelta: bool) -> Setup:
-    """The model `name` (gpt, mnist, lstm, resnet); `adadelta`: MNIST's optimizer."""
-    if name == "mnist":
-        return mnist(adadelta)
-    return {"gpt": gpt, "lstm": lstm, "resnet": resnet}[name]()
+def build(name: str) -> Setup:
+    """The model `name` (gpt, mnist, lstm, resnet)."""
+    return {"gpt": gpt, "mnist": mnist, "lstm": lstm, "resnet": resnet}[name]()
 
 
 MODELS = ("gpt", "mnist", "lstm", "resnet")

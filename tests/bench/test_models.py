@@ -23,10 +23,9 @@ def _losses(monkeypatch, aliased: bool) -> dict:
             patch.delitem(sys.modules, name, raising=False)
         with autograd_compat.alias_torch() if aliased else contextlib.nullcontext():
             real_models = importlib.import_module("real_models")
-            adadelta = hasattr(autograd_compat.optim, "Adadelta")
             losses = {}
             for model in real_models.MODELS:
-                step = real_models.build(model, adadelta).train_step
+                step = real_models.build(model).train_step
                 losses[model] = step().item()
         for name in ("real_models", "common"):
             sys.modules.pop(name, None)
