@@ -166,10 +166,27 @@ def _check_from_to(low: int, high: int) -> None:
         )
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _wide_randint_fn(key, shape: tuple, offset, span):
+    """Uniform int64 in [offset, offset + span) modulo 2**64 (span 0 stands for 2**64): a
+    range jax.random.randint cannot take, its bounds being int64."""
+    bits = jax.random.bits(key, shape, jnp.uint64)
+    value = jnp.where(span == 0, bits, bits % jnp.maximum(span, jnp.uint64(1)))
+    return (value + offset).astype(jnp.int64)
+
+
+_wide_randint = executables.jit(_wide_randint_fn, static_argnums=(1,))
+
+
 def _integers(generator, shape: tuple, low: int, high: int, dtype: _dtypes.dtype):
     """Uniform integers in [low, high) as `dtype` (drawn as int64, then cast): PyTorch's
     `draw % (high - low) + low` eagerly on the CPU backend."""
     g = host_generator(generator)
+    if g is None and high > _INT64_MAX:  # past int64's range (random_() of int64: [0, 2**63))
+        span, offset = np.uint64((high - low) % 2**64), np.uint64(low % 2**64)
+        return _wide_randint(_random.key(generator), shape, offset, span).astype(dtype.jax)
     if g is None:
         value = _randint(_random.key(generator), shape, low, high, jnp.int64)
         return value.astype(dtype.jax)
@@ -635,6 +652,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     shape = tuple(self.shape)
     if isinstance(p, Tensor):
         name = "BernoulliBackward1"
+        p = p.detach().expand(shape)  # PyTorch's error for a p that does not broadcast
         g = host_generator(generator, p.dtype)
         if g is not None and not isinstance(p._value, jax.core.Tracer):
             probs = np.broadcast_to(np.asarray(p._value), shape)

@@ -33,7 +33,7 @@ if rank == 0:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
 ddp = DistributedDataParallel(model)
-optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
+optimizer = torch.optim.SGD(ddp.parameters(), lr=0.05, momentum=0.9)
 
 data = torch.Generator().manual_seed(1)
 x = torch.randn(40, 4, generator=data)

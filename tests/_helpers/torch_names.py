@@ -38,6 +38,7 @@ def torch_names(module_name: str) -> list[str]:
     names = set(dir(module)) | set(getattr(module, "__all__", ()))
     if hasattr(module, "__path__"):
         names |= {m.name for m in pkgutil.iter_modules(module.__path__)}
+    names.discard("__warningregistry__")  # made by the first warning a module gives
     return sorted(names)
 
 

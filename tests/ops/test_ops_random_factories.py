@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as ac
+from autograd_compat._ops import random as random_ops
 from tests._helpers.torch_compare import assert_same, check_error
 
 
@@ -286,3 +287,13 @@ def test_shared_small_constants_are_never_changed_by_writes():
     np.testing.assert_array_equal(ac.zeros(4).numpy(), np.zeros(4))
     big = ac.zeros(5000)
     assert big._value is not ac.zeros(5000)._value  # large fills are not kept
+
+
+def test_full_range_random_from_jax_keys(monkeypatch):
+    """With JAX keys (a trace, an accelerator) random_() of int64 draws from [0, 2**63) and a
+    range past int64's bounds works too: jax.random.randint cannot take them."""
+    monkeypatch.setattr(random_ops, "PYTORCH_STREAM", False)
+    drawn = ac.empty((64,), dtype=ac.int64).random_()
+    assert drawn.min().item() >= 0 and drawn.max().item() > 2**40
+    wide = ac.empty((64,), dtype=ac.int64).random_(-(2**63), 2**63 - 1)
+    assert wide.min().item() < 0 < wide.max().item()
