@@ -1279,6 +1279,7 @@ ROWS: list[OpCase] = [
         lambda torch, x, e: torch.histogram(x, e),
         inputs=(S, _EDGES),
     ),
+    # sorted real parts and moduli: LAPACK's order of the eigenvalues is not fixed
     OpCase(
         "linalg.eigvals",
         lambda torch, a: (lambda e: (e.real.sort().values, e.abs().sort().values))(
@@ -1287,6 +1288,7 @@ ROWS: list[OpCase] = [
         inputs=(M,),
         domain="wellcond",
     ),
+    # log-probabilities (T, N, C) = B, one target of length 1 per batch element
     OpCase(
         "ctc_loss",
         lambda torch, x, t, n, m: F(torch).ctc_loss(x.log_softmax(2), t, n, m, reduction="none"),
