@@ -190,6 +190,9 @@ def _fw_dual(torch, x, t):
         return fwAD.make_dual(x, t) * 1
 
 
+# the targets of the sign-labelled losses, and the edges of a histogram
+_SIGNS = np.array([[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, 1.0]])
+_EDGES = np.array([-2.0, -0.5, 0.0, 1.0, 2.5])
 UNREACHABLE = "no public API reaches this op (registered, but nothing applies it)"
 # a create_graph gradient's history is made of derived nodes, named by autograd_compat
 DERIVED_NAMES = False
@@ -308,6 +311,23 @@ ROWS: list[OpCase] = [
         "dropout.channel",
         lambda torch, x: seeded(torch, lambda: F(torch).dropout1d(x, 0.5)),
         inputs=(SEQ,),
+    ),
+    # alpha_dropout's and rrelu's noise is drawn from a JAX key, not from
+    # PyTorch's CPU generator as dropout's is: the same seed gives other values than PyTorch
+    OpCase(
+        "alpha_dropout",
+        lambda torch, x: seeded(torch, lambda: F(torch).alpha_dropout(x, 0.5, training=True)),
+        torch=False,  # the draws differ from PyTorch (above)
+    ),
+    OpCase(
+        "rrelu",
+        lambda torch, x: seeded(torch, lambda: F(torch).rrelu(x, training=True)),
+        torch=False,  # the draws differ from PyTorch (above)
+    ),
+    OpCase(
+        "rrelu_",
+        lambda torch, x: seeded(torch, lambda: F(torch).rrelu_(x.clone(), training=True)),
+        torch=False,  # the draws differ from PyTorch (above)
     ),
     # ------------------------------------------------------------------ arithmetic
     OpCase("add", lambda torch, x, y: x + y, inputs=(S, S)),
@@ -1217,4 +1237,322 @@ ROWS: list[OpCase] = [
         inputs=(M,),
         name_differs="LuUnpackBackward0 in PyTorch; L and U are composed here",
     ),
+    OpCase("rrelu.eval", lambda torch, x: F(torch).rrelu(x)),
+    OpCase("rrelu_.eval", lambda torch, x: F(torch).rrelu_(x.clone())),
+    OpCase(
+        "bitwise_left_shift",
+        lambda torch, a, b: torch.bitwise_left_shift(a, b),
+        inputs=(S, S),
+        domain=("int", "nat"),
+    ),
+    OpCase(
+        "bitwise_right_shift",
+        lambda torch, a, b: torch.bitwise_right_shift(a, b),
+        inputs=(S, S),
+        domain=("int", "nat"),
+    ),
+    OpCase(
+        "adaptive_max_pool3d",
+        lambda torch, x: F(torch).adaptive_max_pool3d(x, 2),
+        inputs=((1, 2, 2, 4, 4),),
+    ),
+    OpCase(
+        "max_unpool2d",
+        lambda torch, x: F(torch).max_unpool2d(*F(torch).max_pool2d(x, 2, return_indices=True), 2),
+        inputs=(IMG,),
+    ),
+    OpCase(
+        "max_unpool3d",
+        lambda torch, x: F(torch).max_unpool3d(*F(torch).max_pool3d(x, 2, return_indices=True), 2),
+        inputs=((1, 2, 2, 4, 4),),
+    ),
+    OpCase(
+        "channel_shuffle", lambda torch, x: F(torch).channel_shuffle(x, 2), inputs=((1, 4, 2, 2),)
+    ),
+    OpCase("rms_norm", lambda torch, x, w: F(torch).rms_norm(x, (4,), w), inputs=(S, V)),
+    OpCase(
+        "histogram",
+        lambda torch, x: torch.histogram(x, 4),
+    ),
+    OpCase(
+        "histogram.bin_ct",
+        lambda torch, x, e: torch.histogram(x, e),
+        inputs=(S, _EDGES),
+    ),
+    # sorted real parts and moduli: LAPACK's order of the eigenvalues is not fixed
+    OpCase(
+        "linalg.eigvals",
+        lambda torch, a: (lambda e: (e.real.sort().values, e.abs().sort().values))(
+            torch.linalg.eigvals(a)
+        ),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    # log-probabilities (T, N, C) = B, one target of length 1 per batch element
+    OpCase(
+        "ctc_loss",
+        lambda torch, x, t, n, m: F(torch).ctc_loss(x.log_softmax(2), t, n, m, reduction="none"),
+        inputs=(B, _idx(1, 2, 3), _idx(2, 2, 2), _idx(1, 1, 1)),
+    ),
+    OpCase(
+        "ctc_loss.mean",
+        lambda torch, x, t, n, m: F(torch).ctc_loss(x.log_softmax(2), t, n, m),
+        inputs=(B, _idx(1, 2, 3), _idx(2, 2, 2), _idx(1, 1, 1)),
+    ),
+    OpCase(
+        "ctc_loss.sum",
+        lambda torch, x, t, n, m: F(torch).ctc_loss(x.log_softmax(2), t, n, m, reduction="sum"),
+        inputs=(B, _idx(1, 2, 3), _idx(2, 2, 2), _idx(1, 1, 1)),
+    ),
+    OpCase(
+        "cosine_embedding_loss",
+        lambda torch, x, y, t: F(torch).cosine_embedding_loss(x, y, t, reduction="mean"),
+        inputs=(S, S, _SIGNS[0, :3]),
+        requires_grad=(True, True, False),
+    ),
+    OpCase(
+        "cosine_embedding_loss.none",
+        lambda torch, x, y, t: F(torch).cosine_embedding_loss(x, y, t, reduction="none"),
+        inputs=(S, S, _SIGNS[0, :3]),
+        requires_grad=(True, True, False),
+    ),
+    OpCase(
+        "cosine_embedding_loss.sum",
+        lambda torch, x, y, t: F(torch).cosine_embedding_loss(x, y, t, reduction="sum"),
+        inputs=(S, S, _SIGNS[0, :3]),
+        requires_grad=(True, True, False),
+    ),
+    OpCase(
+        "hinge_embedding_loss",
+        lambda torch, x, t: F(torch).hinge_embedding_loss(x, t, reduction="mean"),
+        inputs=(S, _SIGNS),
+        requires_grad=(True, False),
+    ),
+    OpCase(
+        "hinge_embedding_loss.none",
+        lambda torch, x, t: F(torch).hinge_embedding_loss(x, t, reduction="none"),
+        inputs=(S, _SIGNS),
+        requires_grad=(True, False),
+    ),
+    OpCase(
+        "hinge_embedding_loss.sum",
+        lambda torch, x, t: F(torch).hinge_embedding_loss(x, t, reduction="sum"),
+        inputs=(S, _SIGNS),
+        requires_grad=(True, False),
+    ),
+    OpCase(
+        "margin_ranking_loss",
+        lambda torch, x, y, t: F(torch).margin_ranking_loss(x, y, t, reduction="mean"),
+        inputs=(S, S, _SIGNS),
+        requires_grad=(True, True, False),
+    ),
+    OpCase(
+        "margin_ranking_loss.none",
+        lambda torch, x, y, t: F(torch).margin_ranking_loss(x, y, t, reduction="none"),
+        inputs=(S, S, _SIGNS),
+        requires_grad=(True, True, False),
+    ),
+    OpCase(
+        "margin_ranking_loss.sum",
+        lambda torch, x, y, t: F(torch).margin_ranking_loss(x, y, t, reduction="sum"),
+        inputs=(S, S, _SIGNS),
+        requires_grad=(True, True, False),
+    ),
+    OpCase(
+        "multilabel_soft_margin_loss",
+        lambda torch, x, y: F(torch).multilabel_soft_margin_loss(x, y, reduction="mean"),
+        inputs=(S, S),
+        domain=("normal", "prob"),
+    ),
+    OpCase(
+        "multilabel_soft_margin_loss.none",
+        lambda torch, x, y: F(torch).multilabel_soft_margin_loss(x, y, reduction="none"),
+        inputs=(S, S),
+        domain=("normal", "prob"),
+    ),
+    OpCase(
+        "multilabel_soft_margin_loss.sum",
+        lambda torch, x, y: F(torch).multilabel_soft_margin_loss(x, y, reduction="sum"),
+        inputs=(S, S),
+        domain=("normal", "prob"),
+    ),
+    OpCase(
+        "triplet_margin_loss",
+        lambda torch, a, p, n: F(torch).triplet_margin_loss(a, p, n, reduction="mean"),
+        inputs=(S, S, S),
+    ),
+    OpCase(
+        "triplet_margin_loss.none",
+        lambda torch, a, p, n: F(torch).triplet_margin_loss(a, p, n, reduction="none"),
+        inputs=(S, S, S),
+    ),
+    OpCase(
+        "triplet_margin_loss.sum",
+        lambda torch, a, p, n: F(torch).triplet_margin_loss(a, p, n, reduction="sum"),
+        inputs=(S, S, S),
+    ),
+    OpCase(
+        "gaussian_nll_loss",
+        lambda torch, x, y, v: F(torch).gaussian_nll_loss(x, y, v, reduction="mean"),
+        inputs=(S, S, S),
+        domain=("normal", "normal", "pos"),
+    ),
+    OpCase(
+        "gaussian_nll_loss.none",
+        lambda torch, x, y, v: F(torch).gaussian_nll_loss(x, y, v, reduction="none"),
+        inputs=(S, S, S),
+        domain=("normal", "normal", "pos"),
+    ),
+    OpCase(
+        "gaussian_nll_loss.sum",
+        lambda torch, x, y, v: F(torch).gaussian_nll_loss(x, y, v, reduction="sum"),
+        inputs=(S, S, S),
+        domain=("normal", "normal", "pos"),
+    ),
+    OpCase(
+        "poisson_nll_loss",
+        lambda torch, x, y: F(torch).poisson_nll_loss(x, y, reduction="mean"),
+        inputs=(S, S),
+        domain=("normal", "pos"),
+    ),
+    OpCase(
+        "poisson_nll_loss.none",
+        lambda torch, x, y: F(torch).poisson_nll_loss(x, y, reduction="none"),
+        inputs=(S, S),
+        domain=("normal", "pos"),
+    ),
+    OpCase(
+        "poisson_nll_loss.sum",
+        lambda torch, x, y: F(torch).poisson_nll_loss(x, y, reduction="sum"),
+        inputs=(S, S),
+        domain=("normal", "pos"),
+    ),
+    OpCase(
+        "gaussian_nll_loss.full",
+        lambda torch, x, y, v: F(torch).gaussian_nll_loss(x, y, v, full=True, reduction="mean"),
+        inputs=(S, S, S),
+        domain=("normal", "normal", "pos"),
+    ),
+    OpCase(
+        "gaussian_nll_loss.full.none",
+        lambda torch, x, y, v: F(torch).gaussian_nll_loss(x, y, v, full=True, reduction="none"),
+        inputs=(S, S, S),
+        domain=("normal", "normal", "pos"),
+    ),
+    OpCase(
+        "gaussian_nll_loss.full.sum",
+        lambda torch, x, y, v: F(torch).gaussian_nll_loss(x, y, v, full=True, reduction="sum"),
+        inputs=(S, S, S),
+        domain=("normal", "normal", "pos"),
+    ),
+    OpCase(
+        "poisson_nll_loss.full",
+        lambda torch, x, y: F(torch).poisson_nll_loss(x, y, full=True, reduction="mean"),
+        inputs=(S, S),
+        domain=("normal", "gt1"),
+    ),
+    OpCase(
+        "poisson_nll_loss.full.none",
+        lambda torch, x, y: F(torch).poisson_nll_loss(x, y, full=True, reduction="none"),
+        inputs=(S, S),
+        domain=("normal", "gt1"),
+    ),
+    OpCase(
+        "poisson_nll_loss.full.sum",
+        lambda torch, x, y: F(torch).poisson_nll_loss(x, y, full=True, reduction="sum"),
+        inputs=(S, S),
+        domain=("normal", "gt1"),
+    ),
+    OpCase(
+        "soft_margin_loss",
+        lambda torch, x, t: F(torch).soft_margin_loss(x, t),
+        inputs=(S, _SIGNS),
+        requires_grad=(True, False),
+    ),
+    OpCase(
+        "multi_margin_loss",
+        lambda torch, x, t: F(torch).multi_margin_loss(x, t),
+        inputs=(S, _idx(0, 3, 1)),
+    ),
+    OpCase(
+        "multilabel_margin_loss",
+        lambda torch, x, t: F(torch).multilabel_margin_loss(x, t),
+        inputs=(S, np.array([[3, 0, -1, 1], [1, -1, 2, 2], [0, 1, 2, 3]], dtype=np.int64)),
+    ),
+    # PyTorch defines no derivatives of these special functions
+    OpCase(
+        "special.chebyshev_polynomial_t",
+        lambda torch, x, n: torch.special.chebyshev_polynomial_t(x, n),
+        inputs=(S, S),
+        domain=("unit", "nat"),
+    ),
+    OpCase(
+        "special.chebyshev_polynomial_u",
+        lambda torch, x, n: torch.special.chebyshev_polynomial_u(x, n),
+        inputs=(S, S),
+        domain=("unit", "nat"),
+    ),
+    OpCase(
+        "special.chebyshev_polynomial_v",
+        lambda torch, x, n: torch.special.chebyshev_polynomial_v(x, n),
+        inputs=(S, S),
+        domain=("unit", "nat"),
+    ),
+    OpCase(
+        "special.chebyshev_polynomial_w",
+        lambda torch, x, n: torch.special.chebyshev_polynomial_w(x, n),
+        inputs=(S, S),
+        domain=("unit", "nat"),
+    ),
+    OpCase(
+        "special.hermite_polynomial_h",
+        lambda torch, x, n: torch.special.hermite_polynomial_h(x, n),
+        inputs=(S, S),
+        domain=("normal", "nat"),
+    ),
+    OpCase(
+        "special.hermite_polynomial_he",
+        lambda torch, x, n: torch.special.hermite_polynomial_he(x, n),
+        inputs=(S, S),
+        domain=("normal", "nat"),
+    ),
+    OpCase(
+        "special.laguerre_polynomial_l",
+        lambda torch, x, n: torch.special.laguerre_polynomial_l(x, n),
+        inputs=(S, S),
+        domain=("pos", "nat"),
+    ),
+    OpCase(
+        "special.legendre_polynomial_p",
+        lambda torch, x, n: torch.special.legendre_polynomial_p(x, n),
+        inputs=(S, S),
+        domain=("unit", "nat"),
+    ),
+    OpCase(
+        "special.shifted_chebyshev_polynomial_t",
+        lambda torch, x, n: torch.special.shifted_chebyshev_polynomial_t(x, n),
+        inputs=(S, S),
+        domain=("prob", "nat"),
+    ),
+    OpCase(
+        "special.shifted_chebyshev_polynomial_u",
+        lambda torch, x, n: torch.special.shifted_chebyshev_polynomial_u(x, n),
+        inputs=(S, S),
+        domain=("prob", "nat"),
+    ),
+    OpCase(
+        "special.shifted_chebyshev_polynomial_v",
+        lambda torch, x, n: torch.special.shifted_chebyshev_polynomial_v(x, n),
+        inputs=(S, S),
+        domain=("prob", "nat"),
+    ),
+    OpCase(
+        "special.shifted_chebyshev_polynomial_w",
+        lambda torch, x, n: torch.special.shifted_chebyshev_polynomial_w(x, n),
+        inputs=(S, S),
+        domain=("prob", "nat"),
+    ),
+    OpCase("special.modified_bessel_i0", lambda torch, x: torch.special.modified_bessel_i0(x)),
+    OpCase("special.modified_bessel_i1", lambda torch, x: torch.special.modified_bessel_i1(x)),
+    OpCase("special.spherical_bessel_j0", lambda torch, x: torch.special.spherical_bessel_j0(x)),
 ]
