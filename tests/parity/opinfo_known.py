@@ -183,12 +183,6 @@ MODULE_WRONG: dict[str, str] = {
 MODULE_MISSING: set[str] = {
     "nn.FractionalMaxPool2d",
     "nn.FractionalMaxPool3d",
-    "nn.LazyConv1d",
-    "nn.LazyConv2d",
-    "nn.LazyConv3d",
-    "nn.LazyConvTranspose1d",
-    "nn.LazyConvTranspose2d",
-    "nn.LazyConvTranspose3d",
     "nn.LinearCrossEntropyLoss",
 }
 
