@@ -1,4 +1,5 @@
-"""EmbeddingBag, PixelShuffle/PixelUnshuffle, Fold/Unfold, InstanceNorm and AdaptiveMaxPool,
+"""EmbeddingBag, PixelShuffle/PixelUnshuffle, Fold/Unfold, InstanceNorm, AdaptiveMaxPool,
+the 1-D/3-D and circular padding modules and Softmax2d,
 as modules and as functionals, against PyTorch: values, gradients (with finite differences for
 the functional forms), reprs, running statistics, state_dict keys and errors.
 
@@ -284,3 +285,65 @@ def test_adaptive_max_pool(real_torch):
 )
 def test_adaptive_max_pool_errors(real_torch, call):
     check_error(lambda lib: call(lib, lib.zeros(IMG)), real_torch)
+
+
+# ------------------------------------------------------------------------ 3-D padding, Softmax2d
+VOLUME = (1, 2, 3, 3, 3)
+
+
+def test_constant_padding_and_softmax2d(real_torch):
+    def program(lib, v, x):
+        nn = lib.nn
+        return (
+            nn.ConstantPad3d(1, 2.5)(v),
+            nn.ZeroPad1d((2, 1))(x[0]),
+            nn.ZeroPad3d((0, 1, 1, 0, 2, 1))(v),
+            nn.Softmax2d()(x),
+            nn.Softmax2d()(v[0]),
+        )
+
+    check_case(program, [arr(VOLUME), arr((2, 3, 4, 4))], real_torch)
+
+
+def test_circular_reflection_replication_padding(real_torch):
+    """Values and gradients; grad_fn names differ (F.pad's reflect and replicate nodes are
+    named for 2-D padding, its circular node lacks PyTorch's torch::autograd:: prefix)."""
+
+    def program(lib, v, x):
+        nn = lib.nn
+        return (
+            nn.CircularPad1d((1, 2))(x[0]),
+            nn.CircularPad2d(1)(x),
+            nn.CircularPad3d((1, 0, 2, 1, 0, 1))(v),
+            nn.ReflectionPad3d((1, 2, 0, 1, 2, 0))(v),
+            nn.ReplicationPad3d(2)(v[0]),
+        )
+
+    check_case(program, [arr(VOLUME), arr((2, 3, 4, 4))], real_torch, names=False)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, v: lib.nn.CircularPad1d(1)(v),
+        lambda lib, v: lib.nn.CircularPad3d(1)(v[0, 0]),
+        lambda lib, v: lib.nn.Softmax2d()(v),
+        lambda lib, v: lib.nn.Softmax2d()(v[0, 0, 0]),
+    ],
+)
+def test_padding_and_softmax2d_errors(real_torch, call):
+    check_error(lambda lib: call(lib, lib.zeros(VOLUME)), real_torch)
+
+
+def test_padding_reprs():
+    run_parity(
+        lambda lib: [
+            repr(lib.nn.CircularPad3d(1)),
+            repr(lib.nn.ConstantPad3d((1, 2, 0, 1, 1, 0), 3.0)),
+            repr(lib.nn.ZeroPad1d(2)),
+            repr(lib.nn.ZeroPad3d(1)),
+            repr(lib.nn.ReflectionPad3d(1)),
+            repr(lib.nn.ReplicationPad3d(1)),
+            repr(lib.nn.Softmax2d()),
+        ]
+    )

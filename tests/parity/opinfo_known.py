@@ -181,24 +181,9 @@ MODULE_WRONG: dict[str, str] = {
     ),
 }
 MODULE_MISSING: set[str] = {
-    "nn.CircularPad1d",
-    "nn.CircularPad2d",
-    "nn.CircularPad3d",
-    "nn.ConstantPad3d",
     "nn.FractionalMaxPool2d",
     "nn.FractionalMaxPool3d",
-    "nn.LazyConv1d",
-    "nn.LazyConv2d",
-    "nn.LazyConv3d",
-    "nn.LazyConvTranspose1d",
-    "nn.LazyConvTranspose2d",
-    "nn.LazyConvTranspose3d",
     "nn.LinearCrossEntropyLoss",
-    "nn.ReflectionPad3d",
-    "nn.ReplicationPad3d",
-    "nn.Softmax2d",
-    "nn.ZeroPad1d",
-    "nn.ZeroPad3d",
 }
 
 OPTIM_SKIPS: dict[str, str] = {

@@ -60,6 +60,18 @@ def copy_state(theirs, ours) -> None:
             value.copy_(translate(state[name].detach()))
 
 
+def materialize(theirs, ours, sample) -> None:
+    """Lazy modules infer their parameter shapes from a first forward: run one on each module,
+    without grad, so the state copy finds parameters of the same shapes."""
+    if not isinstance(theirs, real_torch.nn.modules.lazy.LazyModuleMixin):
+        return
+    args, kwargs = sample.forward_input.args, sample.forward_input.kwargs
+    with real_torch.no_grad():
+        theirs(*args, **kwargs)
+    with autograd_compat.no_grad():
+        ours(*translate(args), **translate(kwargs))
+
+
 def _run_input(info, sample) -> Outcome | None:
     cls = translate(info.module_cls)
     c_args, c_kwargs = sample.constructor_input.args, sample.constructor_input.kwargs
@@ -67,6 +79,7 @@ def _run_input(info, sample) -> Outcome | None:
     real_torch.manual_seed(0)
     theirs_module = info.module_cls(*c_args, **c_kwargs)
     ours_module = cls(*translate(c_args), **translate(c_kwargs))
+    materialize(theirs_module, ours_module, sample)
     copy_state(theirs_module, ours_module)
     ours_args, ours_kwargs = translate(f_args), translate(f_kwargs)
     theirs = theirs_module(*f_args, **f_kwargs)

@@ -33,6 +33,7 @@ __all__ = [
     "SiLU",
     "Sigmoid",
     "Softmax",
+    "Softmax2d",
     "Softmin",
     "Softplus",
     "Softsign",
@@ -272,6 +273,17 @@ class Softmax(_SoftmaxBase):
     """softmax along `dim`."""
 
     _function = staticmethod(F.softmax)
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dim -3) of a 3-D or 4-D input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead"
+            )
+        return F.softmax(input, -3, _stacklevel=5)
 
 
 class LogSoftmax(_SoftmaxBase):

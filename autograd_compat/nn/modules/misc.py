@@ -6,14 +6,22 @@ from .. import functional as F
 from .module import Module
 
 __all__ = [
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
     "ConstantPad1d",
     "ConstantPad2d",
+    "ConstantPad3d",
     "ReflectionPad1d",
     "ReflectionPad2d",
+    "ReflectionPad3d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "ReplicationPad3d",
     "Upsample",
+    "ZeroPad1d",
     "ZeroPad2d",
+    "ZeroPad3d",
 ]
 
 
@@ -47,14 +55,30 @@ class ConstantPad2d(_PadNd):
     _n = 2
 
 
-class ZeroPad2d(_PadNd):
-    _n = 2
+class ConstantPad3d(_PadNd):
+    _n = 3
+
+
+class _ZeroPadNd(_PadNd):
+    """Constant padding with zeros; its repr shows the padding only."""
 
     def __init__(self, padding) -> None:
         super().__init__(padding, 0.0)
 
     def extra_repr(self) -> str:
         return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPadNd):
+    _n = 1
+
+
+class ZeroPad2d(_ZeroPadNd):
+    _n = 2
+
+
+class ZeroPad3d(_ZeroPadNd):
+    _n = 3
 
 
 class ReflectionPad1d(_PadNd):
@@ -67,6 +91,11 @@ class ReflectionPad2d(_PadNd):
     _n = 2
 
 
+class ReflectionPad3d(_PadNd):
+    _mode = "reflect"
+    _n = 3
+
+
 class ReplicationPad1d(_PadNd):
     _mode = "replicate"
     _n = 1
@@ -75,6 +104,37 @@ class ReplicationPad1d(_PadNd):
 class ReplicationPad2d(_PadNd):
     _mode = "replicate"
     _n = 2
+
+
+class ReplicationPad3d(_PadNd):
+    _mode = "replicate"
+    _n = 3
+
+
+class _CircularPadNd(_PadNd):
+    """Circular padding of a batched or unbatched input of `_n` spatial dimensions; other
+    ranks raise PyTorch's ValueError before padding."""
+
+    _mode = "circular"
+
+    def forward(self, input):
+        if input.dim() not in (self._n + 1, self._n + 2):
+            raise ValueError(
+                f"expected {self._n + 1}D or {self._n + 2}D input (got {input.dim()}D input)"
+            )
+        return super().forward(input)
+
+
+class CircularPad1d(_CircularPadNd):
+    _n = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    _n = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    _n = 3
 
 
 class Upsample(Module):
