@@ -98,7 +98,8 @@ _MEAN_DIM = register("mean.dim", _mean, node="MeanBackward1", saves="none")
 
 def _numpy_names(fn):
     """`fn` also taking NumPy's `axis` and `keepdims` for `dim` and `keepdim`, as PyTorch's
-    argument parser does (`x.sum(axis=1, keepdims=True)`)."""
+    argument parser does (`x.sum(axis=1, keepdims=True)`). Under `@takes_out`, so the Tensor
+    method (bound without the `out=` wrapper) takes them too."""
 
     @functools.wraps(fn)
     def accepting(*args, **kwargs):
@@ -130,8 +131,8 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     return apply(op, input, dims=dims, keepdim=keepdim, dtype=out_dtype.jax)
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
     tensor_arg(input, "mean")
@@ -546,16 +547,16 @@ def _moment(fname, op, input, dim, unbiased, keepdim, correction):
     return apply(op, input, dims=dims, keepdim=keepdim, correction=correction)
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Variance over all elements or `dim`, dividing by N - correction (default 1; `unbiased`
     is the older spelling: True for 1, False for 0)."""
     return _moment("var", _VAR, input, dim, unbiased, keepdim, correction)
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
@@ -648,8 +649,8 @@ def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
     return getattr(return_types, fname)(values, indices)
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def max(input, dim=None, keepdim: bool = False, *, other=None):
     """The largest element; along `dim`, `(values, indices)`; with a tensor, `maximum`.
 
@@ -663,8 +664,8 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):
     return _max_min("max", True, input, dim, keepdim, other)
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def min(input, dim=None, keepdim: bool = False, *, other=None):
     """The smallest element; along `dim`, `(values, indices)`; with a tensor, `minimum`."""
     return _max_min("min", False, input, dim, keepdim, other)
@@ -768,8 +769,8 @@ def _logsumexp(x, *, dims, keepdim, dtype):
 _LOGSUMEXP = register("logsumexp", _logsumexp, node="LogsumexpBackward0")
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def logsumexp(input, dim, keepdim: bool = False):
     """log(sum(exp(input))) over `dim`, computed stably; integers give the default float."""
     tensor_arg(input, "logsumexp")
@@ -850,15 +851,15 @@ def _truth_reduction(fname: str, is_all: bool, input, dim, keepdim):
     return apply(_ALL_ANY, input, dims=dims, keepdim=keepdim, is_all=is_all, dtype=dtype.jax)
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def all(input, dim=None, keepdim: bool = False):
     """True where every element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("all", True, input, dim, keepdim)
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def any(input, dim=None, keepdim: bool = False):
     """True where some element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("any", False, input, dim, keepdim)
@@ -903,8 +904,8 @@ _MEDIAN_ALL = register("median", _median_all, node="MedianBackward0")
 _MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="MedianBackward1")
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def median(input, dim=None, keepdim: bool = False):
     """The lower median (for an even count, the smaller of the two middle values), as PyTorch.
 
@@ -1147,8 +1148,8 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     )
 
 
-@_numpy_names
 @takes_out
+@_numpy_names
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of the non-NaN elements (nansum / count, as PyTorch composes it); floats only."""
     tensor_arg(input, "nanmean")

@@ -283,3 +283,23 @@ def test_extremes_of_infinite_slices_match_pytorch():
         return [x.amax(-1), x.amin(1), x[0].max(), x[1].max(), x.grad]
 
     run_parity(prog)
+
+
+@pytest.mark.parametrize(
+    "name", ["sum", "mean", "std", "var", "prod", "max", "min", "any", "all", "logsumexp"]
+)
+def test_numpy_axis_and_keepdims_as_function_and_method(name, real_torch):
+    """NumPy's `axis=`/`keepdims=` reach the reduction both as `torch.X` and as `Tensor.X`
+    (the method is bound without the `out=` wrapper), with PyTorch's values."""
+    values = arr((2, 3), "pos")
+    for lib in (ac, real_torch):
+        x = lib.tensor(values)
+        by_method = getattr(x, name)(axis=1, keepdims=True)
+        by_function = getattr(lib, name)(x, axis=1, keepdims=True)
+        for result in (by_method, by_function):
+            result = result[0] if isinstance(result, tuple) else result
+            assert tuple(result.shape) == (2, 1)
+            if lib is ac:
+                mine = result.numpy()
+            else:
+                np.testing.assert_allclose(mine, result.numpy(), rtol=1e-6)
