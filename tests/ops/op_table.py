@@ -1555,4 +1555,29 @@ ROWS: list[OpCase] = [
     OpCase("special.modified_bessel_i0", lambda torch, x: torch.special.modified_bessel_i0(x)),
     OpCase("special.modified_bessel_i1", lambda torch, x: torch.special.modified_bessel_i1(x)),
     OpCase("special.spherical_bessel_j0", lambda torch, x: torch.special.spherical_bessel_j0(x)),
+    OpCase("special.airy_ai", lambda torch, x: torch.special.airy_ai(x)),
+    OpCase("special.bessel_j0", lambda torch, x: torch.special.bessel_j0(x)),
+    OpCase("special.bessel_j1", lambda torch, x: torch.special.bessel_j1(x)),
+    OpCase("special.bessel_y0", lambda torch, x: torch.special.bessel_y0(x), domain="pos"),
+    OpCase("special.bessel_y1", lambda torch, x: torch.special.bessel_y1(x), domain="pos"),
+    OpCase(
+        "special.modified_bessel_k0",
+        lambda torch, x: torch.special.modified_bessel_k0(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.modified_bessel_k1",
+        lambda torch, x: torch.special.modified_bessel_k1(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.scaled_modified_bessel_k0",
+        lambda torch, x: torch.special.scaled_modified_bessel_k0(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.scaled_modified_bessel_k1",
+        lambda torch, x: torch.special.scaled_modified_bessel_k1(x),
+        domain="pos",
+    ),
 ]

@@ -156,15 +156,6 @@ OP_MISSING: set[str] = {
     "nonzero_static",
     "ormqr",
     "pca_lowrank",
-    "special.airy_ai",
-    "special.bessel_j0",
-    "special.bessel_j1",
-    "special.bessel_y0",
-    "special.bessel_y1",
-    "special.modified_bessel_k0",
-    "special.modified_bessel_k1",
-    "special.scaled_modified_bessel_k0",
-    "special.scaled_modified_bessel_k1",
     "stft",
 }
 
