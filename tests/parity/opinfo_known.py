@@ -116,7 +116,6 @@ OP_MISSING: set[str] = {
     "empty_permuted",
     "geometric",
     "geqrf",
-    "gradient",
     "grid_sampler_2d",
     "grid_sampler_3d",
     "hash_tensor",
