@@ -110,6 +110,7 @@ class TensorMethods:
     __rmul__ = __mul__
     __truediv__ = reflected(elementwise.div)
     __rtruediv__ = reflected(elementwise._rtruediv)
+    __rdiv__ = __rtruediv__
     __pow__ = reflected(elementwise.pow)
     __rpow__ = reflected(elementwise._rpow)
     __neg__ = unary.neg
@@ -554,6 +555,7 @@ class TensorMethods:
     storage = _storage.storage
     cfloat = convert._cast_method(dtypes.complex64)
     cdouble = convert._cast_method(dtypes.complex128)
+    chalf = convert.chalf
     pin_memory = _info.pin_memory
     is_pinned = _info.is_pinned
     share_memory_ = _info.share_memory_
