@@ -140,6 +140,7 @@ from ._ops.nn.distance import cosine_similarity, pairwise_distance
 from ._ops.nn.loss_enums import *  # noqa: F403  (torch.margin_ranking_loss and kin)
 from ._ops.nn.normalization import rms_norm
 from ._ops.nn.channels import channel_shuffle, native_channel_shuffle
+from ._ops.nn.padding import constant_pad_nd
 from ._ops.coordinates import unravel_index
 from ._ops.finite_differences import gradient
 from ._ops.nn.rrelu import rrelu, rrelu_

@@ -111,7 +111,6 @@ OP_MISSING: set[str] = {
     "as_strided_scatter",
     "cauchy",
     "chalf",
-    "constant_pad_nd",
     "empty_permuted",
     "geometric",
     "geqrf",
