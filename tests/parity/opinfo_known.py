@@ -111,7 +111,6 @@ OP_MISSING: set[str] = {
     "as_strided_scatter",
     "cauchy",
     "chalf",
-    "empty_permuted",
     "geometric",
     "geqrf",
     "grid_sampler_2d",
