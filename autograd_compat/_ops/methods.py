@@ -32,6 +32,7 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import nonzero_static as _nonzero_static
 from . import sampling as _sampling
 from . import scatters as _scatters
 from . import splits as _splits
@@ -586,6 +587,7 @@ class TensorMethods:
     histc = histograms.histc
     histogram = histograms.histogram
     argwhere = index.argwhere
+    nonzero_static = _nonzero_static.nonzero_static
     mode = order_statistics.mode
     nanmedian = order_statistics.nanmedian
     aminmax = order_statistics.aminmax

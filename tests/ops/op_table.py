@@ -482,6 +482,11 @@ ROWS: list[OpCase] = [
     OpCase("bitwise_xor", lambda torch, x, y: x ^ y, inputs=(S, S), domain="int"),
     OpCase("bitwise_not", lambda torch, x: ~x, domain="int"),
     OpCase("count_nonzero", lambda torch, x: torch.count_nonzero(x), domain="int"),
+    OpCase(
+        "nonzero_static",
+        lambda torch, x: torch.nonzero_static(x, size=20, fill_value=-2),
+        domain="int",
+    ),
     OpCase("all", lambda torch, x: torch.all(x), domain="bool"),
     OpCase("argmax", lambda torch, x: torch.argmax(x, dim=1)),
     OpCase("argsort", lambda torch, x: torch.argsort(x, dim=1)),

@@ -149,7 +149,6 @@ OP_MISSING: set[str] = {
     "nn.functional.linear_cross_entropy.chunked",
     "nn.functional.linear_cross_entropy.chunked_none",
     "nn.functional.triplet_margin_with_distance_loss",
-    "nonzero_static",
     "ormqr",
     "pca_lowrank",
     "stft",
