@@ -99,7 +99,6 @@ OP_WRONG: dict[str, str] = {
     ),
 }
 OP_MISSING: set[str] = {
-    "_chunk_cat",
     "_native_batch_norm_legit",
     "_segment_reduce.lengths",
     "_segment_reduce.offsets",
