@@ -32,6 +32,7 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import hash_tensor as _hash_tensor
 from . import nonzero_static as _nonzero_static
 from . import sampling as _sampling
 from . import scatters as _scatters
@@ -588,6 +589,7 @@ class TensorMethods:
     histogram = histograms.histogram
     argwhere = index.argwhere
     nonzero_static = _nonzero_static.nonzero_static
+    hash_tensor = _hash_tensor.hash_tensor
     mode = order_statistics.mode
     nanmedian = order_statistics.nanmedian
     aminmax = order_statistics.aminmax

@@ -584,6 +584,7 @@ RULES: dict[str, tuple] = {
     "special.entr": (kernel("entr_cpu", NOT_COMPLEX),),
     "special.xlog1py": (kernel("xlog1py_cpu", NOT_COMPLEX),),
     "special.zeta": (kernel("zeta_cpu", NOT_COMPLEX),),
+    "hash_tensor": (kernel("xor_sum_cpu", NOT_COMPLEX),),
     "special.airy_ai": (kernel("airy_ai_cpu", REAL_NOT_HALF),),
     "special.bessel_j0": (kernel("bessel_j0_cpu", REAL_NOT_HALF),),
     "special.bessel_j1": (kernel("bessel_j1_cpu", REAL_NOT_HALF),),

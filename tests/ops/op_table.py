@@ -482,6 +482,7 @@ ROWS: list[OpCase] = [
     OpCase("bitwise_xor", lambda torch, x, y: x ^ y, inputs=(S, S), domain="int"),
     OpCase("bitwise_not", lambda torch, x: ~x, domain="int"),
     OpCase("count_nonzero", lambda torch, x: torch.count_nonzero(x), domain="int"),
+    OpCase("hash_tensor", lambda torch, x: torch.hash_tensor(x, 1)),
     OpCase(
         "nonzero_static",
         lambda torch, x: torch.nonzero_static(x, size=20, fill_value=-2),

@@ -114,7 +114,6 @@ OP_MISSING: set[str] = {
     "geqrf",
     "grid_sampler_2d",
     "grid_sampler_3d",
-    "hash_tensor",
     "histogramdd",
     "istft",
     "linalg.eig",
