@@ -22,7 +22,7 @@ class DeviceMesh:
         ids = np.asarray(mesh, dtype=np.int64)
         if ids.ndim == 0:
             ids = ids.reshape(1)
-        devices = _devices(device_type, int(ids.size))
+        devices = _devices(device_type, int(ids.max()) + 1)
         names = tuple(mesh_dim_names or (f"dim_{i}" for i in range(ids.ndim)))
         if len(names) != ids.ndim:
             raise RuntimeError(
@@ -32,6 +32,7 @@ class DeviceMesh:
         self.mesh = ids
         self.mesh_dim_names = names
         self.jax_mesh = Mesh(np.asarray(devices, dtype=object)[ids], names)
+        _MESHES[self.jax_mesh] = self
 
     @property
     def ndim(self) -> int:
@@ -48,13 +49,42 @@ class DeviceMesh:
         return 0
 
     def get_coordinate(self) -> list[int] | None:
-        """This rank's position in the mesh (None if the mesh does not hold it)."""
-        where = np.argwhere(self.mesh == self.get_rank())
-        return [int(i) for i in where[0]] if len(where) else None
+        """This process's position in the mesh: that of the first of its devices the mesh
+        holds (one process drives all its devices), or None if the mesh holds none."""
+        local = set(jax.local_devices())
+        for index in np.ndindex(*self.mesh.shape):
+            if self.jax_mesh.devices[index] in local:
+                return [int(i) for i in index]
+        return None
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DeviceMesh) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self) -> tuple:
+        return (self.device_type, self.jax_mesh)
 
     def __repr__(self) -> str:
         names = f", mesh_dim_names={self.mesh_dim_names}"
         return f"DeviceMesh('{self.device_type}', {self.mesh.tolist()}{names})"
+
+
+_MESHES: dict[Mesh, DeviceMesh] = {}  # each jax Mesh's latest DeviceMesh (`mesh_of`)
+
+
+def mesh_of(jax_mesh: Mesh) -> DeviceMesh:
+    """The DeviceMesh whose `jax_mesh` is `jax_mesh` (a sharded array's), made if none is."""
+    found = _MESHES.get(jax_mesh)
+    if found is not None:
+        return found
+    first = jax_mesh.devices.flat[0]
+    local = [d for d in jax.local_devices() if d.platform == first.platform]
+    order = {d: i for i, d in enumerate(local)}
+    ids = np.vectorize(order.__getitem__, otypes=[np.int64])(jax_mesh.devices)
+    kind = _device.from_jax(first).type
+    return DeviceMesh(kind, ids, mesh_dim_names=tuple(jax_mesh.axis_names))
 
 
 def _devices(device_type: str, count: int) -> list[jax.Device]:

@@ -1,0 +1,217 @@
+"""DTensor on JAX's sharding, with 8 simulated CPU devices (one subprocess, its findings as
+JSON): values and gradients against the same computation on plain tensors, and rank 0's
+pieces against PyTorch's DTensor on its fake process group of 4 ranks (one process; ops
+that need no collective give rank 0's true piece there)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests._helpers.eight_devices import run_script
+
+_SCRIPT = """
+    import copy
+    import autograd_compat.nn.functional as F
+    from autograd_compat.distributed.tensor import (
+        DTensor, Partial, Replicate, Shard, distribute_module, distribute_tensor)
+
+    def close(a, b):
+        return bool(np.allclose(a.detach().numpy(), b.detach().numpy(), atol=1e-5))
+
+    def names(placements):
+        return [repr(p) for p in placements]
+
+    def error(call):
+        try:
+            call()
+        except Exception as e:
+            return [type(e).__name__, str(e)]
+
+    out = {}
+    mesh = dist.init_device_mesh("cpu", (4,), mesh_dim_names=("tp",))
+    x = torch.arange(32.0).reshape(8, 4)
+    w = torch.linspace(-1, 1, 12).reshape(4, 3)
+    dt = distribute_tensor(x.clone().requires_grad_(), mesh, [Shard(0)])
+    doubled, total = dt * 2, (dt * 2).sum()
+    product, linear = dt @ w, F.linear(dt, w.t())
+    out["kinds"] = [isinstance(t, DTensor) for t in (dt, doubled, total, product, linear, x)]
+    out["placements"] = [names(t.placements) for t in (dt, doubled, total, product, linear)]
+    out["values"] = [close(total.full_tensor(), (x * 2).sum()), close(product.full_tensor(), x @ w),
+                     close(linear.full_tensor(), x @ w)]
+    out["local"] = [dt.to_local().tolist(), doubled.to_local().tolist(),
+                    type(dt.to_local()).__name__, type(dt.full_tensor()).__name__]
+    out["mesh"] = [dt.device_mesh is mesh, spec(dt)]
+    (product.sum() + total).backward()
+    plain = x.clone().requires_grad_()
+    ((plain @ w).sum() + (plain * 2).sum()).backward()
+    out["grad"] = [type(dt.grad).__name__, names(dt.grad.placements), close(dt.grad.full_tensor(),
+                   plain.grad)]
+
+    moved = dt.redistribute(placements=[Shard(1)])
+    whole = dt.redistribute(mesh, [Replicate()])
+    (moved * torch.arange(4.0)).sum().backward()
+    out["redistribute"] = [names(moved.placements), spec(moved), names(whole.placements),
+                           close(whole.full_tensor(), x), moved.to_local().shape[1],
+                           close(dt.grad.full_tensor(), plain.grad + torch.arange(4.0))]
+
+    piece = torch.ones(2, 4, requires_grad=True)
+    made = {p: DTensor.from_local(piece, mesh, [placement])
+            for p, placement in (("shard", Shard(0)), ("replicate", Replicate()),
+                                 ("sum", Partial()), ("max", Partial("max")))}
+    out["from_local"] = {p: [list(t.shape), names(t.placements), t.full_tensor().sum().item()]
+                         for p, t in made.items()}
+    (made["shard"] * torch.arange(8.0).reshape(8, 1)).sum().backward()
+    twice = piece.grad.clone()
+    piece.grad = None
+    made["sum"].sum().backward()
+    out["from_local_grad"] = [twice.tolist(), piece.grad.tolist(), type(piece.grad).__name__]
+    out["from_local_to_local"] = close(made["shard"].to_local(), piece)
+
+    grid = dist.init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+    both = distribute_tensor(x, grid, [Shard(0), Shard(1)])
+    out["grid"] = [names(both.placements), list(both.to_local().shape), spec(both),
+                   names((both + 1).placements)]
+
+    out["errors"] = [
+        error(lambda: dt.redistribute()),
+        error(lambda: dt.redistribute(placements=[Partial()])),
+        error(lambda: DTensor.from_local(dt, mesh)),
+        error(lambda: distribute_tensor(x * piece.sum(), mesh)),
+        error(lambda: distribute_tensor(x, mesh, [Shard(0), Shard(1)])),
+        error(lambda: DTensor(x)),
+    ]
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    laid = copy.deepcopy(net)
+
+    def colwise(name, module, mesh):
+        if name == "0":
+            module.weight = torch.nn.Parameter(distribute_tensor(module.weight, mesh, [Shard(0)]))
+
+    distribute_module(laid, mesh, colwise)
+    out["module"] = [[type(p).__name__, isinstance(p, torch.nn.Parameter), names(p.placements)]
+                     for p in laid.parameters()]
+    losses = []
+    for model in (net, laid):
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        g = torch.Generator().manual_seed(1)
+        for _ in range(3):
+            a, b = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+            opt.zero_grad()
+            loss = F.mse_loss(model(a), b)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    out["losses"] = losses
+    out["trained"] = all(close(p.detach(), q.full_tensor().detach())
+                         for p, q in zip(net.parameters(), laid.parameters()))
+    out["grads"] = [names(p.grad.placements) for p in laid.parameters()]
+    state = laid.state_dict()
+    fresh = copy.deepcopy(laid)
+    with torch.no_grad():
+        for p in fresh.parameters():
+            p.zero_()
+    fresh.load_state_dict(state)
+    out["state_dict"] = [[type(v).__name__ for v in state.values()],
+                         all(close(p.full_tensor().detach(), q.full_tensor().detach())
+                             for p, q in zip(fresh.parameters(), laid.parameters())),
+                         [spec(p) for p in fresh.parameters()] == [spec(p) for p in
+                                                                   laid.parameters()]]
+    print(json.dumps(out))
+    """
+
+
+@pytest.fixture(scope="module")
+def found() -> dict:
+    return run_script(_SCRIPT)
+
+
+def test_ops_on_dtensors_give_dtensors_laid_out_as_xla_lays_them(found):
+    assert found["kinds"] == [True] * 5 + [False]
+    assert (
+        found["placements"] == [["Shard(dim=0)"]] * 2 + [["Replicate()"]] + [["Shard(dim=0)"]] * 2
+    )
+    assert found["values"] == [True, True, True]
+    assert found["mesh"] == [True, [4, ["tp", None]]]
+
+
+def test_grads_of_a_dtensor_leaf_are_dtensors_laid_out_as_the_leaf(found):
+    assert found["grad"] == ["DTensor", ["Shard(dim=0)"], True]
+
+
+def test_redistribute_moves_the_layout_and_is_differentiable(found):
+    assert found["redistribute"] == [["Shard(dim=1)"], [4, [None, "tp"]], ["Replicate()"], True, 1,
+                                     True]  # fmt: skip
+
+
+def test_from_local_takes_its_tensor_as_every_ranks_piece(found):
+    assert found["from_local"] == {
+        "shard": [[8, 4], ["Shard(dim=0)"], 32.0],
+        "replicate": [[2, 4], ["Replicate()"], 8.0],
+        "sum": [[2, 4], ["Replicate()"], 32.0],
+        "max": [[2, 4], ["Replicate()"], 8.0],
+    }
+    assert found["from_local_grad"][1:] == [[[1.0] * 4] * 2, "Tensor"]
+    assert found["from_local_to_local"] is True
+
+
+def test_a_2d_mesh_splits_both_dimensions(found):
+    assert found["grid"] == [
+        ["Shard(dim=0)", "Shard(dim=1)"],
+        [4, 2],
+        [4, ["dp", "tp"]],
+        ["Shard(dim=0)", "Shard(dim=1)"],
+    ]
+
+
+def test_errors_are_pytorchs(found):
+    redistribute, partial, from_dtensor, non_leaf, count, constructor = found["errors"]
+    assert redistribute == ["RuntimeError", "placements is needed for redistribute!"]
+    assert partial == [
+        "RuntimeError",
+        "Can not redistribute from Shard(dim=0) to Partial(reduce_op='sum'), redistributing to "
+        "Partial is for internal use only!",
+    ]
+    assert from_dtensor[0] == "RuntimeError" and "only accepts torch.Tensor" in from_dtensor[1]
+    assert non_leaf[0] == "RuntimeError" and "non-leaf tensor" in non_leaf[1]
+    assert count[0] == "ValueError" and "device_mesh.ndim" in count[1]
+    assert constructor[0] == "TypeError" and "DTensor.from_local" in constructor[1]
+
+
+def test_a_distributed_module_trains_as_the_plain_one(found):
+    for kind, is_parameter, _ in found["module"]:
+        assert kind == "_DTensorParameter" and is_parameter
+    assert [p for _, _, p in found["module"]] == [["Shard(dim=0)"]] + [["Replicate()"]] * 3
+    first, second = found["losses"][:3], found["losses"][3:]
+    assert first == pytest.approx(second, rel=1e-5)
+    assert found["trained"] is True
+    assert found["grads"] == [["Shard(dim=0)"]] + [["Replicate()"]] * 3
+    assert found["state_dict"] == [["DTensor"] * 4, True, True]
+
+
+def test_rank_zeros_pieces_are_pytorchs(found, real_torch):
+    """PyTorch's DTensor on its fake process group of 4 ranks, as rank 0: the same pieces and
+    placements for ops that need no collective."""
+    dist = real_torch.distributed
+    fake_pg = pytest.importorskip("torch.testing._internal.distributed.fake_pg")
+    tensor = pytest.importorskip("torch.distributed.tensor")
+    dist.init_process_group("fake", store=fake_pg.FakeStore(), rank=0, world_size=4)
+    try:
+        mesh = dist.init_device_mesh("cpu", (4,), mesh_dim_names=("tp",))
+        x = real_torch.arange(32.0).reshape(8, 4)
+        dt = tensor.distribute_tensor(x, mesh, [tensor.Shard(0)], src_data_rank=None)
+        piece = real_torch.ones(2, 4, requires_grad=True)
+        made = tensor.DTensor.from_local(piece, mesh, [tensor.Shard(0)])
+        rows = real_torch.arange(8.0).reshape(8, 1)  # a DTensor: PyTorch refuses mixed ones
+        rows = tensor.distribute_tensor(rows, mesh, [tensor.Shard(0)], src_data_rank=None)
+        (made * rows).sum().backward()
+        theirs = [dt.to_local().tolist(), (dt * 2).to_local().tolist()]
+        placements = [repr(p) for p in (dt * 2).placements]
+        shape = [list(made.shape), [repr(p) for p in made.placements]]
+    finally:
+        dist.destroy_process_group()
+    assert found["local"] == [*theirs, "Tensor", "Tensor"]
+    assert found["placements"][1] == placements
+    assert found["from_local"]["shard"][:2] == shape
+    assert found["from_local_grad"][0] == piece.grad.tolist()  # rank 0's rows: 0 and 1
