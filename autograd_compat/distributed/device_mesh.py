@@ -1,5 +1,6 @@
-"""torch.distributed.device_mesh: a DeviceMesh is a JAX `Mesh` of this process's devices, with
-PyTorch's names (`init_device_mesh("cpu", (8,), mesh_dim_names=("dp",))`)."""
+"""torch.distributed.device_mesh: a DeviceMesh is a JAX `Mesh` of this process's devices (of
+every process's, in rank order, once `jax.distributed` joins several), with PyTorch's names
+(`init_device_mesh("cpu", (8,), mesh_dim_names=("dp",))`)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ class DeviceMesh:
         return int(self.mesh.size if mesh_dim is None else self.mesh.shape[mesh_dim])
 
     def get_rank(self) -> int:
-        return 0
+        """This process's rank (`jax.process_index()`)."""
+        return jax.process_index()
 
     def get_coordinate(self) -> list[int] | None:
         """This process's position in the mesh: that of the first of its devices the mesh
@@ -80,30 +82,38 @@ def mesh_of(jax_mesh: Mesh) -> DeviceMesh:
     if found is not None:
         return found
     first = jax_mesh.devices.flat[0]
-    local = [d for d in jax.local_devices() if d.platform == first.platform]
-    order = {d: i for i, d in enumerate(local)}
+    order = {d: i for i, d in enumerate(_ordered(first.platform))}
     ids = np.vectorize(order.__getitem__, otypes=[np.int64])(jax_mesh.devices)
     kind = _device.from_jax(first).type
     return DeviceMesh(kind, ids, mesh_dim_names=tuple(jax_mesh.axis_names))
 
 
 def _devices(device_type: str, count: int) -> list[jax.Device]:
-    """The first `count` local JAX devices of `device_type`, or PyTorch-style RuntimeError."""
-    platform_device = _device.to_jax(_device.device(device_type))
-    devices = [d for d in jax.local_devices() if d.platform == platform_device.platform]
+    """The first `count` JAX devices of `device_type` (this process's, then those of the
+    other processes of a `jax.distributed` job), or PyTorch-style RuntimeError."""
+    platform = _device.to_jax(_device.device(device_type)).platform
+    devices = _ordered(platform)
     if count > len(devices):
         raise RuntimeError(
-            f"a mesh of {count} {device_type} devices needs {count} devices, but this process "
-            f"has {len(devices)} (on CPU, set XLA_FLAGS=--xla_force_host_platform_device_count"
+            f"a mesh of {count} {device_type} devices needs {count} devices, but there are "
+            f"{len(devices)} (on CPU, set XLA_FLAGS=--xla_force_host_platform_device_count"
             f"={count} before JAX starts to simulate them)"
         )
     return devices[:count]
 
 
+def _ordered(platform: str) -> list[jax.Device]:
+    """The devices of `platform` a mesh's ids number: this process's alone, or every process's
+    in rank order once `jax.distributed` joins several (rank r's first device is id r)."""
+    if jax.process_count() == 1:
+        return [d for d in jax.local_devices() if d.platform == platform]
+    return sorted(jax.devices(platform), key=lambda d: (d.process_index, d.id))
+
+
 def init_device_mesh(
     device_type: str, mesh_shape: tuple[int, ...], *, mesh_dim_names: tuple[str, ...] | None = None
 ) -> DeviceMesh:
-    """A DeviceMesh of `mesh_shape` over this process's first devices of `device_type`."""
+    """A DeviceMesh of `mesh_shape` over the first devices of `device_type` (see `_ordered`)."""
     shape = tuple(int(n) for n in mesh_shape)
     ids = np.arange(math.prod(shape)).reshape(shape)
     return DeviceMesh(device_type, ids, mesh_dim_names=mesh_dim_names)

@@ -1,13 +1,18 @@
 """DTensor on JAX's sharding, with 8 simulated CPU devices (one subprocess, its findings as
 JSON): values and gradients against the same computation on plain tensors, and rank 0's
 pieces against PyTorch's DTensor on its fake process group of 4 ranks (one process; ops
-that need no collective give rank 0's true piece there)."""
+that need no collective give rank 0's true piece there). Then a mesh spanning two processes
+(`python -m autograd_compat run --nproc 2`)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from autograd_compat.__main__ import main
 from tests._helpers.eight_devices import run_script
+from tests._helpers.paths import HELPERS
 
 _SCRIPT = """
     import copy
@@ -27,11 +32,14 @@ _SCRIPT = """
         except Exception as e:
             return [type(e).__name__, str(e)]
 
-    out = {}
+    from autograd_compat._overrides import install
+
+    out = {"dispatch": [install.is_installed()]}
     mesh = dist.init_device_mesh("cpu", (4,), mesh_dim_names=("tp",))
     x = torch.arange(32.0).reshape(8, 4)
     w = torch.linspace(-1, 1, 12).reshape(4, 3)
     dt = distribute_tensor(x.clone().requires_grad_(), mesh, [Shard(0)])
+    out["dispatch"].append(install.is_installed())
     doubled, total = dt * 2, (dt * 2).sum()
     product, linear = dt @ w, F.linear(dt, w.t())
     out["kinds"] = [isinstance(t, DTensor) for t in (dt, doubled, total, product, linear, x)]
@@ -136,6 +144,10 @@ def test_ops_on_dtensors_give_dtensors_laid_out_as_xla_lays_them(found):
     assert found["mesh"] == [True, [4, ["tp", None]]]
 
 
+def test_dispatch_switches_on_with_the_first_dtensor_not_the_import(found):
+    assert found["dispatch"] == [False, True]
+
+
 def test_grads_of_a_dtensor_leaf_are_dtensors_laid_out_as_the_leaf(found):
     assert found["grad"] == ["DTensor", ["Shard(dim=0)"], True]
 
@@ -215,3 +227,25 @@ def test_rank_zeros_pieces_are_pytorchs(found, real_torch):
     assert found["placements"][1] == placements
     assert found["from_local"]["shard"][:2] == shape
     assert found["from_local_grad"][0] == piece.grad.tolist()  # rank 0's rows: 0 and 1
+
+
+def test_a_mesh_spanning_two_processes_gives_each_rank_its_piece(tmp_path):
+    """tests/_helpers/dtensor_job.py on two processes: each rank's pieces, gradients and
+    `from_local` of its own piece are those PyTorch's `torchrun` gives for the same script (its
+    records, written here; the one difference: PyTorch's sum reads `Partial(sum)`, held here
+    as its reduced value, `Replicate()`)."""
+    assert (
+        main(["run", "--nproc", "2", str(HELPERS / "dtensor_job.py"), "--out", str(tmp_path)]) == 0
+    )
+    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
+    for rank, record in enumerate(ranks):
+        rows = [[4.0 * rank + 2 * i + j for j in range(2)] for i in range(2)]
+        assert record == {
+            "rank": rank,
+            "coordinate": [rank],
+            "placements": ["Shard(dim=0)", "Replicate()", "Shard(dim=0)"],
+            "total": 140.0,
+            "local": rows,
+            "grad": [[2 * v for v in row] for row in rows],
+            "from_local": [[2, 2], [[0.0, 0.0], [1.0, 1.0]], [[float(rank)] * 2]],
+        }

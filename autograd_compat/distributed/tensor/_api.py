@@ -31,6 +31,7 @@ from jax.sharding import NamedSharding
 from ..._ops.subclass import _rehome
 from ..._pure import sharding as _sharding
 from ..._pure.op import register
+from ..._state import modes
 from ..._state import torch_function as _tf
 from ..._state.tensor import PLAIN_TYPES, Tensor
 from ..._tape.record import apply
@@ -121,10 +122,11 @@ class DTensor(Tensor):
 
     def to_local(self, *, grad_placements: Sequence[Placement] | None = None) -> Tensor:
         """This process's piece of the value (see the module), as a plain Tensor;
-        differentiable."""
-        shape, offset = compute_local_shape_and_global_offset(
-            self.shape, self.device_mesh, self.placements
-        )
+        differentiable in one process."""
+        mesh = self.device_mesh
+        if not self._value.sharding.is_fully_addressable:
+            return _own_piece(self, mesh)
+        shape, offset = compute_local_shape_and_global_offset(self.shape, mesh, self.placements)
         limit = tuple(o + n for o, n in zip(offset, shape))
         return _plain_piece(self, offset, limit)
 
@@ -207,6 +209,8 @@ class DTensor(Tensor):
                 f"{list(chosen)}; pieces of other shapes on other ranks need several processes"
             )
         sharding = _layout.sharding_of(chosen, mesh, ndim)
+        if not sharding.is_fully_addressable:
+            return _from_pieces(local_tensor, global_shape, sharding, mesh, scale)
         value = apply(FROM_LOCAL, local_tensor, tilings=tuple(tilings), scale=scale,
                       sharding=sharding)  # fmt: skip
         return _made(value, mesh)
@@ -290,6 +294,37 @@ def _made(t: Tensor, mesh: DeviceMesh) -> DTensor:
     if not isinstance(value, Tracer) and not isinstance(value.sharding, NamedSharding):
         out._value = _sharding.put(value, _sharding.replicated(mesh.jax_mesh))
     return out
+
+
+def _across_processes(what: str, t: Tensor) -> None:
+    """Refuse a gradient that would have to cross processes (no op records it)."""
+    if t.requires_grad and modes.is_grad_enabled():
+        raise NotImplementedError(
+            f"DTensor.{what} on a mesh spanning processes does not record a gradient; call it "
+            f"on a tensor that does not require grad, or under torch.no_grad()"
+        )
+
+
+def _from_pieces(local: Tensor, shape: tuple, sharding: NamedSharding, mesh, scale: int):
+    """`from_local` on a mesh spanning processes: each of this process's devices holds
+    `local`, the other processes' devices their own pieces."""
+    _across_processes("from_local", local)
+    if scale != 1:
+        raise NotImplementedError(
+            "DTensor.from_local: Partial('sum') on a mesh spanning processes is not supported"
+        )
+    value = local.detach()._value
+    pieces = [jax.device_put(value, d) for d in sharding.addressable_devices]
+    whole = jax.make_array_from_single_device_arrays(shape, sharding, pieces)
+    return _made(Tensor._wrap(whole), mesh)
+
+
+def _own_piece(dt: DTensor, mesh: DeviceMesh) -> Tensor:
+    """`to_local` on a mesh spanning processes: the shard on this process's device at its
+    coordinate."""
+    _across_processes("to_local", dt)
+    device = mesh.jax_mesh.devices[tuple(mesh.get_coordinate() or ())]
+    return Tensor._wrap(next(s.data for s in dt._value.addressable_shards if s.device == device))
 
 
 def _plain_piece(dt: DTensor, start: tuple, limit: tuple) -> Tensor:
