@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.core import Tracer
 from jax.sharding import NamedSharding, PartitionSpec
 
@@ -44,6 +45,9 @@ def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
     _USED[0] = True
     if isinstance(value, Tracer):  # inside a compiled step: the program lays it out
         return jax.lax.with_sharding_constraint(value, sharding)
+    if not sharding.is_fully_addressable:  # a mesh spanning processes: this one's pieces
+        host = np.asarray(value)
+        return jax.make_array_from_callback(value.shape, sharding, lambda index: host[index])
     out = jax.device_put(value, sharding, may_alias=False)
     return _COPY(out) if _shares_buffer(out, value) else out
 

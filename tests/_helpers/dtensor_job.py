@@ -33,6 +33,8 @@ with torch.no_grad():
     out["grad"] = dt.grad.to_local().tolist()
     made = DTensor.from_local(torch.full((1, 2), float(rank)), mesh, [Shard(0)])
     out["from_local"] = [list(made.shape), made.full_tensor().tolist(), made.to_local().tolist()]
+    mine = torch.full((2, 2), float(rank))  # distribute_tensor lays out rank 0's values
+    out["source"] = distribute_tensor(mine, mesh, [Shard(0)]).full_tensor().tolist()
 dist.destroy_process_group()
 with open(os.path.join(args.out, f"rank{rank}.json"), "w") as f:
     json.dump(out, f)

@@ -38,6 +38,7 @@ from ..._tape.record import apply
 from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
 from ..device_mesh import DeviceMesh, mesh_of
+from ..distributed_c10d import broadcast
 from . import _layout
 from ._utils import compute_local_shape_and_global_offset
 from .placement_types import Partial, Placement, Replicate, Shard
@@ -346,8 +347,9 @@ def distribute_tensor(
     src_data_rank: int | None = 0,
 ) -> DTensor:
     """A DTensor leaf holding `tensor`'s values laid out on `device_mesh` by `placements`
-    (default: replicated), with its `requires_grad`. `Partial` lays the value out as
-    `Replicate` (see `_layout`)."""
+    (default: replicated), with its `requires_grad`: on a mesh spanning processes, rank
+    `src_data_rank`'s values (None: each process's own, which must agree). `Partial` lays
+    the value out as `Replicate` (see `_layout`)."""
     mesh = _mesh_given(device_mesh)
     if not tensor.is_leaf:
         raise RuntimeError(
@@ -370,7 +372,11 @@ def distribute_tensor(
             )
         return tensor
     sharding = _layout.sharding_of(chosen, mesh, tensor.ndim)
-    value = _sharding.put(tensor.detach()._value, sharding)
+    source = tensor.detach()
+    if not sharding.is_fully_addressable and src_data_rank is not None:
+        source = source.clone()  # every process lays out rank `src_data_rank`'s values
+        broadcast(source, src_data_rank)
+    value = _sharding.put(source._value, sharding)
     out = _made(Tensor._wrap(value), mesh)
     out.requires_grad_(tensor.requires_grad)
     return out
