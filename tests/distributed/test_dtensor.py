@@ -100,18 +100,26 @@ _SCRIPT = """
     distribute_module(laid, mesh, colwise)
     out["module"] = [[type(p).__name__, isinstance(p, torch.nn.Parameter), names(p.placements)]
                      for p in laid.parameters()]
+    compiled = copy.deepcopy(laid)
     losses = []
-    for model in (net, laid):
+    for model in (net, laid, compiled):
         opt = torch.optim.Adam(model.parameters(), lr=0.01)
-        g = torch.Generator().manual_seed(1)
-        for _ in range(3):
-            a, b = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+
+        def step(a, b):
             opt.zero_grad()
             loss = F.mse_loss(model(a), b)
             loss.backward()
             opt.step()
-            losses.append(loss.item())
+            return loss
+
+        step = torch.compile(step) if model is compiled else step
+        g = torch.Generator().manual_seed(1)
+        for _ in range(3):
+            a, b = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+            losses.append(step(a, b).item())
     out["losses"] = losses
+    out["compiled"] = [names(p.placements) for p in compiled.parameters()]
+    out["zeros_like"] = names(torch.zeros_like(dt).placements)
     out["trained"] = all(close(p.detach(), q.full_tensor().detach())
                          for p, q in zip(net.parameters(), laid.parameters()))
     out["grads"] = [names(p.grad.placements) for p in laid.parameters()]
@@ -141,6 +149,7 @@ def test_ops_on_dtensors_give_dtensors_laid_out_as_xla_lays_them(found):
         found["placements"] == [["Shard(dim=0)"]] * 2 + [["Replicate()"]] + [["Shard(dim=0)"]] * 2
     )
     assert found["values"] == [True, True, True]
+    assert found["zeros_like"] == ["Shard(dim=0)"]  # laid out as its argument
     assert found["mesh"] == [True, [4, ["tp", None]]]
 
 
@@ -195,8 +204,9 @@ def test_a_distributed_module_trains_as_the_plain_one(found):
     for kind, is_parameter, _ in found["module"]:
         assert kind == "_DTensorParameter" and is_parameter
     assert [p for _, _, p in found["module"]] == [["Shard(dim=0)"]] + [["Replicate()"]] * 3
-    first, second = found["losses"][:3], found["losses"][3:]
-    assert first == pytest.approx(second, rel=1e-5)
+    plain, eager, compiled = (found["losses"][i : i + 3] for i in (0, 3, 6))
+    assert eager == pytest.approx(plain, rel=1e-5) and compiled == pytest.approx(plain, rel=1e-5)
+    assert found["compiled"] == [p for _, _, p in found["module"]]
     assert found["trained"] is True
     assert found["grads"] == [["Shard(dim=0)"]] + [["Replicate()"]] * 3
     assert found["state_dict"] == [["DTensor"] * 4, True, True]

@@ -221,7 +221,7 @@ class DTensor(Tensor):
         """The accumulated gradient, a DTensor laid out as this tensor."""
         grad = Tensor.grad.fget(self)
         if grad is not None and type(grad) in PLAIN_TYPES:
-            grad = self._grad = _made(grad, self.device_mesh)
+            grad = self._grad = _made(grad, self)
         return grad
 
     @grad.setter
@@ -246,13 +246,13 @@ class _DTensorParameter(DTensor, Parameter):
 
 def _torch_function(cls, func, types, args=(), kwargs=None):
     """Run `func` with subclass dispatch off and give its new Tensors as DTensors on the mesh
-    of the DTensor arguments (a Tensor argument returned, as by an in-place op, stays)."""
+    of the first DTensor argument (a Tensor argument returned, as by an in-place op, stays)."""
     if not all(issubclass(cls, t) for t in types):
         return NotImplemented
     with _tf.DisableTorchFunctionSubclass():
         ret = func(*args, **(kwargs or {}))
-    mesh = _first_mesh(args, kwargs)
-    return ret if mesh is None else _converted(ret, args, mesh)
+    like = _first_dtensor(args, kwargs)
+    return ret if like is None else _converted(ret, args, like)
 
 
 # Set after the class statements: a Tensor subclass that overrides switches dispatch on for the
@@ -262,38 +262,43 @@ DTensor.__torch_function__ = classmethod(_torch_function)
 DTensor._parameter_class = _DTensorParameter
 
 
-def _first_mesh(args: tuple, kwargs: dict | None) -> DeviceMesh | None:
+def _first_dtensor(args: tuple, kwargs: dict | None) -> DTensor | None:
     for group in (args, kwargs.values()) if kwargs else (args,):
         for arg in group:
             if isinstance(arg, DTensor):
-                return arg.device_mesh
+                return arg
             if type(arg) in (list, tuple):
                 for item in arg:
                     if isinstance(item, DTensor):
-                        return item.device_mesh
+                        return item
     return None
 
 
-def _converted(ret, args: tuple, mesh: DeviceMesh):
+def _converted(ret, args: tuple, like: DTensor):
     if type(ret) in PLAIN_TYPES:
         for arg in args:
             if arg is ret:
                 return ret
-        return _made(ret, mesh)
+        return _made(ret, like)
     if isinstance(ret, (tuple, list)):
-        return type(ret)(_converted(item, args, mesh) for item in ret)
+        return type(ret)(_converted(item, args, like) for item in ret)
     return ret
 
 
-def _made(t: Tensor, mesh: DeviceMesh) -> DTensor:
-    """`t` (a plain Tensor nothing else uses) as a DTensor, its value laid out on `mesh`
-    (replicated when it is not laid out on a mesh); switches `__torch_function__` dispatch
-    on (once)."""
+def _made(t: Tensor, where: DTensor | DeviceMesh) -> DTensor:
+    """`t` (a plain Tensor nothing else uses) as a DTensor. A value an op left off the mesh
+    (`zeros_like`'s, a factory's) is laid out as `where`, a DTensor of its shape, else
+    replicated on `where`'s mesh. Switches `__torch_function__` dispatch on (once)."""
     _tf.override_possible()
     out = cast(DTensor, _rehome(t, DTensor))
     value = out._value
     if not isinstance(value, Tracer) and not isinstance(value.sharding, NamedSharding):
-        out._value = _sharding.put(value, _sharding.replicated(mesh.jax_mesh))
+        if isinstance(where, DTensor) and where.shape == out.shape:
+            layout = where._value.sharding
+        else:
+            mesh = where.device_mesh if isinstance(where, DTensor) else where
+            layout = _sharding.replicated(mesh.jax_mesh)
+        out._value = _sharding.put(value, layout)
     return out
 
 
