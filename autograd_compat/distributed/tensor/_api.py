@@ -296,7 +296,7 @@ def _made(t: Tensor, where: DTensor | DeviceMesh) -> DTensor:
         if isinstance(where, DTensor) and where.shape == out.shape:
             layout = where._value.sharding
         else:
-            mesh = where.device_mesh if isinstance(where, DTensor) else where
+            mesh: DeviceMesh = where.device_mesh if isinstance(where, DTensor) else where
             layout = _sharding.replicated(mesh.jax_mesh)
         out._value = _sharding.put(value, layout)
     return out
