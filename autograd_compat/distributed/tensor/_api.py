@@ -293,11 +293,12 @@ def _made(t: Tensor, where: DTensor | DeviceMesh) -> DTensor:
     out = cast(DTensor, _rehome(t, DTensor))
     value = out._value
     if not isinstance(value, Tracer) and not isinstance(value.sharding, NamedSharding):
-        if isinstance(where, DTensor) and where.shape == out.shape:
+        if isinstance(where, DeviceMesh):
+            layout = _sharding.replicated(where.jax_mesh)
+        elif where.shape == out.shape:
             layout = where._value.sharding
         else:
-            mesh: DeviceMesh = where.device_mesh if isinstance(where, DTensor) else where
-            layout = _sharding.replicated(mesh.jax_mesh)
+            layout = _sharding.replicated(where._value.sharding.mesh)
         out._value = _sharding.put(value, layout)
     return out
 
