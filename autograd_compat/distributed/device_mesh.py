@@ -24,6 +24,7 @@ class DeviceMesh:
         if ids.ndim == 0:
             ids = ids.reshape(1)
         devices = _devices(device_type, int(ids.max()) + 1)
+        self._unnamed = not mesh_dim_names
         names = tuple(mesh_dim_names or (f"dim_{i}" for i in range(ids.ndim)))
         if len(names) != ids.ndim:
             raise RuntimeError(
@@ -58,6 +59,39 @@ class DeviceMesh:
             if self.jax_mesh.devices[index] in local:
                 return [int(i) for i in index]
         return None
+
+    def __getitem__(self, mesh_dim_names: str | tuple[str, ...]) -> DeviceMesh:
+        """The mesh of the named dimensions through this process's coordinate (the submesh
+        PyTorch gives this process's rank)."""
+        wanted = (mesh_dim_names,) if isinstance(mesh_dim_names, str) else tuple(mesh_dim_names)
+        if self._unnamed:
+            raise RuntimeError("Cannot slice a DeviceMesh without mesh_dim_names!")
+        if not set(wanted) <= set(self.mesh_dim_names):
+            raise KeyError(
+                f"Invalid mesh_dim_names {wanted} specified. Valid mesh_dim_names are "
+                f"{list(self.mesh_dim_names)}."
+            )
+        dims = [self.mesh_dim_names.index(name) for name in wanted]
+        if dims != sorted(dims):
+            raise KeyError(
+                f"Invalid mesh_dim_names {wanted} specified. Mesh dim indices should be in "
+                "ascending order."
+            )
+        coordinate = self.get_coordinate() or [0] * self.ndim
+        index = tuple(slice(None) if d in dims else coordinate[d] for d in range(self.ndim))
+        return DeviceMesh(self.device_type, self.mesh[index], mesh_dim_names=wanted)
+
+    def get_local_rank(self, mesh_dim: int | str | None = None) -> int:
+        """This process's index along `mesh_dim` (its coordinate there)."""
+        if mesh_dim is None:
+            if self.ndim > 1:
+                raise RuntimeError(
+                    f"Found the DeviceMesh have {self.ndim} dimensions",
+                    "Optional kwarg `mesh_dim` needs to be specified when device_mesh.ndim > 1.",
+                )
+            mesh_dim = 0
+        dim = self.mesh_dim_names.index(mesh_dim) if isinstance(mesh_dim, str) else mesh_dim
+        return (self.get_coordinate() or [0] * self.ndim)[dim]
 
     def __eq__(self, other) -> bool:
         return isinstance(other, DeviceMesh) and self._key() == other._key()

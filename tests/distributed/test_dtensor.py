@@ -79,6 +79,12 @@ _SCRIPT = """
     both = distribute_tensor(x, grid, [Shard(0), Shard(1)])
     out["grid"] = [names(both.placements), list(both.to_local().shape), spec(both),
                    names((both + 1).placements)]
+    row = distribute_tensor(x, grid["tp"], [Shard(1)])
+    out["submesh"] = [grid["tp"].mesh.tolist(), grid["dp"].mesh.tolist(),
+                      grid["dp", "tp"].mesh.tolist(), grid.get_local_rank("tp"),
+                      names(row.placements), spec(row), row.device_mesh == grid["tp"],
+                      error(lambda: grid["xx"]), error(lambda: grid["tp", "dp"]),
+                      error(lambda: grid.get_local_rank())]
 
     out["errors"] = [
         error(lambda: dt.redistribute()),
@@ -186,6 +192,10 @@ def test_a_2d_mesh_splits_both_dimensions(found):
     ]
 
 
+def test_a_submesh_is_the_one_through_this_process(found):
+    assert found["submesh"][4:7] == [["Shard(dim=1)"], [2, [None, "tp"]], True]
+
+
 def test_errors_are_pytorchs(found):
     redistribute, partial, from_dtensor, non_leaf, count, constructor = found["errors"]
     assert redistribute == ["RuntimeError", "placements is needed for redistribute!"]
@@ -231,12 +241,23 @@ def test_rank_zeros_pieces_are_pytorchs(found, real_torch):
         theirs = [dt.to_local().tolist(), (dt * 2).to_local().tolist()]
         placements = [repr(p) for p in (dt * 2).placements]
         shape = [list(made.shape), [repr(p) for p in made.placements]]
+        grid = dist.init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+        submeshes = [grid["tp"].mesh.tolist(), grid["dp"].mesh.tolist(),
+                     grid["dp", "tp"].mesh.tolist(), grid.get_local_rank("tp")]  # fmt: skip
+        errors = []
+        for call in (lambda: grid["xx"], lambda: grid["tp", "dp"], grid.get_local_rank):
+            try:
+                call()
+            except Exception as e:
+                errors.append([type(e).__name__, str(e)])
     finally:
         dist.destroy_process_group()
     assert found["local"] == [*theirs, "Tensor", "Tensor"]
     assert found["placements"][1] == placements
     assert found["from_local"]["shard"][:2] == shape
     assert found["from_local_grad"][0] == piece.grad.tolist()  # rank 0's rows: 0 and 1
+    assert found["submesh"][:4] == submeshes
+    assert found["submesh"][7:] == errors
 
 
 def test_a_mesh_spanning_two_processes_gives_each_rank_its_piece(tmp_path):
