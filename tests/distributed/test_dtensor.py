@@ -140,6 +140,15 @@ _SCRIPT = """
                              for p, q in zip(fresh.parameters(), laid.parameters())),
                          [spec(p) for p in fresh.parameters()] == [spec(p) for p in
                                                                    laid.parameters()]]
+
+    from autograd_compat.distributed.fsdp import fully_shard
+
+    layer = torch.nn.Linear(4, 8)
+    weights = [p.detach().clone() for p in layer.parameters()]
+    fully_shard(layer, mesh=mesh)
+    full = {k: v.full_tensor() for k, v in layer.state_dict().items()}
+    out["fsdp"] = [[type(p).__name__, names(p.placements)] for p in layer.parameters()]
+    out["fsdp_state"] = all(close(full[k], w) for k, w in zip(("weight", "bias"), weights))
     print(json.dumps(out))
     """
 
@@ -194,6 +203,11 @@ def test_a_2d_mesh_splits_both_dimensions(found):
 
 def test_a_submesh_is_the_one_through_this_process(found):
     assert found["submesh"][4:7] == [["Shard(dim=1)"], [2, [None, "tp"]], True]
+
+
+def test_fsdp2_parameters_are_dtensors_sharded_on_dim_0(found):
+    assert found["fsdp"] == [["_DTensorParameter", ["Shard(dim=0)"]]] * 2
+    assert found["fsdp_state"] is True  # full_tensor() of the state dict: the weights
 
 
 def test_errors_are_pytorchs(found):

@@ -26,7 +26,7 @@ from typing import NamedTuple, cast
 import jax
 import jax.numpy as jnp
 from jax.core import Tracer
-from jax.sharding import NamedSharding
+from jax.sharding import Mesh, NamedSharding
 
 from ..._ops.subclass import _rehome
 from ..._pure import sharding as _sharding
@@ -102,7 +102,6 @@ class DTensor(Tensor):
         (Replicate(),)
     """
 
-    __slots__ = ()
     __torch_function__ = _tf._disabled_torch_function_impl  # the real one is set below
 
     def __new__(cls, *args, **kwargs):
@@ -260,6 +259,18 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
 # not; the first DTensor made does (`_made`).
 DTensor.__torch_function__ = classmethod(_torch_function)
 DTensor._parameter_class = _DTensorParameter
+
+
+def make_parameter_dtensor(param: Parameter, mesh: Mesh) -> None:
+    """Make `param`, a Parameter, a DTensor in place (FSDP2's parameters are DTensors), laid
+    out replicated on `mesh` unless it lies on a mesh already; the references to it (an
+    optimizer's) stay valid."""
+    if type(param) is not Parameter:
+        return
+    if not isinstance(param._value.sharding, NamedSharding):
+        param.data = Tensor._wrap(_sharding.put(param._value, _sharding.replicated(mesh)))
+    _tf.override_possible()
+    param.__class__ = _DTensorParameter
 
 
 def _first_dtensor(args: tuple, kwargs: dict | None) -> DTensor | None:
