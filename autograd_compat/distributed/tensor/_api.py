@@ -95,7 +95,7 @@ class DTensor(Tensor):
 
     Example::
 
-        >>> from torch.distributed.tensor import distribute_tensor, Replicate
+        >>> from autograd_compat.distributed.tensor import distribute_tensor, Replicate
         >>> mesh = torch.distributed.init_device_mesh("cpu", (1,))
         >>> dt = distribute_tensor(torch.ones(2), mesh, [Replicate()])
         >>> (dt * 2).placements
