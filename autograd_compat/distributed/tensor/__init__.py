@@ -6,7 +6,8 @@ one, and its placements read `Replicate()`."""
 
 from __future__ import annotations
 
-from ._api import DTensor, distribute_module, distribute_tensor
+from ._api import DTensor
+from ._distribute import distribute_module, distribute_tensor
 from .placement_types import Partial, Placement, Replicate, Shard
 
 __all__ = [

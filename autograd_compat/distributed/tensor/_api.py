@@ -18,9 +18,7 @@ so `to_local` and `from_local` undo each other, gradients included.
 
 from __future__ import annotations
 
-import inspect
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple, cast
 
 import jax
@@ -35,15 +33,13 @@ from ..._state import modes
 from ..._state import torch_function as _tf
 from ..._state.tensor import PLAIN_TYPES, Tensor
 from ..._tape.record import apply
-from ...nn.modules.module import Module
 from ...nn.parameter import Parameter
 from ..device_mesh import DeviceMesh, mesh_of
-from ..distributed_c10d import broadcast
 from . import _layout
 from ._utils import compute_local_shape_and_global_offset
 from .placement_types import Partial, Placement, Replicate, Shard
 
-__all__ = ["DTensor", "distribute_module", "distribute_tensor"]
+__all__ = ["DTensor"]
 
 
 def _laid_out(x, *, sharding: NamedSharding):
@@ -161,7 +157,7 @@ class DTensor(Tensor):
         sharding = _layout.sharding_of(
             _layout.normalized(placements, mesh, self.ndim), mesh, self.ndim
         )
-        return _made(apply(REDISTRIBUTE, source, sharding=sharding), mesh)
+        return as_dtensor(apply(REDISTRIBUTE, source, sharding=sharding), mesh)
 
     @staticmethod
     def from_local(
@@ -181,7 +177,7 @@ class DTensor(Tensor):
                 f"the local_tensor argument only accepts torch.Tensor but got "
                 f"{type(local_tensor)} value."
             )
-        mesh = _mesh_given(device_mesh)
+        mesh = mesh_given(device_mesh)
         ndim = local_tensor.ndim
         chosen = placements if placements is not None else [Replicate()] * mesh.ndim
         chosen = _layout.normalized(list(chosen), mesh, ndim)
@@ -213,14 +209,14 @@ class DTensor(Tensor):
             return _from_pieces(local_tensor, global_shape, sharding, mesh, scale)
         value = apply(FROM_LOCAL, local_tensor, tilings=tuple(tilings), scale=scale,
                       sharding=sharding)  # fmt: skip
-        return _made(value, mesh)
+        return as_dtensor(value, mesh)
 
     @property
     def grad(self) -> Tensor | None:
         """The accumulated gradient, a DTensor laid out as this tensor."""
         grad = Tensor.grad.fget(self)
         if grad is not None and type(grad) in PLAIN_TYPES:
-            grad = self._grad = _made(grad, self)
+            grad = self._grad = as_dtensor(grad, self)
         return grad
 
     @grad.setter
@@ -256,7 +252,7 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
 
 # Set after the class statements: a Tensor subclass that overrides switches dispatch on for the
 # process when it is defined, and importing this module (transformers and accelerate do) must
-# not; the first DTensor made does (`_made`).
+# not; the first DTensor made does (`as_dtensor`).
 DTensor.__torch_function__ = classmethod(_torch_function)
 DTensor._parameter_class = _DTensorParameter
 
@@ -290,13 +286,13 @@ def _converted(ret, args: tuple, like: DTensor):
         for arg in args:
             if arg is ret:
                 return ret
-        return _made(ret, like)
+        return as_dtensor(ret, like)
     if isinstance(ret, (tuple, list)):
         return type(ret)(_converted(item, args, like) for item in ret)
     return ret
 
 
-def _made(t: Tensor, where: DTensor | DeviceMesh) -> DTensor:
+def as_dtensor(t: Tensor, where: DTensor | DeviceMesh) -> DTensor:
     """`t` (a plain Tensor nothing else uses) as a DTensor. A value an op left off the mesh
     (`zeros_like`'s, a factory's) is laid out as `where`, a DTensor of its shape, else
     replicated on `where`'s mesh. Switches `__torch_function__` dispatch on (once)."""
@@ -334,7 +330,7 @@ def _from_pieces(local: Tensor, shape: tuple, sharding: NamedSharding, mesh, sca
     value = local.detach()._value
     pieces = [jax.device_put(value, d) for d in sharding.addressable_devices]
     whole = jax.make_array_from_single_device_arrays(shape, sharding, pieces)
-    return _made(Tensor._wrap(whole), mesh)
+    return as_dtensor(Tensor._wrap(whole), mesh)
 
 
 def _own_piece(dt: DTensor, mesh: DeviceMesh) -> Tensor:
@@ -350,111 +346,8 @@ def _plain_piece(dt: DTensor, start: tuple, limit: tuple) -> Tensor:
     return apply(TO_LOCAL, dt, start=tuple(start), limit=tuple(limit), sharding=sharding)
 
 
-def _mesh_given(device_mesh: DeviceMesh | None) -> DeviceMesh:
+def mesh_given(device_mesh: DeviceMesh | None) -> DeviceMesh:
+    """`device_mesh`, or PyTorch's error for none (there is no `with mesh:` context here)."""
     if device_mesh is None:
         raise RuntimeError("No device mesh is currently active!")
     return device_mesh
-
-
-def distribute_tensor(
-    tensor: Tensor,
-    device_mesh: DeviceMesh | None = None,
-    placements: Sequence[Placement] | None = None,
-    *,
-    src_data_rank: int | None = 0,
-) -> DTensor:
-    """A DTensor leaf holding `tensor`'s values laid out on `device_mesh` by `placements`
-    (default: replicated), with its `requires_grad`: on a mesh spanning processes, rank
-    `src_data_rank`'s values (None: each process's own, which must agree). `Partial` lays
-    the value out as `Replicate` (see `_layout`)."""
-    mesh = _mesh_given(device_mesh)
-    if not tensor.is_leaf:
-        raise RuntimeError(
-            "`distribute_tensor` should be used to distribute leaf tensors! but found "
-            "non-leaf tensor!"
-        )
-    chosen = placements if placements is not None else [Replicate()] * mesh.ndim
-    chosen = _layout.normalized(list(chosen), mesh, tensor.ndim)
-    if isinstance(tensor, DTensor):
-        if tensor.device_mesh != mesh:
-            raise ValueError(
-                f"Cannot distribute a DTensor with device mesh {tensor.device_mesh} "
-                f"to a different device mesh {mesh}."
-            )
-        if tensor.placements != chosen:
-            raise ValueError(
-                f"Cannot distribute a DTensor with placements {tensor.placements} "
-                f"to a different placements {list(chosen)}. do you want to call "
-                f"`redistribute` instead?"
-            )
-        return tensor
-    sharding = _layout.sharding_of(chosen, mesh, tensor.ndim)
-    source = tensor.detach()
-    if not sharding.is_fully_addressable and src_data_rank is not None:
-        source = source.clone()  # every process lays out rank `src_data_rank`'s values
-        broadcast(source, src_data_rank)
-    value = _sharding.put(source._value, sharding)
-    out = _made(Tensor._wrap(value), mesh)
-    out.requires_grad_(tensor.requires_grad)
-    return out
-
-
-def distribute_module(
-    module: Module,
-    device_mesh: DeviceMesh | None = None,
-    partition_fn: Callable[[str, Module, DeviceMesh], None] | None = None,
-    input_fn: Callable | None = None,
-    output_fn: Callable | None = None,
-) -> Module:
-    """Lay `module`'s parameters and buffers out on `device_mesh`: `partition_fn(name,
-    submodule, mesh)` distributes those it chooses, the rest are replicated; `input_fn` and
-    `output_fn` run as a forward pre-hook and a forward hook."""
-    if getattr(module, "_distribute_module_applied", False):
-        raise RuntimeError(
-            "distribute_module should only be called once on a module, "
-            "but it has already been called on this module!"
-        )
-    mesh = _mesh_given(device_mesh)
-    for name, submodule in module.named_modules():
-        if partition_fn is not None:
-            partition_fn(name, submodule, mesh)
-        _replicate_rest(submodule, mesh)
-    if input_fn is not None:
-        module.register_forward_pre_hook(_hook(input_fn, "input_fn", mesh, pre=True))
-    if output_fn is not None:
-        module.register_forward_hook(_hook(output_fn, "output_fn", mesh, pre=False))
-    module._distribute_module_applied = True
-    return module
-
-
-def _replicate_rest(module: Module, mesh: DeviceMesh) -> None:
-    """Replicate `module`'s own parameters and buffers that are not DTensors yet."""
-    whole = [Replicate()] * mesh.ndim
-    for key, param in module._parameters.items():
-        if param is not None and not isinstance(param, DTensor):
-            laid = distribute_tensor(param.data, mesh, whole)
-            module.register_parameter(key, Parameter(laid, requires_grad=param.requires_grad))
-    for key, buffer in module._buffers.items():
-        if buffer is not None and not isinstance(buffer, DTensor):
-            module._buffers[key] = distribute_tensor(buffer, mesh, whole)
-
-
-def _hook(fn: Callable, what: str, mesh: DeviceMesh, pre: bool) -> Callable:
-    """`fn` as a module hook: PyTorch's (module, value, mesh) form, or its deprecated
-    (value, mesh) form with a FutureWarning."""
-    count = len(inspect.signature(fn).parameters)
-    if count == 2:
-        warnings.warn(
-            f"Deprecating {what} that takes two arguments (inputs, device_mesh), "
-            f"please use {what} that takes in (module, inputs, device_mesh) instead!",
-            FutureWarning,
-            stacklevel=3,
-        )
-        if pre:
-            return lambda module, inputs: fn(inputs, mesh)
-        return lambda module, inputs, outputs: fn(outputs, mesh)
-    if count != 3:
-        raise ValueError(f"{what} should take in 3 arguments, but got {count} arguments!")
-    if pre:
-        return lambda module, inputs: fn(module, inputs, mesh)
-    return lambda module, inputs, outputs: fn(module, outputs, mesh)
