@@ -28,6 +28,7 @@ total = (dt * dt).sum()
 total.backward()
 out["placements"] = [repr(p) for p in (*dt.placements, *total.placements, *dt.grad.placements)]
 out["total"] = total.full_tensor().item()
+out["repr"] = repr(dt).startswith("DTensor(local_tensor=tensor([[")
 with torch.no_grad():
     out["local"] = dt.to_local().tolist()
     out["grad"] = dt.grad.to_local().tolist()

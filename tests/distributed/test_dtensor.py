@@ -294,4 +294,5 @@ def test_a_mesh_spanning_two_processes_gives_each_rank_its_piece(tmp_path):
             "grad": [[2 * v for v in row] for row in rows],
             "from_local": [[2, 2], [[0.0, 0.0], [1.0, 1.0]], [[float(rank)] * 2]],
             "source": [[0.0, 0.0], [0.0, 0.0]],
+            "repr": True,
         }

@@ -228,7 +228,7 @@ class DTensor(Tensor):
         Tensor.grad.fdel(self)
 
     def __repr__(self) -> str:
-        local = self.to_local().detach()
+        local = self.detach().to_local()
         return (
             f"DTensor(local_tensor={local}, device_mesh={self.device_mesh}, "
             f"placements={self.placements})"
