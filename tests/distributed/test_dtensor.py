@@ -126,6 +126,10 @@ _SCRIPT = """
     out["losses"] = losses
     out["compiled"] = [names(p.placements) for p in compiled.parameters()]
     out["zeros_like"] = names(torch.zeros_like(dt).placements)
+    from autograd_compat.distributed.tensor.experimental import implicit_replication
+
+    with implicit_replication():
+        out["implicit"] = names((dt.detach() + torch.ones(8, 4)).placements)
     out["trained"] = all(close(p.detach(), q.full_tensor().detach())
                          for p, q in zip(net.parameters(), laid.parameters()))
     out["grads"] = [names(p.grad.placements) for p in laid.parameters()]
@@ -165,6 +169,7 @@ def test_ops_on_dtensors_give_dtensors_laid_out_as_xla_lays_them(found):
     )
     assert found["values"] == [True, True, True]
     assert found["zeros_like"] == ["Shard(dim=0)"]  # laid out as its argument
+    assert found["implicit"] == ["Shard(dim=0)"]  # a plain tensor is taken as replicated
     assert found["mesh"] == [True, [4, ["tp", None]]]
 
 
