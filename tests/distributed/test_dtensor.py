@@ -125,6 +125,8 @@ _SCRIPT = """
             losses.append(step(a, b).item())
     out["losses"] = losses
     out["compiled"] = [names(p.placements) for p in compiled.parameters()]
+    out["state"] = [[type(v).__name__, names(v.placements)] for v in opt.state[
+        next(compiled.parameters())].values() if v.ndim]
     out["zeros_like"] = names(torch.zeros_like(dt).placements)
     from autograd_compat.distributed.tensor.experimental import implicit_replication
 
@@ -236,6 +238,7 @@ def test_a_distributed_module_trains_as_the_plain_one(found):
     plain, eager, compiled = (found["losses"][i : i + 3] for i in (0, 3, 6))
     assert eager == pytest.approx(plain, rel=1e-5) and compiled == pytest.approx(plain, rel=1e-5)
     assert found["compiled"] == [p for _, _, p in found["module"]]
+    assert found["state"] == [["DTensor", ["Shard(dim=0)"]]] * 2  # exp_avg, exp_avg_sq
     assert found["trained"] is True
     assert found["grads"] == [["Shard(dim=0)"]] + [["Replicate()"]] * 3
     assert found["state_dict"] == [["DTensor"] * 4, True, True]

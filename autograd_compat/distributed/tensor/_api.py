@@ -228,7 +228,7 @@ class DTensor(Tensor):
         Tensor.grad.fdel(self)
 
     def __repr__(self) -> str:
-        local = self.detach().to_local()
+        local = cast(DTensor, self.detach()).to_local()
         return (
             f"DTensor(local_tensor={local}, device_mesh={self.device_mesh}, "
             f"placements={self.placements})"
@@ -254,7 +254,8 @@ def _torch_function(cls, func, types, args=(), kwargs=None):
 # process when it is defined, and importing this module (transformers and accelerate do) must
 # not; the first DTensor made does (`as_dtensor`).
 DTensor.__torch_function__ = classmethod(_torch_function)
-DTensor._parameter_class = _DTensorParameter
+DTensor._parameter_class = _DTensorParameter  # `nn.Parameter(dtensor)`'s class
+DTensor._like_class = DTensor  # an optimizer's state buffers of a DTensor parameter
 
 
 def make_parameter_dtensor(param: Parameter, mesh: Mesh) -> None:
