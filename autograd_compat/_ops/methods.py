@@ -29,6 +29,7 @@ from . import (
     shape,
     solvers,
     special_math,
+    strided,
     unary,
 )
 from . import factories as _factories
@@ -389,6 +390,9 @@ class TensorMethods:
     narrow = shape.narrow
     select = shape.select
     diagonal = shape.diagonal
+    as_strided = strided.as_strided
+    as_strided_ = strided.as_strided_
+    as_strided_scatter = strided.as_strided_scatter
     fill_diagonal_ = index.fill_diagonal_
     unbind = shape.unbind
     clone = shape.clone

@@ -983,6 +983,14 @@ ROWS: list[OpCase] = [
     OpCase("unsafe_split_with_sizes", lambda torch, x: torch.unsafe_split_with_sizes(x, [1, 2])),
     OpCase("unfold.dimension", lambda torch, x: x.unfold(1, 2, 1)),
     OpCase("narrow_copy", lambda torch, x: torch.narrow_copy(x, 1, 1, 2)),
+    OpCase("as_strided", lambda torch, x: x[1:].as_strided((2, 2), (1, 4), 5)),
+    OpCase("as_strided_", lambda torch, x: (x * 1).as_strided_((2, 2), (1, 4), 1)),
+    OpCase(
+        "as_strided_scatter",
+        lambda torch, x, s: torch.as_strided_scatter(x, s, (2, 2), (1, 4), 1),
+        inputs=(S, (2, 2)),
+        requires_grad=(False, True),  # PyTorch's gradient in x is not its derivative
+    ),
     OpCase("select_scatter", lambda torch, x, s: torch.select_scatter(x, s, 0, 1), inputs=(S, V)),
     OpCase(
         "slice_scatter",

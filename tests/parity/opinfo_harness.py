@@ -135,8 +135,32 @@ def _from_testing(obj: Any) -> bool:
     return (getattr(obj, "__module__", None) or "").startswith("torch.testing")
 
 
+_KEEP_STORAGE = [False]  # whether to_ours keeps a view's whole memory (see `storage_kept`)
+
+
+@contextlib.contextmanager
+def storage_kept() -> Iterator[None]:
+    """to_ours of a view translates the whole memory it lies in and views it alike (for ops
+    that read memory outside their input: as_strided of a partial view)."""
+    _KEEP_STORAGE[0] = True
+    try:
+        yield
+    finally:
+        _KEEP_STORAGE[0] = False
+
+
+def _with_storage(t: Any) -> Any:
+    """autograd_compat's view, as_strided like `t`, of a copy of `t`'s whole memory."""
+    numel = t.untyped_storage().nbytes() // t.element_size()
+    memory = to_ours(t.detach().as_strided((numel,), (1,), 0).clone())
+    view = memory.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+    return view.requires_grad_(t.requires_grad)
+
+
 def to_ours(t: Any) -> Any:
     """autograd_compat's tensor with `t`'s values, dtype, shape and requires_grad."""
+    if _KEEP_STORAGE[0] and t._base is not None:
+        return _with_storage(t)
     d = t.detach()
     if d.dtype.is_complex:
         d = d.resolve_conj()
