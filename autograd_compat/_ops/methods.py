@@ -25,6 +25,7 @@ from . import (
     linalg,
     order_statistics,
     random,
+    random_fills,
     reduce,
     shape,
     solvers,
@@ -439,6 +440,9 @@ class TensorMethods:
     chunk = shape.chunk
     tensor_split = shape.tensor_split
     exponential_ = random.exponential_
+    cauchy_ = random_fills.cauchy_
+    log_normal_ = random_fills.log_normal_
+    geometric_ = random_fills.geometric_
     multinomial = _sampling.multinomial
     # linalg, reduce, convert, shape, comparison, index, new_* factories
     addbmm = linalg.addbmm

@@ -303,6 +303,9 @@ ROWS: list[OpCase] = [
         "exponential_",
         lambda torch, x: seeded(torch, lambda: x.clone().exponential_()),
     ),
+    OpCase("cauchy_", lambda torch, x: seeded(torch, lambda: x.clone().cauchy_(0.5, 2.0))),
+    OpCase("log_normal_", lambda torch, x: seeded(torch, lambda: x.clone().log_normal_(0.0, 0.5))),
+    OpCase("geometric_", lambda torch, x: seeded(torch, lambda: x.clone().geometric_(0.3))),
     OpCase(
         "dropout",
         lambda torch, x: seeded(torch, lambda: F(torch).dropout(x, 0.5)),
@@ -542,6 +545,20 @@ ROWS: list[OpCase] = [
         "MaxPool1DWithIndicesBackward0 here",
     ),
     OpCase("max_pool2d", lambda torch, x: F(torch).max_pool2d(x, 2), inputs=(IMG,)),
+    OpCase(
+        "fractional_max_pool2d",
+        lambda torch, x, u: F(torch).fractional_max_pool2d(x, 2, 3, _random_samples=u),
+        inputs=(IMG, (1, 2, 2)),
+        domain=("normal", "prob"),
+        requires_grad=(True, False),
+    ),
+    OpCase(
+        "fractional_max_pool3d",
+        lambda torch, x, u: F(torch).fractional_max_pool3d(x, 2, (1, 2, 2), _random_samples=u),
+        inputs=((1, 2, 3, 4, 4), (1, 2, 3)),
+        domain=("normal", "prob"),
+        requires_grad=(True, False),
+    ),
     OpCase(
         "max_pool3d",
         lambda torch, x: F(torch).max_pool3d(x, 2),

@@ -171,6 +171,24 @@ def to_ours(t: Any) -> Any:
     )
 
 
+def _our_module_instance(module: Any) -> Any:
+    """autograd_compat's module of `module`'s class with its attributes, parameters, buffers
+    and children (a module a sample passes as an argument: a distance function, say)."""
+    cls = public(type(module).__module__, type(module).__name__)
+    ours = cls.__new__(cls)
+    autograd_compat.nn.Module.__init__(ours)
+    for name, value in vars(module).items():
+        if not name.startswith("_"):
+            setattr(ours, name, translate(value))
+    for name, child in module.named_children():
+        setattr(ours, name, translate(child))
+    for name, p in module.named_parameters(recurse=False):
+        setattr(ours, name, autograd_compat.nn.Parameter(to_ours(p), p.requires_grad))
+    for name, b in module.named_buffers(recurse=False):
+        ours.register_buffer(name, to_ours(b))
+    return ours
+
+
 def translate(obj: Any) -> Any:
     """autograd_compat's counterpart of `obj` (see the module docstring); Missing if none."""
     torch = real_torch
@@ -192,6 +210,8 @@ def translate(obj: Any) -> Any:
         return our_module(obj.__name__) if obj.__name__.split(".")[0] == "torch" else obj
     if obj is torch.Tensor:
         return autograd_compat.Tensor
+    if isinstance(obj, torch.nn.Module):
+        return _our_module_instance(obj)
     if isinstance(obj, type) and (obj.__module__ or "").startswith("torch."):
         return public(obj.__module__, obj.__name__)
     if getattr(obj, "__name__", None) == "wrapper_set_seed" and _from_testing(obj):
