@@ -1000,6 +1000,12 @@ ROWS: list[OpCase] = [
     OpCase("unsafe_split_with_sizes", lambda torch, x: torch.unsafe_split_with_sizes(x, [1, 2])),
     OpCase("unfold.dimension", lambda torch, x: x.unfold(1, 2, 1)),
     OpCase("narrow_copy", lambda torch, x: torch.narrow_copy(x, 1, 1, 2)),
+    OpCase(
+        "segment_reduce",
+        lambda torch, x: torch.segment_reduce(
+            x, "prod", lengths=torch.tensor([[1, 0, 3]] * 3), axis=1, initial=0.5
+        ),
+    ),
     OpCase("as_strided", lambda torch, x: x[1:].as_strided((2, 2), (1, 4), 5)),
     OpCase("as_strided_", lambda torch, x: (x * 1).as_strided_((2, 2), (1, 4), 1)),
     OpCase(
