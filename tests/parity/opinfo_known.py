@@ -179,6 +179,4 @@ OPTIM_SKIPS: dict[str, str] = {
     "SparseAdam": "sparse: it steps sparse gradients only, and sparse tensors do not exist here",
 }
 OPTIM_WRONG: dict[str, str] = {}
-OPTIM_MISSING: set[str] = {
-    "Muon",
-}
+OPTIM_MISSING: set[str] = set()
