@@ -142,6 +142,8 @@ from ._ops.nn.activation import tensor_softmax as softmax
 from ._ops.nn.distance import cosine_similarity, pairwise_distance
 from ._ops.nn.loss_enums import *  # noqa: F403  (torch.margin_ranking_loss and kin)
 from ._ops.nn.normalization import rms_norm
+from ._ops.nn.native_norms import *  # noqa: F403
+from ._ops.masked_index import *  # noqa: F403
 from ._ops.nn.channels import channel_shuffle, native_channel_shuffle
 from ._ops.coordinates import unravel_index
 from ._ops.finite_differences import gradient

@@ -108,6 +108,13 @@ def F(torch):
     return torch.nn.functional
 
 
+def _masked_index(torch) -> tuple:
+    """The mask and indices of the _unsafe_masked_index rows: row 5 is out of range where the
+    mask is false, column 3 repeats."""
+    rows, columns = torch.tensor([[0], [5]]), torch.tensor([[1, 3, 3]])
+    return torch.tensor([[True], [False]]), [rows, columns]
+
+
 def seeded(torch, fn):
     """`fn()` after seeding: random rows give the same draws at every call (finite
     differences evaluate the call again)."""
@@ -607,6 +614,34 @@ ROWS: list[OpCase] = [
         requires_grad=(True, False, False, True, True),
     ),
     OpCase(
+        "_native_batch_norm_legit",
+        lambda torch, x, w, b: torch._native_batch_norm_legit(
+            x,
+            w,
+            b,
+            torch.zeros(3, dtype=torch.float64),
+            torch.ones(3, dtype=torch.float64),
+            True,
+            0.1,
+            1e-5,
+        ),
+        inputs=(SEQ, (3,), (3,)),
+    ),
+    OpCase(
+        "_native_batch_norm_legit.eval",
+        lambda torch, x, m, v, w, b: torch._native_batch_norm_legit(
+            x, w, b, m, v, False, 0.1, 1e-5
+        ),
+        inputs=(SEQ, (3,), (3,), (3,), (3,)),
+        domain=("normal", "normal", "pos", "normal", "normal"),
+        requires_grad=(True, False, False, True, True),
+    ),
+    OpCase(
+        "_native_batch_norm_legit.no_stats",
+        lambda torch, x, w, b: torch._native_batch_norm_legit(x, w, b, True, 0.1, 1e-5),
+        inputs=(SEQ, (3,), (3,)),
+    ),
+    OpCase(
         "layer_norm",
         lambda torch, x, w, b: F(torch).layer_norm(x, (4,), w, b),
         inputs=(S, V, V),
@@ -1045,6 +1080,16 @@ ROWS: list[OpCase] = [
         "index_put.accumulate",
         lambda torch, x, i, v: torch.index_put(x, (i,), v, accumulate=True),
         inputs=(S, _idx(0, 2, 0), V),
+    ),
+    OpCase(
+        "_unsafe_masked_index",
+        lambda torch, x: torch._unsafe_masked_index(x, *_masked_index(torch), 2.0),
+        inputs=(S,),
+    ),
+    OpCase(
+        "_unsafe_masked_index_put_accumulate",
+        lambda torch, x, v: torch._unsafe_masked_index_put_accumulate(x, *_masked_index(torch), v),
+        inputs=(S, (2, 3)),
     ),
     OpCase("put", lambda torch, x, i, s: torch.put(x, i, s), inputs=(S, _idx(0, 5, -1), (3,))),
     OpCase("index_select", lambda torch, x, i: torch.index_select(x, 1, i), inputs=(S, _idx(0, 2))),
