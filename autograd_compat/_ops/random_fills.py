@@ -37,6 +37,19 @@ def _require(self: Tensor, kernel: str, integers: bool) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(d)}'")
 
 
+def _fill(self: Tensor, node: str, generator, any_dtype: bool, host, traced) -> Tensor:
+    """Fill `self` (recorded as `node`) with `host(generator, n)`'s float64 draws where the
+    draw is PyTorch's, else with `traced(key, shape)` (`any_dtype`: the host draws for integer
+    dtypes too)."""
+    shape, dtype = tuple(self.shape), _stored_dtype(self)
+    g = host_generator(generator, None if any_dtype else dtype)
+    if g is None:
+        sample = traced(_random.key(generator), shape)
+    else:
+        sample = _values(host(g, math.prod(shape)), shape, dtype)
+    return _fill_random(self, node, sample)
+
+
 def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator=None) -> Tensor:
     """Fill with samples of the Cauchy distribution of `median` and scale `sigma` in place."""
     if not self.dtype.is_floating_point:
@@ -46,14 +59,14 @@ def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator=None
         )
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    shape, dtype = tuple(self.shape), _stored_dtype(self)
-    g = host_generator(generator, dtype)
-    if g is None:
-        u = _uniform(_random.key(generator), shape, jnp.float64)
-        sample = median + sigma * jnp.tan(math.pi * (u - 0.5))
-    else:
-        sample = _values(_draws.cauchy(g, math.prod(shape), median, sigma), shape, dtype)
-    return _fill_random(self, "CauchyBackward0", sample)
+
+    def traced(key, shape):
+        return median + sigma * jnp.tan(math.pi * (_uniform(key, shape, jnp.float64) - 0.5))
+
+    def host(g, n):
+        return _draws.cauchy(g, n, median, sigma)
+
+    return _fill(self, "CauchyBackward0", generator, False, host, traced)
 
 
 def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator=None) -> Tensor:
@@ -61,13 +74,14 @@ def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator=None
     _require(self, "log_normal_cpu", integers=False)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
-    shape, dtype = tuple(self.shape), _stored_dtype(self)
-    g = host_generator(generator, dtype)
-    if g is None:
-        sample = jnp.exp(_normal(_random.key(generator), shape, jnp.float64) * std + mean)
-    else:
-        sample = _values(_draws.log_normal(g, math.prod(shape), mean, std), shape, dtype)
-    return _fill_random(self, "LogNormalBackward0", sample)
+
+    def traced(key, shape):
+        return jnp.exp(_normal(key, shape, jnp.float64) * std + mean)
+
+    def host(g, n):
+        return _draws.log_normal(g, n, mean, std)
+
+    return _fill(self, "LogNormalBackward0", generator, False, host, traced)
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
@@ -76,11 +90,11 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     _require(self, "geometric_cpu", integers=True)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    shape, dtype = tuple(self.shape), _stored_dtype(self)
-    g = host_generator(generator)
-    if g is None:
-        u = _uniform(_random.key(generator), shape, jnp.float64)
-        sample = jnp.ceil(jnp.log(u) / math.log1p(-p))
-    else:
-        sample = _values(_draws.geometric(g, math.prod(shape), p), shape, dtype)
-    return _fill_random(self, "GeometricBackward0", sample)
+
+    def traced(key, shape):
+        return jnp.ceil(jnp.log(_uniform(key, shape, jnp.float64)) / math.log1p(-p))
+
+    def host(g, n):
+        return _draws.geometric(g, n, p)
+
+    return _fill(self, "GeometricBackward0", generator, True, host, traced)

@@ -5,8 +5,11 @@ in the same state, and PyTorch's errors."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import autograd_compat as torch
+from autograd_compat._ops import random as random_ops
 from tests._helpers.torch_compare import check_error
 from tests.ops.test_random_pytorch import _assert_same
 
@@ -47,3 +50,24 @@ def test_fills_are_pytorchs(real_torch):
 )
 def test_errors(call, real_torch):
     check_error(call, real_torch)
+
+
+def test_fills_from_a_jax_key(monkeypatch):
+    """Where the draw is not PyTorch's (here forced), the fills transform JAX draws: seeded
+    reproducibly, and in the distributions' supports."""
+    monkeypatch.setattr(random_ops, "PYTORCH_STREAM", False)
+
+    def draw():
+        torch.manual_seed(0)
+        return (
+            torch.empty(200).cauchy_(1.0, 0.5).numpy(),
+            torch.empty(200, dtype=torch.float64).log_normal_(0.0, 0.5).numpy(),
+            torch.empty(200, dtype=torch.int64).geometric_(0.3).numpy(),
+        )
+
+    first, second = draw(), draw()
+    for a, b in zip(first, second):
+        assert (a == b).all()
+    cauchy, log_normal, geometric = first
+    assert abs(float(np.median(cauchy)) - 1.0) < 0.3
+    assert (log_normal > 0).all() and (geometric >= 1).all() and geometric.dtype == np.int64
