@@ -27,7 +27,7 @@ from .._tape.views import (
 )
 from . import shape as _shape
 
-__all__ = ["as_strided", "as_strided_scatter"]
+__all__ = ["as_strided", "as_strided_", "as_strided_scatter"]
 
 
 def _as_strided(x, storage, starts, *, inner, ops):
