@@ -102,6 +102,9 @@ from ._ops.view_copies import *  # noqa: F403
 from ._ops.strided import *  # noqa: F403
 from ._ops.segment_reduce import *  # noqa: F403
 from ._ops.nn.grid_sample import grid_sampler, grid_sampler_2d, grid_sampler_3d
+from ._ops.nonzero_static import *  # noqa: F403
+from ._ops.chunk_cat import *  # noqa: F403
+from ._ops.hash_tensor import *  # noqa: F403
 from ._pure.layouts import *  # noqa: F403
 from ._state.random import (
     Generator,
@@ -145,6 +148,7 @@ from ._ops.nn.normalization import rms_norm
 from ._ops.nn.native_norms import *  # noqa: F403
 from ._ops.masked_index import *  # noqa: F403
 from ._ops.nn.channels import channel_shuffle, native_channel_shuffle
+from ._ops.nn.padding import constant_pad_nd
 from ._ops.coordinates import unravel_index
 from ._ops.finite_differences import gradient
 from ._ops.nn.rrelu import rrelu, rrelu_

@@ -492,6 +492,12 @@ ROWS: list[OpCase] = [
     OpCase("bitwise_xor", lambda torch, x, y: x ^ y, inputs=(S, S), domain="int"),
     OpCase("bitwise_not", lambda torch, x: ~x, domain="int"),
     OpCase("count_nonzero", lambda torch, x: torch.count_nonzero(x), domain="int"),
+    OpCase("hash_tensor", lambda torch, x: torch.hash_tensor(x, 1)),
+    OpCase(
+        "nonzero_static",
+        lambda torch, x: torch.nonzero_static(x, size=20, fill_value=-2),
+        domain="int",
+    ),
     OpCase("all", lambda torch, x: torch.all(x), domain="bool"),
     OpCase("argmax", lambda torch, x: torch.argmax(x, dim=1)),
     OpCase("argsort", lambda torch, x: torch.argsort(x, dim=1)),
@@ -1631,4 +1637,29 @@ ROWS: list[OpCase] = [
     OpCase("special.modified_bessel_i0", lambda torch, x: torch.special.modified_bessel_i0(x)),
     OpCase("special.modified_bessel_i1", lambda torch, x: torch.special.modified_bessel_i1(x)),
     OpCase("special.spherical_bessel_j0", lambda torch, x: torch.special.spherical_bessel_j0(x)),
+    OpCase("special.airy_ai", lambda torch, x: torch.special.airy_ai(x)),
+    OpCase("special.bessel_j0", lambda torch, x: torch.special.bessel_j0(x)),
+    OpCase("special.bessel_j1", lambda torch, x: torch.special.bessel_j1(x)),
+    OpCase("special.bessel_y0", lambda torch, x: torch.special.bessel_y0(x), domain="pos"),
+    OpCase("special.bessel_y1", lambda torch, x: torch.special.bessel_y1(x), domain="pos"),
+    OpCase(
+        "special.modified_bessel_k0",
+        lambda torch, x: torch.special.modified_bessel_k0(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.modified_bessel_k1",
+        lambda torch, x: torch.special.modified_bessel_k1(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.scaled_modified_bessel_k0",
+        lambda torch, x: torch.special.scaled_modified_bessel_k0(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.scaled_modified_bessel_k1",
+        lambda torch, x: torch.special.scaled_modified_bessel_k1(x),
+        domain="pos",
+    ),
 ]
