@@ -99,6 +99,9 @@ from ._ops.tensor_info import *  # noqa: F403
 from ._ops.storage import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
+from ._ops.strided import *  # noqa: F403
+from ._ops.segment_reduce import *  # noqa: F403
+from ._ops.nn.grid_sample import grid_sampler, grid_sampler_2d, grid_sampler_3d
 from ._ops.nonzero_static import *  # noqa: F403
 from ._ops.chunk_cat import *  # noqa: F403
 from ._ops.hash_tensor import *  # noqa: F403
