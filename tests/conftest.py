@@ -9,7 +9,7 @@ import autograd_compat as torch
 from tests._helpers.torch_compare import require_torch
 
 # Scripts that tests launch (not modules to import for doctests: they parse argv and run).
-collect_ignore = ["_helpers/ddp_job.py"]
+collect_ignore = ["_helpers/ddp_job.py", "_helpers/dtensor_job.py"]
 # Notebooks that tests execute through a kernel of their own (test_kernel.py), not nbmake's.
 collect_ignore_glob = ["data/*.ipynb"]
 
