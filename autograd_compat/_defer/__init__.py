@@ -37,7 +37,8 @@ backward); a new such case must too. Knowns, notes with them, are dropped togeth
 shape table fills (`SHAPE_CACHE`): the next nodes get equal, not identical, steps.
 
 **When a segment is flushed** (its live outputs computed, in one jitted program for a run met
-`COMPILE_AFTER` times, else op by op through the ops' own programs): at the first read of one
+`COMPILE_AFTER` times, else op by op through the ops' own programs; a run with a complex value
+always op by op, around an XLA:CPU bug, see `Segment._run`): at the first read of one
 of its values (`LazyTensor._value`, an op that runs now on it, a node's saved values in a
 stepwise backward); when it holds `MAX_OPS` ops or reads more than `MAX_HELD_BYTES` of arrays
 (at the next op's `defer`); when an op of another thread takes one of its values as input;

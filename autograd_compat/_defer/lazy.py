@@ -129,11 +129,23 @@ class Known:
     its output avals (a tuple of them when `tupled`) and their (shape, dtype) pairs (`meta`),
     the input avals (`inputs`; a numpy input's is its (shape, dtype)) and the static arguments.
     `deferrable`: whether the op is deferred there (its outputs are small, and its result was
-    not read at once lately: `at_once`, see `_run_at_call`). `notes`: a dict the caller fills
+    not read at once lately: `at_once`, see `_run_at_call`). `complex`: whether an input or an
+    output is complex (a run holding such an op is never compiled with `PER_OP_ROUNDING`, see
+    `Segment._run`). `notes`: a dict the caller fills
     with what it derives from these (the recorder's node recipes), found with the Pending
     outputs or `defer`'s answer, without a lookup of its own."""
 
-    __slots__ = ("avals", "tupled", "meta", "inputs", "static", "deferrable", "at_once", "notes")
+    __slots__ = (
+        "avals",
+        "tupled",
+        "meta",
+        "inputs",
+        "static",
+        "deferrable",
+        "at_once",
+        "complex",
+        "notes",
+    )
 
     def __init__(self, avals, tupled: bool, inputs: tuple, static: tuple, deferrable: bool) -> None:
         self.deferrable = deferrable
@@ -142,6 +154,8 @@ class Known:
         self.tupled = tupled
         outputs = avals if tupled else (avals,)
         self.meta = tuple([(a.shape, a.dtype) for a in outputs])
+        dtypes = [d for _, d in self.meta] + [i[1] if type(i) is tuple else i.dtype for i in inputs]
+        self.complex = any(np.issubdtype(d, np.complexfloating) for d in dtypes)
         self.inputs = inputs
         self.static = static
         self.notes: dict = {}
@@ -281,6 +295,7 @@ class Segment:
         "lock",
         "first",
         "held",
+        "complex",
     )
 
     def __init__(self) -> None:
@@ -293,6 +308,7 @@ class Segment:
         self.closed = False
         self.lock = threading.Lock()
         self.first: Known | None = None  # what is known of the first op
+        self.complex = False  # whether an op of it has a complex input or output
 
     def _external(self, value) -> int:
         """The index of an input that is no output of this segment in `externals`."""
@@ -347,6 +363,8 @@ class Segment:
                 raise
             if not ops:
                 self.first = known
+            if known.complex:
+                self.complex = True
             return out
 
     def read_at_once(self) -> None:
@@ -382,8 +400,13 @@ class Segment:
             _hand_out(live, arrays)
 
     def _run(self, wanted: tuple):
+        """The outputs at the slots `wanted`: by the run's program from its `COMPILE_AFTER`-th
+        meeting, else op by op. A run with complex values always goes op by op: with the
+        fusion pass off (`PER_OP_ROUNDING`), XLA:CPU (jaxlib 0.10.2) lays out a transposed
+        complex array wrongly when a reshape follows (`einsum("bij->bji", z).reshape(-1)`
+        gave other values from the third meeting on); the ops' own programs are right."""
         plan = tuple(self.plan)
-        if len(plan) > 1:
+        if len(plan) > 1 and not self.complex:
             function = functools.partial(_traced_plan, plan, wanted)
             program = _program(HashedTuple((plan, wanted)), function, PER_OP_ROUNDING)
             if program is not None:

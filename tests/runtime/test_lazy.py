@@ -547,3 +547,22 @@ def test_a_run_another_thread_evicts_while_it_is_looked_up_still_runs(monkeypatc
     assert programs[: lazy.COMPILE_AFTER - 1] == [None] * (lazy.COMPILE_AFTER - 1)
     assert programs[-1] is programs[-2] is not None
     assert int(programs[-1](1)) == 2
+
+
+def test_a_run_with_complex_values_gives_the_ops_own_values_from_every_meeting():
+    """XLA:CPU (jaxlib 0.10.2) lays out a transposed complex array wrongly when a reshape
+    follows and the fusion pass is off (a deferred run's options): such runs go op by op."""
+    rng = np.random.default_rng(0)
+    z = (rng.standard_normal((2, 4, 3)) + 1j * rng.standard_normal((2, 4, 3))).astype(np.complex64)
+    x = torch.tensor(z)
+    expected = np.transpose(z * 2, (2, 0, 1)).reshape(-1)
+    for _ in range(lazy.COMPILE_AFTER + 2):
+        np.testing.assert_array_equal((x * 2).permute(2, 0, 1).flatten().numpy(), expected)
+        einsum = torch.einsum("bij->bji", x * 2).reshape(-1)
+        np.testing.assert_array_equal(einsum.numpy(), np.swapaxes(z * 2, 1, 2).reshape(-1))
+    broken = jax.jit(lambda a: jnp.swapaxes(a * 2, 1, 2)[0], compiler_options=lazy.PER_OP_ROUNDING)(
+        z[:1]
+    )
+    assert not np.array_equal(np.asarray(broken), np.swapaxes(z[:1] * 2, 1, 2)[0]), (
+        "XLA's bug is fixed: complex runs may be compiled again (see lazy.Segment._run)"
+    )
