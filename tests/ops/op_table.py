@@ -1100,6 +1100,21 @@ ROWS: list[OpCase] = [
         lambda torch, x: torch.fft.ifft(torch.fft.fft2(x) * (1 + 2j), n=5, norm="ortho").abs(),
     ),
     OpCase("_fft_c2r", lambda torch, x: torch.fft.irfft(torch.fft.rfft(x) * (1 - 1j), n=5)),
+    # three signals of 4 samples (reflect-padded to 8), a positive window of 4
+    OpCase(
+        "stft",
+        lambda torch, x, w: torch.stft(x, 4, 1, window=w, return_complex=True).abs(),
+        inputs=(S, V),
+        domain=("normal", "pos"),
+    ),
+    OpCase(
+        "istft",
+        lambda torch, x, w: torch.istft(
+            torch.stft(x, 4, 1, window=w, return_complex=True) * (1 + 2j), 4, 1, window=w
+        ),
+        inputs=(S, V),
+        domain=("normal", "pos"),
+    ),
     # ------------------------------------------------------------------ surface-math
     # gauge-invariant results (U Vh, eigenvectors squared): singular/eigen vectors have a sign
     OpCase(

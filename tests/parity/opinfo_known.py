@@ -121,7 +121,6 @@ OP_MISSING: set[str] = {
     "grid_sampler_3d",
     "hash_tensor",
     "histogramdd",
-    "istft",
     "linalg.eig",
     "linalg.householder_product",
     "linalg.ldl_factor",
@@ -165,7 +164,6 @@ OP_MISSING: set[str] = {
     "special.modified_bessel_k1",
     "special.scaled_modified_bessel_k0",
     "special.scaled_modified_bessel_k1",
-    "stft",
 }
 
 MODULE_SKIPS: dict[str, str] = {
