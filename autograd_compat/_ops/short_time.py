@@ -161,7 +161,7 @@ def stft(
 
     Example:
         >>> torch.stft(torch.ones(8), 4, window=torch.ones(4), return_complex=True).shape
-        torch.Size([3, 3])
+        torch.Size([3, 9])
     """
     tensor_arg(input, "stft")
     if center and align_to_window is not None:
