@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ._ops.decomposition import linalg_cholesky as cholesky
 from ._ops.decomposition import linalg_cholesky_ex as cholesky_ex
+from ._ops.decomposition import linalg_eig as eig
 from ._ops.decomposition import linalg_eigh as eigh
 from ._ops.decomposition import linalg_eigvals as eigvals
 from ._ops.decomposition import linalg_eigvalsh as eigvalsh
@@ -56,6 +57,7 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
     "eigvals",
     "eigvalsh",

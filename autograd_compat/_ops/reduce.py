@@ -396,6 +396,7 @@ for _name, _fields in (
     ("slogdet", ("sign", "logabsdet")),
     ("linalg_slogdet", ("sign", "logabsdet")),
     ("linalg_eigh", ("eigenvalues", "eigenvectors")),
+    ("linalg_eig", ("eigenvalues", "eigenvectors")),
     ("linalg_cholesky_ex", ("L", "info")),
     ("linalg_lu_factor", ("LU", "pivots")),
     ("linalg_lu_factor_ex", ("LU", "pivots", "info")),

@@ -1303,6 +1303,15 @@ ROWS: list[OpCase] = [
         inputs=(M,),
         domain="wellcond",
     ),
+    # phase-invariant results (LAPACK fixes each eigenvector's phase); sorted eigenvalues
+    OpCase(
+        "linalg.eig",
+        lambda torch, a: (lambda r: (r[0].real.sort().values, r[1].abs().sum(0).sort().values))(
+            torch.linalg.eig(a)
+        ),
+        inputs=(M,),
+        domain="wellcond",
+    ),
     # log-probabilities (T, N, C) = B, one target of length 1 per batch element
     OpCase(
         "ctc_loss",

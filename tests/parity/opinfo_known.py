@@ -121,7 +121,6 @@ OP_MISSING: set[str] = {
     "grid_sampler_3d",
     "hash_tensor",
     "histogramdd",
-    "linalg.eig",
     "linalg.householder_product",
     "linalg.ldl_factor",
     "linalg.ldl_factor_ex",
