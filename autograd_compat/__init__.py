@@ -100,6 +100,7 @@ from ._ops.storage import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
 from ._ops.short_time import *  # noqa: F403
+from ._ops.factorizations import *  # noqa: F403
 from ._pure.layouts import *  # noqa: F403
 from ._state.random import (
     Generator,

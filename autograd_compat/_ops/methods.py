@@ -32,6 +32,7 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import factorizations as _factorizations
 from . import sampling as _sampling
 from . import scatters as _scatters
 from . import short_time as _short_time
@@ -624,6 +625,9 @@ class TensorMethods:
     # ---- short-time transforms and decompositions (linalg) ----
     stft = _short_time.stft
     istft = _short_time.istft
+    geqrf = _factorizations.geqrf
+    orgqr = _factorizations.orgqr
+    ormqr = _factorizations.ormqr
     # ---- end short-time transforms and decompositions ----
     # subclasses and the __torch_function__ protocol
     __torch_function__ = classmethod(_subclass.torch_function)

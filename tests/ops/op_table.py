@@ -1312,6 +1312,34 @@ ROWS: list[OpCase] = [
         inputs=(M,),
         domain="wellcond",
     ),
+    OpCase("linalg.lu", lambda torch, x: torch.linalg.lu(x.mT)[1:]),
+    # LAPACK's compact QR and the reflector products (PyTorch has no derivative of geqrf)
+    OpCase("geqrf", lambda torch, x: torch.geqrf(x), grad=False),
+    OpCase(
+        "linalg.householder_product",
+        lambda torch, a, t: torch.linalg.householder_product(a.mT, t[:3]),
+        inputs=(S, V),
+    ),
+    OpCase(
+        "ormqr",
+        lambda torch, a, t, x: torch.ormqr(a, t[:3], x.mT, left=False, transpose=True),
+        inputs=(M, V, S),
+    ),
+    # Bunch-Kaufman on the host (PyTorch has no derivative); the lower triangle of the first
+    # matrix has a small diagonal, so that 2x2 pivots are taken
+    OpCase(
+        "linalg.ldl_factor_ex",
+        lambda torch, a: torch.linalg.ldl_factor_ex(a - a.mT + a.diagonal().diag()),
+        inputs=(M,),
+        grad=False,
+    ),
+    OpCase(
+        "linalg.ldl_solve",
+        lambda torch, a, b: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a + a.mT), b),
+        inputs=(M, S),
+        domain=("wellcond", "normal"),
+        grad=False,
+    ),
     # log-probabilities (T, N, C) = B, one target of length 1 per batch element
     OpCase(
         "ctc_loss",
