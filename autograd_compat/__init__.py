@@ -112,7 +112,7 @@ from ._state.random import (
     set_rng_state,
 )
 from ._serialization import load, save
-from ._lowrank import svd_lowrank
+from ._lowrank import pca_lowrank, svd_lowrank
 from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing

@@ -146,7 +146,6 @@ OP_MISSING: set[str] = {
     "nn.functional.linear_cross_entropy.chunked_none",
     "nn.functional.triplet_margin_with_distance_loss",
     "nonzero_static",
-    "pca_lowrank",
     "special.airy_ai",
     "special.bessel_j0",
     "special.bessel_j1",
