@@ -388,6 +388,7 @@ for _name, _fields in (
     ("nanmedian", ("values", "indices")),
     ("aminmax", ("min", "max")),
     ("histogram", ("hist", "bin_edges")),
+    ("histogramdd", ("hist", "bin_edges")),
     ("frexp", ("mantissa", "exponent")),
     ("svd", ("U", "S", "V")),
     ("linalg_svd", ("U", "S", "Vh")),

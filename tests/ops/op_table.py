@@ -1294,6 +1294,16 @@ ROWS: list[OpCase] = [
         lambda torch, x, e: torch.histogram(x, e),
         inputs=(S, _EDGES),
     ),
+    # S as 3 points in 4 dims; then as 6 points in 2 dims with weights and given edges
+    OpCase("histogramdd", lambda torch, x: torch.histogramdd(x, [2, 1, 3, 2])),
+    OpCase(
+        "histogramdd.bin_edges",
+        lambda torch, x, e, w: torch.histogramdd(
+            x.reshape(6, 2), [e, e[1:]], weight=w.reshape(-1)[:6], density=True
+        ),
+        inputs=(S, _EDGES, S),
+        domain=("normal", "normal", "pos"),
+    ),
     # sorted real parts and moduli: LAPACK's order of the eigenvalues is not fixed
     OpCase(
         "linalg.eigvals",

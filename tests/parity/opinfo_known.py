@@ -119,7 +119,6 @@ OP_MISSING: set[str] = {
     "grid_sampler_2d",
     "grid_sampler_3d",
     "hash_tensor",
-    "histogramdd",
     "log_normal",
     "masked.amax",
     "masked.amin",
