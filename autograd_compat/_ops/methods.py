@@ -33,6 +33,8 @@ from . import (
 )
 from . import factories as _factories
 from . import factorizations as _factorizations
+from . import hash_tensor as _hash_tensor
+from . import nonzero_static as _nonzero_static
 from . import sampling as _sampling
 from . import scatters as _scatters
 from . import short_time as _short_time
@@ -112,6 +114,7 @@ class TensorMethods:
     __rmul__ = __mul__
     __truediv__ = reflected(elementwise.div)
     __rtruediv__ = reflected(elementwise._rtruediv)
+    __rdiv__ = __rtruediv__
     __pow__ = reflected(elementwise.pow)
     __rpow__ = reflected(elementwise._rpow)
     __neg__ = unary.neg
@@ -556,6 +559,7 @@ class TensorMethods:
     storage = _storage.storage
     cfloat = convert._cast_method(dtypes.complex64)
     cdouble = convert._cast_method(dtypes.complex128)
+    chalf = convert.chalf
     pin_memory = _info.pin_memory
     is_pinned = _info.is_pinned
     share_memory_ = _info.share_memory_
@@ -586,6 +590,8 @@ class TensorMethods:
     histc = histograms.histc
     histogram = histograms.histogram
     argwhere = index.argwhere
+    nonzero_static = _nonzero_static.nonzero_static
+    hash_tensor = _hash_tensor.hash_tensor
     mode = order_statistics.mode
     nanmedian = order_statistics.nanmedian
     aminmax = order_statistics.aminmax
