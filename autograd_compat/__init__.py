@@ -101,6 +101,7 @@ from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
 from ._ops.short_time import *  # noqa: F403
 from ._ops.factorizations import *  # noqa: F403
+from ._ops.window_functions import *  # noqa: F403
 from ._ops.nonzero_static import *  # noqa: F403
 from ._ops.chunk_cat import *  # noqa: F403
 from ._ops.hash_tensor import *  # noqa: F403
