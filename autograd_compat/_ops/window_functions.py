@@ -76,6 +76,11 @@ def _window(name: str, window_length: int, periodic: bool, options: dict, formul
     return window.requires_grad_(requires_grad)
 
 
+def _hamming(alpha: float, beta: float):
+    """The formula of the generalised Hamming window."""
+    return lambda k, n: cos(k * (2.0 * math.pi / (n - 1))) * -beta + alpha
+
+
 def hamming_window(
     window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
     dtype=None, layout=strided, device=None, pin_memory: bool = False,
@@ -93,7 +98,7 @@ def hamming_window(
         window_length,
         periodic,
         options,
-        lambda k, n: cos(k * (2.0 * math.pi / (n - 1))) * -beta + alpha,
+        _hamming(alpha, beta),
     )
 
 
@@ -108,7 +113,7 @@ def hann_window(
         window_length,
         periodic,
         options,
-        lambda k, n: cos(k * (2.0 * math.pi / (n - 1))) * -0.5 + 0.5,
+        _hamming(0.5, 0.5),
     )
 
 
