@@ -149,15 +149,17 @@ def linalg_householder_product(A, tau):
 
 
 @takes_out
-def orgqr(input, tau):
-    """`torch.orgqr`: `torch.linalg.householder_product`."""
-    return linalg_householder_product(input, tau)
+def orgqr(input, input2):
+    """`torch.orgqr`: `torch.linalg.householder_product(input, input2)`."""
+    return linalg_householder_product(input, input2)
 
 
 @takes_out
-def ormqr(input, tau, other, left: bool = True, transpose: bool = False):
-    """`other` multiplied by Q (on the left unless `left=False`; by Q^H when `transpose`), Q the
-    m x m product of the Householder reflectors in `input` and `tau` (geqrf's result)."""
+def ormqr(input, input2, input3, left: bool = True, transpose: bool = False):
+    """`input3` (other) multiplied by Q (on the left unless `left=False`; by Q^H when
+    `transpose`), Q the m x m product of the Householder reflectors in `input` and `input2`
+    (tau): geqrf's result. PyTorch's argument names."""
+    tau, other = input2, input3
     fname = "torch.ormqr"
     tensor_arg(input, "ormqr")
     tensor_arg(tau, "ormqr", "input2", 2)

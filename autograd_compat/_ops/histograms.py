@@ -357,7 +357,7 @@ def _histogramdd_ranges(range, dims: int) -> tuple | None:
     return pairs
 
 
-def histogramdd(input, bins=10, *, range=None, weight=None, density: bool = False):
+def histogramdd(input, bins, *, range=None, weight=None, density: bool = False):
     """The multi-dimensional histogram of the points in `input` (..., D): `bins` is a count of
     equal bins for every dim, one count per dim (over `range`, the points' range by default),
     or one 1-D tensor of edges per dim. Returns `(hist, bin_edges)`, hist of shape (bins...).
