@@ -102,6 +102,9 @@ from ._ops.view_copies import *  # noqa: F403
 from ._ops.short_time import *  # noqa: F403
 from ._ops.factorizations import *  # noqa: F403
 from ._ops.window_functions import *  # noqa: F403
+from ._ops.strided import *  # noqa: F403
+from ._ops.segment_reduce import *  # noqa: F403
+from ._ops.nn.grid_sample import grid_sampler, grid_sampler_2d, grid_sampler_3d
 from ._ops.nonzero_static import *  # noqa: F403
 from ._ops.chunk_cat import *  # noqa: F403
 from ._ops.hash_tensor import *  # noqa: F403

@@ -25,10 +25,12 @@ from . import (
     linalg,
     order_statistics,
     random,
+    random_fills,
     reduce,
     shape,
     solvers,
     special_math,
+    strided,
     unary,
 )
 from . import factories as _factories
@@ -394,6 +396,9 @@ class TensorMethods:
     narrow = shape.narrow
     select = shape.select
     diagonal = shape.diagonal
+    as_strided = strided.as_strided
+    as_strided_ = strided.as_strided_
+    as_strided_scatter = strided.as_strided_scatter
     fill_diagonal_ = index.fill_diagonal_
     unbind = shape.unbind
     clone = shape.clone
@@ -440,6 +445,9 @@ class TensorMethods:
     chunk = shape.chunk
     tensor_split = shape.tensor_split
     exponential_ = random.exponential_
+    cauchy_ = random_fills.cauchy_
+    log_normal_ = random_fills.log_normal_
+    geometric_ = random_fills.geometric_
     multinomial = _sampling.multinomial
     # linalg, reduce, convert, shape, comparison, index, new_* factories
     addbmm = linalg.addbmm

@@ -494,6 +494,9 @@ _RANDOM_OPS = {
         ("RandomBackward1", "random_.to", _replace, "none"),
         ("RandomBackward2", "random_", _replace, "none"),
         ("ExponentialBackward0", "exponential_", _replace, "none"),
+        ("CauchyBackward0", "cauchy_", _replace, "none"),
+        ("LogNormalBackward0", "log_normal_", _replace, "none"),
+        ("GeometricBackward0", "geometric_", _replace, "none"),
     )
 }
 

@@ -40,7 +40,7 @@ from .._state.tensor import Tensor
 from .._tape import wide as _wide
 from .._tape.args import check_inplace, is_tracer, numpy_names, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .._tape.views import Alias, layout_of, make_view, shaped, view_of
+from .._tape.views import Alias, layout_of, make_view, record_of, shaped, view_of
 from .out_arg import takes_out
 
 __all__ = [
@@ -145,13 +145,19 @@ def _view(op, input: Tensor, ops: tuple, layout: tuple | None = None) -> Tensor:
 def _inplace_view(self: Tensor, op, ops: tuple) -> Tensor:
     """A view op applied to `self` in place (t_, squeeze_...): same memory, new geometry."""
     check_inplace(self)
-    out = _apply_view(op, self, ops)
-    rec = self._storage
+    return rebind_view(self, _apply_view(op, self, ops), ops)
+
+
+def rebind_view(self: Tensor, out: Tensor, ops: tuple, absolute: bool = False) -> Tensor:
+    """`self` takes the value and geometry of `out`, its view `ops` (`absolute`: `ops` apply
+    to the root value, and `self` keeps its memory as a view of it)."""
+    rec = record_of(self) if absolute else self._storage
     if rec is not None:
         layout = layout_of(self)
         for item in ops:
             layout = layout_op(layout, item)
-        new = Alias(rec.buffer, rec.spec + ops, rec.base, rec.creation, layout, 0)
+        spec = ops if absolute else rec.spec + ops
+        new = Alias(rec.buffer, spec, rec.base, rec.creation, layout, 0)
         new.leaf = rec.leaf
         self._storage = new  # a new record: another tensor may share the old one
     self._value = out._value

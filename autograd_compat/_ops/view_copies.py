@@ -8,9 +8,11 @@ from __future__ import annotations
 from .._pure.shapes import normalize_dim
 from . import shape as _shape
 from . import splits as _splits
+from . import strided as _strided
 
 __all__ = [
     "alias_copy",
+    "as_strided_copy",
     "detach_copy",
     "diagonal_copy",
     "permute_copy",
@@ -35,6 +37,11 @@ def _copies(pieces) -> tuple:
 def alias_copy(input):
     """A copy of `input` (the copy of `torch.alias`)."""
     return _shape.clone(_shape.view_as(input, input))
+
+
+def as_strided_copy(input, size, stride, storage_offset=None):
+    """`as_strided`, as a new tensor."""
+    return _shape.clone(_strided.as_strided(input, size, stride, storage_offset))
 
 
 def detach_copy(input):

@@ -9,17 +9,21 @@ device (factories, host data) are uncommitted, so jit moves them onto the mesh o
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 from jax.core import Tracer
 from jax.sharding import NamedSharding, PartitionSpec
+
+from . import executables
 
 # Set once anything is put on a mesh: until then `keep_sharding` is one list read.
 _USED = [False]
 
 
 def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
-    """`value` laid out by `sharding` (traced: constrained to it), after checking that each
-    sharded dimension divides evenly over its mesh axes (XLA's layouts are even), with an
-    error naming the dimension."""
+    """A copy of `value` laid out by `sharding` (traced: constrained to it), after checking
+    that each sharded dimension divides evenly over its mesh axes (XLA's layouts are even),
+    with an error naming the dimension."""
     spec = tuple(sharding.spec) + (None,) * (value.ndim - len(sharding.spec))
     if len(spec) > value.ndim:
         raise ValueError(
@@ -41,7 +45,23 @@ def put(value: jax.Array, sharding: NamedSharding) -> jax.Array:
     _USED[0] = True
     if isinstance(value, Tracer):  # inside a compiled step: the program lays it out
         return jax.lax.with_sharding_constraint(value, sharding)
-    return jax.device_put(value, sharding)
+    if not sharding.is_fully_addressable:  # a mesh spanning processes: this one's pieces
+        host = np.asarray(value)
+        return jax.make_array_from_callback(value.shape, sharding, lambda index: host[index])
+    out = jax.device_put(value, sharding, may_alias=False)
+    return _COPY(out) if _shares_buffer(out, value) else out
+
+
+def _shares_buffer(out: jax.Array, value: jax.Array) -> bool:
+    """Whether a shard of `out` is `value`'s buffer (jax.device_put keeps it for the shard on
+    `value`'s device): that buffer dies with `value` when a compiled step donates it."""
+    if len(value.sharding.device_set) != 1 or value.is_deleted():
+        return False
+    source = value.addressable_data(0).unsafe_buffer_pointer()
+    return any(s.data.unsafe_buffer_pointer() == source for s in out.addressable_shards)
+
+
+_COPY = executables.jit(jnp.copy)  # new buffers laid out as its input's
 
 
 def replicated(mesh: jax.sharding.Mesh) -> NamedSharding:

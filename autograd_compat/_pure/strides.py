@@ -157,6 +157,8 @@ def layout_op(layout: tuple, op: tuple) -> tuple:
             strides[:d] + (strides[d] * step,) + strides[d + 1 :] + (strides[d],),
             offset,
         )
+    if kind == "strided":  # as_strided: the layout it names, in root elements
+        return op[1], op[2], op[3]
     raise ValueError(f"unknown view op {op!r}")
 
 

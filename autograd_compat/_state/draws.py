@@ -39,6 +39,40 @@ def unit(generator: Generator, n: int, digits: int) -> np.ndarray:
     return bits.astype(np.float32) * np.float32(2.0**-digits)
 
 
+def _two_sum(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """a + b rounded, and its exact rounding error (Knuth's TwoSum)."""
+    total = a + b
+    b_part = total - a
+    return total, (a - (total - b_part)) + (b - b_part)
+
+
+def _two_product(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """a * b rounded, and its exact rounding error (Dekker's product, Veltkamp's split)."""
+    product = a * b
+    a_hi, a_lo = _split(np.asarray(a, np.float64))
+    b_hi, b_lo = _split(b)
+    error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return product, error
+
+
+def _split(x) -> tuple[np.ndarray, np.ndarray]:
+    scaled = 134217729.0 * x  # 2**27 + 1
+    high = scaled - (scaled - x)
+    return high, x - high
+
+
+def fma64(a, b, c) -> np.ndarray:
+    """float64 a * b + c rounded once, as PyTorch's build contracts its kernels' multiply-adds
+    (Boldo and Melquiond's emulation: the low parts summed rounded to odd)."""
+    product, product_error = _two_product(a, b)
+    high, low = _two_sum(product, c)
+    odd, rest = _two_sum(low, product_error)
+    even = (odd.view(np.int64) & 1) == 0
+    toward = np.where(rest > 0, np.inf, -np.inf)
+    odd = np.where((rest != 0) & even, np.nextafter(odd, toward), odd)
+    return high + odd
+
+
 def uniform(generator: Generator, n: int, dtype: np.dtype, low: float, high: float):
     """`uniform_(low, high)`: each value `x * (high - low) + low` from one draw each, in
     float64 for float64, else one float32 multiply-add (PyTorch's build fuses it)."""
@@ -55,28 +89,27 @@ def uniform(generator: Generator, n: int, dtype: np.dtype, low: float, high: flo
 
 
 def _box_muller(generator: Generator, mean: float, std: float) -> float:
-    """One value of PyTorch's scalar normal (normal_distribution<double>): the sine of each
-    Box-Muller pair is cached for the next call."""
+    """One value of PyTorch's scalar normal (normal_distribution<double>), `z * std + mean`
+    in one multiply-add: the sine of each Box-Muller pair is cached for the next call."""
     cached = generator.cached.double
     if cached is not None:
         generator.cached = Cached(None, generator.cached.single)
-        return cached * std + mean
+        return float(fma64(np.float64(cached), std, mean))
     u1, u2 = unit(generator, 2, 53)
     radius = math.sqrt(-2.0 * math.log1p(-float(u2)))
     theta = 2.0 * math.pi * float(u1)
     generator.cached = Cached(radius * math.sin(theta), generator.cached.single)
-    return radius * math.cos(theta) * std + mean
+    return float(fma64(np.float64(radius * math.cos(theta)), std, mean))
 
 
 def _fill_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    """PyTorch's normal_fill_16 on blocks of 16 float64 uniforms (C library functions)."""
+    """PyTorch's normal_fill_16 on blocks of 16 float64 uniforms (C library functions; the
+    scaling one multiply-add)."""
     u = u.reshape(-1, _VECTOR)
     radius = np.sqrt(-2.0 * _exact(_LOG, 1.0 - u[:, :8]))
     theta = 2.0 * math.pi * u[:, 8:]
-    return np.concatenate(
-        [radius * _exact(_COS, theta) * std + mean, radius * _exact(_SIN, theta) * std + mean],
-        axis=1,
-    ).reshape(-1)
+    pair = np.concatenate([radius * _exact(_COS, theta), radius * _exact(_SIN, theta)], axis=1)
+    return fma64(pair.reshape(-1), std, mean)
 
 
 _F32 = np.float32
@@ -227,3 +260,46 @@ def exponential(generator: Generator, n: int, lambd: float) -> np.ndarray:
     with generator.lock:
         u = unit(generator, n, 53)
     return (-1.0 / lambd) * _exact(_LOG1P, -u)
+
+
+_TAN = np.frompyfunc(math.tan, 1, 1)
+
+
+def _c_exp(x: float) -> float:
+    """The C library's exp: inf past float64's range, where Python's raises."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _c_log(x: float) -> float:
+    """The C library's log of a uniform: -inf at 0, where Python's raises."""
+    return math.log(x) if x > 0 else -math.inf
+
+
+_EXP = np.frompyfunc(_c_exp, 1, 1)
+_LOG_0 = np.frompyfunc(_c_log, 1, 1)
+
+
+def cauchy(generator: Generator, n: int, median: float, sigma: float) -> np.ndarray:
+    """`cauchy_(median, sigma)`: `median + sigma * tan(pi * (u - 0.5))` in float64 (one
+    multiply-add), u a 53-bit uniform."""
+    with generator.lock:
+        u = unit(generator, n, 53)
+    return fma64(float(sigma), _exact(_TAN, math.pi * (u - 0.5)), float(median))
+
+
+def log_normal(generator: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """`log_normal_(mean, std)`: `exp(z * std + mean)` (one multiply-add) in float64, z
+    PyTorch's scalar standard normal (Box-Muller, its cached sample used in turn)."""
+    with generator.lock:
+        z = np.array([_box_muller(generator, 0.0, 1.0) for _ in range(n)], np.float64)
+    return _exact(_EXP, fma64(z, float(std), float(mean)))
+
+
+def geometric(generator: Generator, n: int, p: float) -> np.ndarray:
+    """`geometric_(p)`: `ceil(log(u) / log1p(-p))` in float64, u a 53-bit uniform."""
+    with generator.lock:
+        u = unit(generator, n, 53)
+    return np.ceil(_exact(_LOG_0, u) / math.log1p(-p))

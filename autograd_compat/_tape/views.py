@@ -240,7 +240,20 @@ def _apply_op(x, op, start=None):
         _, dim, size, step = op
         windows = jnp.take(x, _window_positions(x.shape[dim], size, step), axis=dim)
         return jnp.moveaxis(windows, dim + 1, -1)
+    if kind == "strided":
+        return jnp.reshape(x, (-1,))[strided_positions(op)]
     raise ValueError(f"unknown view op {op!r}")
+
+
+def strided_positions(op: tuple) -> np.ndarray:
+    """The flat memory positions that the view `("strided", size, stride, offset)` reads: an
+    as_strided view, which always applies to the root value (the whole storage)."""
+    _, size, stride, offset = op
+    positions = np.full(size, offset, np.int64)
+    for dim, (n, step) in enumerate(zip(size, stride)):
+        trailing = (1,) * (len(size) - dim - 1)
+        positions += (np.arange(n, dtype=np.int64) * step).reshape((n, *trailing))
+    return positions
 
 
 def _window_positions(length: int, size: int, step: int) -> np.ndarray:
@@ -295,6 +308,9 @@ def _scatter_op(x, v, op, start=None):
         windows = jnp.moveaxis(jnp.moveaxis(v, -1, dim + 1), (dim, dim + 1), (-2, -1))
         moved = jnp.moveaxis(x, dim, -1).at[..., positions].set(windows)
         return jnp.moveaxis(moved, -1, dim)
+    if kind == "strided":  # overlapping positions: one of their values is written
+        flat = jnp.reshape(x, (-1,)).at[strided_positions(op)].set(v)
+        return jnp.reshape(flat, x.shape)
     raise ValueError(f"unknown view op {op!r}")
 
 
@@ -455,8 +471,11 @@ def root_member(buffer: Buffer):
     return t
 
 
-def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = False):
-    """Mark `out` (computed from `src` by `ops`) as a view of `src`'s buffer and return it.
+def make_view(
+    src, out, ops: tuple, layout: tuple | None = None, multi: bool = False, absolute=False
+):
+    """Mark `out` (computed from `src` by `ops`) as a view of `src`'s buffer and return it;
+    `absolute`: `ops` apply to the root value, not to `src`'s (as_strided's).
     A meta tensor has no memory to share: it is returned as it is."""
     if isinstance(out, MetaTensor):
         return out
@@ -469,7 +488,8 @@ def make_view(src, out, ops: tuple, layout: tuple | None = None, multi: bool = F
     # PyTorch's propagate_creation_meta: a plain view inherits its source's meta
     creation = (MULTI if multi else srec.creation) if _grad_mode._state.enabled else NO_GRAD
     counter = src._version_counter
-    rec = Alias(srec.buffer, srec.spec + ops, base, creation, layout, counter[0])
+    spec = ops if absolute else srec.spec + ops
+    rec = Alias(srec.buffer, spec, base, creation, layout, counter[0])
     out._storage = rec
     out._version_counter = counter
     srec.buffer.members.add(out)

@@ -15,6 +15,7 @@ import numpy as np
 from .._ops import factories as _factories
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
+from .._pure import sharding as _sharding
 from .._state import random as _random
 from .._state.tensor import Tensor
 
@@ -51,9 +52,11 @@ def filled(shape, value, dtype=None, device=None) -> Tensor:
 
 
 def zeros_like(tensor: Tensor, value=0) -> Tensor:
-    """A tensor of `value`s with the shape, dtype and device of `tensor`."""
+    """A tensor of `value`s with the shape, dtype, device and layout of `tensor` (an optimizer's
+    state buffer), of its `_like_class` where its class names one (a DTensor's: DTensor)."""
     array = np.full(tuple(tensor.shape), value, tensor._stored.dtype)
-    return Tensor._wrap(place(array, like=tensor._value))
+    laid = _sharding.keep_sharding(place(array, like=tensor._value), tensor._value)
+    return getattr(type(tensor), "_like_class", Tensor)._wrap(laid)
 
 
 def rng(generator=None) -> np.random.Generator:

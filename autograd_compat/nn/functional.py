@@ -18,10 +18,12 @@ from .._ops.nn.ctc import *  # noqa: F403
 from .._ops.nn.distance import *  # noqa: F403
 from .._ops.nn.dropout import *  # noqa: F403
 from .._ops.nn.embedding import *  # noqa: F403
+from .._ops.nn.fractional_pool import *  # noqa: F403
 from .._ops.nn.grid_sample import *  # noqa: F403
 from .._ops.nn.interpolation import *  # noqa: F403
 from .._ops.nn.likelihood_losses import *  # noqa: F403
 from .._ops.nn.linear import *  # noqa: F403
+from .._ops.nn.linear_cross_entropy import *  # noqa: F403
 from .._ops.nn.loss import *  # noqa: F403
 from .._ops.nn.lp_pool import *  # noqa: F403
 from .._ops.nn.margin_losses import *  # noqa: F403

@@ -39,6 +39,7 @@ class Parameter(Tensor):
             raise TypeError(
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
             )
+        cls = getattr(type(data), "_parameter_class", cls)  # a DTensor's is a DTensor too
         if isinstance(data, MetaTensor):  # no memory to share
             param = meta_class(cls)._wrap(data._stored)
             param._set_requires_grad(requires_grad, FLOAT_REQUIRES_GRAD)

@@ -1,5 +1,5 @@
 """torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, NAdam, RAdam, Adamax,
-ASGD, Rprop, LBFGS (SparseAdam refuses: no sparse gradients) and the lr schedulers;
+ASGD, Rprop, LBFGS, Muon (SparseAdam refuses: no sparse gradients) and the lr schedulers;
 swa_utils averages weights (SWA, EMA).
 
 The update rules were checked against PyTorch's (torch/optim/*.py, the single-tensor paths
@@ -25,6 +25,7 @@ from .adam import Adam, AdamW
 from .adam_variants import Adamax, NAdam, RAdam
 from .asgd_rprop import ASGD, Rprop, SparseAdam
 from .lbfgs import LBFGS
+from .muon import Muon
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
@@ -39,6 +40,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",

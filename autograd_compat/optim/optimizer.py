@@ -420,7 +420,7 @@ class Optimizer:
                 tuple(p._grad._value for p in params),
                 state_values,
                 modes.runtime_input(lambda: self._hyper(group)),
-                flags=(bool(group["maximize"]), self._flags(group)),
+                flags=(bool(group.get("maximize", False)), self._flags(group)),
             )
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
             _memory.raise_exhausted(failure)

@@ -66,9 +66,9 @@ def test_missing_parts_say_they_are_not_supported():
         with pytest.raises(AttributeError, match="^module 'torch' has no attribute 'sq'$"):
             torch.sq  # noqa: B018  (PyTorch has no such name: its own message)
         with pytest.raises(
-            AttributeError, match="torch.nn.FractionalMaxPool2d is not yet supported"
+            AttributeError, match="torch.nn.AdaptiveLogSoftmaxWithLoss is not yet supported"
         ):
-            torch.nn.FractionalMaxPool2d  # noqa: B018
+            torch.nn.AdaptiveLogSoftmaxWithLoss  # noqa: B018
         assert not hasattr(torch.optim, "LBFGS_does_not_exist")
         with pytest.raises(
             ImportError, match="cannot import name 'AdaptiveLogSoftmaxWithLoss'"
@@ -99,10 +99,10 @@ def test_runner_sets_argv_and_returns_globals(tmp_path, capsys):
     assert "ran autograd_compat ['--lr', '0.1']" in capsys.readouterr().out
     assert not _alias.is_aliased()
     missing = tmp_path / "missing.py"
-    missing.write_text("from torch.nn import FractionalMaxPool2d\n")
+    missing.write_text("from torch.nn import AdaptiveLogSoftmaxWithLoss\n")
     with pytest.raises(ImportError) as info:
         main(["run", str(missing)])
-    assert "torch.nn.FractionalMaxPool2d is not yet supported" in info.value.__notes__[0]
+    assert "torch.nn.AdaptiveLogSoftmaxWithLoss is not yet supported" in info.value.__notes__[0]
 
 
 def test_main_demo_and_help(capsys):

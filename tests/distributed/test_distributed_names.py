@@ -138,7 +138,7 @@ def test_placements_and_dtensor(real_torch):
     assert Shard(1).is_shard(1) and not Shard(1).is_shard(0) and Partial().is_partial("sum")
     assert Replicate().is_replicate() and not Shard(0).is_replicate()
     assert not isinstance(torch.ones(2), DTensor)
-    with pytest.raises(NotImplementedError, match="DTensor"):
+    with pytest.raises(TypeError, match="DTensor.from_local"):
         DTensor(torch.ones(2))
 
 

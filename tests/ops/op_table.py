@@ -310,6 +310,9 @@ ROWS: list[OpCase] = [
         "exponential_",
         lambda torch, x: seeded(torch, lambda: x.clone().exponential_()),
     ),
+    OpCase("cauchy_", lambda torch, x: seeded(torch, lambda: x.clone().cauchy_(0.5, 2.0))),
+    OpCase("log_normal_", lambda torch, x: seeded(torch, lambda: x.clone().log_normal_(0.0, 0.5))),
+    OpCase("geometric_", lambda torch, x: seeded(torch, lambda: x.clone().geometric_(0.3))),
     OpCase(
         "dropout",
         lambda torch, x: seeded(torch, lambda: F(torch).dropout(x, 0.5)),
@@ -555,6 +558,20 @@ ROWS: list[OpCase] = [
         "MaxPool1DWithIndicesBackward0 here",
     ),
     OpCase("max_pool2d", lambda torch, x: F(torch).max_pool2d(x, 2), inputs=(IMG,)),
+    OpCase(
+        "fractional_max_pool2d",
+        lambda torch, x, u: F(torch).fractional_max_pool2d(x, 2, 3, _random_samples=u),
+        inputs=(IMG, (1, 2, 2)),
+        domain=("normal", "prob"),
+        requires_grad=(True, False),
+    ),
+    OpCase(
+        "fractional_max_pool3d",
+        lambda torch, x, u: F(torch).fractional_max_pool3d(x, 2, (1, 2, 2), _random_samples=u),
+        inputs=((1, 2, 3, 4, 4), (1, 2, 3)),
+        domain=("normal", "prob"),
+        requires_grad=(True, False),
+    ),
     OpCase(
         "max_pool3d",
         lambda torch, x: F(torch).max_pool3d(x, 2),
@@ -1024,6 +1041,20 @@ ROWS: list[OpCase] = [
     OpCase("unsafe_split_with_sizes", lambda torch, x: torch.unsafe_split_with_sizes(x, [1, 2])),
     OpCase("unfold.dimension", lambda torch, x: x.unfold(1, 2, 1)),
     OpCase("narrow_copy", lambda torch, x: torch.narrow_copy(x, 1, 1, 2)),
+    OpCase(
+        "segment_reduce",
+        lambda torch, x: torch.segment_reduce(
+            x, "prod", lengths=torch.tensor([[1, 0, 3]] * 3), axis=1, initial=0.5
+        ),
+    ),
+    OpCase("as_strided", lambda torch, x: x[1:].as_strided((2, 2), (1, 4), 5)),
+    OpCase("as_strided_", lambda torch, x: (x * 1).as_strided_((2, 2), (1, 4), 1)),
+    OpCase(
+        "as_strided_scatter",
+        lambda torch, x, s: torch.as_strided_scatter(x, s, (2, 2), (1, 4), 1),
+        inputs=(S, (2, 2)),
+        requires_grad=(False, True),  # PyTorch's gradient in x is not its derivative
+    ),
     OpCase("select_scatter", lambda torch, x, s: torch.select_scatter(x, s, 0, 1), inputs=(S, V)),
     OpCase(
         "slice_scatter",

@@ -135,8 +135,32 @@ def _from_testing(obj: Any) -> bool:
     return (getattr(obj, "__module__", None) or "").startswith("torch.testing")
 
 
+_KEEP_STORAGE = [False]  # whether to_ours keeps a view's whole memory (see `storage_kept`)
+
+
+@contextlib.contextmanager
+def storage_kept() -> Iterator[None]:
+    """to_ours of a view translates the whole memory it lies in and views it alike (for ops
+    that read memory outside their input: as_strided of a partial view)."""
+    _KEEP_STORAGE[0] = True
+    try:
+        yield
+    finally:
+        _KEEP_STORAGE[0] = False
+
+
+def _with_storage(t: Any) -> Any:
+    """autograd_compat's view, as_strided like `t`, of a copy of `t`'s whole memory."""
+    numel = t.untyped_storage().nbytes() // t.element_size()
+    memory = to_ours(t.detach().as_strided((numel,), (1,), 0).clone())
+    view = memory.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+    return view.requires_grad_(t.requires_grad)
+
+
 def to_ours(t: Any) -> Any:
     """autograd_compat's tensor with `t`'s values, dtype, shape and requires_grad."""
+    if _KEEP_STORAGE[0] and t._base is not None:
+        return _with_storage(t)
     d = t.detach()
     if d.dtype.is_complex:
         d = d.resolve_conj()
@@ -145,6 +169,24 @@ def to_ours(t: Any) -> Any:
         dtype=translate(t.dtype),
         requires_grad=t.requires_grad,
     )
+
+
+def _our_module_instance(module: Any) -> Any:
+    """autograd_compat's module of `module`'s class with its attributes, parameters, buffers
+    and children (a module a sample passes as an argument: a distance function, say)."""
+    cls = public(type(module).__module__, type(module).__name__)
+    ours = cls.__new__(cls)
+    autograd_compat.nn.Module.__init__(ours)
+    for name, value in vars(module).items():
+        if not name.startswith("_"):
+            setattr(ours, name, translate(value))
+    for name, child in module.named_children():
+        setattr(ours, name, translate(child))
+    for name, p in module.named_parameters(recurse=False):
+        setattr(ours, name, autograd_compat.nn.Parameter(to_ours(p), p.requires_grad))
+    for name, b in module.named_buffers(recurse=False):
+        ours.register_buffer(name, to_ours(b))
+    return ours
 
 
 def translate(obj: Any) -> Any:
@@ -168,6 +210,8 @@ def translate(obj: Any) -> Any:
         return our_module(obj.__name__) if obj.__name__.split(".")[0] == "torch" else obj
     if obj is torch.Tensor:
         return autograd_compat.Tensor
+    if isinstance(obj, torch.nn.Module):
+        return _our_module_instance(obj)
     if isinstance(obj, type) and (obj.__module__ or "").startswith("torch."):
         return public(obj.__module__, obj.__name__)
     if getattr(obj, "__name__", None) == "wrapper_set_seed" and _from_testing(obj):

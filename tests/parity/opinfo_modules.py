@@ -77,8 +77,9 @@ def _run_input(info, sample) -> Outcome | None:
     c_args, c_kwargs = sample.constructor_input.args, sample.constructor_input.kwargs
     f_args, f_kwargs = sample.forward_input.args, sample.forward_input.kwargs
     real_torch.manual_seed(0)
-    theirs_module = info.module_cls(*c_args, **c_kwargs)
-    ours_module = cls(*translate(c_args), **translate(c_kwargs))
+    # in the samples' dtype, as PyTorch's module tests build them (buffers given as float64)
+    theirs_module = info.module_cls(*c_args, **c_kwargs).to(real_torch.float32)
+    ours_module = cls(*translate(c_args), **translate(c_kwargs)).to(autograd_compat.float32)
     materialize(theirs_module, ours_module, sample)
     copy_state(theirs_module, ours_module)
     ours_args, ours_kwargs = translate(f_args), translate(f_kwargs)

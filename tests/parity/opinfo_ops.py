@@ -11,6 +11,7 @@ of each outcome.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from functools import cache
 
@@ -29,10 +30,17 @@ from tests.parity.opinfo_harness import (
     quiet,
     same,
     same_gradients,
+    storage_kept,
     tensors_of,
     translate,
 )
-from tests.parity.opinfo_known import OP_MISSING, OP_SKIPS, OP_UNDEFINED_VALUES, OP_WRONG
+from tests.parity.opinfo_known import (
+    OP_KEEP_STORAGE,
+    OP_MISSING,
+    OP_SKIPS,
+    OP_UNDEFINED_VALUES,
+    OP_WRONG,
+)
 
 SAMPLES = 3
 SEED = 0  # both generators are seeded alike before each call: random ops draw PyTorch's numbers
@@ -115,8 +123,10 @@ def _check_gradients(op, fn, sample, calls) -> str:
 def _run_sample(op, fn, sample, grads: bool) -> Outcome | None:
     """The outcome of one sample; None when it passes or PyTorch itself rejects it."""
     args, kwargs = (sample.input, *sample.args), sample.kwargs
+    keep = storage_kept() if op_id(op) in OP_KEEP_STORAGE else contextlib.nullcontext()
     try:
-        ours_args, ours_kwargs = translate(args), translate(kwargs)
+        with keep:
+            ours_args, ours_kwargs = translate(args), translate(kwargs)
     except Exception as exc:  # noqa: BLE001 - a value of a kind autograd_compat lacks
         return Outcome("missing" if is_missing(exc) else "error", f"inputs: {exc!r}")
     try:

@@ -161,19 +161,67 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    _check_grid_sampler(input, grid, mode)
+    return _sampled(input, grid, mode, padding_mode, align_corners)
+
+
+def _sampled(input, grid, mode: str, padding: str, align_corners, nd: int | None = None):
+    """The checked sampling op (see `_check_grid_sampler` for `nd`)."""
+    _check_grid_sampler(input, grid, mode, nd)
     return apply(
         _GRID_SAMPLE[input.ndim - 2],
         input,
         grid,
         mode=mode,
-        padding=padding_mode,
+        padding=padding,
         align_corners=bool(align_corners),
     )
 
 
-def _check_grid_sampler(input, grid, mode: str) -> None:
-    """PyTorch's checks of `torch.grid_sampler`'s arguments, in its order."""
+def _mode_number(value, fname: str, name: str, position: int, names: tuple) -> str:
+    """The mode an integer argument of `torch.grid_sampler` names (0, 1, 2 index `names`)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(
+            f"{fname}(): argument '{name}' (position {position}) must be int, not "
+            f"{type(value).__name__}"
+        )
+    if not 0 <= value < len(names):
+        raise RuntimeError(
+            f"{fname}(): {name} {value} is none of {', '.join(map(str, range(len(names))))} "
+            f"({', '.join(names)})"
+        )
+    return names[value]
+
+
+def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners, fname, nd):
+    _tensor(input, fname)
+    _tensor(grid, fname, "grid", 2)
+    mode = _mode_number(interpolation_mode, fname, "interpolation_mode", 3, _MODES)
+    padding = _mode_number(padding_mode, fname, "padding_mode", 4, _PADDINGS)
+    return _sampled(input, grid, mode, padding, align_corners, nd)
+
+
+def grid_sampler(input, grid, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    """`F.grid_sample` with the modes as numbers: `interpolation_mode` 0 bilinear, 1 nearest,
+    2 bicubic; `padding_mode` 0 zeros, 1 border, 2 reflection."""
+    args = (interpolation_mode, padding_mode, align_corners)
+    return _grid_sampler(input, grid, *args, "grid_sampler", None)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    """`grid_sampler` of (N, C, H, W) input."""
+    args = (interpolation_mode, padding_mode, align_corners)
+    return _grid_sampler(input, grid, *args, "grid_sampler_2d", 4)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    """`grid_sampler` of (N, C, D, H, W) input."""
+    args = (interpolation_mode, padding_mode, align_corners)
+    return _grid_sampler(input, grid, *args, "grid_sampler_3d", 5)
+
+
+def _check_grid_sampler(input, grid, mode: str, nd: int | None = None) -> None:
+    """PyTorch's checks of `torch.grid_sampler`'s arguments, in its order (`nd`: the input's
+    dimensions that `grid_sampler_2d`/`_3d` require; by default the input's own)."""
     shapes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(
@@ -190,7 +238,7 @@ def _check_grid_sampler(input, grid, mode: str) -> None:
                 "grid_sampler(): expected input to have non-empty spatial dimensions, but "
                 f"input has sizes {list(input.shape)} with dimension {axis} being empty"
             )
-    nd = 4 if input.ndim == 4 else 5
+    nd = nd or (4 if input.ndim == 4 else 5)
     if input.ndim != nd or grid.ndim != nd:
         raise RuntimeError(
             f"grid_sampler(): expected {nd}D input and grid with same number of dimensions, "

@@ -1,7 +1,16 @@
 """The recurrent layers' maths: a whole multi-layer RNN/LSTM/GRU, and one cell step, each one
-pure JAX function (a `lax.scan` over time) registered as one op per kind."""
+pure JAX function (a `lax.scan` over time) registered as one op per kind.
+
+An LSTM layer's scan has its derivative written out (`_lstm_layer_jvp`): the tangent of the
+recurrent weights enters every step through one matrix product over all steps, outside the
+tangent's scan. Transposed (the backward), that is one product for the weights' gradient,
+where the transpose of the plain scan adds a (4H, H) product into the gradient at every step
+(about 18% of a 35-step layer's forward and backward). Values are the plain scan's.
+"""
 
 from __future__ import annotations
+
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -14,6 +23,15 @@ _HIGHEST = lax.Precision.HIGHEST
 
 def _mm(x, w):
     return jnp.matmul(x, w.T, precision=_HIGHEST)
+
+
+def _lstm_gates(xw, h, w_hh, b_hh):
+    """One LSTM step's activated gates (i, f, g, o)."""
+    gates = xw + _mm(h, w_hh)
+    if b_hh is not None:
+        gates = gates + b_hh
+    i, f, g, o = jnp.split(gates, 4, axis=-1)
+    return jax.nn.sigmoid(i), jax.nn.sigmoid(f), jnp.tanh(g), jax.nn.sigmoid(o)
 
 
 def _cell(mode: str, nonlinearity: str):
@@ -34,11 +52,7 @@ def _cell(mode: str, nonlinearity: str):
     def lstm_step(w_hh, b_hh, w_hr=None):
         def step(carry, xw):
             h, c = carry
-            gates = xw + _mm(h, w_hh)
-            if b_hh is not None:
-                gates = gates + b_hh
-            i, f, g, o = jnp.split(gates, 4, axis=-1)
-            i, f, g, o = jax.nn.sigmoid(i), jax.nn.sigmoid(f), jnp.tanh(g), jax.nn.sigmoid(o)
+            i, f, g, o = _lstm_gates(xw, h, w_hh, b_hh)
             c = f * c + i * g
             h = o * jnp.tanh(c)
             if w_hr is not None:  # proj_size: h is projected to the smaller size
@@ -63,6 +77,47 @@ def _cell(mode: str, nonlinearity: str):
         return step
 
     return {"RNN": rnn_step, "LSTM": lstm_step, "GRU": gru_step}[mode]
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(5,))
+def _lstm_layer(xw, h0, c0, w_hh, b_hh, reverse: bool):
+    """One LSTM layer and direction over projected input `xw` (L, N, 4H): (outputs, h, c)."""
+    (h, c), ys = lax.scan(_cell("LSTM", "tanh")(w_hh, b_hh), (h0, c0), xw, reverse=reverse)
+    return ys, h, c
+
+
+@_lstm_layer.defjvp
+def _lstm_layer_jvp(reverse, primals, tangents):
+    xw, h0, c0, w_hh, b_hh = primals
+    dxw, dh0, dc0, dw_hh, db_hh = tangents
+
+    def step(carry, x):
+        h, c = carry
+        i, f, g, o = _lstm_gates(x, h, w_hh, b_hh)
+        c_new = f * c + i * g
+        h_new = o * jnp.tanh(c_new)
+        return (h_new, c_new), (h, c, i, f, g, o, c_new, h_new)
+
+    (h, c), (h_prev, c_prev, i, f, g, o, c_all, ys) = lax.scan(step, (h0, c0), xw, reverse=reverse)
+    # every step's part of the weights' tangent at once (its transpose: one product)
+    d_in = dxw + jnp.matmul(h_prev, dw_hh.T, precision=_HIGHEST)
+    if b_hh is not None:
+        d_in = d_in + db_hh
+
+    def tangent_step(carry, inputs):
+        dh, dc = carry
+        d_x, c_before, i, f, g, o, c_after = inputs
+        di, df, dg, do = jnp.split(d_x + _mm(dh, w_hh), 4, axis=-1)
+        di, df, do = di * i * (1 - i), df * f * (1 - f), do * o * (1 - o)
+        dg = dg * (1 - g * g)
+        dc_new = df * c_before + f * dc + di * g + i * dg
+        t = jnp.tanh(c_after)
+        dh_new = do * t + o * (1 - t * t) * dc_new
+        return (dh_new, dc_new), dh_new
+
+    inputs = (d_in, c_prev, i, f, g, o, c_all)
+    (dh, dc), dys = lax.scan(tangent_step, (dh0, dc0), inputs, reverse=reverse)
+    return (ys, h, c), (dys, dh, dc)
 
 
 def _masked(step):
@@ -121,7 +176,9 @@ def _rnn_fn(
                 xw = xw + b_ih
             carry = (h0[index], c0[index]) if mode == "LSTM" else h0[index]
             step = make_step(w_hh, b_hh) if w_hr is None else make_step(w_hh, b_hh, w_hr)
-            if valid is None:
+            if mode == "LSTM" and valid is None and w_hr is None:
+                ys, *carry = _lstm_layer(xw, *carry, w_hh, b_hh, direction == 1)
+            elif valid is None:
                 carry, ys = lax.scan(step, carry, xw, reverse=direction == 1)
             else:
                 carry, ys = lax.scan(_masked(step), carry, (xw, valid), reverse=direction == 1)

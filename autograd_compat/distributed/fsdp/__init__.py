@@ -12,10 +12,11 @@ Nothing is gathered by hand: each op (or a whole `torch.compile`d step) is one p
 partitions, communicating as its partitioner decides (it may all-gather parameters, or keep them
 split and gather activations instead; bench/devices.py shows the collectives). `.grad` keeps its
 parameter's layout, and so does the optimizer state, which the optimizer's update computes from
-it. Tensors always hold the global (full) values, so `state_dict()` gives full tensors
-(PyTorch's FSDP2 gives DTensors, FSDP1's default FULL_STATE_DICT gives full ones) and
-`load_state_dict` of a full state dict writes into each parameter keeping its layout. With one
-device the module runs as it is.
+it. Tensors always hold the global (full) values. `fully_shard` makes each parameter a DTensor
+in place, as FSDP2's (`Shard(0)`, or `Replicate()` where it stays whole), so its
+`state_dict()` gives DTensors (`.full_tensor()`: the full values); FSDP1's gives full tensors,
+as its default FULL_STATE_DICT. `load_state_dict` of a full state dict writes into each
+parameter keeping its layout. With one device the module runs as it is.
 
 FSDP1 always behaves as `use_orig_params=True`: `named_parameters()` lists the original
 parameters under `_fsdp_wrapped_module.`, and `state_dict()` keys are the wrapped module's own
@@ -39,6 +40,7 @@ from ...nn.modules.module import Module
 from ...nn.parallel import lay_out, split_inputs
 from ..device_mesh import DeviceMesh
 from ..distributed_c10d import NO_PROCESS_GROUP, is_initialized
+from ..tensor._api import make_parameter_dtensor
 from ._policies import CPUOffloadPolicy, MixedPrecisionPolicy, OffloadPolicy, changes_anything
 
 __all__ = [
@@ -156,7 +158,12 @@ def fully_shard(
     """
     _refuse_precision_and_offload(mp=mp_policy, offload=offload_policy)
     jax_mesh = _jax_mesh(mesh)
-    lay_out(module, jax_mesh, shard=True, ignored=ignored_params or ())
+    ignored = ignored_params or ()
+    lay_out(module, jax_mesh, shard=True, ignored=ignored)
+    skip = set(map(id, ignored))
+    for param in module.parameters():
+        if id(param) not in skip:
+            make_parameter_dtensor(param, jax_mesh)
     module.__class__ = _fsdp_class(type(module))
     module._fsdp_mesh = jax_mesh
     return module

@@ -23,6 +23,7 @@ from .fold import *
 from .instancenorm import *
 from .lazy import *
 from .linear import *
+from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .loss import *
 from .misc import *
 from .module import Module

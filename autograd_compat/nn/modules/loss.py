@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from ..._ops.nn.loss import _legacy_reduction
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
 __all__ = [
@@ -17,6 +20,7 @@ __all__ = [
     "HingeEmbeddingLoss",
     "HuberLoss",
     "KLDivLoss",
+    "LinearCrossEntropyLoss",
     "L1Loss",
     "MSELoss",
     "MarginRankingLoss",
@@ -377,3 +381,73 @@ class CTCLoss(_Loss):
             log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
             self.zero_infinity,
         )  # fmt: skip
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of logits from an owned `Linear(in_features, C * prod(out_features))`
+    (`self.linear`, its weight stored flat and viewed as (C, *out_features, in_features)):
+    `F.linear_cross_entropy` as a module.
+
+    Example::
+
+        >>> loss = nn.LinearCrossEntropyLoss(3, 4)
+        >>> loss(torch.randn(2, 3), torch.tensor([0, 3])).shape
+        torch.Size([])
+    """
+
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
+
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple = (),
+        bias: bool = False,
+        device=None,
+        dtype=None,
+        reduction: str = "mean",
+        weight=None,
+        ignore_index: int | None = None,
+        label_smoothing: float = 0.0,
+        options=None,
+    ) -> None:
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(
+                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}"
+            )
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        classes = math.prod(out_features, start=num_classes)
+        self.linear = Linear(in_features, classes, bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        shape = (self.num_classes, *self.out_features)
+        bias = self.linear.bias
+        return F.linear_cross_entropy(
+            input,
+            self.linear.weight.reshape((*shape, self.linear.in_features)),
+            target,
+            linear_bias=None if bias is None else bias.reshape(shape),
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes},"
+            f" out_features={self.out_features}, bias={self.linear.bias is not None},"
+            f" reduction={self.reduction}, ignore_index={self.ignore_index},"
+            f" label_smoothing={self.label_smoothing}, options={self.options}"
+        )

@@ -18,6 +18,8 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
@@ -302,3 +304,61 @@ class LPPool3d(_LPPoolNd):
     """Power-average pooling over (N, C, D, H, W) input."""
 
     _pool = staticmethod(F.lp_pool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _nd: int
+    _pool: Callable[..., Any]
+
+    def __init__(
+        self,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices: bool = False,
+        _random_samples=None,
+    ) -> None:
+        super().__init__()
+        nd, name = self._nd, type(self).__name__
+        if nd == 3 and not all(k > 0 for k in _repeated(kernel_size, nd)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _repeated(kernel_size, nd)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _repeated(output_size, nd) if output_size is not None else None
+        self.output_ratio = _repeated(output_ratio, nd) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return type(self)._pool(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling over (N, C, H, W) windows at random fractional steps (Graham, 2014), to
+    `output_size` or `output_ratio` of the input; `_random_samples` fixes the steps."""
+
+    _nd = 2
+    _pool = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Max pooling over (N, C, T, H, W) windows at random fractional steps (see
+    FractionalMaxPool2d)."""
+
+    _nd = 3
+    _pool = staticmethod(F.fractional_max_pool3d)
