@@ -99,6 +99,9 @@ from ._ops.tensor_info import *  # noqa: F403
 from ._ops.storage import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
+from ._ops.short_time import *  # noqa: F403
+from ._ops.factorizations import *  # noqa: F403
+from ._ops.window_functions import *  # noqa: F403
 from ._ops.strided import *  # noqa: F403
 from ._ops.segment_reduce import *  # noqa: F403
 from ._ops.nn.grid_sample import grid_sampler, grid_sampler_2d, grid_sampler_3d
@@ -116,7 +119,7 @@ from ._state.random import (
     set_rng_state,
 )
 from ._serialization import load, save
-from ._lowrank import svd_lowrank
+from ._lowrank import pca_lowrank, svd_lowrank
 from . import storage
 from ._pure.memory import OutOfMemoryError
 from . import testing

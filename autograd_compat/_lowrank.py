@@ -1,6 +1,7 @@
 """`torch.svd_lowrank`: a randomized low-rank SVD (Halko, Martinsson and Tropp 2009,
 algorithms 4.4 and 5.1), written with this library's ops, so it is differentiable and draws its
-random basis from the global generator (PyTorch's `randn` draws)."""
+random basis from the global generator (PyTorch's `randn` draws); and `torch.pca_lowrank`, that
+SVD of the column-centred matrix."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from ._ops.decomposition import linalg_qr, linalg_svd
 from ._ops.random import randn
 from ._state.tensor import Tensor
 
-__all__ = ["svd_lowrank"]
+__all__ = ["pca_lowrank", "svd_lowrank"]
 
 
 def _basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
@@ -49,3 +50,27 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
     U, S, Vh = linalg_svd(B, full_matrices=False)
     U, V = Q @ U, Vh.mH
     return (V, S, U) if m < n else (U, S, V)
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
+    """Principal component analysis of a low-rank matrix (or a batch of them): the approximate
+    SVD `(U, S, V)` of A with its column means subtracted (of A itself unless `center`).
+
+    Args:
+        A (Tensor): the input, of size (*, m, n).
+        q (int, optional): a slightly overestimated rank of A. Default: min(6, m, n).
+        center (bool, optional): subtract the column means first. Default: True.
+        niter (int, optional): the number of subspace iterations. Default: 2.
+    """
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not 0 <= q <= min(m, n):
+        raise ValueError(
+            f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}"
+        )
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if center:
+        A = A - A.mean(dim=(-2,), keepdim=True)
+    return svd_lowrank(A, q, niter=niter)

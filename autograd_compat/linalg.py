@@ -1,7 +1,7 @@
 """torch.linalg: norm, vector_norm, matrix_norm, inv, det, solve, the decompositions (svd,
-svdvals, qr, eigh, eigvalsh, eigvals, slogdet, cholesky, cholesky_ex), matrix_exp, pinv, the
-solvers (solve_triangular, lu_factor, lu_solve, lstsq), matrix_rank, multi_dot, vecdot, and
-LinAlgError.
+svdvals, qr, eig, eigvals, eigh, eigvalsh, slogdet, cholesky, cholesky_ex, lu, ldl_factor,
+ldl_factor_ex), matrix_exp, pinv, householder_product, the solvers (solve_triangular,
+lu_factor, lu_solve, ldl_solve, lstsq), matrix_rank, multi_dot, vecdot, and LinAlgError.
 
 Each function is one op of the library (a pure JAX function differentiated by jax.vjp).
 Singular matrices raise `LinAlgError` as in PyTorch; that check reads the factorization's
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ._ops.decomposition import linalg_cholesky as cholesky
 from ._ops.decomposition import linalg_cholesky_ex as cholesky_ex
+from ._ops.decomposition import linalg_eig as eig
 from ._ops.decomposition import linalg_eigh as eigh
 from ._ops.decomposition import linalg_eigvals as eigvals
 from ._ops.decomposition import linalg_eigvalsh as eigvalsh
@@ -21,6 +22,11 @@ from ._ops.decomposition import linalg_slogdet as slogdet
 from ._ops.decomposition import linalg_svd as svd
 from ._ops.decomposition import linalg_svdvals as svdvals
 from ._ops.decomposition import matrix_exp
+from ._ops.factorizations import linalg_householder_product as householder_product
+from ._ops.factorizations import linalg_ldl_factor as ldl_factor
+from ._ops.factorizations import linalg_ldl_factor_ex as ldl_factor_ex
+from ._ops.factorizations import linalg_ldl_solve as ldl_solve
+from ._ops.factorizations import linalg_lu as lu
 from ._ops.linalg import LinAlgError, matmul
 from ._ops.linalg import linalg_det as det
 from ._ops.linalg import linalg_inv as inv
@@ -56,12 +62,18 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
     "eigvals",
     "eigvalsh",
+    "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
+    "lu",
     "lu_factor",
     "lu_factor_ex",
     "lu_solve",

@@ -437,8 +437,46 @@ def _eigvals(a):
 _EIGVALS = register("linalg.eigvals", _eigvals, node="LinalgEigBackward0")
 
 
+def _eig(a):
+    """(eigenvalues, right eigenvectors) by LAPACK's geev: each eigenvector of unit norm with
+    its largest component real. JAX differentiates through that normalisation; a loss that
+    does not depend on the eigenvectors' phases (PyTorch accepts no other) gets PyTorch's
+    gradient. Empty matrices give empty results (JAX's derivative has no rule for them)."""
+    if a.shape[-1] == 0:
+        dtype = jnp.result_type(a.dtype, jnp.complex64)
+        return jnp.zeros(a.shape[:-1], dtype), jnp.zeros(a.shape, dtype)
+    values, vectors = jax.lax.linalg.eig(
+        a, compute_left_eigenvectors=False, enable_eigvec_derivs=True
+    )
+    return values, vectors
+
+
+_EIG = register("linalg.eig", _eig, node="LinalgEigBackward0")
+
+
+@takes_out
+def linalg_eig(A):
+    """`(eigenvalues, eigenvectors)` of general square matrices, complex (in LAPACK's order;
+    each eigenvector of norm 1)."""
+    _check_eig_input("linalg.eig", A)
+    return return_types.linalg_eig(*apply(_EIG, A))
+
+
+def _check_eig_input(fname: str, A) -> None:
+    """Square matrices of float32/64 or complex values, with PyTorch's errors otherwise (its
+    kernel names the complex dtype of the result first)."""
+    _check_square(fname, A, floating=False)
+    d = A.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(d)}")
+    if d in (_dtypes.float16, _dtypes.bfloat16):
+        raise NotImplementedError(
+            f"\"linalg_eig_out_cpu\" not implemented for '{scalar_type_name(d)}'"
+        )
+
+
 @takes_out
 def linalg_eigvals(A):
     """The eigenvalues of general square matrices, complex (in LAPACK's order)."""
-    _check_square("linalg.eigvals", A)
+    _check_eig_input("linalg.eigvals", A)
     return apply(_EIGVALS, A)

@@ -507,8 +507,9 @@ def _atan2(a, b):
     )
 
 
-def _no_derivative(name: str, fn):
-    """`fn` whose derivative raises PyTorch's 'not implemented' error when a backward needs it."""
+def _no_derivative(name: str, fn, text: str | None = None, error: type = RuntimeError):
+    """`fn` whose derivative raises PyTorch's 'not implemented' error (or `error(text)`) when
+    a backward needs it."""
 
     @jax.custom_jvp
     def raw(*args):
@@ -516,7 +517,7 @@ def _no_derivative(name: str, fn):
 
     @raw.defjvp
     def _jvp(primals, tangents):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+        raise error(text or f"derivative for aten::{name} is not implemented")
 
     return raw
 

@@ -5,7 +5,8 @@ by their edges, with weights or as a density), searchsorted/bucketize (the bin o
 unique, unique_consecutive and bincount have output shapes that depend on the values: they run
 eagerly on the host (numpy) and raise a DataDependentError under a jax trace, as `nonzero`
 does; their results carry no gradient (PyTorch's backward through unique raises). histc has a
-fixed output shape and is one pure (non-differentiable) JAX function, as is histogram.
+fixed output shape and is one pure (non-differentiable) JAX function, as are histogram and
+histogramdd (histogram is its one-dimensional case), which find bins as PyTorch's kernel does.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = [
     "bucketize",
     "histc",
     "histogram",
+    "histogramdd",
     "searchsorted",
     "unique",
     "unique_consecutive",
@@ -161,38 +163,111 @@ def histc(input, bins: int = 100, min=0, max=0):
 
 
 # ----------------------------------------------------------------------------- histogram
-def _counts(x, edges, weight, density):
-    bins = edges.shape[0] - 1
-    flat = x.reshape(-1)
-    position = jnp.searchsorted(edges, flat, side="right") - 1
-    position = jnp.where(flat == edges[-1], bins - 1, position)
-    inside = (flat >= edges[0]) & (flat <= edges[-1])
-    amounts = jnp.ones_like(flat) if weight is None else weight.reshape(-1).astype(x.dtype)
-    target = jnp.where(inside, position, bins)
-    hist = jnp.zeros(bins, x.dtype).at[target].add(amounts, mode="drop")
+def _upper_bound(edges, values, first, last):
+    """The index of the first of `edges[first:last]` greater than each value, by the binary
+    search of C++'s std::upper_bound (PyTorch's kernel), step for step: its answer for edges
+    that are not sorted is PyTorch's too."""
+    length = last - first
+    for _ in range(int(edges.shape[0]).bit_length()):
+        half = length // 2
+        middle = first + half
+        active = length > 0
+        below = values < edges[jnp.clip(middle, 0, edges.shape[0] - 1)]
+        first = jnp.where(active & ~below, middle + 1, first)
+        length = jnp.where(active, jnp.where(below, half, length - half - 1), length)
+    return first
+
+
+def _bin_positions(points, edges, uniform):
+    """Each point's bin along each dim (n_points, dims), and whether it falls in every range;
+    `uniform`: the edges are equal steps, found by PyTorch's interpolation and a local search."""
+    positions, inside = [], jnp.ones(points.shape[0], bool)
+    for d, e in enumerate(edges):
+        x = points[:, d]
+        count = e.shape[0]
+        left, right = e[0], e[-1]
+        inside = inside & (x >= left) & (x <= right)
+        if uniform:
+            guess = ((x - left) * (count - 1) / (right - left)).astype(jnp.int64)
+            first, last = jnp.maximum(guess - 1, 0), jnp.minimum(guess + 2, count)
+        else:
+            first, last = jnp.zeros_like(x, jnp.int64), jnp.full(x.shape, count, jnp.int64)
+        position = _upper_bound(e, x, first, last) - 1
+        position = jnp.where(position == count - 1, position - 1, position)
+        inside = inside & (position >= 0)
+        positions.append(position)
+    return positions, inside
+
+
+def _histogramdd_counts(x, edges, weight, density, uniform):
+    """The histogram of the points `x` (..., dims) over the bins `edges` (one 1-D array per
+    dim), weighted and as a density as PyTorch's kernel computes them."""
+    dims = len(edges)
+    points = x.reshape(-1, dims)
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    positions, inside = _bin_positions(points, edges, uniform)
+    flat = jnp.zeros(points.shape[0], jnp.int64)
+    for position, size in zip(positions, shape):
+        flat = flat * size + position
+    amounts = jnp.ones(points.shape[0], x.dtype) if weight is None else weight.reshape(-1)
+    total = int(np.prod(shape))
+    hist = jnp.zeros(total, x.dtype).at[jnp.where(inside, flat, total)].add(amounts, mode="drop")
+    hist = hist.reshape(shape)
     if density:
-        hist = hist / (jnp.sum(hist) * jnp.diff(edges))
+        hist = hist / jnp.sum(hist)
+        for d, e in enumerate(edges):
+            hist = hist / jnp.diff(e).reshape((1,) * d + (-1,) + (1,) * (dims - d - 1))
     return hist
 
 
+def _uniform_edges(x, bins, ranges):
+    """Per dim, `bins[d] + 1` equal steps over `ranges[d]` (the points' range when None;
+    [0, 1] for no points), widened by 0.5 on both sides where it is a single value."""
+    points = x.reshape(-1, len(bins))
+    edges = []
+    for d, count in enumerate(bins):
+        if ranges is not None:
+            lo, hi = (jnp.asarray(v, x.dtype) for v in ranges[d])
+        elif points.shape[0]:
+            lo, hi = jnp.min(points[:, d]), jnp.max(points[:, d])
+        else:
+            lo, hi = jnp.zeros((), x.dtype), jnp.ones((), x.dtype)
+        same = lo == hi
+        lo, hi = jnp.where(same, lo - 0.5, lo), jnp.where(same, hi + 0.5, hi)
+        edges.append(jnp.linspace(lo, hi, count + 1, dtype=x.dtype))
+    return edges
+
+
+def _histogramdd_fn(x, *weight, bins, ranges, density):
+    edges = _uniform_edges(x, bins, ranges)
+    hist = _histogramdd_counts(x, edges, weight[0] if weight else None, density, True)
+    return (hist, *edges)
+
+
+def _histogramdd_edges_fn(x, *arrays, dims, density):
+    edges = [e.astype(x.dtype) for e in arrays[:dims]]
+    weight = arrays[dims] if len(arrays) > dims else None
+    return (_histogramdd_counts(x, edges, weight, density, False), *edges)
+
+
 def _uniform_fn(x, *weight, bins, low, high, density):
-    if low is None:
-        lo, hi = (jnp.min(x), jnp.max(x)) if x.size else (jnp.zeros((), x.dtype),) * 2
-    else:
-        lo, hi = jnp.asarray(low, x.dtype), jnp.asarray(high, x.dtype)
-    same = lo == hi
-    lo, hi = jnp.where(same, lo - 0.5, lo), jnp.where(same, hi + 0.5, hi)
-    edges = jnp.linspace(lo, hi, bins + 1, dtype=x.dtype)
-    return _counts(x, edges, weight[0] if weight else None, density), edges
+    ranges = None if low is None else ((low, high),)
+    return _histogramdd_fn(x.reshape(-1, 1), *weight, bins=(bins,), ranges=ranges, density=density)
 
 
 def _edges_fn(x, edges, *weight, density):
-    edges = edges.astype(x.dtype)
-    return _counts(x, edges, weight[0] if weight else None, density), edges
+    return _histogramdd_edges_fn(x.reshape(-1, 1), edges, *weight, dims=1, density=density)
 
 
 _UNIFORM = register("histogram", _uniform_fn, node="HistogramBackward0", differentiable=False)
 _EDGES = register("histogram.bin_ct", _edges_fn, node="HistogramBackward0", differentiable=False)
+_DD = register("histogramdd", _histogramdd_fn, node="HistogramddBackward0", differentiable=False)
+_DD_EDGES = register(
+    "histogramdd.bin_edges",
+    _histogramdd_edges_fn,
+    node="HistogramddBackward0",
+    differentiable=False,
+)
 
 
 @takes_out
@@ -230,6 +305,111 @@ def histogram(input, bins=100, *, range=None, weight=None, density: bool = False
         _UNIFORM, input, *extra, bins=int(bins), low=low, high=high, density=bool(density)
     )
     return return_types.histogram(hist, edges)
+
+
+def _type_meta(x: Tensor) -> str:
+    """The C++ type name PyTorch's histogramdd messages print ("float", "double")."""
+    return scalar_type_name(x.dtype).lower()
+
+
+def _histogramdd_checks(input, dims: int, weight) -> None:
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{scalar_type_name(input.dtype)}'"
+        )
+    if weight is None:
+        return
+    fname = "torch.histogramdd"
+    if tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError(
+            f"{fname}: if weight tensor is provided it should have the same shape as the input "
+            f"tensor excluding its innermost dimension, but got input with shape "
+            f"{list(input.shape)} and weight with shape {list(weight.shape)}"
+        )
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(
+            f"{fname}: if weight tensor is provided, input tensor and weight tensor should have "
+            f"the same dtype, but got input({_type_meta(input)}), and weight({_type_meta(weight)})"
+        )
+
+
+def _histogramdd_ranges(range, dims: int) -> tuple | None:
+    """`range` ([min0, max0, min1, max1, ...]) as one (min, max) pair per dim, checked."""
+    if range is None:
+        return None
+    values = [float(v) for v in range]
+    if len(values) != 2 * dims:
+        raise RuntimeError(
+            f"torch.histogramdd: for a {dims}-dimensional histogram range should have "
+            f"{2 * dims} elements, but got {len(values)}"
+        )
+    pairs = tuple(zip(values[::2], values[1::2]))
+    for d, (low, high) in enumerate(pairs):
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise RuntimeError(
+                f"torch.histogramdd: dimension {d}'s range [{low:g}, {high:g}] is not finite"
+            )
+        if low > high:
+            raise RuntimeError(
+                f"torch.histogramdd: min should not exceed max, but got min {low:g} max "
+                f"{high:g} for dimension {d}"
+            )
+    return pairs
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density: bool = False):
+    """The multi-dimensional histogram of the points in `input` (..., D): `bins` is a count of
+    equal bins for every dim, one count per dim (over `range`, the points' range by default),
+    or one 1-D tensor of edges per dim. Returns `(hist, bin_edges)`, hist of shape (bins...).
+
+    Example::
+
+        >>> torch.histogramdd(torch.tensor([[0.0, 1.0], [1.0, 1.0]]), [2, 1]).hist
+        tensor([[1.],
+                [1.]])
+    """
+    tensor_arg(input, "histogramdd")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    dims = input.shape[-1]
+    _histogramdd_checks(input, dims, weight)
+    extra = [] if weight is None else [weight]
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    bins = list(bins)
+    if len(bins) != dims:
+        raise RuntimeError(
+            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
+        )
+    if bins and isinstance(bins[0], Tensor):
+        for d, edges in enumerate(bins):
+            if edges.ndim != 1:
+                raise RuntimeError(
+                    f"torch.histogramdd: bins tensor should have one dimension, but got "
+                    f"{edges.ndim} dimensions in the bins tensor for dimension {d}"
+                )
+            if edges.numel() < 2:
+                raise RuntimeError(
+                    f"torch.histogram(): bins must be > 0, but got {edges.numel() - 1} for "
+                    f"dimension {d}"
+                )
+            if edges.dtype is not input.dtype:
+                raise RuntimeError(
+                    "torch.histogramdd: input tensor and bins tensors should have the same "
+                    f"dtype, but got input with dtype {_type_meta(input)} and bins for "
+                    f"dimension {d} with dtype {_type_meta(edges)}"
+                )
+        out = apply(_DD_EDGES, input, *bins, *extra, dims=dims, density=bool(density))
+    else:
+        for d, count in enumerate(bins):
+            if count <= 0:
+                raise RuntimeError(
+                    f"torch.histogram(): bins must be > 0, but got {count} for dimension {d}"
+                )
+        ranges = _histogramdd_ranges(range, dims)
+        counts = tuple(int(c) for c in bins)
+        out = apply(_DD, input, *extra, bins=counts, ranges=ranges, density=bool(density))
+    return return_types.histogramdd(out[0], tuple(out[1:]))
 
 
 # ----------------------------------------------------------------------------- searchsorted

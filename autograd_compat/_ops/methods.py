@@ -34,10 +34,12 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import factorizations as _factorizations
 from . import hash_tensor as _hash_tensor
 from . import nonzero_static as _nonzero_static
 from . import sampling as _sampling
 from . import scatters as _scatters
+from . import short_time as _short_time
 from . import splits as _splits
 from . import storage as _storage
 from . import subclass as _subclass
@@ -634,6 +636,13 @@ class TensorMethods:
     lu_solve = solvers.lu_solve
     triangular_solve = solvers.triangular_solve
     # ---- end surface-math ----
+    # ---- short-time transforms and decompositions (linalg) ----
+    stft = _short_time.stft
+    istft = _short_time.istft
+    geqrf = _factorizations.geqrf
+    orgqr = _factorizations.orgqr
+    ormqr = _factorizations.ormqr
+    # ---- end short-time transforms and decompositions ----
     # subclasses and the __torch_function__ protocol
     __torch_function__ = classmethod(_subclass.torch_function)
     as_subclass = _subclass.as_subclass

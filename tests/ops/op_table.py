@@ -1182,6 +1182,21 @@ ROWS: list[OpCase] = [
         lambda torch, x: torch.fft.ifft(torch.fft.fft2(x) * (1 + 2j), n=5, norm="ortho").abs(),
     ),
     OpCase("_fft_c2r", lambda torch, x: torch.fft.irfft(torch.fft.rfft(x) * (1 - 1j), n=5)),
+    # three signals of 4 samples (reflect-padded to 8), a positive window of 4
+    OpCase(
+        "stft",
+        lambda torch, x, w: torch.stft(x, 4, 1, window=w, return_complex=True).abs(),
+        inputs=(S, V),
+        domain=("normal", "pos"),
+    ),
+    OpCase(
+        "istft",
+        lambda torch, x, w: torch.istft(
+            torch.stft(x, 4, 1, window=w, return_complex=True) * (1 + 2j), 4, 1, window=w
+        ),
+        inputs=(S, V),
+        domain=("normal", "pos"),
+    ),
     # ------------------------------------------------------------------ surface-math
     # gauge-invariant results (U Vh, eigenvectors squared): singular/eigen vectors have a sign
     OpCase(
@@ -1361,6 +1376,16 @@ ROWS: list[OpCase] = [
         lambda torch, x, e: torch.histogram(x, e),
         inputs=(S, _EDGES),
     ),
+    # S as 3 points in 4 dims; then as 6 points in 2 dims with weights and given edges
+    OpCase("histogramdd", lambda torch, x: torch.histogramdd(x, [2, 1, 3, 2])),
+    OpCase(
+        "histogramdd.bin_edges",
+        lambda torch, x, e, w: torch.histogramdd(
+            x.reshape(6, 2), [e, e[1:]], weight=w.reshape(-1)[:6], density=True
+        ),
+        inputs=(S, _EDGES, S),
+        domain=("normal", "normal", "pos"),
+    ),
     # sorted real parts and moduli: LAPACK's order of the eigenvalues is not fixed
     OpCase(
         "linalg.eigvals",
@@ -1369,6 +1394,43 @@ ROWS: list[OpCase] = [
         ),
         inputs=(M,),
         domain="wellcond",
+    ),
+    # phase-invariant results (LAPACK fixes each eigenvector's phase); sorted eigenvalues
+    OpCase(
+        "linalg.eig",
+        lambda torch, a: (lambda r: (r[0].real.sort().values, r[1].abs().sum(0).sort().values))(
+            torch.linalg.eig(a)
+        ),
+        inputs=(M,),
+        domain="wellcond",
+    ),
+    OpCase("linalg.lu", lambda torch, x: torch.linalg.lu(x.mT)[1:]),
+    # LAPACK's compact QR and the reflector products (PyTorch has no derivative of geqrf)
+    OpCase("geqrf", lambda torch, x: torch.geqrf(x), grad=False),
+    OpCase(
+        "linalg.householder_product",
+        lambda torch, a, t: torch.linalg.householder_product(a.mT, t[:3]),
+        inputs=(S, V),
+    ),
+    OpCase(
+        "ormqr",
+        lambda torch, a, t, x: torch.ormqr(a, t[:3], x.mT, left=False, transpose=True),
+        inputs=(M, V, S),
+    ),
+    # Bunch-Kaufman on the host (PyTorch has no derivative); the lower triangle of the first
+    # matrix has a small diagonal, so that 2x2 pivots are taken
+    OpCase(
+        "linalg.ldl_factor_ex",
+        lambda torch, a: torch.linalg.ldl_factor_ex(a - a.mT + a.diagonal().diag()),
+        inputs=(M,),
+        grad=False,
+    ),
+    OpCase(
+        "linalg.ldl_solve",
+        lambda torch, a, b: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a + a.mT), b),
+        inputs=(M, S),
+        domain=("wellcond", "normal"),
+        grad=False,
     ),
     # log-probabilities (T, N, C) = B, one target of length 1 per batch element
     OpCase(
