@@ -2,9 +2,9 @@
 mt19937 outputs, as numpy arrays, in the order PyTorch draws them.
 
 Each function takes the generator's lock for the whole fill, as PyTorch's kernels do. Float64
-results use the C library's log/log1p/sin/cos per element (PyTorch's); the float32 normal fill
-of 16 or more values runs PyTorch's AVX2 transform (avx_mathfun's log and sincos) in numpy
-float32 arithmetic (see docs/random.md for what is bit-exact).
+normals use the C library's log/sin/cos per element (PyTorch's); the float32 normal fill of 16
+or more values runs PyTorch's AVX2 transform (`avx2_normal`; see docs/random.md for what is
+bit-exact).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from . import avx2_normal
 from .random import Cached, Generator
 
 # float16/bfloat16 uniforms are float32 ones (24 bits of a 32-bit draw), rounded
@@ -22,7 +23,9 @@ _LOG = np.frompyfunc(math.log, 1, 1)
 _SIN = np.frompyfunc(math.sin, 1, 1)
 _COS = np.frompyfunc(math.cos, 1, 1)
 _SMALL_RANDPERM = 2**32 // 20  # below it randperm draws 32-bit outputs, above 64-bit
-_VECTOR = 16  # PyTorch's normal fill transforms blocks of 16 values
+_VECTOR = avx2_normal.BLOCK
+_F32 = np.float32
+_LOW_53 = 2**53 - 1
 
 
 def _exact(fn, x: np.ndarray) -> np.ndarray:
@@ -33,10 +36,17 @@ def unit(generator: Generator, n: int, digits: int) -> np.ndarray:
     """`n` uniforms in [0, 1) with `digits` bits (PyTorch's uniform_real_distribution): 53
     from 64-bit draws (float64), fewer from 32-bit draws (float32 arithmetic)."""
     if digits == 53:
-        bits = generator.words64(n) & np.uint64(2**53 - 1)
+        bits = generator.words64(n) & np.uint64(_LOW_53)
         return bits.astype(np.float64) * 2.0**-53
-    bits = generator.words(n) & np.uint64(2**digits - 1)
-    return bits.astype(np.float32) * np.float32(2.0**-digits)
+    bits = generator.words(n) & np.uint32(2**digits - 1)
+    return bits.astype(_F32) * _F32(2.0**-digits)
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """float32 a * b + c rounded once (up to float64's midpoint case: `avx2_normal`)."""
+    wide = np.asarray(a, np.float64) * np.float64(b)
+    wide += c
+    return wide.astype(_F32)
 
 
 def uniform(generator: Generator, n: int, dtype: np.dtype, low: float, high: float):
@@ -48,7 +58,8 @@ def uniform(generator: Generator, n: int, dtype: np.dtype, low: float, high: flo
     if digits == 53:
         return x * (float(high) - float(low)) + float(low)
     a, b = np.asarray(low, dtype).astype(_F32), np.asarray(high, dtype).astype(_F32)
-    values = _fma(x, b - a, float(a)).astype(dtype)
+    values = x if a == 0 and b == 1 else _fma(x, b - a, float(a))  # x * 1 + 0 is x
+    values = values.astype(dtype, copy=False)
     if values.itemsize == 2:  # a value rounded up to `high` is `low` (PyTorch's [low, high))
         values[values == np.asarray(high, dtype)] = np.asarray(low, dtype)
     return values
@@ -79,76 +90,6 @@ def _fill_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     ).reshape(-1)
 
 
-_F32 = np.float32
-# PyTorch's AVX2 normal fill computes log and sin/cos with avx_mathfun.h (cephes polynomials
-# in float32); its build contracts a multiply and an add into one fused multiply-add where
-# noted. The coefficients are cephes' logf/sinf/cosf ones.
-_LOG_POLY = (
-    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
-    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1,
-)  # fmt: skip
-_COS_POLY = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
-_SIN_POLY = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
-_PI_PARTS = (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)  # -pi/4
-_SIGN = np.int32(-(2**31))
-
-
-def _fma(a, b, c) -> np.ndarray:
-    """float32 a * b + c rounded once (the product is exact in float64; the float64 sum's
-    rounding before float32's differs from one rounding only on exact float32 midpoints)."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c).astype(_F32)
-
-
-def _horner(coefficients: tuple, x: np.ndarray) -> np.ndarray:
-    y = np.full_like(x, _F32(coefficients[0]))
-    for c in coefficients[1:]:
-        y = _fma(y, x, _F32(c))
-    return y
-
-
-def _log_avx2(x: np.ndarray) -> np.ndarray:
-    """avx_mathfun's log256_ps for x in (0, 1]: exponent and mantissa split, then a cephes
-    polynomial."""
-    bits = np.maximum(x, _F32(1.17549435e-38)).view(np.int32)
-    e = ((bits >> 23) - 0x7F).astype(_F32) + _F32(1)
-    m = ((bits & ~0x7F800000) | _F32(0.5).view(np.int32)).view(_F32)
-    small = m < _F32(0.707106781186547524)
-    e = e - small.astype(_F32)
-    m = (m - _F32(1)) + np.where(small, m, _F32(0))
-    z = m * m
-    y = _horner(_LOG_POLY, m) * m
-    y = _fma(y, z, e * _F32(-2.12194440e-4))
-    y = _fma(z, _F32(-0.5), y)
-    return _fma(e, _F32(0.693359375), m + y)
-
-
-def _sincos_avx2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """avx_mathfun's sincos256_ps for x >= 0: the octant, x reduced by pi/4 in three parts,
-    the cosine and sine polynomials, selected and signed by the octant."""
-    j = (x * _F32(1.27323954473516)).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(_F32)
-    for part in _PI_PARTS:
-        x = _fma(y, _F32(part), x)
-    z = x * x
-    cos = _fma(_horner(_COS_POLY, z) * z, z, -(z * _F32(0.5))) + _F32(1)
-    sin = _fma(_horner(_SIN_POLY, z) * z, x, x)
-    swap = (j & 2) != 0
-    sin, cos = np.where(swap, cos, sin), np.where(swap, sin, cos)
-    sin = (sin.view(np.int32) ^ ((j & 4) << 29)).view(_F32)
-    cos = (cos.view(np.int32) ^ ((~(j - 2) & 4) << 29)).view(_F32)
-    return sin, cos
-
-
-def _fill_single(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    """PyTorch's AVX2 normal fill on blocks of 16 float32 uniforms, bit for bit."""
-    u = u.reshape(-1, _VECTOR)
-    radius = np.sqrt(_F32(-2.0) * _log_avx2(_F32(1.0) - u[:, :8]))
-    sin, cos = _sincos_avx2(_F32(2.0 * math.pi) * u[:, 8:])
-    pair = np.concatenate([radius * cos, radius * sin], axis=1).reshape(-1)
-    return _fma(pair, _F32(std), float(_F32(mean)))
-
-
 def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: float):
     """`normal_(mean, std)`: below 16 values PyTorch's scalar Box-Muller (with its cached
     sample), from 16 on its fill: uniforms for all, transformed 16 at a time, the last 16
@@ -160,16 +101,29 @@ def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: floa
         if n < _VECTOR:
             values = [_box_muller(generator, mean, std) for _ in range(n)]
             return np.asarray(values, np.float64).astype(dtype)
-        digits = _DIGITS[dtype.name]
-        reduced = dtype.itemsize == 2  # float16/bfloat16: uniforms for the whole blocks only
-        u = unit(generator, whole if reduced else n, digits)
-        tail = unit(generator, _VECTOR, digits) if n % _VECTOR else None
-    fill = _fill_double if dtype == np.float64 else _fill_single
-    out = np.empty(n, dtype)
-    out[:whole] = fill(u[:whole], mean, std)
+        wide = dtype == np.float64
+        draw = (lambda count: unit(generator, count, 53)) if wide else generator.words
+        drawn = draw(whole if dtype.itemsize == 2 else n)
+        tail = draw(_VECTOR) if n % _VECTOR else None
+    if wide:
+        out = np.empty(n, dtype)
+        out[:whole] = _fill_double(drawn[:whole], mean, std)
+        if tail is not None:
+            out[n - _VECTOR :] = _fill_double(tail, mean, std)
+        return out
+    single = np.empty(n, _F32)
+    avx2_normal.fill(drawn[:whole], mean, std, single[:whole])
     if tail is not None:
-        out[n - _VECTOR :] = fill(tail, mean, std)
-    return out
+        avx2_normal.fill(tail, mean, std, single[n - _VECTOR :])
+    return single.astype(dtype, copy=False)
+
+
+def _mod(words: np.ndarray, span: int) -> np.ndarray:
+    """`words % span` (numpy divides by a scalar fast, where its `%` does not)."""
+    divisor = words.dtype.type(span)
+    quotient = words // divisor
+    quotient *= divisor
+    return np.subtract(words, quotient, out=quotient)
 
 
 def integers(generator: Generator, n: int, span: int, base: int) -> np.ndarray:
@@ -177,7 +131,9 @@ def integers(generator: Generator, n: int, span: int, base: int) -> np.ndarray:
     each when `span` needs more than 32 bits, else one 32-bit draw."""
     with generator.lock:
         words = generator.words64(n) if span >= 2**32 else generator.words(n)
-    return ((words % np.uint64(span)) + np.uint64(base % 2**64)).view(np.int64)
+    offsets = _mod(words, span).astype(np.uint64, copy=False)
+    offsets += np.uint64(base % 2**64)
+    return offsets.view(np.int64)
 
 
 def full_range(generator: Generator, n: int, dtype_name: str, max_value: int) -> np.ndarray:
@@ -185,31 +141,93 @@ def full_range(generator: Generator, n: int, dtype_name: str, max_value: int) ->
     modulo `max_value + 1` (2**digits + 1 for floats; bool takes the low bit)."""
     with generator.lock:
         wide = dtype_name in ("int64", "float64")
-        words = generator.words64(n) if wide else generator.words(n)
+        words = generator.words64(n) if wide else generator.words(n).astype(np.uint64)
     if dtype_name == "bool":
         return (words & np.uint64(1)).view(np.int64)
-    return (words % np.uint64(max_value + 1)).view(np.int64)
+    return _mod(words, max_value + 1).view(np.int64)
 
 
 def randperm(generator: Generator, n: int) -> np.ndarray:
-    """PyTorch's CPU randperm: a Fisher-Yates pass swapping i with i + draw % (n - i)."""
+    """PyTorch's CPU randperm. Below `_SMALL_RANDPERM`: Fisher-Yates swapping i with
+    i + draw % (n - i) for i < n - 1 (32-bit draws); from it on, the inside-out variant:
+    for i < n, i goes to z = draw % (i + 1) and what z held to i (64-bit draws)."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
     with generator.lock:
         if n < _SMALL_RANDPERM:
-            words = generator.words(max(n - 1, 0))
+            words = generator.words(n - 1)
         else:
-            words = generator.words64(max(n - 1, 0))
-    offsets = (words % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-    order = list(range(n))
-    for i, z in enumerate(offsets):
-        j = i + z
-        order[i], order[j] = order[j], order[i]
-    return np.asarray(order, np.int64)
+            words = generator.words64(n)[1:]  # the first draw, modulo 1, moves nothing
+    if n < _SMALL_RANDPERM:
+        targets = words % np.arange(n, 1, -1, dtype=np.uint32)
+        targets += np.arange(n - 1, dtype=np.uint32)
+        return _swaps(targets)
+    # The inside-out swaps (i, z) for i = 1 .. n - 1 in reverse order, mirrored (position
+    # p as n - 1 - p), are the forward swaps (k, n - 1 - z) for k = n - 1 - i: their
+    # result is the inverse permutation, mirrored.
+    lows = words % np.arange(2, n + 1, dtype=np.uint64)
+    forward = _swaps(np.uint64(n - 1) - lows[::-1])
+    mirrored = np.empty(n, np.int64)
+    mirrored[forward] = np.arange(n)
+    return (n - 1) - mirrored[::-1]
+
+
+def _swaps(targets: np.ndarray) -> np.ndarray:
+    """The array `arange(n)` after swapping positions i and targets[i] >= i (unsigned) for
+    i = 0, 1, ..., n - 2 in turn, without a loop over i.
+
+    Position k holds, just before step k, the value `held[k]`: k itself when no earlier
+    step targeted k, else what the last such step took, `held` of that step. The steps
+    that last targeted each position chain positions into disjoint paths of increasing
+    indices, so `held` is each path's first position (found by pointer doubling). Step i
+    then takes `held` of the step before it with the same target, or its target untouched.
+    """
+    n = targets.size + 1
+    shift = max((n - 1).bit_length(), 1)
+    key = np.dtype(np.uint32 if 2 * shift <= 32 else np.uint64).type
+    keys: np.ndarray = targets.astype(key)
+    keys <<= key(shift)
+    keys |= np.arange(n - 1, dtype=key)
+    keys.sort()  # by target, then step
+    by_step = (keys & key((1 << shift) - 1)).astype(np.intp)
+    keys >>= key(shift)
+    by_target = keys.astype(np.intp)
+    first = np.empty(n - 1, bool)  # the earliest step of its target
+    first[0] = True
+    np.not_equal(by_target[1:], by_target[:-1], out=first[1:])
+    # Each position's last step before it to target it: the last step of its target group,
+    # or the one before that when the last is the position's own step (none: -1).
+    ends = np.flatnonzero(np.append(first[1:], True))
+    position, step = by_target[ends], by_step[ends]
+    earlier = np.where(first[ends], position, by_step[ends - 1])
+    held = np.arange(n, dtype=np.intp)
+    held[position] = np.where(step == position, earlier, step)
+    jumped = np.empty_like(held)
+    while True:
+        np.take(held, held, out=jumped)
+        if np.array_equal(jumped, held):
+            break
+        held, jumped = jumped, held
+    order = np.empty(n, np.int64)
+    order[by_step[0]] = by_target[0]
+    order[by_step[1:]] = np.where(first[1:], by_target[1:], held[by_step[:-1]])
+    order[n - 1] = held[n - 1]
+    return order
 
 
 def bernoulli(generator: Generator, n: int, p: float) -> np.ndarray:
-    """`bernoulli_(p)` for a number p: a 53-bit uniform below p, one 64-bit draw each."""
+    """`bernoulli_(p)` for a number p: a 53-bit uniform below p, one 64-bit draw each (the
+    53 bits compared as integers: u * 2**-53 < p exactly when the bits are below
+    ceil(p * 2**53))."""
+    bound = min(max(math.ceil(p * 2.0**53), 0), 2**53)
+    high, low = divmod(bound, 2**32)
     with generator.lock:
-        return unit(generator, n, 53) < p
+        words = generator.words(2 * n).reshape(n, 2)
+    top = words[:, 0] & np.uint32(_LOW_53 >> 32)
+    below = top < high
+    if low:
+        below |= (top == high) & (words[:, 1] < low)
+    return below
 
 
 def bernoulli_tensor(generator: Generator, p: np.ndarray) -> np.ndarray:
