@@ -64,15 +64,16 @@ DRAWS = {
 }
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
 @pytest.mark.parametrize("name", sorted(DRAWS))
 def test_training_draws_match_torch(name, dtype, real_torch):
     def run(lib):
         lib.manual_seed(11)
-        x = lib.tensor(SPECIAL.astype(dtype), requires_grad=True)
+        x = lib.tensor(SPECIAL, dtype=getattr(lib, dtype), requires_grad=True)
         y = DRAWS[name](lib, x)
         y.backward(lib.ones_like(y))
-        return y.detach().numpy(), x.grad.numpy(), type(y.grad_fn).__name__, lib.rand(2).numpy()
+        values = [t.detach().double().numpy() for t in (y, x.grad)]
+        return *values, type(y.grad_fn).__name__, lib.rand(2).numpy()
 
     ours, theirs = run(autograd_compat), run(real_torch)
     for mine, expected in zip(ours, theirs):
@@ -148,6 +149,7 @@ ERRORS = [
     lambda t: t.nn.functional.rrelu(t.zeros(3), 0.5, 0.1, True),
     lambda t: t.nn.functional.rrelu(t.zeros(3, dtype=t.long)),
     lambda t: t.nn.functional.rrelu(t.zeros(3, dtype=t.long), training=True),
+    lambda t: t.nn.functional.rrelu(t.zeros(3, dtype=t.float16), training=True),
     lambda t: t.nn.functional.dropout3d(t.zeros(2, 2, 2, 2), -0.1),
     lambda t: t.nn.AlphaDropout(2.0),
 ]

@@ -213,13 +213,16 @@ def _rounded(value):
 _rounded.defjvp(lambda primals, tangents: (_rounded(*primals), tangents[0]))
 
 
-def _alpha_dropout_op(x, source, extra, *, feature):
+def _alpha_dropout_op(x, source, extra, *, feature, half=None):
     """`source`, `extra`: PyTorch's scaled noise and shift from the host, applied as PyTorch
     does (x * noise, rounded, + shift), or key data and p for the JAX mask (a trace, an
-    accelerator)."""
+    accelerator). `half`: the float16/bfloat16 dtype the float32 product rounds to first."""
     if _is_key(source):
         return _alpha_dropout_fn(x, source, extra, feature=feature)
-    return _rounded(x * source) + extra
+    product = _rounded(x * source)
+    if half is not None:
+        product = product.astype(half).astype(product.dtype)
+    return product + extra
 
 
 _ALPHA_DROPOUT = register(
@@ -262,8 +265,13 @@ def _alpha_dropout(input, p, training, inplace, feature: bool, fname: str):
         result = input * zeros((), dtype=input.dtype)
     else:
         noise = _alpha_host_noise(input, p, feature)
-        sources = (_key_array(), scalar_input(float(p))) if noise is None else noise
-        result = apply(_ALPHA_DROPOUT, input, *sources, feature=feature)
+        if noise is None:
+            result = apply(
+                _ALPHA_DROPOUT, input, _key_array(), scalar_input(float(p)), feature=feature
+            )
+        else:
+            half = input.dtype.jax if input.dtype.itemsize == 2 else None
+            result = apply(_ALPHA_DROPOUT, input, *noise, feature=feature, half=half)
     return _inplace_result(input, result, inplace)
 
 

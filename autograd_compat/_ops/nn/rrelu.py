@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._pure import dtypes as _dtypes
 from ..._pure.op import scalar_input
 from ..._state import draws
 from ..._tape.args import scalar_type_name
@@ -76,7 +77,8 @@ def rrelu(
     _tensor(input, "rrelu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if not input.dtype.is_floating_point:
+    # PyTorch's CPU training kernel has no float16 form (its evaluation, leaky_relu, has)
+    if not input.dtype.is_floating_point or (training and input.dtype is _dtypes.float16):
         kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'"
