@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .._pure.device import host_buffer
 from . import avx2_normal
 from .random import Cached, Generator
 
@@ -38,15 +39,18 @@ def unit(generator: Generator, n: int, digits: int) -> np.ndarray:
     if digits == 53:
         bits = generator.words64(n) & np.uint64(_LOW_53)
         return bits.astype(np.float64) * 2.0**-53
-    bits = generator.words(n) & np.uint32(2**digits - 1)
-    return bits.astype(_F32) * _F32(2.0**-digits)
+    bits = generator.words(n)
+    bits &= np.uint32(2**digits - 1)
+    return np.multiply(bits, _F32(2.0**-digits), out=host_buffer(n, _F32), dtype=_F32)
 
 
 def _fma(a, b, c) -> np.ndarray:
     """float32 a * b + c rounded once (up to float64's midpoint case: `avx2_normal`)."""
     wide = np.asarray(a, np.float64) * np.float64(b)
     wide += c
-    return wide.astype(_F32)
+    out = host_buffer(wide.shape, _F32)
+    out[...] = wide
+    return out
 
 
 def uniform(generator: Generator, n: int, dtype: np.dtype, low: float, high: float):
@@ -111,7 +115,7 @@ def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: floa
         if tail is not None:
             out[n - _VECTOR :] = _fill_double(tail, mean, std)
         return out
-    single = np.empty(n, _F32)
+    single = host_buffer(n, _F32)
     avx2_normal.fill(drawn[:whole], mean, std, single[:whole])
     if tail is not None:
         avx2_normal.fill(tail, mean, std, single[n - _VECTOR :])
@@ -131,8 +135,8 @@ def integers(generator: Generator, n: int, span: int, base: int) -> np.ndarray:
     each when `span` needs more than 32 bits, else one 32-bit draw."""
     with generator.lock:
         words = generator.words64(n) if span >= 2**32 else generator.words(n)
-    offsets = _mod(words, span).astype(np.uint64, copy=False)
-    offsets += np.uint64(base % 2**64)
+    offsets = host_buffer(n, np.uint64)
+    np.add(_mod(words, span), np.uint64(base % 2**64), out=offsets, dtype=np.uint64)
     return offsets.view(np.int64)
 
 
@@ -208,7 +212,7 @@ def _swaps(targets: np.ndarray) -> np.ndarray:
         if np.array_equal(jumped, held):
             break
         held, jumped = jumped, held
-    order = np.empty(n, np.int64)
+    order = host_buffer(n, np.int64)
     order[by_step[0]] = by_target[0]
     order[by_step[1:]] = np.where(first[1:], by_target[1:], held[by_step[:-1]])
     order[n - 1] = held[n - 1]
@@ -224,7 +228,7 @@ def bernoulli(generator: Generator, n: int, p: float) -> np.ndarray:
     with generator.lock:
         words = generator.words(2 * n).reshape(n, 2)
     top = words[:, 0] & np.uint32(_LOW_53 >> 32)
-    below = top < high
+    below = np.less(top, high, out=host_buffer(n, bool))
     if low:
         below |= (top == high) & (words[:, 1] < low)
     return below

@@ -12,12 +12,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._pure.device import host_buffer, host_to_device
 from ..._pure.op import scalar_input
 from ..._state import draws
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
-from ..factories import _device_array, zeros
+from ..factories import zeros
 from ..random import host_generator
 from ._common import _inplace_result, _is_key, _key_array, _tensor, register
 
@@ -100,7 +101,12 @@ def _host_noise(input: Tensor, p: float, shape: tuple) -> jax.Array | None:
         return None
     compute = _opmath(keep.dtype)
     scale = (compute(1.0) / compute(1.0 - p)).astype(keep.dtype)
-    return _device_array(keep * scale)
+    return _handed_over(np.multiply(keep, scale, out=host_buffer(keep.shape, keep.dtype)))
+
+
+def _handed_over(noise: np.ndarray) -> jax.Array:
+    """Noise drawn here, on the device (on the CPU an aligned buffer is not copied)."""
+    return host_to_device(noise, owned=True)
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -246,7 +252,7 @@ def _alpha_host_noise(input: Tensor, p: float, feature: bool) -> tuple | None:
 
     shift = step(step(keep, lambda v: v - 1), lambda v: v * compute(_ALPHA * a))
     shift = step(shift, lambda v: v + compute(_ALPHA * a * p))
-    return _device_array(step(keep, lambda v: v * compute(a))), _device_array(shift)
+    return _handed_over(step(keep, lambda v: v * compute(a))), _handed_over(shift)
 
 
 def _alpha_dropout(input, p, training, inplace, feature: bool, fname: str):

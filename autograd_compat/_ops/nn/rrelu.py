@@ -11,11 +11,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..._pure import dtypes as _dtypes
+from ..._pure.device import host_buffer, host_to_device
 from ..._pure.op import scalar_input
 from ..._state import draws
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
-from ..factories import _device_array
 from ..random import host_generator
 from ._common import _inplace_result, _is_key, _key_array, _tensor, register
 
@@ -64,9 +64,10 @@ def _host_noise(input, lower: float, upper: float) -> jax.Array | None:
     low, high = float(compute(lower)), float(compute(upper))
     negative = values <= 0
     uniform = draws.uniform(g, int(np.count_nonzero(negative)), np.dtype(np.float64), low, high)
-    noise = np.ones(values.shape, compute)
-    noise[negative] = uniform.astype(compute)
-    return _device_array(noise)
+    noise = host_buffer(values.shape, compute)
+    noise.fill(1)
+    noise[negative] = uniform
+    return host_to_device(noise, owned=True)
 
 
 def rrelu(
