@@ -199,22 +199,24 @@ def _swaps(targets: np.ndarray) -> np.ndarray:
     first = np.empty(n - 1, bool)  # the earliest step of its target
     first[0] = True
     np.not_equal(by_target[1:], by_target[:-1], out=first[1:])
-    # Each position's last step before it to target it: the last step of its target group,
-    # or the one before that when the last is the position's own step (none: -1).
+    # Each position's last step before it to target it: its target group's last step, or the
+    # one before that when the last is the position's own step (none if that is all).
     ends = np.flatnonzero(np.append(first[1:], True))
-    position, step = by_target[ends], by_step[ends]
-    earlier = np.where(first[ends], position, by_step[ends - 1])
+    position = by_target[ends]
+    own = by_step[ends] == position
+    source = by_step[ends - own]
     held = np.arange(n, dtype=np.intp)
-    held[position] = np.where(step == position, earlier, step)
-    jumped = np.empty_like(held)
-    while True:
-        np.take(held, held, out=jumped)
-        if np.array_equal(jumped, held):
-            break
-        held, jumped = jumped, held
+    held[position] = np.where(own & first[ends], position, source)
+    active = np.flatnonzero(held != np.arange(n))
+    while active.size:  # pointer doubling, on the positions not yet at their path's start
+        parent = held[active]
+        grand = held[parent]
+        held[active] = grand
+        active = active[grand != parent]
     order = host_buffer(n, np.int64)
-    order[by_step[0]] = by_target[0]
-    order[by_step[1:]] = np.where(first[1:], by_target[1:], held[by_step[:-1]])
+    order[by_step] = by_target  # the first step to a target takes it untouched
+    later = np.flatnonzero(~first)
+    order[by_step[later]] = held[by_step[later - 1]]
     order[n - 1] = held[n - 1]
     return order
 
