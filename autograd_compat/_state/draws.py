@@ -10,6 +10,7 @@ bit-exact).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -19,10 +20,6 @@ from .random import Cached, Generator
 
 # float16/bfloat16 uniforms are float32 ones (24 bits of a 32-bit draw), rounded
 _DIGITS = {"float16": 24, "bfloat16": 24, "float32": 24, "float64": 53}
-_LOG1P = np.frompyfunc(math.log1p, 1, 1)
-_LOG = np.frompyfunc(math.log, 1, 1)
-_SIN = np.frompyfunc(math.sin, 1, 1)
-_COS = np.frompyfunc(math.cos, 1, 1)
 _SMALL_RANDPERM = 2**32 // 20  # below it randperm draws 32-bit outputs, above 64-bit
 _VECTOR = avx2_normal.BLOCK
 _F32 = np.float32
@@ -30,7 +27,8 @@ _LOW_53 = 2**53 - 1
 
 
 def _exact(fn, x: np.ndarray) -> np.ndarray:
-    return fn(x).astype(np.float64) if x.size else x.astype(np.float64)
+    """`fn` (a `math` function: the C library's, as PyTorch calls it) of each element."""
+    return np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
 
 
 def unit(generator: Generator, n: int, digits: int) -> np.ndarray:
@@ -75,23 +73,50 @@ def _box_muller(generator: Generator, mean: float, std: float) -> float:
     cached = generator.cached.double
     if cached is not None:
         generator.cached = Cached(None, generator.cached.single)
-        return cached * std + mean
+        return _scale_exactly(cached, std, mean)
     u1, u2 = unit(generator, 2, 53)
     radius = math.sqrt(-2.0 * math.log1p(-float(u2)))
     theta = 2.0 * math.pi * float(u1)
     generator.cached = Cached(radius * math.sin(theta), generator.cached.single)
-    return radius * math.cos(theta) * std + mean
+    return _scale_exactly(radius * math.cos(theta), std, mean)
+
+
+def _scale_exactly(normal: float, std: float, mean: float) -> float:
+    """normal * std + mean rounded once, as PyTorch's build fuses it."""
+    return float(Fraction(normal) * Fraction(std) + Fraction(mean))
+
+
+_SPLIT = 2.0**27 + 1  # Dekker's split of a float64 into two 26-bit halves
+
+
+def _halves(x):
+    big = _SPLIT * x
+    high = big - (big - x)
+    return high, x - high
+
+
+def _fma64(a: np.ndarray, b: float, c: float) -> np.ndarray:
+    """float64 a * b + c rounded once, as PyTorch's build fuses it: the product's rounding
+    error (Dekker) and the sum's (Knuth's two-sum) added back. This is one rounding except
+    when the sum of the two errors rounds across a midpoint of the result (never seen)."""
+    product = a * b
+    (a_high, a_low), (b_high, b_low) = _halves(a), _halves(b)
+    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = product + c
+    back = total - product
+    error += (product - (total - back)) + (c - back)
+    return total + error
 
 
 def _fill_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     """PyTorch's normal_fill_16 on blocks of 16 float64 uniforms (C library functions)."""
     u = u.reshape(-1, _VECTOR)
-    radius = np.sqrt(-2.0 * _exact(_LOG, 1.0 - u[:, :8]))
+    radius = np.sqrt(-2.0 * _exact(math.log, 1.0 - u[:, :8]))
     theta = 2.0 * math.pi * u[:, 8:]
-    return np.concatenate(
-        [radius * _exact(_COS, theta) * std + mean, radius * _exact(_SIN, theta) * std + mean],
-        axis=1,
-    ).reshape(-1)
+    normals = np.concatenate([radius * _exact(trig, theta) for trig in (math.cos, math.sin)], 1)
+    if std == 1 or mean == 0:  # the product is exact or nothing is added: one rounding
+        return (normals * std + mean).reshape(-1)
+    return _fma64(normals, std, mean).reshape(-1)
 
 
 def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: float):
@@ -250,4 +275,4 @@ def exponential(generator: Generator, n: int, lambd: float) -> np.ndarray:
     """`exponential_(lambd)`: `-1 / lambd * log1p(-u)` in float64, u a 53-bit uniform."""
     with generator.lock:
         u = unit(generator, n, 53)
-    return (-1.0 / lambd) * _exact(_LOG1P, -u)
+    return (-1.0 / lambd) * _exact(math.log1p, -u)

@@ -117,6 +117,8 @@ def test_fills_with_parameters(real_torch):
         lambda t: [
             t.empty(40).normal_(2.0, 0.5),
             t.empty(4).normal_(-1.0, 3.0),
+            t.empty(200, dtype=t.float64).normal_(2.0, 0.3),  # times std plus mean: one fma
+            t.empty(15, dtype=t.float64).normal_(-1.0, 3.0),
             t.normal(1.0, 2.0, (20,)),
             t.normal(t.ones(17), 2.0),
             t.normal(t.zeros(3), t.full((3,), 0.5)),
