@@ -99,6 +99,9 @@ from ._ops.tensor_info import *  # noqa: F403
 from ._ops.storage import *  # noqa: F403
 from ._ops.function_forms import *  # noqa: F403
 from ._ops.view_copies import *  # noqa: F403
+from ._ops.nonzero_static import *  # noqa: F403
+from ._ops.chunk_cat import *  # noqa: F403
+from ._ops.hash_tensor import *  # noqa: F403
 from ._pure.layouts import *  # noqa: F403
 from ._state.random import (
     Generator,
@@ -139,7 +142,10 @@ from ._ops.nn.activation import tensor_softmax as softmax
 from ._ops.nn.distance import cosine_similarity, pairwise_distance
 from ._ops.nn.loss_enums import *  # noqa: F403  (torch.margin_ranking_loss and kin)
 from ._ops.nn.normalization import rms_norm
+from ._ops.nn.native_norms import *  # noqa: F403
+from ._ops.masked_index import *  # noqa: F403
 from ._ops.nn.channels import channel_shuffle, native_channel_shuffle
+from ._ops.nn.padding import constant_pad_nd
 from ._ops.coordinates import unravel_index
 from ._ops.finite_differences import gradient
 from ._ops.nn.rrelu import rrelu, rrelu_

@@ -97,6 +97,15 @@ def _cast_method(d):
     return cast
 
 
+def chalf(self: Tensor, memory_format=None) -> Tensor:
+    """`Tensor.chalf()`: PyTorch's complex32 (two float16 halves) has no JAX dtype to hold it,
+    so the cast raises, naming the dtypes that exist."""
+    raise NotImplementedError(
+        "Tensor.chalf: torch.complex32 (torch.chalf) is not yet supported by autograd_compat: "
+        "JAX has no complex half dtype; use Tensor.cfloat() (complex64) instead"
+    )
+
+
 def cpu(self: Tensor, memory_format=None) -> Tensor:
     """`Tensor.cpu()`: this tensor on the CPU."""
     return to(self, "cpu")

@@ -274,9 +274,8 @@ def div(input, other, *, rounding_mode=None):
 
 
 def _rtruediv(self, other):
-    """`number / tensor`: PyTorch computes reciprocal(tensor) * number (two nodes)."""
-    if isinstance(other, Tensor):
-        return _true_divide(other, self)
+    """`other / tensor` (`number / tensor`, `Tensor.__rdiv__`): PyTorch computes
+    reciprocal(tensor) * other (two nodes, two roundings)."""
     return mul(self.reciprocal(), other)
 
 

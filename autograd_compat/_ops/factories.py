@@ -36,6 +36,7 @@ __all__ = [
     "as_tensor",
     "empty",
     "empty_strided",
+    "empty_permuted",
     "empty_like",
     "eye",
     "from_jax",
@@ -697,6 +698,50 @@ def empty_strided(
     """An 'uninitialized' tensor (zeros) of `size`; contiguous whatever `stride` says (XLA
     chooses physical layouts itself)."""
     return _strided_zeros("empty_strided", size, stride, _float_dtype(dtype), device, requires_grad)
+
+
+def empty_permuted(
+    size,
+    physical_layout,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+):
+    """An 'uninitialized' tensor (zeros) of `size` whose dimensions lie in memory in the order
+    `physical_layout` (outermost first), as PyTorch's strides say: a dense tensor of the
+    permuted size, viewed back in `size`'s order.
+
+    Example::
+
+        >>> torch.empty_permuted((2, 3, 5), (0, 2, 1)).stride()
+        (15, 1, 3)
+    """
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; "
+            f"i.e. len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    seen = [False] * len(order)
+    for index, d in enumerate(order):
+        if not 0 <= d < len(order):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(order) - 1}, but "
+                f"got {d} at index {index}).  NB: negative dims not currently supported; file "
+                "an issue if you want it."
+            )
+        if seen[d]:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen[d] = True
+    # empty's checks (the dtype's, for requires_grad), then a leaf view in `size`'s order
+    physical = empty(
+        [size[d] for d in order], dtype=dtype, device=device, requires_grad=requires_grad
+    )
+    inverse = [order.index(d) for d in range(len(order))]
+    return physical.permute(inverse).detach().requires_grad_(requires_grad)
 
 
 def _strided_zeros(fname: str, size, stride, dtype: _dtypes.dtype, device, requires_grad):

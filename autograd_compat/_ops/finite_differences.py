@@ -66,8 +66,29 @@ def _coordinates(f: Tensor, dim: int, x: Tensor, edge_order: int) -> Tensor:
 
 
 def _spacings(spacing, dims: list[int], given_dim: bool, ndim: int) -> list:
+    """One spacing per dimension of `dims` (None: unit spacing), checked as PyTorch does."""
+    if spacing is None:
+        return [1] * len(dims)
+    if isinstance(spacing, Tensor) and spacing.ndim != 0:
+        raise TypeError(
+            "gradient() received an invalid combination of arguments - got (Tensor, "
+            "spacing=Tensor), but expected spacing to be a number, a tuple of numbers or a "
+            "tuple of tensors"
+        )
     if not isinstance(spacing, (list, tuple)):
         return [spacing] * len(dims)
+    if not all(isinstance(h, (int, float, complex)) for h in spacing):
+        for i, h in enumerate(spacing):
+            if not isinstance(h, Tensor):
+                raise TypeError(
+                    f"expected Tensor as element {i} in argument 1, but got {type(h).__name__}"
+                )
+    for h in spacing:
+        if isinstance(h, Tensor) and h.ndim != 1:
+            raise RuntimeError(
+                "torch.gradient expected each element of spacing to have one dimension, but "
+                f"got an element with {h.ndim} dimensions!"
+            )
     if len(spacing) != len(dims):
         if given_dim:
             raise RuntimeError(

@@ -32,6 +32,8 @@ from . import (
     unary,
 )
 from . import factories as _factories
+from . import hash_tensor as _hash_tensor
+from . import nonzero_static as _nonzero_static
 from . import sampling as _sampling
 from . import scatters as _scatters
 from . import splits as _splits
@@ -110,6 +112,7 @@ class TensorMethods:
     __rmul__ = __mul__
     __truediv__ = reflected(elementwise.div)
     __rtruediv__ = reflected(elementwise._rtruediv)
+    __rdiv__ = __rtruediv__
     __pow__ = reflected(elementwise.pow)
     __rpow__ = reflected(elementwise._rpow)
     __neg__ = unary.neg
@@ -554,6 +557,7 @@ class TensorMethods:
     storage = _storage.storage
     cfloat = convert._cast_method(dtypes.complex64)
     cdouble = convert._cast_method(dtypes.complex128)
+    chalf = convert.chalf
     pin_memory = _info.pin_memory
     is_pinned = _info.is_pinned
     share_memory_ = _info.share_memory_
@@ -584,6 +588,8 @@ class TensorMethods:
     histc = histograms.histc
     histogram = histograms.histogram
     argwhere = index.argwhere
+    nonzero_static = _nonzero_static.nonzero_static
+    hash_tensor = _hash_tensor.hash_tensor
     mode = order_statistics.mode
     nanmedian = order_statistics.nanmedian
     aminmax = order_statistics.aminmax

@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from .._pure.op import register
-from .._tape.args import tensor_arg
+from .._tape.args import numpy_names, tensor_arg
 from .._tape.record import apply
 from .out_arg import takes_out
 from .reduce import (
@@ -43,6 +43,7 @@ _MODE = register("mode", gathered_at(_mode_index), node="ModeBackward0")
 
 
 @takes_out
+@numpy_names
 def mode(input, dim: int = -1, keepdim: bool = False):
     """`(values, indices)`: the most frequent value along `dim` (the smallest on a tie) and
     the last index where it occurs."""
@@ -73,6 +74,7 @@ _NANMEDIAN_DIM = register(
 
 
 @takes_out
+@numpy_names
 def nanmedian(input, dim=None, keepdim: bool = False):
     """The lower median ignoring NaN (NaN only where all elements are NaN); with `dim`,
     `(values, indices)` as `median`."""
@@ -89,6 +91,7 @@ def nanmedian(input, dim=None, keepdim: bool = False):
 
 # ----------------------------------------------------------------------------- aminmax, msort
 @takes_out
+@numpy_names
 def aminmax(input, *, dim=None, keepdim: bool = False):
     """`(min, max)` over all elements or along `dim`."""
     tensor_arg(input, "aminmax")

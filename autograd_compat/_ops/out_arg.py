@@ -33,12 +33,12 @@ FOUND = "found"  # "Found dtype Double but expected Float"
 # check it (some with texts of their own: these raise the common one).
 EXACT_DTYPE = frozenset(
     """addbmm addmm amax amin aminmax baddbmm bmm complex cross cummax cummin diag dot
-    float_power frexp gather heaviside histc index_select inner inv_ex inverse kthvalue
+    float_power frexp gather hash_tensor heaviside histc index_select inner inv_ex inverse kthvalue
     linalg_cholesky linalg_cholesky_ex linalg_cross linalg_det linalg_eigh linalg_eigvalsh
     linalg_inv linalg_qr linalg_slogdet linalg_solve linalg_svd linalg_svdvals logcumsumexp
     lu_factor lu_factor_ex masked_select matmul matrix_norm median mm mode msort multi_dot mv
-    nan_to_num nanmedian nanquantile norm polar qr quantile solve_ex sort svd tensordot topk
-    triangular_solve tril triu vdot vecdot vector_norm where""".split()
+    nan_to_num nanmedian nanquantile nonzero_static norm polar qr quantile solve_ex sort svd
+    tensordot topk triangular_solve tril triu vdot vecdot vector_norm where""".split()
 )
 # Front ends whose kernels check `out`'s dtype with "Found dtype ... but expected ...".
 FOUND_DTYPE = frozenset(

@@ -30,7 +30,7 @@ from .._pure.op import constant, register, scalar_input
 from .._pure.shapes import normalize_dim, normalize_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
-from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
+from .._tape.args import check_inplace, commit_inplace, numpy_names, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .comparison import logical_xor, maximum, minimum
 from .elementwise import _HALF, sub
@@ -96,24 +96,7 @@ _MEAN_ALL = register("mean", _mean, node="MeanBackward0", saves="none")
 _MEAN_DIM = register("mean.dim", _mean, node="MeanBackward1", saves="none")
 
 
-def _numpy_names(fn):
-    """`fn` also taking NumPy's `axis` and `keepdims` for `dim` and `keepdim`, as PyTorch's
-    argument parser does (`x.sum(axis=1, keepdims=True)`). Under `@takes_out`, so the Tensor
-    method (bound without the `out=` wrapper) takes them too."""
-
-    @functools.wraps(fn)
-    def accepting(*args, **kwargs):
-        if kwargs:
-            if "axis" in kwargs:
-                kwargs["dim"] = kwargs.pop("axis")
-            if "keepdims" in kwargs:
-                kwargs["keepdim"] = kwargs.pop("keepdims")
-        return fn(*args, **kwargs)
-
-    return accepting
-
-
-@_numpy_names
+@numpy_names
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum over all elements, or over `dim` (an int or a tuple; an empty tuple means all, as
     in PyTorch). Integers and bools sum to int64."""
@@ -132,7 +115,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean over all elements or over `dim`; floating and complex inputs only, as in PyTorch."""
     tensor_arg(input, "mean")
@@ -463,7 +446,7 @@ _PROD_ALL = register("prod", _prod, node="ProdBackward0")
 _PROD_DIM = register("prod.dim", _prod, node="ProdBackward1")
 
 
-@_numpy_names
+@numpy_names
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Product of all elements, or along one `dim`; integers and bools give int64.
 
@@ -548,7 +531,7 @@ def _moment(fname, op, input, dim, unbiased, keepdim, correction):
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Variance over all elements or `dim`, dividing by N - correction (default 1; `unbiased`
     is the older spelling: True for 1, False for 0)."""
@@ -556,13 +539,13 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Standard deviation: the square root of `var` with the same arguments."""
     return _moment("std", _STD, input, dim, unbiased, keepdim, correction)
 
 
-@_numpy_names
+@numpy_names
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(var(...), mean(...))` over the same dims."""
     if isinstance(dim, bool):  # var_mean(input, unbiased)
@@ -571,7 +554,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correctio
     return variance, mean(input, dim, keepdim)
 
 
-@_numpy_names
+@numpy_names
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """`(std(...), mean(...))` over the same dims."""
     if isinstance(dim, bool):  # std_mean(input, unbiased)
@@ -650,7 +633,7 @@ def _max_min(fname: str, largest: bool, input, dim, keepdim, other):
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def max(input, dim=None, keepdim: bool = False, *, other=None):
     """The largest element; along `dim`, `(values, indices)`; with a tensor, `maximum`.
 
@@ -665,7 +648,7 @@ def max(input, dim=None, keepdim: bool = False, *, other=None):
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def min(input, dim=None, keepdim: bool = False, *, other=None):
     """The smallest element; along `dim`, `(values, indices)`; with a tensor, `minimum`."""
     return _max_min("min", False, input, dim, keepdim, other)
@@ -705,12 +688,14 @@ def _amax_amin(fname: str, largest: bool, input, dim, keepdim):
 
 
 @takes_out
+@numpy_names
 def amax(input, dim=(), keepdim: bool = False):
     """The maximum over `dim` (an int or tuple; all dims by default). Ties share the gradient."""
     return _amax_amin("amax", True, input, dim, keepdim)
 
 
 @takes_out
+@numpy_names
 def amin(input, dim=(), keepdim: bool = False):
     """The minimum over `dim` (an int or tuple; all dims by default). Ties share the gradient."""
     return _amax_amin("amin", False, input, dim, keepdim)
@@ -748,13 +733,13 @@ def _arg(fname: str, largest: bool, input, dim, keepdim):
     return apply(_ARGMAX, input, dim=d, keepdim=bool(keepdim), largest=largest)
 
 
-@_numpy_names
+@numpy_names
 def argmax(input, dim=None, keepdim: bool = False):
     """Index of the (first) largest element, of the flattened tensor or along `dim`."""
     return _arg("argmax", True, input, dim, keepdim)
 
 
-@_numpy_names
+@numpy_names
 def argmin(input, dim=None, keepdim: bool = False):
     """Index of the (first) smallest element, of the flattened tensor or along `dim`."""
     return _arg("argmin", False, input, dim, keepdim)
@@ -770,7 +755,7 @@ _LOGSUMEXP = register("logsumexp", _logsumexp, node="LogsumexpBackward0")
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def logsumexp(input, dim, keepdim: bool = False):
     """log(sum(exp(input))) over `dim`, computed stably; integers give the default float."""
     tensor_arg(input, "logsumexp")
@@ -795,6 +780,7 @@ _CUMPROD = register("cumprod", _cumulative, node="CumprodBackward0")
 
 
 @takes_out
+@numpy_names
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along `dim`; integers and bools give int64 unless `dtype` is given."""
     tensor_arg(input, "cumsum")
@@ -804,6 +790,7 @@ def cumsum(input, dim, *, dtype=None):
 
 
 @takes_out
+@numpy_names
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along `dim` (exact gradients with zeros in the input)."""
     tensor_arg(input, "cumprod")
@@ -820,6 +807,7 @@ _LOGCUMSUMEXP = register("logcumsumexp", _logcumsumexp, node="LogcumsumexpBackwa
 
 
 @takes_out
+@numpy_names
 def logcumsumexp(input, dim: int):
     """log(cumsum(exp(input), dim)), computed stably."""
     tensor_arg(input, "logcumsumexp")
@@ -852,14 +840,14 @@ def _truth_reduction(fname: str, is_all: bool, input, dim, keepdim):
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def all(input, dim=None, keepdim: bool = False):
     """True where every element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("all", True, input, dim, keepdim)
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def any(input, dim=None, keepdim: bool = False):
     """True where some element (along `dim`) is nonzero; uint8 inputs give uint8."""
     return _truth_reduction("any", False, input, dim, keepdim)
@@ -905,7 +893,7 @@ _MEDIAN_DIM = register("median.dim", gathered_at(_lower_median_index), node="Med
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def median(input, dim=None, keepdim: bool = False):
     """The lower median (for an even count, the smaller of the two middle values), as PyTorch.
 
@@ -963,6 +951,7 @@ _ARGSORT = register(
 
 
 @takes_out
+@numpy_names
 def sort(input, dim: int = -1, descending: bool = False, stable: bool | None = None):
     """Sort along `dim`: `(values, indices)`. Always stable here (NaN sorts as the largest).
 
@@ -982,6 +971,7 @@ def sort(input, dim: int = -1, descending: bool = False, stable: bool | None = N
     return return_types.sort(values, indices)
 
 
+@numpy_names
 def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False):
     """The indices that sort `input` along `dim` (stable)."""
     tensor_arg(input, "argsort")
@@ -990,6 +980,7 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
 
 
 @takes_out
+@numpy_names
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The `k` largest (or smallest) elements along `dim`: `(values, indices)`, sorted.
 
@@ -1075,6 +1066,7 @@ def apply_matrix_norm(A: Tensor, ord, dims: tuple, keepdim: bool, dtype: _dtypes
 
 
 @takes_out
+@numpy_names
 def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None):
     """The n-th forward difference along `dim`, after concatenating `prepend` and `append`
     (a logical xor for bool tensors), composed from narrow and sub as in PyTorch."""
@@ -1105,6 +1097,7 @@ _COUNT_NONZERO = register(
 )
 
 
+@numpy_names
 def count_nonzero(input, dim=None):
     """The number of nonzero elements (along `dim`, an int or a tuple): int64."""
     tensor_arg(input, "count_nonzero")
@@ -1135,7 +1128,7 @@ def _nansum(x, *, dims, keepdim, dtype):
 _NANSUM = register("nansum", _nansum, node="NansumBackward0")
 
 
-@_numpy_names
+@numpy_names
 def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Sum treating NaN as zero; integers accumulate in int64."""
     tensor_arg(input, "nansum")
@@ -1149,7 +1142,7 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 @takes_out
-@_numpy_names
+@numpy_names
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None):
     """Mean of the non-NaN elements (nansum / count, as PyTorch composes it); floats only."""
     tensor_arg(input, "nanmean")
@@ -1190,12 +1183,14 @@ def _cumulative_extreme(fname: str, op, input, dim: int):
 
 
 @takes_out
+@numpy_names
 def cummax(input, dim: int):
     """Running maximum along `dim` and its indices (NaN propagates), as (values, indices)."""
     return _cumulative_extreme("cummax", _CUMMAX, input, dim)
 
 
 @takes_out
+@numpy_names
 def cummin(input, dim: int):
     """Running minimum along `dim` and its indices (NaN propagates), as (values, indices)."""
     return _cumulative_extreme("cummin", _CUMMIN, input, dim)
@@ -1216,6 +1211,7 @@ _KTHVALUE = register("kthvalue", _kthvalue, node="KthvalueBackward0")
 
 
 @takes_out
+@numpy_names
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest element along `dim` and its index, as (values, indices)."""
     tensor_arg(input, "kthvalue")
@@ -1315,6 +1311,7 @@ def _quantile_front(fname, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 @takes_out
+@numpy_names
 def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
     """The q-th quantiles of `input` (along `dim`, else of all elements); NaN if a NaN is
     among them. A 1-D `q` adds a leading dim."""
@@ -1322,6 +1319,7 @@ def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = 
 
 
 @takes_out
+@numpy_names
 def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
     """`quantile` ignoring NaN (NaN only where a slice is all NaN)."""
     return _quantile_front("nanquantile", input, q, dim, keepdim, interpolation, True)

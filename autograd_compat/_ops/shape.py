@@ -38,7 +38,7 @@ from .._pure.strides import compute_stride, expand_geometry, is_contiguous, layo
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape import wide as _wide
-from .._tape.args import check_inplace, is_tracer, scalar_type_name, tensor_arg
+from .._tape.args import check_inplace, is_tracer, numpy_names, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .._tape.views import Alias, layout_of, make_view, shaped, view_of
 from .out_arg import takes_out
@@ -403,6 +403,7 @@ def _squeeze_dims(input, dim) -> tuple[tuple, int]:
     return ((d,) if input.ndim and shape[d] == 1 else ()), 1
 
 
+@numpy_names
 def squeeze(input, dim=None):
     """A view without the dimensions of size 1 (all, or those among `dim`)."""
     tensor_arg(input, "squeeze")
@@ -416,6 +417,7 @@ def squeeze_(self, dim=None):
     return _inplace_view(self, _SQUEEZE[variant + 3], (("squeeze", dims),))
 
 
+@numpy_names
 def unsqueeze(input, dim: int):
     """A view with a dimension of size 1 inserted at `dim`."""
     tensor_arg(input, "unsqueeze")

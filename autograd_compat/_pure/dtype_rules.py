@@ -33,6 +33,10 @@ NOT_COMPLEX = FLOATING | frozenset(np.dtype(d) for d in (*_I, np.bool_))
 REAL_NOT_BOOL = NOT_BOOL - INEXACT | FLOATING
 ALL = frozenset(np.dtype(d) for d in (*_F, *_C, *_I, np.bool_))
 INDEX = frozenset(np.dtype(d) for d in (np.int32, np.int64))
+# Kernels dispatched on float and double alone: integer and bool inputs compute in float.
+REAL_NOT_HALF = (
+    NOT_COMPLEX - frozenset(np.dtype(d) for d in (np.float16, jnp.bfloat16))
+) | frozenset(np.dtype(d) for d in (np.uint16, np.uint32, np.uint64))
 _BOOL = frozenset((np.dtype(np.bool_),))
 
 # The names C++'s typeid gives PyTorch's element types, which some of its messages print.
@@ -580,6 +584,19 @@ RULES: dict[str, tuple] = {
     "special.entr": (kernel("entr_cpu", NOT_COMPLEX),),
     "special.xlog1py": (kernel("xlog1py_cpu", NOT_COMPLEX),),
     "special.zeta": (kernel("zeta_cpu", NOT_COMPLEX),),
+    "hash_tensor": (kernel("xor_sum_cpu", NOT_COMPLEX),),
+    "special.airy_ai": (kernel("airy_ai_cpu", REAL_NOT_HALF),),
+    "special.bessel_j0": (kernel("bessel_j0_cpu", REAL_NOT_HALF),),
+    "special.bessel_j1": (kernel("bessel_j1_cpu", REAL_NOT_HALF),),
+    "special.bessel_y0": (kernel("bessel_y0_cpu", REAL_NOT_HALF),),
+    "special.bessel_y1": (kernel("bessel_y1_cpu", REAL_NOT_HALF),),
+    "special.modified_bessel_i0": (kernel("modified_bessel_i0_cpu", REAL_NOT_HALF),),
+    "special.modified_bessel_i1": (kernel("modified_bessel_i1_cpu", REAL_NOT_HALF),),
+    "special.modified_bessel_k0": (kernel("modified_bessel_k0_cpu", REAL_NOT_HALF),),
+    "special.modified_bessel_k1": (kernel("modified_bessel_k1_cpu", REAL_NOT_HALF),),
+    "special.scaled_modified_bessel_k0": (kernel("scaled_modified_bessel_k0_cpu", REAL_NOT_HALF),),
+    "special.scaled_modified_bessel_k1": (kernel("scaled_modified_bessel_k1_cpu", REAL_NOT_HALF),),
+    "special.spherical_bessel_j0": (kernel("spherical_bessel_j0_cpu", REAL_NOT_HALF),),
     "heaviside": (
         Refuse(NOT_COMPLEX, "heaviside is not yet implemented for complex tensors.", RuntimeError),
     ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import jax
@@ -168,3 +169,21 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
 
 def jax_dtype(d) -> jnp.dtype:
     return _dtypes.as_dtype(d).jax
+
+
+def numpy_names(fn):
+    """`fn` also taking NumPy's `axis` and `keepdims` for `dim` and `keepdim`, as PyTorch's
+    argument parser does for every native function (`x.sum(axis=1, keepdims=True)`). Put
+    under `@takes_out`, so the Tensor method (bound without the `out=` wrapper) takes them
+    too."""
+
+    @functools.wraps(fn)
+    def accepting(*args, **kwargs):
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    return accepting

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .._ops import comparison, factories, reduce
+from .._ops import comparison, elementwise, factories, order_statistics, reduce
 from .._ops.reduce import vector_norm
 from .._pure import dtypes as _dtypes
 from .._state.tensor import Tensor
@@ -15,9 +15,13 @@ __all__ = [
     "amin",
     "argmax",
     "argmin",
+    "cumprod",
+    "cumsum",
     "log_softmax",
+    "logaddexp",
     "logsumexp",
     "mean",
+    "median",
     "norm",
     "normalize",
     "prod",
@@ -49,8 +53,12 @@ def _canonical_dim(dim, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(dims))
 
 
-def _input_mask(input: Tensor, mask: Tensor) -> Tensor:
-    """The mask broadcast to the input's shape, as bool."""
+def _input_mask(input: Tensor, *args, **kwargs) -> Tensor:
+    """The keyword `mask` broadcast to the input's shape, as bool (PyTorch's private
+    `torch.masked._input_mask`, which its OpInfo gradient wrapper calls)."""
+    mask = kwargs.get("mask")
+    if mask is None:
+        raise ValueError("_input_mask requires explicit mask")
     if mask.shape != input.shape:
         if mask.ndim > input.ndim:
             raise IndexError(
@@ -59,6 +67,35 @@ def _input_mask(input: Tensor, mask: Tensor) -> Tensor:
             )
         mask = mask.clone().broadcast_to(input.shape)
     return mask.to(dtype=_dtypes.bool)
+
+
+_REDUCTIONS = frozenset(
+    ["sum", "prod", "amax", "amin", "argmax", "argmin", "mean", "median", "norm", "var", "std"]
+    + ["logsumexp"]
+)
+_NORMALIZATIONS = frozenset(["softmax", "log_softmax", "softmin", "normalize", "cumsum", "cumprod"])
+
+
+def _output_mask(op, input: Tensor, *args, **kwargs) -> Tensor:
+    """Which output elements of the masked operation `op` on these arguments have a kept
+    input element (PyTorch's private `torch.masked._output_mask`, which its OpInfo gradient
+    wrapper calls)."""
+    if not callable(op):
+        raise ValueError(f"_output_mask expected masked operation (got {type(op).__name__} object)")
+    if op.__name__ in _NORMALIZATIONS:
+        return _input_mask(input, *args, **kwargs)
+    if op.__name__ not in _REDUCTIONS:
+        raise ValueError(
+            f"_output_mask expected masked operation (got callable {op.__module__}.{op.__name__})"
+        )
+    if op.__name__ == "norm" and args:
+        args = args[1:]
+    dim = args[0] if args else kwargs.get("dim")
+    kept = _input_mask(input, *args, **kwargs)
+    keepdim = bool(kwargs.get("keepdim", False))
+    for d in reversed(_canonical_dim(dim, input.ndim)):
+        kept = kept.any(dim=d, keepdim=keepdim)
+    return kept
 
 
 def _identity(op: str, input: Tensor, ord=2.0):
@@ -70,10 +107,12 @@ def _identity(op: str, input: Tensor, ord=2.0):
         value = 0
     elif op == "prod":
         value = 1
-    elif op in ("amax", "argmax", "logsumexp"):
+    elif op in ("amax", "argmax", "logsumexp", "logaddexp"):
         value = -math.inf if floating else _dtypes.iinfo(dtype).min
     elif op in ("amin", "argmin") or op == "norm":
         value = math.inf if floating else _dtypes.iinfo(dtype).max
+    elif op == "median" and floating:
+        value = math.nan
     else:
         raise NotImplementedError(f"identity of {op} on {dtype} input")
     return factories.tensor(value, dtype=dtype, device=input.device)
@@ -82,7 +121,7 @@ def _identity(op: str, input: Tensor, ord=2.0):
 def _masked(op: str, input: Tensor, mask, ord=2.0) -> Tensor:
     if mask is None:
         return input
-    return comparison.where(_input_mask(input, mask), input, _identity(op, input, ord))
+    return comparison.where(_input_mask(input, mask=mask), input, _identity(op, input, ord))
 
 
 def _sum_dtype(input: Tensor, dtype):
@@ -105,6 +144,20 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     for d in reversed(_canonical_dim(dim, input.ndim)):
         result = result.prod(dim=d, keepdim=bool(keepdim))
     return result
+
+
+def cumsum(input, dim, *, dtype=None, mask=None):
+    """The cumulative sum of the kept elements along `dim` (masked-out ones count as 0)."""
+    dtype = input.dtype if dtype is None else dtype
+    axis = _canonical_dim(dim, input.ndim)[0]
+    return reduce.cumsum(_masked("sum", input, mask), axis, dtype=dtype).to(dtype=dtype)
+
+
+def cumprod(input, dim, *, dtype=None, mask=None):
+    """The cumulative product of the kept elements along `dim` (masked-out ones count as 1)."""
+    dtype = input.dtype if dtype is None else dtype
+    axis = _canonical_dim(dim, input.ndim)[0]
+    return reduce.cumprod(_masked("prod", input, mask), axis, dtype=dtype).to(dtype=dtype)
 
 
 def _extreme(op: str, fn):
@@ -143,11 +196,19 @@ def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return reduce.logsumexp(masked, _canonical_dim(dim, masked.ndim), bool(keepdim)).to(dtype)
 
 
+def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
+    """log(exp(input) + exp(other)) with masked-out elements of either at -inf."""
+    dtype = input.dtype if dtype is None else dtype
+    masked_input = _masked("logaddexp", input, input_mask)
+    masked_other = _masked("logaddexp", other, other_mask)
+    return elementwise.logaddexp(masked_input, masked_other).to(dtype=dtype)
+
+
 def _count(input: Tensor, dim, keepdim: bool, mask):
     if mask is None:
         ones = factories.ones(input.shape, dtype=_dtypes.int64, device=input.device)
         return sum(ones, dim, keepdim=keepdim), None
-    kept = _input_mask(input, mask)
+    kept = _input_mask(input, mask=mask)
     return kept.sum(dim=_canonical_dim(dim, input.ndim), keepdim=bool(keepdim)), kept
 
 
@@ -163,6 +224,24 @@ def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
         )
     count, kept = _count(input, dim, keepdim, mask)
     return sum(input, dim, keepdim=keepdim, dtype=dtype, mask=kept) / count
+
+
+def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
+    """The median of the kept elements along `dim` (the lower of the two middle ones for an
+    even count, NaN where none is kept)."""
+    dtype = input.dtype if dtype is None else dtype
+    axis = _canonical_dim(dim, input.ndim)[0]
+    floating = input.dtype.is_floating_point
+    if not floating:
+        input = input.to(dtype=_dtypes.float32)
+    output = order_statistics.nanmedian(_masked("median", input, mask), axis, bool(keepdim)).values
+    if floating:
+        return output
+    if comparison.isnan(output).any():
+        raise ValueError(
+            "masked median expects no fully masked out rows if dtype is not floating point"
+        )
+    return output.to(dtype=dtype)
 
 
 def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
@@ -185,13 +264,14 @@ def _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, take_sqrt: 
         dtype = input.dtype
         if not (dtype.is_floating_point or dtype.is_complex):
             dtype = _dtypes.float32
+    compute = dtype if dtype.is_floating_point or dtype.is_complex else _dtypes.float32
     count, kept = _count(input, dim, True, mask)
     deviation = input - sum(input, dim, keepdim=True, dtype=dtype, mask=kept) / count
-    total = sum(deviation * deviation.conj(), dim, keepdim=keepdim, dtype=dtype, mask=kept)
+    total = sum(deviation * deviation.conj(), dim, keepdim=keepdim, dtype=compute, mask=kept)
     if not keepdim:
         count = count.reshape(total.shape)
     if offset != 0:
-        real = total.real.dtype if dtype.is_complex else dtype
+        real = total.real.dtype if compute.is_complex else compute
         count = count.to(real) - offset
         count = comparison.maximum(count, count.new_zeros([]))
     output = (total / count).to(dtype=dtype)

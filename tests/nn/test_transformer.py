@@ -80,18 +80,23 @@ def _flat(out):
     return [t for t in (out if isinstance(out, tuple) else (out,)) if t is not None]
 
 
-def compare(make, args, kwargs, real_torch, train=True):
+def compare(make, args, kwargs, real_torch, train=True, seed=None):
     """Build with `make(nn)` on both sides, copy PyTorch's weights into ours, run both on the
-    same inputs and backpropagate the same random cotangent: all values and grads agree, and
-    both raise the same warnings."""
+    same inputs (after `manual_seed(seed)` on both, if given: dropout draws PyTorch's numbers)
+    and backpropagate the same random cotangent: all values and grads agree, and both raise
+    the same warnings."""
     with warnings.catch_warnings(record=True) as warned_t:
         warnings.simplefilter("always")
         theirs = make(real_torch.nn).train(train)
+        if seed is not None:
+            real_torch.manual_seed(seed)
         out_t, ins_t = _call(real_torch, theirs, args, kwargs)
     with warnings.catch_warnings(record=True) as warned_o:
         warnings.simplefilter("always")
         ours = make(nn).train(train)
         load_from_torch(ours, theirs)
+        if seed is not None:
+            torch.manual_seed(seed)
         out_o, ins_o = _call(torch, ours, args, kwargs)
     assert [str(w.message) for w in warned_o] == [str(w.message) for w in warned_t]
     flat_o, flat_t = _flat(out_o), _flat(out_t)
@@ -218,6 +223,21 @@ TRANSFORMER_CASES = [
 )
 def test_transformer_matches_pytorch(name, kwargs, args, call, train, real_torch):
     compare(lambda m: _transformer(m, **kwargs), args, call, real_torch, train)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_attention_dropout_draws_pytorchs_numbers(need_weights, real_torch):
+    """MultiheadAttention's dropout (on the returned weights too), seeded alike on both."""
+    args = [TGT, SRC, SRC]
+    call = {"need_weights": need_weights}
+    compare(lambda m: m.MultiheadAttention(E, HEADS, dropout=0.5), args, call, real_torch, seed=3)
+
+
+def test_transformer_dropout_draws_pytorchs_numbers(real_torch):
+    """Every dropout of a training Transformer, in PyTorch's order, seeded alike on both."""
+    call = {"tgt_mask": CAUSAL_T}
+    make = lambda m: _transformer(m, dropout=0.25)  # noqa: E731
+    compare(lambda m: _warn_free(lambda: make(m)), [SRC, TGT], call, real_torch, seed=5)
 
 
 def test_encoder_callable_activation_and_3d_bool_mask(real_torch):

@@ -108,6 +108,13 @@ def F(torch):
     return torch.nn.functional
 
 
+def _masked_index(torch) -> tuple:
+    """The mask and indices of the _unsafe_masked_index rows: row 5 is out of range where the
+    mask is false, column 3 repeats."""
+    rows, columns = torch.tensor([[0], [5]]), torch.tensor([[1, 3, 3]])
+    return torch.tensor([[True], [False]]), [rows, columns]
+
+
 def seeded(torch, fn):
     """`fn()` after seeding: random rows give the same draws at every call (finite
     differences evaluate the call again)."""
@@ -475,6 +482,12 @@ ROWS: list[OpCase] = [
     OpCase("bitwise_xor", lambda torch, x, y: x ^ y, inputs=(S, S), domain="int"),
     OpCase("bitwise_not", lambda torch, x: ~x, domain="int"),
     OpCase("count_nonzero", lambda torch, x: torch.count_nonzero(x), domain="int"),
+    OpCase("hash_tensor", lambda torch, x: torch.hash_tensor(x, 1)),
+    OpCase(
+        "nonzero_static",
+        lambda torch, x: torch.nonzero_static(x, size=20, fill_value=-2),
+        domain="int",
+    ),
     OpCase("all", lambda torch, x: torch.all(x), domain="bool"),
     OpCase("argmax", lambda torch, x: torch.argmax(x, dim=1)),
     OpCase("argsort", lambda torch, x: torch.argsort(x, dim=1)),
@@ -581,6 +594,34 @@ ROWS: list[OpCase] = [
         inputs=(SEQ, (3,), (3,), (3,), (3,)),
         domain=("normal", "normal", "pos", "normal", "normal"),
         requires_grad=(True, False, False, True, True),
+    ),
+    OpCase(
+        "_native_batch_norm_legit",
+        lambda torch, x, w, b: torch._native_batch_norm_legit(
+            x,
+            w,
+            b,
+            torch.zeros(3, dtype=torch.float64),
+            torch.ones(3, dtype=torch.float64),
+            True,
+            0.1,
+            1e-5,
+        ),
+        inputs=(SEQ, (3,), (3,)),
+    ),
+    OpCase(
+        "_native_batch_norm_legit.eval",
+        lambda torch, x, m, v, w, b: torch._native_batch_norm_legit(
+            x, w, b, m, v, False, 0.1, 1e-5
+        ),
+        inputs=(SEQ, (3,), (3,), (3,), (3,)),
+        domain=("normal", "normal", "pos", "normal", "normal"),
+        requires_grad=(True, False, False, True, True),
+    ),
+    OpCase(
+        "_native_batch_norm_legit.no_stats",
+        lambda torch, x, w, b: torch._native_batch_norm_legit(x, w, b, True, 0.1, 1e-5),
+        inputs=(SEQ, (3,), (3,)),
     ),
     OpCase(
         "layer_norm",
@@ -1007,6 +1048,16 @@ ROWS: list[OpCase] = [
         "index_put.accumulate",
         lambda torch, x, i, v: torch.index_put(x, (i,), v, accumulate=True),
         inputs=(S, _idx(0, 2, 0), V),
+    ),
+    OpCase(
+        "_unsafe_masked_index",
+        lambda torch, x: torch._unsafe_masked_index(x, *_masked_index(torch), 2.0),
+        inputs=(S,),
+    ),
+    OpCase(
+        "_unsafe_masked_index_put_accumulate",
+        lambda torch, x, v: torch._unsafe_masked_index_put_accumulate(x, *_masked_index(torch), v),
+        inputs=(S, (2, 3)),
     ),
     OpCase("put", lambda torch, x, i, s: torch.put(x, i, s), inputs=(S, _idx(0, 5, -1), (3,))),
     OpCase("index_select", lambda torch, x, i: torch.index_select(x, 1, i), inputs=(S, _idx(0, 2))),
@@ -1548,4 +1599,29 @@ ROWS: list[OpCase] = [
     OpCase("special.modified_bessel_i0", lambda torch, x: torch.special.modified_bessel_i0(x)),
     OpCase("special.modified_bessel_i1", lambda torch, x: torch.special.modified_bessel_i1(x)),
     OpCase("special.spherical_bessel_j0", lambda torch, x: torch.special.spherical_bessel_j0(x)),
+    OpCase("special.airy_ai", lambda torch, x: torch.special.airy_ai(x)),
+    OpCase("special.bessel_j0", lambda torch, x: torch.special.bessel_j0(x)),
+    OpCase("special.bessel_j1", lambda torch, x: torch.special.bessel_j1(x)),
+    OpCase("special.bessel_y0", lambda torch, x: torch.special.bessel_y0(x), domain="pos"),
+    OpCase("special.bessel_y1", lambda torch, x: torch.special.bessel_y1(x), domain="pos"),
+    OpCase(
+        "special.modified_bessel_k0",
+        lambda torch, x: torch.special.modified_bessel_k0(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.modified_bessel_k1",
+        lambda torch, x: torch.special.modified_bessel_k1(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.scaled_modified_bessel_k0",
+        lambda torch, x: torch.special.scaled_modified_bessel_k0(x),
+        domain="pos",
+    ),
+    OpCase(
+        "special.scaled_modified_bessel_k1",
+        lambda torch, x: torch.special.scaled_modified_bessel_k1(x),
+        domain="pos",
+    ),
 ]

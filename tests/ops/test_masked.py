@@ -37,6 +37,11 @@ CASES = {
     "normalize": lambda t, x, m: t.masked.normalize(x, 2.0, 1, mask=m),
     "logsumexp": lambda t, x, m: t.masked.logsumexp(x, 1, mask=m),
     "broadcast_mask": lambda t, x, m: t.masked.mean(x, 1, mask=m[0]),
+    "cumsum": lambda t, x, m: t.masked.cumsum(x, 1, mask=m),
+    "cumprod": lambda t, x, m: t.masked.cumprod(x, 0, mask=m),
+    "median": lambda t, x, m: t.masked.median(x, 1, mask=m),
+    "logaddexp": lambda t, x, m: t.masked.logaddexp(x, x.flip(0), input_mask=m, other_mask=m),
+    "output_mask": lambda t, x, m: t.masked._output_mask(t.masked.norm, x, 2.0, 1, mask=m),
 }
 
 
@@ -56,8 +61,19 @@ def test_integer_sum_widens(real_torch):
     )
 
 
+def test_integer_median(real_torch):
+    check_case(
+        lambda t, x, m: t.masked.median(x.long(), 0, keepdim=True, mask=m),
+        [X * 10, MASK],
+        real_torch,
+    )
+
+
 ERRORS = [
     lambda t: t.masked.mean(t.ones(2, 2, dtype=t.long), mask=t.ones(2, 2, dtype=t.bool)),
+    lambda t: t.masked.median(t.ones(2, 2, dtype=t.long), 1, mask=t.eye(2, dtype=t.bool)[:, :1]),
+    lambda t: t.masked._output_mask(1, t.ones(2), mask=t.ones(2, dtype=t.bool)),
+    lambda t: t.masked._input_mask(t.ones(2)),
     lambda t: t.masked.sum(t.ones(2, 2), (0, 0), mask=t.ones(2, 2, dtype=t.bool)),
     lambda t: t.masked.sum(t.ones(2, 2), 2, mask=t.ones(2, 2, dtype=t.bool)),
     lambda t: t.masked.sum(t.ones(2), 0, mask=t.ones(2, 2, dtype=t.bool)),

@@ -303,3 +303,33 @@ def test_numpy_axis_and_keepdims_as_function_and_method(name, real_torch):
                 mine = result.numpy()
             else:
                 np.testing.assert_allclose(mine, result.numpy(), rtol=1e-6)
+
+
+# (name, leading positional arguments, whether it takes keepdim)
+AXIS_CASES = [
+    ("amax", (), True), ("amin", (), True), ("nanmedian", (), True), ("mode", (), True),
+    ("aminmax", (), True), ("kthvalue", (2,), True), ("quantile", (0.25,), True),
+    ("nanquantile", (0.25,), True), ("count_nonzero", (), False), ("cumsum", (), False),
+    ("cumprod", (), False), ("softmax", (), False), ("log_softmax", (), False),
+    ("cummax", (), False), ("cummin", (), False), ("logcumsumexp", (), False),
+    ("sort", (), False), ("argsort", (), False), ("topk", (2,), False), ("diff", (), False),
+    ("unsqueeze", (), False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,leading,keeps", AXIS_CASES, ids=[c[0] for c in AXIS_CASES])
+def test_numpy_axis_everywhere_pytorch_takes_it(name, leading, keeps, real_torch):
+    """PyTorch's argument parser takes `axis` (and `keepdims`) for every native function's
+    `dim` (and `keepdim`): as `torch.X` and as `Tensor.X`, with the values of `dim=`."""
+    values = arr((2, 3), "pos")
+    extra = {"keepdims": True} if keeps else {}
+    for lib in (ac, real_torch):
+        x = lib.tensor(values)
+        expected = getattr(lib, name)(x, *leading, dim=1, **({"keepdim": True} if keeps else {}))
+        for result in (
+            getattr(lib, name)(x, *leading, axis=1, **extra),
+            getattr(x, name)(*leading, axis=1, **extra),
+        ):
+            pairs = zip(result, expected) if isinstance(result, tuple) else [(result, expected)]
+            for got, want in pairs:
+                np.testing.assert_array_equal(got.numpy(), want.numpy())

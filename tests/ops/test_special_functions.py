@@ -43,8 +43,23 @@ def test_polynomial_matches_torch(name, real_torch):
     assert_same(_polynomial(autograd_compat, name), _polynomial(real_torch, name))
 
 
-BESSEL = ["modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]
-POINTS = np.concatenate([np.linspace(-20, 20, 81), [0.0, 1e-8, 0.3, -0.49, np.inf, -np.inf]])
+BESSEL = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "spherical_bessel_j0",
+]
+# The ranges' ends (2, 2.09, 5, 8, 103.892), far out on both sides, zeros and non-finite values.
+EDGES = [0.0, -0.0, 1e-8, 1e-6, 0.3, -0.49, 2.0, 2.09, -2.09, 5.0, 8.0, 103.892, 110.0, -150.0]
+POINTS = np.concatenate([np.linspace(-20, 20, 81), EDGES, [np.inf, -np.inf, np.nan]])
 
 
 def _bessel(lib, name: str) -> list:

@@ -28,6 +28,7 @@ def test_unravel_index_matches_torch(name, real_torch):
 
 GRADIENT = {
     "default": (lambda t, f, x: t.gradient(f), {}),
+    "none": (lambda t, f, x: t.gradient(f, spacing=None, dim=None), {}),
     "scalar_spacing_edge2": (lambda t, f, x: t.gradient(f, spacing=0.5, edge_order=2), {}),
     "per_dim_spacing": (lambda t, f, x: t.gradient(f, spacing=(2.0, 3.0)), {}),
     "dim_list": (lambda t, f, x: t.gradient(f, dim=[1], spacing=[0.25]), {}),
@@ -60,6 +61,8 @@ ERRORS = [
     lambda t: t.gradient(t.ones(3, 4), spacing=[1.0, 2.0], dim=1),
     lambda t: t.gradient(t.ones(3, 4), dim=(0, 0)),
     lambda t: t.gradient(t.ones(2), edge_order=2),
+    lambda t: t.gradient(t.ones(3, 4), spacing=[t.tensor(2.0)], dim=1),
+    lambda t: t.gradient(t.ones(3, 4), spacing=[2.0, t.tensor([1.0, 2.0, 3.0])]),
 ]
 
 

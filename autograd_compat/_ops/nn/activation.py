@@ -17,7 +17,7 @@ from ..._pure.dtype_rules import FLOATING, require_kernel
 from ..._pure.op import register as _register_op
 from ..._pure.op import scalar_input
 from ..._pure.shapes import normalize_dim
-from ..._tape.args import floating, scalar_type_name
+from ..._tape.args import floating, numpy_names, scalar_type_name
 from ..._tape.record import apply
 from ._common import _HALF, _inplace_result, _tensor, register
 
@@ -426,7 +426,7 @@ def _required_dim(op, name: str, position: int):
 
     softmax_like.__name__ = softmax_like.__qualname__ = name
     softmax_like.__doc__ = f"`{name}` along `dim` (required), as `torch.{name}`."
-    return softmax_like
+    return numpy_names(softmax_like)  # (native in PyTorch, unlike F.softmax: `axis` works)
 
 
 tensor_softmax = _required_dim(_SOFTMAX, "softmax", 2)

@@ -13,8 +13,8 @@ from ..._state.tensor import Tensor
 from ..._tape.record import apply
 from ..factories import zeros_like
 from ..index import masked_fill
-from ._common import _HIGHEST, _key_array, _tensor, register
-from .dropout import _dropout_fn
+from ._common import _HIGHEST, _tensor, register
+from .dropout import _dropout_op, dropout_source
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
@@ -45,7 +45,7 @@ def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropou
             scores = scores + mask.astype(scores.dtype)
     weights = _safe_softmax(scores)
     if key is not None:
-        weights = _dropout_fn(weights, key, dropout_p)
+        weights = _dropout_op(weights, key, dropout_p)
     return jnp.matmul(weights, v, precision=_HIGHEST)
 
 
@@ -83,8 +83,10 @@ def scaled_dot_product_attention(
     extra = []
     if attn_mask is not None:
         extra.append(attn_mask)
-    if dropout_p > 0:
-        extra.append(_key_array())
+    if dropout_p > 0:  # PyTorch's math kernel drops the attention weights out
+        batch = jnp.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
+        scores = (*batch, query.shape[-2], key.shape[-2])
+        extra.append(dropout_source(query, float(dropout_p), scores))
     return apply(
         _SDPA,
         query,
@@ -178,15 +180,15 @@ def _mha_fn(
     # PyTorch computes need_weights=False with scaled_dot_product_attention, need_weights=True
     # with a plain softmax (NaN for a query with every key masked)
     weights = jax.nn.softmax(scores, axis=-1) if need_weights else _safe_softmax(scores)
-    attended = weights if rng is None else _dropout_fn(weights, rng, dropout_p)
+    attended = weights if rng is None else _dropout_op(weights, rng, dropout_p)
     out = jnp.matmul(attended, v, precision=_HIGHEST)  # (N, H, L, head)
     out = out.transpose(2, 0, 1, 3).reshape(length, batch, embed)
     out = project(out, out_w, out_b)
     if not need_weights:
         return out
-    if average:
-        weights = jnp.mean(weights, axis=1)
-    return out, weights
+    if average:  # (the weights as the values were weighted: after dropout, as PyTorch's)
+        return out, jnp.mean(attended, axis=1)
+    return out, attended
 
 
 _MHA = register("multi_head_attention_forward", _mha_fn, node="ViewBackward0")
@@ -336,8 +338,10 @@ def multi_head_attention_forward(
     optional = [in_proj_bias, out_proj_bias, bias_k, bias_v, key_padding_mask, attn_mask]
     extra = [t for t in optional if t is not None]
     p = float(dropout_p) if training else 0.0
-    if p > 0:
-        extra.append(_key_array())
+    if p > 0:  # the weights' shape: one more key for bias_k/bias_v and for the zero key
+        source = key.shape[0] + (bias_k is not None) + bool(add_zero_attn)
+        weights_shape = (query.shape[1], int(num_heads), query.shape[0], source)
+        extra.append(dropout_source(query, p, weights_shape))
     result = apply(
         _MHA,
         query,

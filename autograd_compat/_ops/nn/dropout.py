@@ -109,6 +109,13 @@ def _handed_over(noise: np.ndarray) -> jax.Array:
     return host_to_device(noise, owned=True)
 
 
+def dropout_source(like: Tensor, p: float, shape: tuple):
+    """What a dropout multiplies by (`_dropout_op`): PyTorch's noise of `shape` from the host
+    generator (`_host_noise`), else key data for JAX's mask (a trace, an accelerator)."""
+    noise = _host_noise(like, p, shape)
+    return _key_array() if noise is None else noise
+
+
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (training only),
     PyTorch's mask eagerly on the CPU backend."""
@@ -118,8 +125,7 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
         return input
     if p == 1.0:  # no draw: PyTorch multiplies by zero
         return input.mul_(0.0) if inplace else input.mul(0.0)
-    noise = _host_noise(input, p, tuple(input.shape))
-    source = _key_array() if noise is None else noise
+    source = dropout_source(input, p, tuple(input.shape))
     result = apply(_DROPOUT, input, source, scalar_input(float(p)))
     return _inplace_result(input, result, inplace)
 
@@ -143,15 +149,15 @@ def _drop_channels(input, p: float, inplace: bool, batched: bool):
     if p == 1.0:
         return input.mul_(0.0) if inplace else input.mul(0.0)
     kept = 2 if batched else 1
-    noise = _host_noise(input, p, tuple(input.shape[:kept]) + (1,) * (input.ndim - kept))
-    source = _key_array() if noise is None else noise
+    source = dropout_source(input, p, tuple(input.shape[:kept]) + (1,) * (input.ndim - kept))
     result = apply(_CHANNEL_DROPOUT, input, source, scalar_input(float(p)), batched=batched)
     return _inplace_result(input, result, inplace)
 
 
 def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
-    """Zero whole channels of (N, C, L) input."""
-    return _feature_dropout(input, p, training, inplace, 1, "dropout1d")
+    """Zero whole channels of (N, C, L) or (C, L) input."""
+    result = _feature_dropout(input, p, training, inplace, 1, "dropout1d")
+    return _unbatched_as_view(result, 2, inplace)
 
 
 def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -186,8 +192,19 @@ def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
             stacklevel=2,
         )
     if not training or p == 0.0 or input.numel() == 0:
-        return input
-    return _drop_channels(input, p, inplace, batched=input.ndim == 5)
+        return _unbatched_as_view(input, 4, inplace)
+    return _unbatched_as_view(
+        _drop_channels(input, p, inplace, batched=input.ndim == 5), 4, inplace
+    )
+
+
+def _unbatched_as_view(result, unbatched_ndim: int, inplace: bool):
+    """The result for an unbatched input as PyTorch returns it: dropout1d/3d unsqueeze the
+    input and squeeze the result, so it is a view (SqueezeBackward1), the input itself
+    included when nothing was dropped; in place, the input itself."""
+    if inplace or result.ndim != unbatched_ndim:
+        return result
+    return result.unsqueeze(0).squeeze(0)
 
 
 _ALPHA = 1.7580993408473766  # PyTorch's -SELU saturation value (scale * alpha)

@@ -4,6 +4,7 @@ running statistics outside the graph. Instance norm is batch norm of a (1, N*C, 
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import jax.numpy as jnp
@@ -50,15 +51,19 @@ def _apply_norm(op, input, *statistics, eps, weight, bias, **static):
     )
 
 
+def _moments(x, axes):
+    """The mean and the biased variance of `x` over `axes`, which stay as size-1 dims."""
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    return mean, jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+
+
 def _bn_train_fn(x, eps, *affine, has_weight, has_bias):
-    axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    mean = jnp.mean(x, axis=axes)
-    var = jnp.mean(jnp.square(x - mean.reshape(shape)), axis=axes)
-    y = (x - mean.reshape(shape)) * lax.rsqrt(var + eps.astype(var.dtype)).reshape(shape)
+    mean, var = _moments(x, (0,) + tuple(range(2, x.ndim)))
+    y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
     y = _scale_shift(y, affine, shape, has_weight, has_bias)
     count = x.size // x.shape[1]
-    return y, mean, var * (count / max(count - 1, 1))
+    return y, mean.reshape(-1), var.reshape(-1) * (count / max(count - 1, 1))
 
 
 def _bn_eval_fn(x, mean, var, eps, *affine, has_weight, has_bias):
@@ -69,12 +74,12 @@ def _bn_eval_fn(x, mean, var, eps, *affine, has_weight, has_bias):
 
 
 # eps is a runtime input (a new eps never compiles), placed before the optional weight and
-# bias; shown_inputs keeps it out of next_functions.
+# bias; shown_inputs keeps it and the running statistics out of next_functions.
 _BN_TRAIN = register(
     "batch_norm", _bn_train_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 2, 3)
 )
 _BN_EVAL = register(
-    "batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 1, 2, 4, 5)
+    "batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 4, 5)
 )
 
 
@@ -131,9 +136,7 @@ def batch_norm(
 
 
 def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
-    axes = tuple(range(x.ndim - dims, x.ndim))
-    mean = jnp.mean(x, axis=axes, keepdims=True)
-    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    mean, var = _moments(x, tuple(range(x.ndim - dims, x.ndim)))
     y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
     y = _scale_shift(y, affine, None, has_weight, has_bias)
     return y
@@ -212,14 +215,16 @@ def rms_norm(input, normalized_shape, weight=None, eps: float | None = None):
 
 
 def _group_norm_fn(x, eps, *affine, groups, has_weight, has_bias):
+    """(output, mean, rstd), the statistics per sample and group: PyTorch's native_group_norm,
+    whose three outputs are differentiable."""
     n, c = x.shape[0], x.shape[1]
-    grouped = x.reshape(n, groups, -1)
-    mean = jnp.mean(grouped, axis=-1, keepdims=True)
-    var = jnp.mean(jnp.square(grouped - mean), axis=-1, keepdims=True)
-    y = ((grouped - mean) * lax.rsqrt(var + eps.astype(var.dtype))).reshape(x.shape)
+    grouped = x.reshape(n, groups, c // groups * math.prod(x.shape[2:]))
+    mean, var = _moments(grouped, (2,))
+    rstd = lax.rsqrt(var + eps.astype(var.dtype))
+    y = ((grouped - mean) * rstd).reshape(x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
     y = _scale_shift(y, affine, shape, has_weight, has_bias)
-    return y
+    return y, mean.reshape(n, groups), rstd.reshape(n, groups)
 
 
 _GROUP_NORM = register(
@@ -237,7 +242,7 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
         )
     return _apply_norm(
         _GROUP_NORM, input, eps=eps, weight=weight, bias=bias, groups=int(num_groups)
-    )
+    )[0]
 
 
 def instance_norm(

@@ -7,6 +7,8 @@ import numbers
 import jax.numpy as jnp
 from jax import lax
 
+from ..._pure import dtypes as _dtypes
+from ..._pure.dtype_rules import cpp_name
 from ..._tape.record import apply
 from ._common import _tensor, register
 
@@ -41,6 +43,25 @@ _PAD = {
 }
 
 
+def _pairs(input, pad: tuple) -> list:
+    """(before, after) per dimension of `input` from PyTorch's flat `pad` (last dim first),
+    with PyTorch's error for a crop larger than a dimension."""
+    pairs = [(0, 0)] * input.ndim
+    for i in range(len(pad) // 2):
+        pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    for size, (lo, hi) in zip(input.shape, pairs):
+        if size + lo + hi < 0:  # cropping more than the dimension holds
+            raise RuntimeError("narrow(): length must be non-negative.")
+    return pairs
+
+
+def _apply_pad(input, pairs: list, mode: str, value):
+    fill = 0 if value is None else value
+    if isinstance(fill, bool) or not isinstance(fill, numbers.Number):
+        fill = float(fill)
+    return apply(_PAD[mode], input, pads=tuple(pairs), mode=mode, value=fill)
+
+
 def pad(input, pad, mode: str = "constant", value=None):
     """Pad (or, with negative sizes, crop) the last len(pad) // 2 dimensions.
 
@@ -57,12 +78,7 @@ def pad(input, pad, mode: str = "constant", value=None):
         )
     if mode not in _PAD:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    pairs = [(0, 0)] * input.ndim
-    for i in range(len(pad) // 2):
-        pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    for size, (lo, hi) in zip(input.shape, pairs):
-        if size + lo + hi < 0:  # cropping more than the dimension holds
-            raise RuntimeError("narrow(): length must be non-negative.")
+    pairs = _pairs(input, pad)
     if mode != "constant":
         if value not in (None, 0):
             raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
@@ -73,7 +89,44 @@ def pad(input, pad, mode: str = "constant", value=None):
                     f"dimension, but got: padding ({lo}, {hi}) at dimension of input "
                     f"{list(input.shape)}"
                 )
-    fill = 0 if value is None else value
-    if isinstance(fill, bool) or not isinstance(fill, numbers.Number):
-        fill = float(fill)
-    return apply(_PAD[mode], input, pads=tuple(pairs), mode=mode, value=fill)
+    return _apply_pad(input, pairs, mode, value)
+
+
+def constant_pad_nd(input, pad, value=0):
+    """`torch.constant_pad_nd`: `value` around (negative sizes: crop) the last len(pad) // 2
+    dimensions, `pad` listing (before, after) for the last dimension first; the op under
+    `F.pad(mode="constant")`, with its own argument checks.
+
+    Example::
+
+        >>> torch.constant_pad_nd(torch.tensor([1.0, 2.0]), (1, 2), 9.0)
+        tensor([9., 1., 2., 9., 9.])
+    """
+    _tensor(input, "constant_pad_nd")
+    for i, p in enumerate(pad):
+        if isinstance(p, bool) or not isinstance(p, numbers.Integral):
+            raise TypeError(
+                "constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, but "
+                f"found element of type {type(p).__name__} at pos {i}"
+            )
+    if not isinstance(value, numbers.Number):
+        raise TypeError(
+            "constant_pad_nd(): argument 'value' (position 3) must be Number, not "
+            f"{type(value).__name__}"
+        )
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            "Length of pad should be no more than twice the number of dimensions of the input. "
+            f"Pad length is {len(pad)}while the input has {input.ndim}dimensions."
+        )
+    if isinstance(value, complex) and not input.dtype.is_complex:
+        if value.imag:
+            raise RuntimeError(
+                f"value cannot be converted to type {cpp_name(input.dtype.jax)} without overflow"
+            )
+        value = value.real
+    value = _dtypes.fit_scalar(value, input.dtype)
+    return _apply_pad(input, _pairs(input, pad), "constant", value)
