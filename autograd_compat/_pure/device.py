@@ -182,7 +182,12 @@ _ALIGNMENT = 64  # XLA:CPU takes host memory as a buffer only at this alignment
 
 
 def _aligned(array: np.ndarray) -> bool:
-    return array.flags.c_contiguous and array.ctypes.data % _ALIGNMENT == 0
+    """Whether `array` is an ndarray (not a numpy scalar) XLA:CPU can take as its buffer."""
+    return (
+        type(array) is np.ndarray
+        and array.flags.c_contiguous
+        and array.ctypes.data % _ALIGNMENT == 0
+    )
 
 
 def host_buffer(shape, dtype) -> np.ndarray:

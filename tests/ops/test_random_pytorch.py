@@ -122,6 +122,7 @@ def test_fills_with_parameters(real_torch):
             t.normal(1.0, 2.0, (20,)),
             t.normal(t.ones(17), 2.0),
             t.normal(t.zeros(3), t.full((3,), 0.5)),
+            t.normal(t.tensor(1.0), t.tensor(2.0)),  # 0-d: a numpy scalar on the host
             t.empty(100).uniform_(-0.3, 0.3),
             t.empty(30, dtype=t.float64).uniform_(1.0, 4.0),
             t.empty(30).exponential_(2.0),
