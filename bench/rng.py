@@ -2,17 +2,23 @@
 
 Each case is written once as PyTorch code (`case(lib)` returns its step, run with `lib` =
 autograd_compat or torch); a step reads its result to host (`.numpy()`). Medians of
-interleaved samples (`run._time`), µs per call, both libraries on one thread (numpy's draws
-here, `torch.set_num_threads(1)` there). Run: `python bench/rng.py [--quick]`.
+interleaved samples (`run._time`), µs per call, and the ratio of ours to PyTorch's. Both
+libraries run on one thread: the process is pinned to one CPU before JAX starts (so XLA's
+thread pool has one thread) and `torch.set_num_threads(1)`. Run:
+`python bench/rng.py [--quick]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 
-from run import _cell, _time, real_torch, sampling
+if hasattr(os, "sched_setaffinity"):  # before JAX sizes its thread pool
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
-import autograd_compat as ours
+from run import _cell, _time, real_torch, sampling  # noqa: E402
+
+import autograd_compat as ours  # noqa: E402
 
 MILLION = 1_000_000
 
@@ -44,12 +50,34 @@ def randperm(lib):
     return lambda: lib.randperm(60_000).numpy()
 
 
+def alpha_dropout(lib):
+    """`F.alpha_dropout` of a million ones (PyTorch's mask, scaled and shifted)."""
+    x = lib.ones(MILLION)
+    return lambda: lib.nn.functional.alpha_dropout(x, 0.1, True).numpy()
+
+
+def rrelu(lib):
+    """`F.rrelu` in training of a million values, half of them negative (one slope each)."""
+    x = lib.arange(MILLION, dtype=lib.float32) % 2 - 0.5
+    return lambda: lib.nn.functional.rrelu(x, training=True).numpy()
+
+
 def linear_init(lib):
     """`nn.Linear(1024, 1024)`: kaiming_uniform_ of the weight, uniform_ of the bias."""
     return lambda: lib.nn.Linear(1024, 1024).weight.detach().numpy()
 
 
-CASES = [randn, rand, randn_double, dropout_mask, randint, randperm, linear_init]
+CASES = [
+    randn,
+    rand,
+    randn_double,
+    dropout_mask,
+    alpha_dropout,
+    rrelu,
+    randint,
+    randperm,
+    linear_init,
+]
 
 
 def main() -> None:

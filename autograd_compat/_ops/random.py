@@ -19,6 +19,7 @@ import numpy as np
 from .._pure import dtypes as _dtypes
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure.device import host_to_device
 from .._pure.dtype_rules import require_kernel
 from .._pure.op import constant, register
 from .._pure.shapes import broadcast_shapes, factory_shape, new_shape, type_name
@@ -27,7 +28,7 @@ from .._state import random as _random
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, scalar_type_name
 from .._tape.record import apply
-from .factories import _device_array, _finish, _float_dtype, _place, is_meta_device, meta
+from .factories import _finish, _float_dtype, _place, is_meta_device, meta
 from .joining import _no_match
 from .out_arg import takes_out
 from .shape import cat, narrow, reshape
@@ -78,7 +79,8 @@ def _on_cpu() -> bool:
 
 
 def _from_host(flat: np.ndarray, shape: tuple, dtype: _dtypes.dtype) -> jax.Array:
-    return _device_array(flat.reshape(shape).astype(dtype.jax, copy=False))
+    """A fresh draw on the device: handed over, so on the CPU an aligned one is not copied."""
+    return host_to_device(flat.reshape(shape).astype(dtype.jax, copy=False), owned=True)
 
 
 def _normal_noise(generator, shape: tuple, dtype: _dtypes.dtype, mean=0.0, std=1.0):

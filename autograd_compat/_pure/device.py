@@ -12,7 +12,7 @@ from jax.core import ShapedArray
 from jax.sharding import SingleDeviceSharding
 
 from . import errors as _errors
-from .jax_internals import COPY_DURING_CALL, batched_device_put, registered_platforms
+from .jax_internals import COPY_DURING_CALL, ZERO_COPY, batched_device_put, registered_platforms
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 META = "meta"  # shapes and dtypes without data (`_state/tensor.MetaTensor`): no JAX device
@@ -156,20 +156,48 @@ def _default_placement() -> tuple[jax.Device, SingleDeviceSharding]:
     return device, SingleDeviceSharding(device)
 
 
-def host_to_device(array: np.ndarray) -> jax.Array:
+def host_to_device(array: np.ndarray, owned: bool = False) -> jax.Array:
     """`array` copied to JAX's default device, as `jax.device_put(array)` (uncommitted) does.
 
     device_put spends ~40 us in Python per call, more than a whole small op; this goes
     straight to jaxlib's transfer, which `jax.jit` uses for numpy arguments. The copy is made
     during the call (`IMMUTABLE_ONLY_DURING_CALL`): the result never aliases `array`, so a later
     write to it reaches no tensor, and the array is ready at once (JAX's default, zero-copy or
-    a copy in the background, made the next program wait on another thread)."""
+    a copy in the background, made the next program wait on another thread).
+
+    `owned`: the caller hands `array` over and never writes to it again (a fresh draw); on
+    the CPU a C-contiguous array at a 64-byte boundary (`host_buffer`) then becomes the
+    device buffer itself, with no copy."""
     default_device = jax.config.jax_default_device  # type: ignore[attr-defined]
     if batched_device_put is None or default_device is not None:
         return jax.device_put(np.array(array, copy=True))
     device, sharding = _default_placement()
     aval = _aval(array.shape, array.dtype)
-    return batched_device_put(aval, sharding, [array], [device], False, False, COPY_DURING_CALL)
+    zero_copy = owned and device.platform == "cpu" and _aligned(array)
+    semantics = ZERO_COPY if zero_copy else COPY_DURING_CALL
+    return batched_device_put(aval, sharding, [array], [device], False, False, semantics)
+
+
+_ALIGNMENT = 64  # XLA:CPU takes host memory as a buffer only at this alignment
+
+
+def _aligned(array: np.ndarray) -> bool:
+    """Whether `array` is an ndarray (not a numpy scalar) XLA:CPU can take as its buffer."""
+    return (
+        type(array) is np.ndarray
+        and array.flags.c_contiguous
+        and array.ctypes.data % _ALIGNMENT == 0
+    )
+
+
+def host_buffer(shape, dtype) -> np.ndarray:
+    """An empty numpy array at a 64-byte boundary: filled and handed to
+    `host_to_device(..., owned=True)`, it becomes a CPU device buffer without a copy."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(size + _ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % _ALIGNMENT
+    return raw[start : start + size].view(dtype).reshape(shape)
 
 
 @functools.lru_cache(maxsize=512)

@@ -17,9 +17,10 @@ pyproject.toml's range allows); a JAX release that moves one fails in this modul
 - `clear_staging_caches`: JAX's tracing and lowering caches cleared, its compiled programs
   kept (`jax.clear_caches` drops those too); None where this JAX has no such function, and the
   caches stay JAX's own LRUs.
-- `batched_device_put`, `COPY_DURING_CALL`: jaxlib's batched host-to-device transfer, the one
-  `jax.jit` uses for numpy arguments (~5 us where `jax.device_put` spends ~40 us in Python),
-  copying the host buffer during the call; None where this jaxlib lacks it, and transfers go
+- `batched_device_put`, `COPY_DURING_CALL`, `ZERO_COPY`: jaxlib's batched host-to-device
+  transfer, the one `jax.jit` uses for numpy arguments (~5 us where `jax.device_put` spends
+  ~40 us in Python), copying the host buffer during the call, or (`ZERO_COPY`) taking it as
+  the device buffer where the device can; None where this jaxlib lacks it, and transfers go
   through `jax.device_put`.
 """
 
@@ -32,6 +33,7 @@ from jax._src.core import trace_ctx
 
 __all__ = [
     "COPY_DURING_CALL",
+    "ZERO_COPY",
     "ArrayImpl",
     "backends_are_initialized",
     "batched_device_put",
@@ -48,9 +50,11 @@ try:
 
     batched_device_put = _xla_client.batched_device_put
     COPY_DURING_CALL = _xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+    ZERO_COPY = _xla_client.HostBufferSemantics.ZERO_COPY
 except (ImportError, AttributeError):  # pragma: no cover - a jaxlib that moved it
     batched_device_put = None
     COPY_DURING_CALL = None
+    ZERO_COPY = None
 
 
 def registered_platforms() -> frozenset:

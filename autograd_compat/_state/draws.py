@@ -2,9 +2,9 @@
 mt19937 outputs, as numpy arrays, in the order PyTorch draws them.
 
 Each function takes the generator's lock for the whole fill, as PyTorch's kernels do. Float64
-results use the C library's log/log1p/sin/cos per element (PyTorch's); the float32 normal fill
-of 16 or more values runs PyTorch's AVX2 transform (avx_mathfun's log and sincos) in numpy
-float32 arithmetic (see docs/random.md for what is bit-exact).
+normals use the C library's log/sin/cos per element (PyTorch's); the float32 normal fill of 16
+or more values runs PyTorch's AVX2 transform (`avx2_normal`; see docs/random.md for what is
+bit-exact).
 """
 
 from __future__ import annotations
@@ -13,30 +13,41 @@ import math
 
 import numpy as np
 
+from .._pure.device import host_buffer
+from . import avx2_normal
 from .random import Cached, Generator
 
 # float16/bfloat16 uniforms are float32 ones (24 bits of a 32-bit draw), rounded
 _DIGITS = {"float16": 24, "bfloat16": 24, "float32": 24, "float64": 53}
-_LOG1P = np.frompyfunc(math.log1p, 1, 1)
-_LOG = np.frompyfunc(math.log, 1, 1)
-_SIN = np.frompyfunc(math.sin, 1, 1)
-_COS = np.frompyfunc(math.cos, 1, 1)
 _SMALL_RANDPERM = 2**32 // 20  # below it randperm draws 32-bit outputs, above 64-bit
-_VECTOR = 16  # PyTorch's normal fill transforms blocks of 16 values
+_VECTOR = avx2_normal.BLOCK
+_F32 = np.float32
+_LOW_53 = 2**53 - 1
 
 
 def _exact(fn, x: np.ndarray) -> np.ndarray:
-    return fn(x).astype(np.float64) if x.size else x.astype(np.float64)
+    """`fn` (a `math` function: the C library's, as PyTorch calls it) of each element."""
+    return np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
 
 
 def unit(generator: Generator, n: int, digits: int) -> np.ndarray:
     """`n` uniforms in [0, 1) with `digits` bits (PyTorch's uniform_real_distribution): 53
     from 64-bit draws (float64), fewer from 32-bit draws (float32 arithmetic)."""
     if digits == 53:
-        bits = generator.words64(n) & np.uint64(2**53 - 1)
+        bits = generator.words64(n) & np.uint64(_LOW_53)
         return bits.astype(np.float64) * 2.0**-53
-    bits = generator.words(n) & np.uint64(2**digits - 1)
-    return bits.astype(np.float32) * np.float32(2.0**-digits)
+    bits = generator.words(n)
+    bits &= np.uint32(2**digits - 1)
+    return np.multiply(bits, _F32(2.0**-digits), out=host_buffer(n, _F32), dtype=_F32)
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """float32 a * b + c rounded once (up to float64's midpoint case: `avx2_normal`)."""
+    wide = np.asarray(a, np.float64) * np.float64(b)
+    wide += c
+    out = host_buffer(wide.shape, _F32)
+    out[...] = wide
+    return out
 
 
 def _two_sum(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -82,7 +93,8 @@ def uniform(generator: Generator, n: int, dtype: np.dtype, low: float, high: flo
     if digits == 53:
         return x * (float(high) - float(low)) + float(low)
     a, b = np.asarray(low, dtype).astype(_F32), np.asarray(high, dtype).astype(_F32)
-    values = _fma(x, b - a, float(a)).astype(dtype)
+    values = x if a == 0 and b == 1 else _fma(x, b - a, float(a))  # x * 1 + 0 is x
+    values = values.astype(dtype, copy=False)
     if values.itemsize == 2:  # a value rounded up to `high` is `low` (PyTorch's [low, high))
         values[values == np.asarray(high, dtype)] = np.asarray(low, dtype)
     return values
@@ -106,80 +118,12 @@ def _fill_double(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     """PyTorch's normal_fill_16 on blocks of 16 float64 uniforms (C library functions; the
     scaling one multiply-add)."""
     u = u.reshape(-1, _VECTOR)
-    radius = np.sqrt(-2.0 * _exact(_LOG, 1.0 - u[:, :8]))
+    radius = np.sqrt(-2.0 * _exact(math.log, 1.0 - u[:, :8]))
     theta = 2.0 * math.pi * u[:, 8:]
-    pair = np.concatenate([radius * _exact(_COS, theta), radius * _exact(_SIN, theta)], axis=1)
-    return fma64(pair.reshape(-1), std, mean)
-
-
-_F32 = np.float32
-# PyTorch's AVX2 normal fill computes log and sin/cos with avx_mathfun.h (cephes polynomials
-# in float32); its build contracts a multiply and an add into one fused multiply-add where
-# noted. The coefficients are cephes' logf/sinf/cosf ones.
-_LOG_POLY = (
-    7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
-    -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1,
-)  # fmt: skip
-_COS_POLY = (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
-_SIN_POLY = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
-_PI_PARTS = (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)  # -pi/4
-_SIGN = np.int32(-(2**31))
-
-
-def _fma(a, b, c) -> np.ndarray:
-    """float32 a * b + c rounded once (the product is exact in float64; the float64 sum's
-    rounding before float32's differs from one rounding only on exact float32 midpoints)."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c).astype(_F32)
-
-
-def _horner(coefficients: tuple, x: np.ndarray) -> np.ndarray:
-    y = np.full_like(x, _F32(coefficients[0]))
-    for c in coefficients[1:]:
-        y = _fma(y, x, _F32(c))
-    return y
-
-
-def _log_avx2(x: np.ndarray) -> np.ndarray:
-    """avx_mathfun's log256_ps for x in (0, 1]: exponent and mantissa split, then a cephes
-    polynomial."""
-    bits = np.maximum(x, _F32(1.17549435e-38)).view(np.int32)
-    e = ((bits >> 23) - 0x7F).astype(_F32) + _F32(1)
-    m = ((bits & ~0x7F800000) | _F32(0.5).view(np.int32)).view(_F32)
-    small = m < _F32(0.707106781186547524)
-    e = e - small.astype(_F32)
-    m = (m - _F32(1)) + np.where(small, m, _F32(0))
-    z = m * m
-    y = _horner(_LOG_POLY, m) * m
-    y = _fma(y, z, e * _F32(-2.12194440e-4))
-    y = _fma(z, _F32(-0.5), y)
-    return _fma(e, _F32(0.693359375), m + y)
-
-
-def _sincos_avx2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """avx_mathfun's sincos256_ps for x >= 0: the octant, x reduced by pi/4 in three parts,
-    the cosine and sine polynomials, selected and signed by the octant."""
-    j = (x * _F32(1.27323954473516)).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(_F32)
-    for part in _PI_PARTS:
-        x = _fma(y, _F32(part), x)
-    z = x * x
-    cos = _fma(_horner(_COS_POLY, z) * z, z, -(z * _F32(0.5))) + _F32(1)
-    sin = _fma(_horner(_SIN_POLY, z) * z, x, x)
-    swap = (j & 2) != 0
-    sin, cos = np.where(swap, cos, sin), np.where(swap, sin, cos)
-    sin = (sin.view(np.int32) ^ ((j & 4) << 29)).view(_F32)
-    cos = (cos.view(np.int32) ^ ((~(j - 2) & 4) << 29)).view(_F32)
-    return sin, cos
-
-
-def _fill_single(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    """PyTorch's AVX2 normal fill on blocks of 16 float32 uniforms, bit for bit."""
-    u = u.reshape(-1, _VECTOR)
-    radius = np.sqrt(_F32(-2.0) * _log_avx2(_F32(1.0) - u[:, :8]))
-    sin, cos = _sincos_avx2(_F32(2.0 * math.pi) * u[:, 8:])
-    pair = np.concatenate([radius * cos, radius * sin], axis=1).reshape(-1)
-    return _fma(pair, _F32(std), float(_F32(mean)))
+    normals = np.concatenate([radius * _exact(trig, theta) for trig in (math.cos, math.sin)], 1)
+    if std == 1 or mean == 0:  # the product is exact or nothing is added: one rounding
+        return (normals * std + mean).reshape(-1)
+    return fma64(normals, std, mean).reshape(-1)
 
 
 def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: float):
@@ -193,16 +137,29 @@ def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: floa
         if n < _VECTOR:
             values = [_box_muller(generator, mean, std) for _ in range(n)]
             return np.asarray(values, np.float64).astype(dtype)
-        digits = _DIGITS[dtype.name]
-        reduced = dtype.itemsize == 2  # float16/bfloat16: uniforms for the whole blocks only
-        u = unit(generator, whole if reduced else n, digits)
-        tail = unit(generator, _VECTOR, digits) if n % _VECTOR else None
-    fill = _fill_double if dtype == np.float64 else _fill_single
-    out = np.empty(n, dtype)
-    out[:whole] = fill(u[:whole], mean, std)
+        wide = dtype == np.float64
+        draw = (lambda count: unit(generator, count, 53)) if wide else generator.words
+        drawn = draw(whole if dtype.itemsize == 2 else n)
+        tail = draw(_VECTOR) if n % _VECTOR else None
+    if wide:
+        out = np.empty(n, dtype)
+        out[:whole] = _fill_double(drawn[:whole], mean, std)
+        if tail is not None:
+            out[n - _VECTOR :] = _fill_double(tail, mean, std)
+        return out
+    single = host_buffer(n, _F32)
+    avx2_normal.fill(drawn[:whole], mean, std, single[:whole])
     if tail is not None:
-        out[n - _VECTOR :] = fill(tail, mean, std)
-    return out
+        avx2_normal.fill(tail, mean, std, single[n - _VECTOR :])
+    return single.astype(dtype, copy=False)
+
+
+def _mod(words: np.ndarray, span: int) -> np.ndarray:
+    """`words % span` (numpy divides by a scalar fast, where its `%` does not)."""
+    divisor = words.dtype.type(span)
+    quotient = words // divisor
+    quotient *= divisor
+    return np.subtract(words, quotient, out=quotient)
 
 
 def integers(generator: Generator, n: int, span: int, base: int) -> np.ndarray:
@@ -210,7 +167,9 @@ def integers(generator: Generator, n: int, span: int, base: int) -> np.ndarray:
     each when `span` needs more than 32 bits, else one 32-bit draw."""
     with generator.lock:
         words = generator.words64(n) if span >= 2**32 else generator.words(n)
-    return ((words % np.uint64(span)) + np.uint64(base % 2**64)).view(np.int64)
+    offsets = host_buffer(n, np.uint64)
+    np.add(_mod(words, span), np.uint64(base % 2**64), out=offsets, dtype=np.uint64)
+    return offsets.view(np.int64)
 
 
 def full_range(generator: Generator, n: int, dtype_name: str, max_value: int) -> np.ndarray:
@@ -218,31 +177,95 @@ def full_range(generator: Generator, n: int, dtype_name: str, max_value: int) ->
     modulo `max_value + 1` (2**digits + 1 for floats; bool takes the low bit)."""
     with generator.lock:
         wide = dtype_name in ("int64", "float64")
-        words = generator.words64(n) if wide else generator.words(n)
+        words = generator.words64(n) if wide else generator.words(n).astype(np.uint64)
     if dtype_name == "bool":
         return (words & np.uint64(1)).view(np.int64)
-    return (words % np.uint64(max_value + 1)).view(np.int64)
+    return _mod(words, max_value + 1).view(np.int64)
 
 
 def randperm(generator: Generator, n: int) -> np.ndarray:
-    """PyTorch's CPU randperm: a Fisher-Yates pass swapping i with i + draw % (n - i)."""
+    """PyTorch's CPU randperm. Below `_SMALL_RANDPERM`: Fisher-Yates swapping i with
+    i + draw % (n - i) for i < n - 1 (32-bit draws); from it on, the inside-out variant:
+    for i < n, i goes to z = draw % (i + 1) and what z held to i (64-bit draws)."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
     with generator.lock:
         if n < _SMALL_RANDPERM:
-            words = generator.words(max(n - 1, 0))
+            words = generator.words(n - 1)
         else:
-            words = generator.words64(max(n - 1, 0))
-    offsets = (words % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-    order = list(range(n))
-    for i, z in enumerate(offsets):
-        j = i + z
-        order[i], order[j] = order[j], order[i]
-    return np.asarray(order, np.int64)
+            words = generator.words64(n)[1:]  # the first draw, modulo 1, moves nothing
+    if n < _SMALL_RANDPERM:
+        targets = words % np.arange(n, 1, -1, dtype=np.uint32)
+        targets += np.arange(n - 1, dtype=np.uint32)
+        return _swaps(targets)
+    # The inside-out swaps (i, z) for i = 1 .. n - 1 in reverse order, mirrored (position
+    # p as n - 1 - p), are the forward swaps (k, n - 1 - z) for k = n - 1 - i: their
+    # result is the inverse permutation, mirrored.
+    lows = words % np.arange(2, n + 1, dtype=np.uint64)
+    forward = _swaps(np.uint64(n - 1) - lows[::-1])
+    mirrored = np.empty(n, np.int64)
+    mirrored[forward] = np.arange(n)
+    return (n - 1) - mirrored[::-1]
+
+
+def _swaps(targets: np.ndarray) -> np.ndarray:
+    """The array `arange(n)` after swapping positions i and targets[i] >= i (unsigned) for
+    i = 0, 1, ..., n - 2 in turn, without a loop over i.
+
+    Position k holds, just before step k, the value `held[k]`: k itself when no earlier
+    step targeted k, else what the last such step took, `held` of that step. The steps
+    that last targeted each position chain positions into disjoint paths of increasing
+    indices, so `held` is each path's first position (found by pointer doubling). Step i
+    then takes `held` of the step before it with the same target, or its target untouched.
+    """
+    n = targets.size + 1
+    shift = max((n - 1).bit_length(), 1)
+    key = np.dtype(np.uint32 if 2 * shift <= 32 else np.uint64).type
+    keys: np.ndarray = targets.astype(key)
+    keys <<= key(shift)
+    keys |= np.arange(n - 1, dtype=key)
+    keys.sort()  # by target, then step
+    by_step = (keys & key((1 << shift) - 1)).astype(np.intp)
+    keys >>= key(shift)
+    by_target = keys.astype(np.intp)
+    first = np.empty(n - 1, bool)  # the earliest step of its target
+    first[0] = True
+    np.not_equal(by_target[1:], by_target[:-1], out=first[1:])
+    # Each position's last step before it to target it: its target group's last step, or the
+    # one before that when the last is the position's own step (none if that is all).
+    ends = np.flatnonzero(np.append(first[1:], True))
+    position = by_target[ends]
+    own = by_step[ends] == position
+    source = by_step[ends - own]
+    held = np.arange(n, dtype=np.intp)
+    held[position] = np.where(own & first[ends], position, source)
+    active = np.flatnonzero(held != np.arange(n))
+    while active.size:  # pointer doubling, on the positions not yet at their path's start
+        parent = held[active]
+        grand = held[parent]
+        held[active] = grand
+        active = active[grand != parent]
+    order = host_buffer(n, np.int64)
+    order[by_step] = by_target  # the first step to a target takes it untouched
+    later = np.flatnonzero(~first)
+    order[by_step[later]] = held[by_step[later - 1]]
+    order[n - 1] = held[n - 1]
+    return order
 
 
 def bernoulli(generator: Generator, n: int, p: float) -> np.ndarray:
-    """`bernoulli_(p)` for a number p: a 53-bit uniform below p, one 64-bit draw each."""
+    """`bernoulli_(p)` for a number p: a 53-bit uniform below p, one 64-bit draw each (the
+    53 bits compared as integers: u * 2**-53 < p exactly when the bits are below
+    ceil(p * 2**53))."""
+    bound = min(max(math.ceil(p * 2.0**53), 0), 2**53)
+    high, low = divmod(bound, 2**32)
     with generator.lock:
-        return unit(generator, n, 53) < p
+        words = generator.words(2 * n).reshape(n, 2)
+    top = words[:, 0] & np.uint32(_LOW_53 >> 32)
+    below = np.less(top, high, out=host_buffer(n, bool))
+    if low:
+        below |= (top == high) & (words[:, 1] < low)
+    return below
 
 
 def bernoulli_tensor(generator: Generator, p: np.ndarray) -> np.ndarray:
@@ -259,10 +282,7 @@ def exponential(generator: Generator, n: int, lambd: float) -> np.ndarray:
     """`exponential_(lambd)`: `-1 / lambd * log1p(-u)` in float64, u a 53-bit uniform."""
     with generator.lock:
         u = unit(generator, n, 53)
-    return (-1.0 / lambd) * _exact(_LOG1P, -u)
-
-
-_TAN = np.frompyfunc(math.tan, 1, 1)
+    return (-1.0 / lambd) * _exact(math.log1p, -u)
 
 
 def _c_exp(x: float) -> float:
@@ -278,16 +298,12 @@ def _c_log(x: float) -> float:
     return math.log(x) if x > 0 else -math.inf
 
 
-_EXP = np.frompyfunc(_c_exp, 1, 1)
-_LOG_0 = np.frompyfunc(_c_log, 1, 1)
-
-
 def cauchy(generator: Generator, n: int, median: float, sigma: float) -> np.ndarray:
     """`cauchy_(median, sigma)`: `median + sigma * tan(pi * (u - 0.5))` in float64 (one
     multiply-add), u a 53-bit uniform."""
     with generator.lock:
         u = unit(generator, n, 53)
-    return fma64(float(sigma), _exact(_TAN, math.pi * (u - 0.5)), float(median))
+    return fma64(float(sigma), _exact(math.tan, math.pi * (u - 0.5)), float(median))
 
 
 def log_normal(generator: Generator, n: int, mean: float, std: float) -> np.ndarray:
@@ -295,11 +311,11 @@ def log_normal(generator: Generator, n: int, mean: float, std: float) -> np.ndar
     PyTorch's scalar standard normal (Box-Muller, its cached sample used in turn)."""
     with generator.lock:
         z = np.array([_box_muller(generator, 0.0, 1.0) for _ in range(n)], np.float64)
-    return _exact(_EXP, fma64(z, float(std), float(mean)))
+    return _exact(_c_exp, fma64(z, float(std), float(mean)))
 
 
 def geometric(generator: Generator, n: int, p: float) -> np.ndarray:
     """`geometric_(p)`: `ceil(log(u) / log1p(-p))` in float64, u a 53-bit uniform."""
     with generator.lock:
         u = unit(generator, n, 53)
-    return np.ceil(_exact(_LOG_0, u) / math.log1p(-p))
+    return np.ceil(_exact(_c_log, u) / math.log1p(-p))

@@ -65,6 +65,7 @@ class Generator:
     def __init__(self, device="cpu") -> None:
         self.device = _device(device)
         self._engine = np.random.MT19937()
+        self._draws = np.random.Generator(self._engine)  # its full-range uint32 draws are raw
         self._seed = 0
         self._fresh = True  # seeded, not drawn from: PyTorch's state says next=0, left=1
         self.cached = Cached(None, None)
@@ -99,15 +100,17 @@ class Generator:
 
     # ------------------------------------------------------------------ raw draws
     def words(self, n: int) -> np.ndarray:
-        """The engine's next `n` 32-bit outputs (uint64 array); the caller holds `lock`."""
+        """The engine's next `n` 32-bit outputs (uint32 array); the caller holds `lock`."""
         self._fresh = False
         self._key_data = None
-        return self._engine.random_raw(n)
+        return self._draws.integers(0, 2**32, n, dtype=np.uint32)
 
     def words64(self, n: int) -> np.ndarray:
         """`n` 64-bit draws, each two 32-bit outputs, the first the high half (`random64`)."""
-        pairs = self.words(2 * n)
-        return (pairs[0::2] << np.uint64(32)) | pairs[1::2]
+        pairs = self.words(2 * n).reshape(n, 2).astype(np.uint64)
+        high = pairs[:, 0] << np.uint64(32)
+        high |= pairs[:, 1]
+        return high
 
     def random(self) -> int:
         """One 32-bit draw (PyTorch's `CPUGeneratorImpl::random`)."""

@@ -3,7 +3,8 @@
 Each initializer writes into the tensor in place without recording a graph, like PyTorch's
 `with torch.no_grad(): tensor.uniform_(...)`, and draws what PyTorch draws: on the CPU
 backend its values, computed on the host (`_state/draws.py`), so initializing a model
-compiles nothing; in a trace or on an accelerator, numpy draws seeded from the generator.
+compiles at most the two programs of large normal fills (`_state/avx2_normal.py`); in a
+trace or on an accelerator, numpy draws seeded from the generator.
 """
 
 from __future__ import annotations

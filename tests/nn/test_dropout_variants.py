@@ -1,6 +1,6 @@
 """Dropout3d, alpha dropout, feature alpha dropout and RReLU: PyTorch's formulas checked on
-both libraries (the masks and slopes come from each library's own generator), evaluation
-mode against real PyTorch, grad_fn names, reprs and errors."""
+both libraries, training draws against real PyTorch after the same seed (bit for bit),
+evaluation mode against real PyTorch, grad_fn names, reprs and errors."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def lib(request, real_torch):
 
 @pytest.mark.parametrize("feature", [False, True])
 def test_alpha_dropout_formula(lib, feature):
+    lib.manual_seed(0)  # both kept and dropped elements (real torch is not seeded per test)
     p = 0.4
     x = lib.tensor(X, requires_grad=True)
     fn = lib.nn.functional.feature_alpha_dropout if feature else lib.nn.functional.alpha_dropout
@@ -44,6 +45,39 @@ def test_alpha_dropout_formula(lib, feature):
         assert (per_channel.all(-1) | (~per_channel).all(-1)).all()
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.where(kept, a, 0.0))
+
+
+# Training draws after `manual_seed`: the values, the gradients, grad_fn's name and the draw
+# after (the generator advanced as far). Zeros, a negative zero and a NaN among the inputs
+# (rrelu draws a slope for each element <= 0: zeros included, NaN not).
+SPECIAL = X.copy()
+SPECIAL.flat[:4] = [0.0, -0.0, np.nan, -1e-30]
+DRAWS = {
+    "alpha_dropout": lambda t, x: t.nn.functional.alpha_dropout(x, 0.3, True),
+    "feature_alpha_dropout": lambda t, x: t.nn.functional.feature_alpha_dropout(x, 0.3, True),
+    "alpha_dropout_inplace": lambda t, x: t.nn.functional.alpha_dropout(x * 1, 0.3, True, True),
+    "AlphaDropout": lambda t, x: t.nn.AlphaDropout(0.2)(x),
+    "FeatureAlphaDropout": lambda t, x: t.nn.FeatureAlphaDropout(0.6)(x),
+    "rrelu": lambda t, x: t.nn.functional.rrelu(x, 0.1, 0.4, True),
+    "rrelu_inplace": lambda t, x: t.nn.functional.rrelu(x * 1, training=True, inplace=True),
+    "RReLU": lambda t, x: t.nn.RReLU()(x),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(DRAWS))
+def test_training_draws_match_torch(name, dtype, real_torch):
+    def run(lib):
+        lib.manual_seed(11)
+        x = lib.tensor(SPECIAL, dtype=getattr(lib, dtype), requires_grad=True)
+        y = DRAWS[name](lib, x)
+        y.backward(lib.ones_like(y))
+        values = [t.detach().double().numpy() for t in (y, x.grad)]
+        return *values, type(y.grad_fn).__name__, lib.rand(2).numpy()
+
+    ours, theirs = run(autograd_compat), run(real_torch)
+    for mine, expected in zip(ours, theirs):
+        np.testing.assert_array_equal(mine, expected)
 
 
 def test_dropout3d_drops_whole_channels(lib):
@@ -115,6 +149,7 @@ ERRORS = [
     lambda t: t.nn.functional.rrelu(t.zeros(3), 0.5, 0.1, True),
     lambda t: t.nn.functional.rrelu(t.zeros(3, dtype=t.long)),
     lambda t: t.nn.functional.rrelu(t.zeros(3, dtype=t.long), training=True),
+    lambda t: t.nn.functional.rrelu(t.zeros(3, dtype=t.float16), training=True),
     lambda t: t.nn.functional.dropout3d(t.zeros(2, 2, 2, 2), -0.1),
     lambda t: t.nn.AlphaDropout(2.0),
 ]

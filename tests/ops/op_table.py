@@ -322,22 +322,15 @@ ROWS: list[OpCase] = [
         lambda torch, x: seeded(torch, lambda: F(torch).dropout1d(x, 0.5)),
         inputs=(SEQ,),
     ),
-    # alpha_dropout's and rrelu's noise is drawn from a JAX key, not from
-    # PyTorch's CPU generator as dropout's is: the same seed gives other values than PyTorch
     OpCase(
         "alpha_dropout",
         lambda torch, x: seeded(torch, lambda: F(torch).alpha_dropout(x, 0.5, training=True)),
-        torch=False,  # the draws differ from PyTorch (above)
     ),
-    OpCase(
-        "rrelu",
-        lambda torch, x: seeded(torch, lambda: F(torch).rrelu(x, training=True)),
-        torch=False,  # the draws differ from PyTorch (above)
-    ),
+    OpCase("rrelu", lambda torch, x: seeded(torch, lambda: F(torch).rrelu(x, training=True))),
     OpCase(
         "rrelu_",
         lambda torch, x: seeded(torch, lambda: F(torch).rrelu_(x.clone(), training=True)),
-        torch=False,  # the draws differ from PyTorch (above)
+        trace=False,  # a traced program's slopes come from a JAX key, not PyTorch's draws
     ),
     # ------------------------------------------------------------------ arithmetic
     OpCase("add", lambda torch, x, y: x + y, inputs=(S, S)),

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as torch
+from autograd_compat._state import draws
 
 SEEDS = (0, 7, 2**32 + 5, -1)
 SIZES = ((), (1,), (5,), (15,), (16,), (17,), (33,), (1000,), (3, 50))
@@ -87,6 +88,20 @@ def test_reduced_precision_draws(real_torch):
     _assert_same(real_torch, program)
 
 
+def test_large_fills_run_the_jitted_transform(real_torch):
+    """From 512 blocks of 16 on, the float32 normal transform runs as one XLA program per
+    chunk of 131,072 values (a last chunk padded): the same bits as the numpy path's."""
+    _assert_same(
+        real_torch,
+        lambda t: [
+            t.randn(8192),
+            t.randn(131072 + 16 * 3 + 5),
+            t.empty(9000).normal_(0.5, 2.0),
+            t.randn(8200, dtype=t.float16).float(),
+        ],
+    )
+
+
 def test_the_scalar_normal_caches_its_second_sample(real_torch):
     """Below 16 values each normal is one half of a Box-Muller pair; the other half is the
     next call's first value, and a fill of 16 or more leaves it cached."""
@@ -102,9 +117,12 @@ def test_fills_with_parameters(real_torch):
         lambda t: [
             t.empty(40).normal_(2.0, 0.5),
             t.empty(4).normal_(-1.0, 3.0),
+            t.empty(200, dtype=t.float64).normal_(2.0, 0.3),  # times std plus mean: one fma
+            t.empty(15, dtype=t.float64).normal_(-1.0, 3.0),
             t.normal(1.0, 2.0, (20,)),
             t.normal(t.ones(17), 2.0),
             t.normal(t.zeros(3), t.full((3,), 0.5)),
+            t.normal(t.tensor(1.0), t.tensor(2.0)),  # 0-d: a numpy scalar on the host
             t.empty(100).uniform_(-0.3, 0.3),
             t.empty(30, dtype=t.float64).uniform_(1.0, 4.0),
             t.empty(30).exponential_(2.0),
@@ -121,11 +139,31 @@ def test_integers_and_permutations(real_torch):
             t.randint(0, 2**40, (9,)),
             t.randint(100, (9,), dtype=t.int32),
             t.randint_like(t.zeros(4), 3, 9),
+            t.randperm(0),
             t.randperm(1),
+            t.randperm(2),
+            t.randperm(3),
             t.randperm(50),
             t.randperm(1000, dtype=t.int32),
+            t.randperm(70001),  # 17-bit positions: 64-bit sort keys
         ],
     )
+
+
+def test_large_randperm_runs_the_inside_out_shuffle(monkeypatch):
+    """From 2**32 / 20 on PyTorch shuffles inside out with 64-bit draws (for i < n: i goes to
+    z = draw % (i + 1), what z held to i): the vectorized pass against that loop, with the
+    threshold lowered to reach it."""
+    monkeypatch.setattr(draws, "_SMALL_RANDPERM", 0)
+    for n in (2, 3, 17, 500):
+        generator = torch.Generator().manual_seed(n)
+        replay = generator.clone_state()
+        order = list(range(n))
+        for i in range(n):
+            z = replay.random64() % (i + 1)
+            order[i], order[z] = order[z], i
+        np.testing.assert_array_equal(draws.randperm(generator, n), order)
+        assert generator.random() == replay.random()
 
 
 def test_bernoulli_number_and_tensor_probabilities(real_torch):

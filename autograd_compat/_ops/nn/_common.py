@@ -57,6 +57,11 @@ def _key_array():
     return _random.default_generator.next_key()
 
 
+def _is_key(source) -> bool:
+    """Whether a random op's `source` input is key data (uint32), not PyTorch's noise."""
+    return jnp.issubdtype(source.dtype, jnp.unsignedinteger)
+
+
 def _inplace_result(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
     if not inplace:
         return result

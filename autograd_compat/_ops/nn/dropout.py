@@ -1,7 +1,7 @@
-"""Dropout and channel dropout. Eagerly on the CPU backend the mask is PyTorch's (a
-`bernoulli_(1 - p)` noise tensor scaled by 1 / (1 - p), multiplied in: MulBackward0); in a
-trace or on an accelerator it comes from a JAX key, an op input drawn from the generator.
-Alpha dropout's mask always comes from a JAX key."""
+"""Dropout, channel dropout and alpha dropout. Eagerly on the CPU backend the mask is
+PyTorch's (a `bernoulli_(1 - p)` noise tensor: scaled by 1 / (1 - p) and multiplied in for
+dropout, MulBackward0; scaled and shifted for alpha dropout, AddBackward0); in a trace or on
+an accelerator it comes from a JAX key, an op input drawn from the generator."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._pure.device import host_buffer, host_to_device
 from ..._pure.op import scalar_input
 from ..._state import draws
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
-from ..factories import _device_array, zeros
+from ..factories import zeros
 from ..random import host_generator
-from ._common import _inplace_result, _key_array, _tensor, register
+from ._common import _inplace_result, _is_key, _key_array, _tensor, register
 
 __all__ = [
     "alpha_dropout",
@@ -51,11 +52,6 @@ def _channel_dropout_fn(x, key, p, *, batched):
     return jnp.where(keep, x * _scale(p, x.dtype), jnp.zeros((), x.dtype))
 
 
-def _is_key(source) -> bool:
-    """Whether a dropout op's `source` is key data (uint32), not PyTorch's noise."""
-    return jnp.issubdtype(source.dtype, jnp.unsignedinteger)
-
-
 def _dropout_op(x, source, p):
     """`source`: PyTorch's noise from the host, multiplied in as PyTorch does, or key data
     for the JAX mask (a trace, an accelerator)."""
@@ -81,18 +77,36 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _host_keep(input: Tensor, p: float, shape: tuple) -> np.ndarray | None:
+    """PyTorch's `bernoulli_(1 - p)` noise of `shape` for `input`, as 0/1 in input's dtype
+    (None in a trace or on an accelerator: the mask then comes from a JAX key)."""
+    g = host_generator(None, input.dtype)
+    if g is None or isinstance(input._value, jax.core.Tracer):
+        return None
+    keep = draws.bernoulli(g, math.prod(shape), 1.0 - p).reshape(shape)
+    return keep.astype(input._stored.dtype)
+
+
+def _opmath(dtype: np.dtype):
+    """The type PyTorch's CPU kernels compute `dtype` in (float32 for float16/bfloat16)."""
+    return np.float64 if dtype == np.float64 else np.float32
+
+
 def _host_noise(input: Tensor, p: float, shape: tuple) -> jax.Array | None:
     """PyTorch's dropout noise for `input` (None in a trace or on an accelerator): 0/1 from
     `bernoulli_(1 - p)` in input's dtype, divided by 1 - p in its arithmetic (float32 for
     float16/bfloat16), shaped to broadcast against input."""
-    g = host_generator(None, input.dtype)
-    if g is None or isinstance(input._value, jax.core.Tracer):
+    keep = _host_keep(input, p, shape)
+    if keep is None:
         return None
-    dtype = np.dtype(input._stored.dtype)
-    keep = draws.bernoulli(g, math.prod(shape), 1.0 - p).reshape(shape)
-    compute = np.float64 if dtype == np.float64 else np.float32
-    scale = (compute(1.0) / compute(1.0 - p)).astype(dtype)
-    return _device_array(keep.astype(dtype) * scale)
+    compute = _opmath(keep.dtype)
+    scale = (compute(1.0) / compute(1.0 - p)).astype(keep.dtype)
+    return _handed_over(np.multiply(keep, scale, out=host_buffer(keep.shape, keep.dtype)))
+
+
+def _handed_over(noise: np.ndarray) -> jax.Array:
+    """Noise drawn here, on the device (on the CPU an aligned buffer is not copied)."""
+    return host_to_device(noise, owned=True)
 
 
 def dropout_source(like: Tensor, p: float, shape: tuple):
@@ -196,20 +210,66 @@ def _unbatched_as_view(result, unbatched_ndim: int, inplace: bool):
 _ALPHA = 1.7580993408473766  # PyTorch's -SELU saturation value (scale * alpha)
 
 
+def _alpha_scale(p, sqrt=jnp.sqrt):
+    """Alpha dropout's scale a = 1 / sqrt((alpha**2 p + 1)(1 - p)) (float64)."""
+    return 1.0 / sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+
+
 def _alpha_dropout_fn(x, key, p, *, feature):
     """PyTorch's alpha dropout: x * a * mask + a * alpha * (p - (1 - mask)), keeping zero
     mean and unit variance for SELU networks (a from p in float64)."""
     shape = x.shape[:2] + (1,) * (x.ndim - 2) if feature else x.shape
     p = p.astype(jnp.float64)
     keep = jax.random.bernoulli(jax.random.wrap_key_data(key), 1.0 - p, shape).astype(x.dtype)
-    a = 1.0 / jnp.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    a = _alpha_scale(p)
     shift = (keep - 1) * (_ALPHA * a).astype(x.dtype) + (_ALPHA * a * p).astype(x.dtype)
     return x * (keep * a.astype(x.dtype)) + shift
 
 
+@jax.custom_jvp
+def _rounded(value):
+    """`value` itself, through an operation XLA cannot see through: a multiply producing it
+    is not fused with a following add into one multiply-add (PyTorch rounds both)."""
+    return jax.lax.nextafter(value, value)
+
+
+_rounded.defjvp(lambda primals, tangents: (_rounded(*primals), tangents[0]))
+
+
+def _alpha_dropout_op(x, source, extra, *, feature, half=None):
+    """`source`, `extra`: PyTorch's scaled noise and shift from the host, applied as PyTorch
+    does (x * noise, rounded, + shift), or key data and p for the JAX mask (a trace, an
+    accelerator). `half`: the float16/bfloat16 dtype the float32 product rounds to first."""
+    if _is_key(source):
+        return _alpha_dropout_fn(x, source, extra, feature=feature)
+    product = _rounded(x * source)
+    if half is not None:
+        product = product.astype(half).astype(product.dtype)
+    return product + extra
+
+
 _ALPHA_DROPOUT = register(
-    "alpha_dropout", _alpha_dropout_fn, node="AddBackward0", shown_inputs=(0,)
+    "alpha_dropout", _alpha_dropout_op, node="AddBackward0", shown_inputs=(0,)
 )
+
+
+def _alpha_host_noise(input: Tensor, p: float, feature: bool) -> tuple | None:
+    """PyTorch's alpha dropout noise and shift for `input` (None in a trace or on an
+    accelerator): from the 0/1 noise, shift = (noise - 1) * alpha * a + alpha * a * p and
+    noise * a, each step in input's arithmetic rounded to its dtype."""
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
+    keep = _host_keep(input, p, shape)
+    if keep is None:
+        return None
+    dtype, compute = keep.dtype, _opmath(keep.dtype)
+    a = _alpha_scale(p, math.sqrt)
+
+    def step(values, fn):
+        return fn(values.astype(compute)).astype(dtype)
+
+    shift = step(step(keep, lambda v: v - 1), lambda v: v * compute(_ALPHA * a))
+    shift = step(shift, lambda v: v + compute(_ALPHA * a * p))
+    return _handed_over(step(keep, lambda v: v * compute(a))), _handed_over(shift)
 
 
 def _alpha_dropout(input, p, training, inplace, feature: bool, fname: str):
@@ -227,8 +287,14 @@ def _alpha_dropout(input, p, training, inplace, feature: bool, fname: str):
     if p == 1.0:
         result = input * zeros((), dtype=input.dtype)
     else:
-        key = _key_array()
-        result = apply(_ALPHA_DROPOUT, input, key, scalar_input(float(p)), feature=feature)
+        noise = _alpha_host_noise(input, p, feature)
+        if noise is None:
+            result = apply(
+                _ALPHA_DROPOUT, input, _key_array(), scalar_input(float(p)), feature=feature
+            )
+        else:
+            half = input.dtype.jax if input.dtype.itemsize == 2 else None
+            result = apply(_ALPHA_DROPOUT, input, *noise, feature=feature, half=half)
     return _inplace_result(input, result, inplace)
 
 
