@@ -197,6 +197,13 @@ def _fw_dual(torch, x, t):
         return fwAD.make_dual(x, t) * 1
 
 
+def _dtensor(torch, x):
+    """`x` as a replicated DTensor on a one-device mesh (every rank's piece)."""
+    mesh = torch.distributed.device_mesh.init_device_mesh("cpu", (1,))
+    placements = [torch.distributed.tensor.Replicate()]
+    return torch.distributed.tensor.DTensor.from_local(x, mesh, placements)
+
+
 # the targets of the sign-labelled losses, and the edges of a histogram
 _SIGNS = np.array([[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, 1.0]])
 _EDGES = np.array([-2.0, -0.5, 0.0, 1.0, 2.5])
@@ -1717,4 +1724,14 @@ ROWS: list[OpCase] = [
         lambda torch, x: torch.special.scaled_modified_bessel_k1(x),
         domain="pos",
     ),
+    # DTensor on a one-device mesh (PyTorch's needs a process group: torch=False)
+    OpCase("distributed.tensor.from_local", _dtensor, torch=False),
+    OpCase(
+        "distributed.tensor.redistribute",
+        lambda torch, x: _dtensor(torch, x).redistribute(
+            placements=[torch.distributed.tensor.Shard(0)]
+        ),
+        torch=False,
+    ),
+    OpCase("distributed.tensor.to_local", lambda t, x: _dtensor(t, x).to_local(), torch=False),
 ]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import autograd_compat
+import autograd_compat.distributed.tensor  # noqa: F401  (registers DTensor's ops, which have rows)
 from autograd_compat._pure.op import INEXACT, Op, conj_complex, registered_ops
 from autograd_compat._tape import record
 from tests._helpers.torch_compare import (

@@ -173,6 +173,7 @@ def _interrupted(run, n: int, *functions) -> bool:
 DATA = np.linspace(-1.0, 1.0, 6, dtype=np.float32)
 
 
+@pytest.mark.usefixtures("deferral_on")
 def test_an_interrupt_anywhere_in_a_deferred_op_leaves_its_run_usable():
     """Ctrl-C while an op joins this thread's deferred run: the run stays unlocked (the next op
     waited on its lock for good: the suite's CI hung here) and its ops in step with their
@@ -198,6 +199,7 @@ def test_an_interrupt_anywhere_in_a_deferred_op_leaves_its_run_usable():
     assert point > 4  # interrupted at that many points of the two ops' appends
 
 
+@pytest.mark.usefixtures("deferral_on")
 def test_an_interrupt_anywhere_in_a_flush_leaves_the_values_to_compute():
     """Ctrl-C while a deferred run is computed (op by op, and as its compiled program): the
     read raises, the run is unlocked, and a later read computes the right values."""

@@ -29,13 +29,7 @@ from autograd_compat._tape import fused
 DATA = np.array([0.3, -1.2, 0.8, 2.0], np.float32)  # one shape for the whole file
 
 
-@pytest.fixture(autouse=True)
-def _deferral_on(monkeypatch):
-    """Deferral on (whatever the environment says), and each test learns its ops' shapes anew:
-    an op read at once by an earlier test would run at its call (`test_an_op_read_at_...`)."""
-    monkeypatch.setattr(lazy, "ENABLED", True)
-    lazy._shapes.clear()
-    lazy._redefer()
+pytestmark = pytest.mark.usefixtures("deferral_on")
 
 
 @pytest.fixture
