@@ -11,6 +11,7 @@ from ._pure import compile_cache as _compile_cache  # JAX's persistent cache, pe
 from ._pure import cpu_dispatch as _cpu_dispatch  # XLA:CPU programs run on the caller's thread
 from ._pure import dtypes as _dtypes
 from ._pure import gc_freeze as _gc_freeze  # called at the end of this file
+from ._pure import heap_pad as _heap_pad
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs
 from . import (
@@ -181,4 +182,5 @@ def _assert(condition, message) -> None:
         raise AssertionError(message)
 
 
+_heap_pad.pad_heap_unless_asked()  # glibc keeps freed host memory for reuse: _pure/heap_pad.py
 _gc_freeze.freeze_unless_asked()  # after every import above: see _pure/gc_freeze.py
