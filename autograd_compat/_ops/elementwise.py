@@ -29,6 +29,7 @@ from .._pure.op import constant, register, scalar_input
 from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
 from .._state.tensor import MetaTensor, Tensor
+from .._tape import host_items
 from .._tape.args import (
     SCALAR_TYPES,
     check_inplace,
@@ -372,6 +373,19 @@ def _inplace(fn):
         return commit_inplace(self, fn(self, *args, **kwargs))
 
     return _named(method, f"{fn.__name__}_", f"In-place `{fn.__name__}`; returns self.")
+
+
+def _host_first(method, sign: int):
+    """`method`, the in-place add_ (`sign` 1) or sub_ (-1) and so `+=`/`-=`, where a Python
+    number added to a tensor held on the host (`N[i, j] += 1`, `_tape/host_items`) is added
+    there first."""
+
+    def inplace(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and host_items.add_number(self, args[0], sign):
+            return self
+        return method(self, *args, **kwargs)
+
+    return _named(inplace, method.__name__, method.__doc__)
 
 
 def zero_(self: Tensor) -> Tensor:

@@ -32,6 +32,7 @@ from .._pure.strides import contiguous_strides, expand_geometry, layout_op, over
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import Tensor
+from .._tape import host_items
 from .._tape.args import (
     check_inplace,
     check_same_dtype,
@@ -346,6 +347,9 @@ def getitem(self, index):
     """`tensor[index]` with PyTorch's semantics: ints, slices (positive steps), None, `...`
     and bools give a view; integer tensors/lists and boolean masks (advanced indexing) give a
     copy, with PyTorch's result shapes for mixed basic and advanced indices."""
+    host = host_items.get_item(self, index)  # `x[i]` of a small CPU tensor: a numpy view
+    if host is not None:
+        return host
     if type(index) is int:  # `x[i]` in a loop: one select, no parse (a bad `i` is parsed below)
         shape = self._stored.shape
         if shape and -shape[0] <= index < shape[0]:
@@ -382,10 +386,8 @@ def _value_tensor(self: Tensor, value) -> Tensor | jax.Array:
         return value
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         if isinstance(value, (complex, np.complexfloating)) and not self.dtype.is_complex:
-            raise RuntimeError(
-                f"value cannot be converted to type {_dtypes.LEGACY_TYPE_NAMES[self.dtype]} "
-                "without overflow"
-            )
+            name = _dtypes.CPP_NAMES.get(self.dtype, "double")  # (PyTorch's half types too)
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
         value = value.item() if isinstance(value, np.generic) else value
         if self.dtype not in _dtypes.FLOAT8:  # PyTorch's item assignment saturates these
             value = _dtypes.fit_scalar(value, self.dtype)
@@ -464,6 +466,8 @@ def setitem(self, index, value) -> None:
     index_put_ for advanced ones; differentiable in the target (non-leaves) and the value."""
     if self._is_inference and not _grad_mode._state.inference:
         raise RuntimeError(_errors.INFERENCE_INPLACE)
+    if host_items.set_item(self, index, value):  # `x[i] = v` into a small CPU tensor
+        return
     value = _value_tensor(self, value)
     if index is False or (isinstance(index, np.bool_) and not index):
         return

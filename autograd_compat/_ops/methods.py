@@ -44,6 +44,7 @@ from . import splits as _splits
 from . import storage as _storage
 from . import subclass as _subclass
 from . import tensor_info as _info
+from .elementwise import _host_first as host_first
 from .elementwise import _inplace as inplace
 from .elementwise import _reflected as reflected
 from .nn import activation
@@ -128,8 +129,8 @@ class TensorMethods:
     __ge__ = reflected(comparison.ge)
     __eq__ = reflected(comparison.eq)
     __ne__ = reflected(comparison.ne)
-    add_ = inplace(elementwise.add)
-    sub_ = inplace(elementwise.sub)
+    add_ = host_first(inplace(elementwise.add), 1)  # `N[i, j] += 1`: on the host first
+    sub_ = host_first(inplace(elementwise.sub), -1)
     mul_ = inplace(elementwise.mul)
     div_ = inplace(elementwise.div)
     pow_ = inplace(elementwise.pow)

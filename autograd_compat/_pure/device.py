@@ -178,6 +178,13 @@ def host_to_device(array: np.ndarray, owned: bool = False) -> jax.Array:
     return batched_device_put(aval, sharding, [array], [device], False, False, semantics)
 
 
+def host_is_default() -> bool:
+    """Whether new arrays go to the CPU (JAX's default device, no `jax_default_device` set):
+    a small tensor's value may then live in host memory between ops (`_tape/host_items`)."""
+    default_device = jax.config.jax_default_device  # type: ignore[attr-defined]
+    return default_device is None and _default_placement()[0].platform == "cpu"
+
+
 _ALIGNMENT = 64  # XLA:CPU takes host memory as a buffer only at this alignment
 
 

@@ -270,9 +270,20 @@ def constant(value, dtype) -> jax.Array:
     key = (value, type(value), dtype)
     array = lru_get(_constants, key)
     if array is None:
-        array = host_to_device(float8.full((), value, dtype))
+        array = host_to_device(float8.full((), _wrapped(value, dtype), dtype))
         lru_put(_constants, key, array, CONSTANTS)
     return array
+
+
+def _wrapped(value, dtype):
+    """A Python int beyond an integral dtype's range (below 2**64 in size) wrapped into it,
+    as PyTorch casts a number operand (`int32_tensor + 2**31`); anything else as it is."""
+    if type(value) is not int or np.dtype(dtype).kind not in "iu" or abs(value) >= 2**64:
+        return value
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return value
+    return (value - int(info.min)) % (1 << info.bits) + int(info.min)
 
 
 def jvp_pure(*args, fn, static, n, tangent_index):

@@ -362,7 +362,8 @@ class Tensor(TensorMethods):
             modes.tracing and modes.captures
         ):  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
-        return np.array(self._value)
+        stored = self._stored  # a host copy is read as it is, no device array made
+        return np.array(stored if type(stored) is np.ndarray else self._value)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         array = self.numpy()
@@ -384,7 +385,9 @@ class Tensor(TensorMethods):
             modes.tracing and modes.captures
         ):  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
-        value = self._value
+        value = self._stored  # a host copy is read as it is, no device array made
+        if type(value) is not np.ndarray:
+            value = self._value
         if value.dtype in (jnp.bfloat16, jnp.float16):
             value = value.astype(jnp.float32)
         return np.asarray(value).tolist()
@@ -519,6 +522,50 @@ class _PassedHostTensor(HostTensor):
         return self._value
 
 
+class HostArrayTensor(_ComputedOnRead):
+    """A small CPU tensor that item assignments write on the host (`x[i] = v`, `N[i, j] += 1`
+    in a loop; `_tape/host_items`): its value is a private numpy copy, written in place.
+
+    The first read of `_value` makes it a device array (the tensor a plain `Tensor`), and
+    its buffer's root value too; its views by int indices (`HostView`) are numpy views of the
+    copy, so they see every write. A compiled call reads `_value`: a program never takes the
+    copy, which a later write would change under it."""
+
+    __slots__ = ()
+
+    def _to_device(self):
+        stored = self._stored
+        value = _device.host_to_device(stored) if type(stored) is np.ndarray else stored
+        self.__class__ = Tensor
+        self._value = value  # (the slot: two stores, no call between them)
+        rec = self._storage
+        if rec is not None:
+            rec.buffer.value = value  # (a host buffer's setter makes it a plain one)
+        return value
+
+    _value = property(_to_device, _ComputedOnRead._value.fset)
+
+
+class HostView(_ComputedOnRead):
+    """A view by int indices (`x[i]`, `N[i, j]`) of a `HostArrayTensor`, or of a CPU device
+    array read on the host: its value is a numpy view of that host copy, so it sees the
+    host writes and `item()` reads it where it is. The first read of `_value` makes the base a
+    device array (when it is a HostArrayTensor) and this view one."""
+
+    __slots__ = ()
+
+    def _to_device(self):
+        base = self._storage.base
+        if type(base) is HostArrayTensor:
+            base._to_device()
+        value = _device.host_to_device(np.ascontiguousarray(self._stored))
+        self.__class__ = Tensor
+        self._value = value
+        return value
+
+    _value = property(_to_device, _ComputedOnRead._value.fset)
+
+
 class LazyTensor(_ComputedOnRead):
     """A tensor whose value is a deferred op's output (`_defer/lazy.Pending`): its shape and
     dtype are known, its value is computed, with the rest of its segment, at the first read of
@@ -601,9 +648,18 @@ def meta_class(cls: type[Tensor]) -> type[Tensor]:
     return made
 
 
-PLAIN_TYPES = frozenset({Tensor, HostTensor, _PassedHostTensor, LazyTensor})  # no user subclass
+PLAIN_TYPES = frozenset(  # no user subclass
+    {Tensor, HostTensor, _PassedHostTensor, LazyTensor, HostArrayTensor, HostView}
+)
 # error messages name the type Tensor, as PyTorch's do
-for _plain_class in (HostTensor, _PassedHostTensor, LazyTensor, MetaTensor):
+for _plain_class in (
+    HostTensor,
+    _PassedHostTensor,
+    LazyTensor,
+    HostArrayTensor,
+    HostView,
+    MetaTensor,
+):
     _plain_class.__name__ = _plain_class.__qualname__ = "Tensor"
 del _plain_class
 

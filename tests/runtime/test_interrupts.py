@@ -17,7 +17,8 @@ from autograd_compat._compile.entry import Entry
 from autograd_compat._defer import lazy
 from autograd_compat._pure.interrupts import call_through_interrupt
 from autograd_compat._state import modes as _modes
-from autograd_compat._state.tensor import LazyTensor
+from autograd_compat._state.tensor import HostArrayTensor, HostView, LazyTensor
+from autograd_compat._tape import host_items
 
 pytestmark = pytest.mark.skipif(
     not hasattr(signal, "setitimer"), reason="needs signal.setitimer (POSIX)"
@@ -271,3 +272,39 @@ def test_an_interrupt_anywhere_in_a_donating_compiled_step_keeps_every_tensor_wh
             break
         point += 1
     assert point > 3
+
+
+def test_an_interrupt_anywhere_in_host_item_writes_keeps_the_tensor_and_its_views_whole():
+    """Ctrl-C while item writes move a tensor to the host and back (`_tape/host_items`):
+    every write happened or did not, and the tensor, an op reading it and its view agree."""
+    steps = (
+        host_items.set_item,
+        host_items.get_item,
+        host_items.add_number,
+        host_items._to_host,
+        host_items.HostBuffer._root_value,
+        HostArrayTensor._to_device,
+        HostView._to_device,
+    )
+    point = 1
+    while True:
+        n = torch.zeros((2, 3), dtype=torch.int32)
+        n[0, 0] += 1
+        row = n[1]
+
+        def writes(n=n, row=row):
+            n[1, 2] += 1
+            row[0] = 5
+            assert (n * 1).sum().item() > 0  # the device array again
+            n[0, 1] = 3  # the host again, the view following it
+
+        interrupted = _interrupted(writes, point, *steps)
+        values = n.tolist()
+        assert values == (n + 0).tolist() and row.tolist() == values[1]
+        assert values[0][0] == 1 and values[1][2] in (0, 1) and values[0][1] in (0, 3)
+        n[1, 1] = 7
+        assert row.tolist()[1] == 7 and (n + 0).tolist()[1][1] == 7 and row[1].item() == 7
+        if not interrupted:
+            break
+        point += 1
+    assert point > 5

@@ -1,0 +1,303 @@
+"""Item reads and writes of small CPU tensors on the host: `x[i] = v`, `N[i, j] += 1` and
+`x[i].item()` in a Python loop, at numpy's cost rather than an XLA call's.
+
+An item assignment by int indices of a Python number (or of a tensor of the target's dtype
+and shape) into a CPU tensor that needs no graph (no requires_grad, no tangent, no trace or
+other special mode: `modes.special`), owns its memory (no view, no live tensor over it but
+HostViews) and has at most `HOST_ELEMENTS` elements copies the tensor's value to the host
+once (`HostArrayTensor`) and writes that copy in place, with PyTorch's checks, casts and
+version counter bumps. A read by int indices (`x[i]`) of such a tensor, or of a computed CPU
+device array, is a `HostView`: a numpy view of the host copy (of the device array's read-only
+host copy), a view in PyTorch's sense too (its record is a member of the buffer), so it sees
+every write and `item()` reads it where it is; a write into it or its base moves the base to
+the host and points every HostView at the new copy. `+=`/`-=` of a Python number on such a
+tensor or view, of an integral or float32/float64 dtype, is one numpy ufunc (which rounds
+as PyTorch's CPU kernel does). The first op that reads the tensor's `_value` makes it a
+device array again.
+
+Everything else (other indices and values, views of views made by ops, a tensor with other
+live views, a deferred value read, big tensors, other devices, traces) takes the op path,
+which raises PyTorch's errors.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import numpy as np
+
+from .._pure import device as _device
+from .._pure import dtypes as _dtypes
+from .._pure.jax_internals import ArrayImpl
+from .._pure.strides import plain_layout
+from .._state import modes as _grad_mode
+from .._state.modes import modes
+from .._state.tensor import HostArrayTensor, HostTensor, HostView, LazyTensor, Tensor
+from .views import DEFAULT, NO_GRAD, Alias, Buffer, adopt
+
+HOST_ELEMENTS = 1 << 16  # bigger tensors keep the op path: their copies would cost more
+_EXACT = 2**53  # a Python number of at most this size converts through float64 exactly
+_MOVABLE = frozenset({Tensor, HostTensor, LazyTensor})  # plain tensors a write may move
+_PLAIN = frozenset({Tensor, HostTensor, LazyTensor, HostArrayTensor, HostView})
+_FLOAT8 = frozenset(np.dtype(d.jax) for d in _dtypes.FLOAT8)
+_ARITHMETIC = frozenset(np.dtype(t) for t in "bBhHiIlLqQfd")  # numpy adds as PyTorch's CPU
+_BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max) for t in "bBhHiIlLqQ"}
+_BUFFER_VALUE = Buffer.__dict__["value"]  # the slot, read without HostBuffer's property
+
+
+class HostBuffer(Buffer):
+    """The buffer of a `HostArrayTensor` that has views: the root value is the root tensor's
+    host copy, made a device array (the buffer a plain `Buffer`) by the first read of
+    `value` (a compiled call's state, `data_ptr()`, a write through another view)."""
+
+    __slots__ = ()
+
+    def _root_value(self):
+        for member in self.members:  # the root, or a view holding it as its base
+            rec = member._storage
+            value = (member if rec.base is None else rec.base)._value
+            _BUFFER_VALUE.__set__(self, value)  # (a HostArrayTensor root's read set it too)
+            self.__class__ = Buffer
+            return value
+        raise RuntimeError("a host buffer has no live member")  # (a member holds the buffer)
+
+    def _set_root_value(self, value) -> None:
+        _BUFFER_VALUE.__set__(self, value)
+        self.__class__ = Buffer  # type: ignore[assignment]
+
+    value = property(_root_value, _set_root_value)
+
+
+def _needs_no_graph(t: Tensor) -> bool:
+    """Whether a write or view of `t` records nothing in any mode (no requires_grad, no
+    tangent, no trace or other special mode) and is allowed (no inference tensor)."""
+    return not (modes.special or t._requires_grad or t._fw_grad is not None or t._is_inference)
+
+
+def _base(view: Tensor) -> Tensor:
+    """A HostView's base (its record, which every view has, names it)."""
+    return cast(Alias, view._storage).base
+
+
+def _host_copy(t: Tensor) -> np.ndarray | None:
+    """The host copy `t` reads and writes: a HostArrayTensor's, or a numpy view of it (a
+    HostView of one); None for any other tensor."""
+    cls = type(t)
+    if cls is HostArrayTensor:
+        return t._stored
+    if cls is HostView and type(_base(t)) is HostArrayTensor:
+        return t._stored
+    return None
+
+
+def _host_views(t: Tensor) -> list | None:
+    """The other live tensors over `t`'s memory, where `t` is its root and they are all
+    HostViews (each a numpy view of `t`'s value on the host); else None."""
+    rec = t._storage
+    if rec is None:
+        return []
+    if rec.spec or rec.base is not None:
+        return None
+    views = []
+    for member in rec.buffer.members:
+        if member is not t:
+            if type(member) is not HostView:
+                return None
+            views.append(member)
+    return views
+
+
+def _device_array(t: Tensor):
+    """`t`'s value where `t` may be read or written on the host: a small uncommitted CPU
+    device array (computed, for a deferred op's result) of a root whose memory no tensor
+    but HostViews shares; else None."""
+    if type(t) not in _MOVABLE or t._stored.size > HOST_ELEMENTS or _host_views(t) is None:
+        return None
+    if t._stored.dtype in _FLOAT8 or not _device.host_is_default():
+        return None
+    value = t._value
+    if type(value) is not ArrayImpl or value.committed:
+        return None
+    return value
+
+
+def _to_host(t: Tensor) -> np.ndarray | None:
+    """Make root `t` a HostArrayTensor, its HostViews numpy views of its new host copy, and
+    return the copy; None where `t` must stay as it is."""
+    if not _needs_no_graph(t):
+        return None
+    value = _device_array(t)
+    if value is None:
+        return None
+    array = np.array(value)
+    for view in _host_views(t) or ():
+        view._stored = array[_positions(view._storage.spec)]
+    rec = t._storage
+    if rec is not None:
+        rec.buffer.pinned = None  # (`data_ptr()`'s address is the old value's)
+        rec.buffer.__class__ = HostBuffer
+    t._value = array  # (t is a plain Tensor now: the slot, then the class, no call between)
+    t.__class__ = HostArrayTensor
+    return array
+
+
+def _positions(spec: tuple) -> tuple:
+    """The numpy index of a HostView's elements (its spec: selects from the root)."""
+    key = []
+    for op in spec:
+        key.append(op[2])
+    return (*key, ...)
+
+
+def writable(t: Tensor) -> np.ndarray | None:
+    """The host copy an item write into `t` (a root, or a HostView of one) writes, made by
+    the first write; None where the op path must write it."""
+    if not _needs_no_graph(t):
+        return None
+    array = _host_copy(t)
+    if array is not None:
+        return array
+    if type(t) is not HostView:
+        return _to_host(t)
+    return None if _to_host(_base(t)) is None else t._stored
+
+
+def _index(t: Tensor, index) -> tuple | None:
+    """A lone int or a tuple of ints (which numpy and PyTorch index alike), as a tuple of at
+    most `t.ndim` ints; None for anything else."""
+    kind = type(index)
+    ndim = t._stored.ndim
+    if kind is int:
+        return (index,) if ndim else None
+    if kind is not tuple or not index or len(index) > ndim:
+        return None
+    for item in index:
+        if type(item) is not int:
+            return None
+    return index
+
+
+def _scalar(value, dtype: np.dtype):
+    """`value`, a Python number, as an element of `dtype` is assigned (PyTorch's overflow
+    errors), or None where numpy's conversion could differ from the op path's."""
+    if type(value) is not bool and not -_EXACT <= value <= _EXACT:
+        return None  # (NaN goes on: fit_scalar raises PyTorch's error for integral dtypes)
+    d = _dtypes.from_jax(dtype)
+    if d in _dtypes.FLOAT8 or d.is_complex:
+        return None
+    return _dtypes.fit_scalar(value, d)
+
+
+def _tensor_source(value: Tensor, dtype: np.dtype, shape: tuple, target: Tensor):
+    """A tensor value's elements on the host where it assigns as a plain copy (same dtype and
+    shape, no graph, no other elements of the target's memory), else None."""
+    if type(value) not in _PLAIN or value._requires_grad or value._fw_grad is not None:
+        return None
+    stored = value._stored
+    if stored.dtype != dtype or stored.shape != shape:
+        return None
+    rec = value._storage
+    if rec is not None and stored.ndim and target._storage is not None:
+        if rec.buffer is target._storage.buffer:  # (PyTorch checks partial overlaps)
+            return None
+    if type(stored) is np.ndarray:
+        return stored
+    array = value._value
+    return np.asarray(array) if type(array) is ArrayImpl else None
+
+
+def set_item(t: Tensor, index, value) -> bool:
+    """`t[index] = value` on the host; False where the op path must do it (nothing is
+    changed then but, perhaps, where `t`'s value lives)."""
+    kind = type(value)
+    if kind is not int and kind is not float and kind is not bool and kind not in _PLAIN:
+        return False
+    key = _index(t, index)
+    if key is None:
+        return False
+    array = writable(t)
+    if array is None:
+        return False
+    if kind in _PLAIN:
+        source = _tensor_source(value, array.dtype, array.shape[len(key) :], t)
+    else:
+        source = _scalar(value, array.dtype)
+    if source is None:
+        return False
+    try:
+        array[key] = source
+    except IndexError:
+        return False  # (the op path raises PyTorch's error)
+    t._version_counter[0] += 1
+    return True
+
+
+def get_item(t: Tensor, index) -> Tensor | None:
+    """`t[index]` as a `HostView`, or None where the op path must make the view."""
+    key = _index(t, index)
+    if key is None or not _needs_no_graph(t):
+        return None
+    array = _host_copy(t)
+    if array is None:
+        if type(t) is LazyTensor:
+            return None  # (a deferred view: computing the run now could cost more than it saves)
+        value = _device_array(t)
+        if value is None:
+            return None
+        array = np.asarray(value)
+    rec = t._storage
+    shape, strides, offset = plain_layout(array.shape) if rec is None else rec.layout
+    spec = [] if rec is None else list(rec.spec)
+    for dim, i in enumerate(key):
+        size = shape[dim]
+        if not -size <= i < size:
+            return None  # (the op path raises PyTorch's error)
+        i %= size
+        spec.append(("select", 0, i))
+        offset += i * strides[dim]
+    if rec is None:
+        rec = _adopt_on_host(t) if type(t) is HostArrayTensor else adopt(t)
+    n = len(key)
+    out = Tensor._wrap(array[key + (...,)])
+    out.__class__ = HostView
+    counter = t._version_counter
+    creation = rec.creation if _grad_mode._state.enabled else NO_GRAD
+    base = t if rec.base is None else rec.base
+    layout = (shape[n:], strides[n:], offset)
+    out._storage = Alias(rec.buffer, tuple(spec), base, creation, layout, counter[0])
+    out._version_counter = counter
+    rec.buffer.members.add(out)
+    return out
+
+
+def _adopt_on_host(t: Tensor) -> Alias:
+    """Make HostArrayTensor `t` the root member of a new host buffer (its first view)."""
+    buffer = Buffer(None)
+    buffer.__class__ = HostBuffer
+    rec = Alias(buffer, (), None, DEFAULT, plain_layout(t._stored.shape), 0)
+    t._storage = rec
+    buffer.members.add(t)
+    return rec
+
+
+def add_number(t: Tensor, other, sign: int) -> bool:
+    """`t += other` (`sign` 1) or `t -= other` (-1) of a Python number on the host copy that
+    `t` reads and writes; False where the op path must do it."""
+    kind = type(other)
+    if kind is not int and kind is not float:
+        return False
+    array = _host_copy(t) if type(t) is not HostView else writable(t)
+    if array is None or not _needs_no_graph(t):
+        return False
+    dtype = array.dtype
+    if dtype not in _ARITHMETIC or not -_EXACT <= other <= _EXACT:  # (NaN, inf: the op path)
+        return False
+    bounds = _BOUNDS.get(dtype)
+    if bounds is not None and (kind is float or not bounds[0] <= other <= bounds[1]):
+        return False  # (a float result refused, or a number PyTorch wraps: the op path)
+    if sign > 0:
+        np.add(array, other, out=array)
+    else:
+        np.subtract(array, other, out=array)
+    t._version_counter[0] += 1
+    return True
