@@ -558,7 +558,7 @@ class HostView(_ComputedOnRead):
         base = self._storage.base
         if type(base) is HostArrayTensor:
             base._to_device()
-        value = _device.host_to_device(np.ascontiguousarray(self._stored))
+        value = _device.host_to_device(np.array(self._stored, order="C"))
         self.__class__ = Tensor
         self._value = value
         return value

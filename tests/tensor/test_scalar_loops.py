@@ -167,7 +167,7 @@ def _views(lib):
     y = x * 2
     z = y[0]
     y[0] = 11.0
-    seen += [z.item(), y.tolist(), (z + 1).item(), (y + 1).tolist()]
+    seen += [z.item(), y.tolist(), z + 1, y + 1, n[0, 1] * 2, n[0] - 1]
     d = x.detach()
     x[0] = 42.0
     seen += [d.tolist(), d._version]
