@@ -20,6 +20,7 @@ import numpy as np
 from .._pure import device as _device
 from .._pure import dtypes as _dtypes
 from .._pure import errors as _errors
+from .._pure.jax_internals import ArrayImpl
 from .._pure.shapes import Size, normalize_dim
 from .._pure.sharding import keep_sharding
 from . import modes as _grad_mode
@@ -378,7 +379,15 @@ class Tensor(TensorMethods):
         ):  # a host read: a compiled trace must not bake this value in
             modes.note_read(self)
         stored = self._stored  # a HostTensor's host copy is read as it is, no device array made
-        return np.asarray(stored if type(stored) is np.ndarray else self._value).item()
+        if type(stored) is np.ndarray:
+            return stored.item()
+        rec = self._storage
+        if rec is not None and rec.base is not None and type(self) is LazyTensor:
+            # a deferred view (`x[i]`) of computed memory: its element read there, at once
+            root = rec.buffer.value
+            if type(root) is ArrayImpl and root.dtype == stored.dtype:
+                return np.asarray(root).reshape(-1)[rec.layout[2]].item()
+        return np.asarray(self._value).item()
 
     def tolist(self):
         if (

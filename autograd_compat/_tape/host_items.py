@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import cast
 
+import jax.numpy as jnp
 import numpy as np
 
 from .._pure import device as _device
@@ -33,7 +34,7 @@ from .._pure.strides import plain_layout
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import HostArrayTensor, HostTensor, HostView, LazyTensor, Tensor
-from .views import DEFAULT, NO_GRAD, Alias, Buffer, adopt
+from .views import DEFAULT, NO_GRAD, Alias, Buffer
 
 HOST_ELEMENTS = 1 << 16  # bigger tensors keep the op path: their copies would cost more
 _EXACT = 2**53  # a Python number of at most this size converts through float64 exactly
@@ -42,6 +43,9 @@ _PLAIN = frozenset({Tensor, HostTensor, LazyTensor, HostArrayTensor, HostView})
 _FLOAT8 = frozenset(np.dtype(d.jax) for d in _dtypes.FLOAT8)
 _ARITHMETIC = frozenset(np.dtype(t) for t in "bBhHiIlLqQfd")  # numpy adds as PyTorch's CPU
 _BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max) for t in "bBhHiIlLqQ"}
+_HALF_MAX = {
+    np.dtype(d.jax): float(jnp.finfo(d.jax).max) for d in (_dtypes.float16, _dtypes.bfloat16)
+}
 _BUFFER_VALUE = Buffer.__dict__["value"]  # the slot, read without HostBuffer's property
 
 
@@ -91,8 +95,9 @@ def _host_copy(t: Tensor) -> np.ndarray | None:
 
 
 def _host_views(t: Tensor) -> list | None:
-    """The other live tensors over `t`'s memory, where `t` is its root and they are all
-    HostViews (each a numpy view of `t`'s value on the host); else None."""
+    """The other live tensors over `t`'s memory, where `t` is its root and each is an item
+    view of it (a HostView, or a view by int indices that needs no graph, which a move to the
+    host makes one); else None."""
     rec = t._storage
     if rec is None:
         return []
@@ -101,10 +106,21 @@ def _host_views(t: Tensor) -> list | None:
     views = []
     for member in rec.buffer.members:
         if member is not t:
-            if type(member) is not HostView:
+            if type(member) is not HostView and not _item_view(member, t):
                 return None
             views.append(member)
     return views
+
+
+def _item_view(view: Tensor, root: Tensor) -> bool:
+    """Whether `view` is a plain view of `root` by int indices that needs no graph."""
+    rec = cast(Alias, view._storage)
+    if type(view) not in _MOVABLE or rec.base is not root or not _needs_no_graph(view):
+        return False
+    for op in rec.spec:
+        if op[0] != "select" or op[1] != 0:
+            return False
+    return True
 
 
 def _device_array(t: Tensor):
@@ -130,8 +146,9 @@ def _to_host(t: Tensor) -> np.ndarray | None:
     if value is None:
         return None
     array = np.array(value)
-    for view in _host_views(t) or ():
+    for view in _host_views(t) or ():  # (the slot, then the class, no call between)
         view._stored = array[_positions(view._storage.spec)]
+        view.__class__ = HostView
     rec = t._storage
     if rec is not None:
         rec.buffer.pinned = None  # (`data_ptr()`'s address is the old value's)
@@ -150,16 +167,19 @@ def _positions(spec: tuple) -> tuple:
 
 
 def writable(t: Tensor) -> np.ndarray | None:
-    """The host copy an item write into `t` (a root, or a HostView of one) writes, made by
+    """The host copy an item write into `t` (a root, or an item view of one) writes, made by
     the first write; None where the op path must write it."""
     if not _needs_no_graph(t):
         return None
     array = _host_copy(t)
     if array is not None:
         return array
-    if type(t) is not HostView:
+    rec = t._storage
+    if rec is None or rec.base is None:
         return _to_host(t)
-    return None if _to_host(_base(t)) is None else t._stored
+    if _to_host(rec.base) is None or type(t) is not HostView:
+        return None
+    return t._stored
 
 
 def _index(t: Tensor, index) -> tuple | None:
@@ -185,6 +205,9 @@ def _scalar(value, dtype: np.dtype):
     d = _dtypes.from_jax(dtype)
     if d in _dtypes.FLOAT8 or d.is_complex:
         return None
+    limit = _HALF_MAX.get(dtype)
+    if limit is not None and limit < abs(value) < np.inf:
+        return None  # (numpy's cast to inf warns: the op path's conversion)
     return _dtypes.fit_scalar(value, d)
 
 
@@ -239,12 +262,7 @@ def get_item(t: Tensor, index) -> Tensor | None:
         return None
     array = _host_copy(t)
     if array is None:
-        if type(t) is LazyTensor:
-            return None  # (a deferred view: computing the run now could cost more than it saves)
-        value = _device_array(t)
-        if value is None:
-            return None
-        array = np.asarray(value)
+        return None
     rec = t._storage
     shape, strides, offset = plain_layout(array.shape) if rec is None else rec.layout
     spec = [] if rec is None else list(rec.spec)
@@ -256,7 +274,7 @@ def get_item(t: Tensor, index) -> Tensor | None:
         spec.append(("select", 0, i))
         offset += i * strides[dim]
     if rec is None:
-        rec = _adopt_on_host(t) if type(t) is HostArrayTensor else adopt(t)
+        rec = _adopt_on_host(t)
     n = len(key)
     out = Tensor._wrap(array[key + (...,)])
     out.__class__ = HostView
@@ -286,7 +304,12 @@ def add_number(t: Tensor, other, sign: int) -> bool:
     kind = type(other)
     if kind is not int and kind is not float:
         return False
-    array = _host_copy(t) if type(t) is not HostView else writable(t)
+    if type(t) is HostArrayTensor:
+        array = t._stored
+    elif t._storage is not None and t._storage.base is not None:
+        array = writable(t)  # (an item view moves its base to the host)
+    else:
+        return False  # (a whole tensor on the device stays there)
     if array is None or not _needs_no_graph(t):
         return False
     dtype = array.dtype

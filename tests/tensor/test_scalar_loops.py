@@ -197,6 +197,29 @@ def test_a_tensor_that_requires_grad_records_copy_slices():
     run_parity(_with_grad)
 
 
+def _reads(lib):
+    """`x[i].item()` of computed tensors (deferred views read where their memory is): every
+    element bit for bit, after in-place writes, through views of views, permuted and
+    reinterpreted memory."""
+    x = lib.arange(12.0) * 1.37
+    seen = [x[i].item().hex() for i in range(12)]
+    v = x[3]
+    x.mul_(3)
+    seen += [v.item().hex(), x[-1].item().hex()]
+    grid = x.reshape(3, 4).t()
+    seen += [grid[i][j].item().hex() for i in range(4) for j in range(3)]
+    bits = x.view(lib.int32)
+    seen += [bits[5].item(), (x[2:] * 2)[4].item().hex(), x.sum().item().hex()]
+    ints = lib.arange(6).reshape(2, 3) * 5
+    seen += [ints[1, 2].item(), type(ints[0, 0].item()).__name__, ints[0][1].item()]
+    return seen
+
+
+def test_reads_of_computed_tensors_match_pytorch(monkeypatch):
+    monkeypatch.setattr(_lazy, "ENABLED", True)
+    run_parity(_reads)
+
+
 def test_the_loops_run_on_the_host_and_ops_read_device_arrays():
     """The writes and reads take the host path (no XLA call); the next op reads a device
     array with the written values, and its views become device arrays too."""
@@ -215,8 +238,12 @@ def test_the_loops_run_on_the_host_and_ops_read_device_arrays():
     counts[1, 2] += 1  # a device array again with live host views: they follow the new copy
     assert type(counts) is HostArrayTensor and cell.item() == 3 and row.tolist()[2] == 3
     assert (cell + 1).item() == 4 and type(cell) is Tensor
-    counts[0, 0] = 9  # a plain view is alive: the op path, which the view sees
-    assert type(counts) is Tensor and cell.item() == 3 and counts[0, 0].item() == 9
+    counts[0, 0] = 9  # a plain view by int indices is made a host view again
+    assert type(counts) is HostArrayTensor and type(cell) is HostView
+    window = counts[1, 1:]
+    counts[1, 2] = 8  # a slice of it is alive: the op path, which every view sees
+    assert type(counts) is Tensor and window.tolist() == [0, 8, 5] and cell.item() == 8
+    assert counts[0, 0].item() == 9 and row.tolist() == [0, 0, 8, 5]
 
 
 def test_memory_readers_see_the_host_writes(tmp_path):
