@@ -3,21 +3,20 @@
 
 An item assignment by int indices of a Python number (or of a tensor of the target's dtype
 and shape) into a CPU tensor that needs no graph (no requires_grad, no tangent, no trace or
-other special mode: `modes.special`), owns its memory (no view, no live tensor over it but
-HostViews) and has at most `HOST_ELEMENTS` elements copies the tensor's value to the host
-once (`HostArrayTensor`) and writes that copy in place, with PyTorch's checks, casts and
-version counter bumps. A read by int indices (`x[i]`) of such a tensor, or of a computed CPU
-device array, is a `HostView`: a numpy view of the host copy (of the device array's read-only
-host copy), a view in PyTorch's sense too (its record is a member of the buffer), so it sees
-every write and `item()` reads it where it is; a write into it or its base moves the base to
-the host and points every HostView at the new copy. `+=`/`-=` of a Python number on such a
-tensor or view, of an integral or float32/float64 dtype, is one numpy ufunc (which rounds
-as PyTorch's CPU kernel does). The first op that reads the tensor's `_value` makes it a
-device array again.
+other special mode: `modes.special`), owns its memory (no view; the only other live tensors
+over it are views by int indices) and has at most `HOST_ELEMENTS` elements copies the
+tensor's value to the host once (`HostArrayTensor`) and writes that copy in place, with
+PyTorch's checks, casts and version counter bumps; its views by int indices become
+`HostView`s, numpy views of the copy. A read by int indices (`x[i]`) of such a tensor is a
+HostView too: a view in PyTorch's sense (its record is a member of the buffer) that sees
+every write, whose `item()` reads it where it is. `+=`/`-=` of a Python number on such a
+tensor or view (which moves its base to the host), of an integral or float32/float64 dtype,
+is one numpy ufunc (which rounds as PyTorch's CPU kernel does). The first op that reads the
+tensor's `_value` makes it a device array again.
 
-Everything else (other indices and values, views of views made by ops, a tensor with other
-live views, a deferred value read, big tensors, other devices, traces) takes the op path,
-which raises PyTorch's errors.
+Everything else (other indices and values, a tensor with other live views, big tensors,
+other devices, traces) takes the op path, which raises PyTorch's errors. `x[i]` of a tensor
+on the device stays the op path's deferred view: an op reading it pays no transfer.
 """
 
 from __future__ import annotations
@@ -57,12 +56,14 @@ class HostBuffer(Buffer):
     __slots__ = ()
 
     def _root_value(self):
-        for member in self.members:  # the root, or a view holding it as its base
-            rec = member._storage
-            value = (member if rec.base is None else rec.base)._value
-            _BUFFER_VALUE.__set__(self, value)  # (a HostArrayTensor root's read set it too)
-            self.__class__ = Buffer
-            return value
+        for member in self.members:
+            if type(member) is HostArrayTensor:
+                return member._value  # (the root: its read sets the buffer's value)
+            if type(member) is HostView:  # (the root left: `x.data = y`) its host copy
+                stored = member._stored
+                value = _device.host_to_device(stored if stored.base is None else stored.base)
+                self._set_root_value(value)
+                return value
         raise RuntimeError("a host buffer has no live member")  # (a member holds the buffer)
 
     def _set_root_value(self, value) -> None:

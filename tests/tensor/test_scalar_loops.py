@@ -33,6 +33,8 @@ def _loops(lib):
     counts = lib.zeros((27, 27), dtype=lib.int32)
     for i, j in _PAIRS:
         counts[i, j] += 1
+    for i, j in _PAIRS[:40]:
+        counts[j][i] += 2
     x = lib.zeros(100)
     for k in range(300):
         x[k % 100] = k * 0.37
@@ -190,7 +192,11 @@ def _with_grad(lib):
     refused = catch(lambda: w.__setitem__(0, 1.0))
     with lib.no_grad():
         w[1] = 0.5
-    return y, z, w.grad, refused, w.detach(), w._version
+    saved = lib.zeros(2)
+    product = (w[:2] * saved).sum()
+    saved[0] = 5.0  # saved by the mul: its backward refuses, as PyTorch's does
+    stale = catch(product.backward)
+    return y, z, w.grad, refused, w.detach(), w._version, stale, saved._version
 
 
 def test_a_tensor_that_requires_grad_records_copy_slices():
@@ -336,3 +342,18 @@ def test_errors_leave_the_tensor_as_it_was(real_torch):
     with pytest.raises(RuntimeError, match="without overflow"):
         n[1] = 2**40
     assert n.tolist() == [1, 0] and n._version == 1
+
+
+def test_views_keep_the_old_memory_when_data_is_replaced():
+    """`x.data = y` while host views of `x` live: they keep the old memory, as in PyTorch,
+    and a write through one reaches only them."""
+    x = torch.zeros(4)
+    x[1] = 2.0
+    view, row = x[1], x[2]
+    x.data = torch.ones(3)
+    row.mul_(0)
+    view.add_(1)
+    view[()] = view * 2
+    assert x.tolist() == [1.0, 1.0, 1.0] and view.item() == 6.0 and row.item() == 0.0
+    x[0] = 5.0
+    assert x.tolist() == [5.0, 1.0, 1.0] and view.item() == 6.0
