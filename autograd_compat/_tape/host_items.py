@@ -107,16 +107,19 @@ def _host_views(t: Tensor) -> list | None:
     views = []
     for member in rec.buffer.members:
         if member is not t:
-            if type(member) is not HostView and not _item_view(member, t):
+            if not _item_view(member, t):
                 return None
             views.append(member)
     return views
 
 
 def _item_view(view: Tensor, root: Tensor) -> bool:
-    """Whether `view` is a plain view of `root` by int indices that needs no graph."""
+    """Whether `view` is a view of `root` by int indices (a HostView, or a plain one) that
+    needs no graph."""
     rec = cast(Alias, view._storage)
-    if type(view) not in _MOVABLE or rec.base is not root or not _needs_no_graph(view):
+    if type(view) is not HostView and type(view) not in _MOVABLE:
+        return False
+    if rec.base is not root or not _needs_no_graph(view):
         return False
     for op in rec.spec:
         if op[0] != "select" or op[1] != 0:
@@ -126,8 +129,8 @@ def _item_view(view: Tensor, root: Tensor) -> bool:
 
 def _device_array(t: Tensor):
     """`t`'s value where `t` may be read or written on the host: a small uncommitted CPU
-    device array (computed, for a deferred op's result) of a root whose memory no tensor
-    but HostViews shares; else None."""
+    device array (computed, for a deferred op's result) of a root whose memory no tensor but
+    its item views shares; else None."""
     if type(t) not in _MOVABLE or t._stored.size > HOST_ELEMENTS or _host_views(t) is None:
         return None
     if t._stored.dtype in _FLOAT8 or not _device.host_is_default():
@@ -305,6 +308,12 @@ def add_number(t: Tensor, other, sign: int) -> bool:
     kind = type(other)
     if kind is not int and kind is not float:
         return False
+    dtype = t._stored.dtype
+    if dtype not in _ARITHMETIC or not -_EXACT <= other <= _EXACT:  # (NaN, inf: the op path)
+        return False
+    bounds = _BOUNDS.get(dtype)
+    if bounds is not None and (kind is float or not bounds[0] <= other <= bounds[1]):
+        return False  # (a float result refused, or a number PyTorch wraps: the op path)
     if type(t) is HostArrayTensor:
         array = t._stored
     elif t._storage is not None and t._storage.base is not None:
@@ -313,12 +322,6 @@ def add_number(t: Tensor, other, sign: int) -> bool:
         return False  # (a whole tensor on the device stays there)
     if array is None or not _needs_no_graph(t):
         return False
-    dtype = array.dtype
-    if dtype not in _ARITHMETIC or not -_EXACT <= other <= _EXACT:  # (NaN, inf: the op path)
-        return False
-    bounds = _BOUNDS.get(dtype)
-    if bounds is not None and (kind is float or not bounds[0] <= other <= bounds[1]):
-        return False  # (a float result refused, or a number PyTorch wraps: the op path)
     if sign > 0:
         np.add(array, other, out=array)
     else:
