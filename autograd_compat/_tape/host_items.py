@@ -268,8 +268,9 @@ def get_item(t: Tensor, index) -> Tensor | None:
     if array is None:
         return None
     rec = t._storage
-    shape, strides, offset = plain_layout(array.shape) if rec is None else rec.layout
-    spec = [] if rec is None else list(rec.spec)
+    view = rec is not None and rec.base is not None  # (a root's layout is plain)
+    shape, strides, offset = cast(Alias, rec).layout if view else plain_layout(array.shape)
+    spec = list(cast(Alias, rec).spec) if view else []
     for dim, i in enumerate(key):
         size = shape[dim]
         if not -size <= i < size:

@@ -357,3 +357,17 @@ def test_views_keep_the_old_memory_when_data_is_replaced():
     assert x.tolist() == [1.0, 1.0, 1.0] and view.item() == 6.0 and row.item() == 0.0
     x[0] = 5.0
     assert x.tolist() == [5.0, 1.0, 1.0] and view.item() == 6.0
+
+
+def test_a_tensor_that_was_a_parameters_data_is_written_on_the_host_once_alone():
+    """While a Parameter shares its memory the writes take the op path and reach it; once
+    the Parameter is gone the tensor moves to the host."""
+    data = torch.zeros(3)
+    param = torch.nn.Parameter(data, requires_grad=False)
+    data[0] = 1.0
+    assert type(data) is Tensor and param.tolist() == [1.0, 0.0, 0.0]
+    del param
+    data[1] += 2
+    data[2] = 3.0
+    assert type(data) is HostArrayTensor and data[1].item() == 2.0
+    assert data.tolist() == [1.0, 2.0, 3.0] and data._version == 4  # (+= counts two)
