@@ -101,6 +101,9 @@ class Op:
     `dtype_rules`: PyTorch's dtype refusals for this op (`dtype_rules.CHECKS`, by op id),
     which `_tape/record.apply` checks before the op runs; None for an op PyTorch runs on any
     dtype.
+    `host`: for an op that can run without a program on concrete host arrays (a reshape
+    shares its input's CPU buffer), a function of the same arguments as `fn` that returns
+    the result, or None where it cannot; `compiled` tries it before the program.
     """
 
     __slots__ = (
@@ -116,6 +119,7 @@ class Op:
         "_result_label",
         "deferrable",
         "dtype_rules",
+        "host",
     )
 
     def __init__(
@@ -128,8 +132,10 @@ class Op:
         id: str | None = None,
         shown_inputs: tuple | None = None,
         deferrable: bool = True,
+        host=None,
     ) -> None:
         self.id = id
+        self.host = host
         self.deferrable = deferrable
         self.dtype_rules = CHECKS.get(id) if id is not None else None
         self.name = name
@@ -150,6 +156,8 @@ class Op:
         fn = cache.get(static)
         if fn is None:
             fn = executables.jit(functools.partial(self.fn, **dict(static)))
+            if self.host is not None:
+                fn = _host_first(functools.partial(self.host, **dict(static)), fn)
             lru_put(cache, static, fn, COMPILED_PER_OP)
         else:
             cache.move_to_end(static)
@@ -157,6 +165,16 @@ class Op:
 
     def __repr__(self) -> str:
         return f"Op({self.id or self.name})"
+
+
+def _host_first(host, program):
+    """A call of `host`, or of `program` where `host` returns None (see `Op.host`)."""
+
+    def run(*args):
+        out = host(*args)
+        return program(*args) if out is None else out
+
+    return run
 
 
 _REGISTRY: dict[str, Op] = {}
@@ -170,6 +188,7 @@ def register(
     saves: str = "all",
     shown_inputs: tuple | None = None,
     differentiable: bool = True,
+    host=None,
 ) -> Op:
     """Register the pure JAX function `fn` as the op `op_id`, whose nodes are named `node`.
 
@@ -186,7 +205,9 @@ def register(
     """
     if op_id in _REGISTRY:
         raise ValueError(f"op id {op_id!r} is already registered (as {_REGISTRY[op_id]!r})")
-    op = _REGISTRY[op_id] = Op(node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs)
+    op = _REGISTRY[op_id] = Op(
+        node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs, host=host
+    )
     return op
 
 
