@@ -556,10 +556,11 @@ class HostArrayTensor(_ComputedOnRead):
 
 
 class HostView(_ComputedOnRead):
-    """A view by int indices (`x[i]`, `N[i, j]`) of a `HostArrayTensor`, or of a CPU device
-    array read on the host: its value is a numpy view of that host copy, so it sees the
-    host writes and `item()` reads it where it is. The first read of `_value` makes the base a
-    device array (when it is a HostArrayTensor) and this view one."""
+    """A view by int indices (`x[i]`, `N[i, j]`) of a `HostArrayTensor`: its value is a numpy
+    view of that host copy, so it sees the host writes and `item()` reads it where it is. It
+    stays one when its base becomes a device array (the memory it shows is unchanged until a
+    write, which rebinds it or points it at the next host copy). The first read of its
+    `_value` makes the base a device array (a HostArrayTensor's) and this view one."""
 
     __slots__ = ()
 
