@@ -381,8 +381,9 @@ def _host_first(method, sign: int):
     there first."""
 
     def inplace(self, *args, **kwargs):
-        if len(args) == 1 and not kwargs and host_items.add_number(self, args[0], sign):
-            return self
+        if type(self) in host_items.HOST_TYPES or self._storage is not None:  # (else: no)
+            if len(args) == 1 and not kwargs and host_items.add_number(self, args[0], sign):
+                return self
         return method(self, *args, **kwargs)
 
     return _named(inplace, method.__name__, method.__doc__)

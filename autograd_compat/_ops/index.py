@@ -347,9 +347,10 @@ def getitem(self, index):
     """`tensor[index]` with PyTorch's semantics: ints, slices (positive steps), None, `...`
     and bools give a view; integer tensors/lists and boolean masks (advanced indexing) give a
     copy, with PyTorch's result shapes for mixed basic and advanced indices."""
-    host = host_items.get_item(self, index)  # `x[i]` of a small CPU tensor: a numpy view
-    if host is not None:
-        return host
+    if type(self) in host_items.HOST_TYPES:  # `x[i]` of a tensor held on the host: numpy's
+        host = host_items.get_item(self, index)
+        if host is not None:
+            return host
     if type(index) is int:  # `x[i]` in a loop: one select, no parse (a bad `i` is parsed below)
         shape = self._stored.shape
         if shape and -shape[0] <= index < shape[0]:

@@ -39,6 +39,7 @@ HOST_ELEMENTS = 1 << 16  # bigger tensors keep the op path: their copies would c
 _EXACT = 2**53  # a Python number of at most this size converts through float64 exactly
 _MOVABLE = frozenset({Tensor, HostTensor, LazyTensor})  # plain tensors a write may move
 _PLAIN = frozenset({Tensor, HostTensor, LazyTensor, HostArrayTensor, HostView})
+HOST_TYPES = frozenset({HostArrayTensor, HostView})  # what `x[i]` and `+=` may read on the host
 _FLOAT8 = frozenset(np.dtype(d.jax) for d in _dtypes.FLOAT8)
 _ARITHMETIC = frozenset(np.dtype(t) for t in "bBhHiIlLqQfd")  # numpy adds as PyTorch's CPU
 _BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max) for t in "bBhHiIlLqQ"}
