@@ -437,6 +437,27 @@ def test_a_compiled_step_donates_the_buffers_it_replaces_unless_something_else_h
     assert not np.array_equal(view.numpy(), old)
 
 
+def test_the_first_compiled_call_donates_and_compiles_one_program():
+    """The donation is planned from the trace, so the first compiled call writes over the old
+    buffers already and the plain program is never compiled."""
+    model = nn.Linear(4, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    @torch.compile
+    def step(x):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+
+    x = torch.ones(2, 4)
+    step(x)  # eager warm-up
+    before = [p._value.unsafe_buffer_pointer() for p in model.parameters()]
+    step(x)  # traced, compiled and run
+    assert [p._value.unsafe_buffer_pointer() for p in model.parameters()] == before
+    (entry,) = step.entries.values()
+    assert (entry.program._cache_size(), entry.donating._cache_size()) == (0, 1)
+
+
 def test_a_grad_cleared_between_a_compiled_forward_and_its_backward():
     # char_lstm's order: forward, optimizer.zero_grad() (set_to_none), backward. The forward
     # was traced while w had a .grad; its backward re-traces it after the .grad is gone.
