@@ -102,6 +102,9 @@ class Op:
     `dtype_rules`: PyTorch's dtype refusals for this op (`dtype_rules.CHECKS`, by op id),
     which `_tape/record.apply` checks before the op runs; None for an op PyTorch runs on any
     dtype.
+    `host`: for an op that can run without a program on concrete host arrays (a reshape
+    shares its input's CPU buffer), a function of the same arguments as `fn` that returns
+    the result, or None where it cannot; `compiled` tries it before the program.
     """
 
     __slots__ = (
@@ -117,6 +120,7 @@ class Op:
         "_result_label",
         "deferrable",
         "dtype_rules",
+        "host",
     )
 
     def __init__(
@@ -129,8 +133,10 @@ class Op:
         id: str | None = None,
         shown_inputs: tuple | None = None,
         deferrable: bool = True,
+        host=None,
     ) -> None:
         self.id = id
+        self.host = host
         self.deferrable = deferrable
         self.dtype_rules = CHECKS.get(id) if id is not None else None
         self.name = name
@@ -151,7 +157,10 @@ class Op:
         fn = cache.get(static)
         if fn is None:
             pure = functools.partial(self.fn, **dict(static))
-            if self.deferrable:  # a pure function: traced once more to choose its options
+            if self.host is not None:
+                host = functools.partial(self.host, **dict(static))
+                fn = _host_first(host, executables.jit(pure))
+            elif self.deferrable:  # a pure function: traced once more to choose its options
                 keep = functools.partial(lru_put, cache, static, size=COMPILED_PER_OP)
                 fn = FirstCall(pure, keep)
             else:
@@ -165,6 +174,16 @@ class Op:
         return f"Op({self.id or self.name})"
 
 
+def _host_first(host, program):
+    """A call of `host`, or of `program` where `host` returns None (see `Op.host`)."""
+
+    def run(*args):
+        out = host(*args)
+        return program(*args) if out is None else out
+
+    return run
+
+
 _REGISTRY: dict[str, Op] = {}
 
 
@@ -176,6 +195,7 @@ def register(
     saves: str = "all",
     shown_inputs: tuple | None = None,
     differentiable: bool = True,
+    host=None,
 ) -> Op:
     """Register the pure JAX function `fn` as the op `op_id`, whose nodes are named `node`.
 
@@ -192,7 +212,9 @@ def register(
     """
     if op_id in _REGISTRY:
         raise ValueError(f"op id {op_id!r} is already registered (as {_REGISTRY[op_id]!r})")
-    op = _REGISTRY[op_id] = Op(node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs)
+    op = _REGISTRY[op_id] = Op(
+        node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs, host=host
+    )
     return op
 
 
