@@ -21,6 +21,7 @@ import numpy as np
 from . import executables, float8
 from .device import host_to_device
 from .dtype_rules import CHECKS
+from .program_options import FirstCall
 
 INEXACT = frozenset(
     np.dtype(d)
@@ -155,9 +156,15 @@ class Op:
         cache = self._compiled
         fn = cache.get(static)
         if fn is None:
-            fn = executables.jit(functools.partial(self.fn, **dict(static)))
+            pure = functools.partial(self.fn, **dict(static))
             if self.host is not None:
-                fn = _host_first(functools.partial(self.host, **dict(static)), fn)
+                host = functools.partial(self.host, **dict(static))
+                fn = _host_first(host, executables.jit(pure))
+            elif self.deferrable:  # a pure function: traced once more to choose its options
+                keep = functools.partial(lru_put, cache, static, size=COMPILED_PER_OP)
+                fn = FirstCall(pure, keep)
+            else:
+                fn = executables.jit(pure)
             lru_put(cache, static, fn, COMPILED_PER_OP)
         else:
             cache.move_to_end(static)
