@@ -195,26 +195,27 @@ _ALIGNMENT = 64  # XLA:CPU takes host memory as a buffer only at this alignment
 
 
 def host_reshape(x, shape: tuple):
-    """`x` reshaped with no program and no copy where `x` is a concrete array on the default
-    CPU device: the result is a device buffer over `x`'s memory (an XLA dispatch and a copy
-    cost ~20 us on a 512 KiB activation, this ~4). None elsewhere (a tracer, another device,
-    a committed array), where the caller runs its program.
+    """`x` reshaped with no program and no copy where `x` is a concrete array on one CPU
+    device: the result is a buffer over `x`'s memory on that device, committed as `x` is (an
+    XLA dispatch and a copy cost ~20 us on a 512 KiB activation, this ~4). None elsewhere (a
+    tracer, a sharded array, another platform), where the caller runs its program.
 
     Safe because nothing writes a device buffer in place: XLA refuses to donate a buffer whose
     memory another one holds (it computes into a fresh one), and the numpy view the result
     holds keeps `x`'s memory alive however long the result lives."""
-    if type(x) is not ArrayImpl or x.committed or batched_device_put is None:
+    if type(x) is not ArrayImpl or batched_device_put is None:
         return None
-    if jax.config.jax_default_device is not None:  # type: ignore[attr-defined]
+    sharding = x.sharding
+    if type(sharding) is not SingleDeviceSharding:
         return None
-    device, sharding = _default_placement()
+    device = next(iter(sharding.device_set))
     if device.platform != "cpu":
         return None
     view = np.asarray(x).reshape(shape)
     if not _aligned(view):
         return None
     aval = _aval(view.shape, view.dtype)
-    return batched_device_put(aval, sharding, [view], [device], False, False, ZERO_COPY)
+    return batched_device_put(aval, sharding, [view], [device], x.committed, False, ZERO_COPY)
 
 
 def _aligned(array: np.ndarray) -> bool:
