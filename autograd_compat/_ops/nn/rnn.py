@@ -203,7 +203,7 @@ def _rnn_fn(
 
 RNN_OPS = {
     "RNN": register("nn.rnn.rnn", _rnn_fn, node="StackBackward0"),
-    "LSTM": register("nn.rnn.lstm", _rnn_fn, node="MkldnnRnnLayerBackward0"),
+    "LSTM": register("nn.rnn.lstm", _rnn_fn, node="MkldnnRnnLayerBackward0", residuals="all"),
     "GRU": register("nn.rnn.gru", _rnn_fn, node="StackBackward0"),
 }
 
