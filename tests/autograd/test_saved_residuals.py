@@ -23,7 +23,9 @@ OPS = {
     "sigmoid": lambda lib, x: lib.sigmoid(x),
     "exp": lambda lib, x: lib.exp(x),
     "softmax": lambda lib, x: lib.softmax(x, dim=-1),
+    "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (5,)),
 }
+AFFINE = [RNG.standard_normal(5), RNG.standard_normal(5)]
 
 
 def _lstm(lib, x):
@@ -79,7 +81,13 @@ def _primal_vjp_primitives(op, static, values) -> set:
 
 @pytest.mark.parametrize(
     ("name", "forward_primitive"),
-    [("tanh", "tanh"), ("sigmoid", "logistic"), ("exp", "exp"), ("softmax", "exp")],
+    [
+        ("tanh", "tanh"),
+        ("sigmoid", "logistic"),
+        ("exp", "exp"),
+        ("softmax", "exp"),
+        ("layer_norm", "rsqrt"),
+    ],
 )
 def test_backward_does_not_run_the_forward(name, forward_primitive):
     x = torch.tensor(X, dtype=torch.float32, requires_grad=True)
@@ -87,7 +95,8 @@ def test_backward_does_not_run_the_forward(name, forward_primitive):
     ours = _backward_primitives(y)
     assert forward_primitive not in ours
     node = y.grad_fn
-    primal = _primal_vjp_primitives(node.op, node.static, [jnp.asarray(X, jnp.float32)])
+    values = [jnp.asarray(X, jnp.float32), *node.check_saved()[len(node.residuals.sources) + 1 :]]
+    primal = _primal_vjp_primitives(node.op, node.static, values)
     assert forward_primitive in primal  # (what the saved result spares)
 
 
@@ -103,6 +112,12 @@ def test_lstm_backward_has_no_forward_recurrence():
 def test_gradients_match_pytorch_and_finite_differences(name, real_torch):
     op = OPS[name]
     check_case(lambda lib, x: op(lib, x) * lib.arange(5.0, dtype=lib.float64), [X], real_torch)
+
+
+def test_affine_layer_norm_gradients_match_pytorch_and_finite_differences(real_torch):
+    check_case(
+        lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (5,), w, b), [X, *AFFINE], real_torch
+    )
 
 
 def test_lstm_gradients_match_pytorch_and_finite_differences(real_torch):
@@ -151,7 +166,17 @@ def test_inplace_change_of_saved_result_raises(name, real_torch):
     check_error(fn, real_torch)
 
 
-def test_second_backward_raises_and_retain_graph_keeps_residuals(real_torch):
+def test_inplace_change_of_saved_input_raises(real_torch):
+    def fn(lib):
+        x = lib.tensor(X, requires_grad=True) * 1
+        y = lib.nn.functional.layer_norm(x, (5,))
+        x.mul_(2)
+        y.sum().backward()
+
+    check_error(fn, real_torch)
+
+
+def test_second_backward_and_retain_graph_keeps_residuals(real_torch):
     def program(torch):
         x = torch.tensor(X, requires_grad=True)
         y = torch.softmax(torch.tanh(x), -1) * torch.arange(5.0, dtype=torch.float64)
