@@ -78,19 +78,18 @@ def _trace_layout(fn, static: tuple, avals: tuple, requires: tuple) -> Layout:
     closed, (out_shapes, _) = jax.make_jaxpr(forward, return_shape=True)(*shapes)
     jaxpr = closed.jaxpr
     n_out = len(jax.tree.leaves(out_shapes))
-    position = {}  # (variables by identity: a Literal is no variable and is a new leaf)
+    position: dict = {}  # variable (by identity) -> its source; an equal constant is as good
     for i, var in enumerate(jaxpr.invars):
         position.setdefault(id(var), (INPUT, i))
     for j, var in enumerate(jaxpr.outvars[:n_out]):
         position.setdefault(id(var), (OUTPUT, j))
-    sources, new = [], []
+    sources: list = []
+    new: list = []
     for k, var in enumerate(jaxpr.outvars[n_out:]):
-        source = position.get(id(var)) if not isinstance(var, jax.extend.core.Literal) else None
+        source = position.get(id(var))
         if source is None:
-            source = (NEW, len(new))
+            source = position[id(var)] = (NEW, len(new))
             new.append(k)
-            if not isinstance(var, jax.extend.core.Literal):
-                position[id(var)] = source
         sources.append(source)
     out_meta = tuple((s.shape, s.dtype) for s in jax.tree.leaves(out_shapes))
     return Layout(found["tree"], tuple(sources), tuple(new), found["tupled"], out_meta)
