@@ -6,11 +6,11 @@ records the backward as an op again, so derivatives of any order come from neste
 """
 
 # noqa: I001 below: the XLA workaround must run before JAX starts its CPU backend
-from ._pure import xla_workarounds as _xla_workarounds  # noqa: I001
+from ._pure import gc_freeze as _gc_freeze  # noqa: I001 (collections off until the end)
+from ._pure import xla_workarounds as _xla_workarounds
 from ._pure import compile_cache as _compile_cache  # JAX's persistent cache, per user
 from ._pure import cpu_dispatch as _cpu_dispatch  # XLA:CPU programs run on the caller's thread
 from ._pure import dtypes as _dtypes
-from ._pure import gc_freeze as _gc_freeze  # called at the end of this file
 from ._pure import heap_pad as _heap_pad
 import builtins  # bool and int below are dtypes (from ._pure.dtypes)
 from ._ops import methods as _methods  # binds every Tensor method before anything runs

@@ -192,7 +192,7 @@ class Entry:
             functools.partial(_run_traced, entry=self, fn=fn),
             deferrable=False,  # its trace swaps the captured tensors' values (see `Op`)
         )
-        # (input position, memory) of the buffers a call donates, planned after the first
+        # (input position, memory) of the buffers a call donates, planned before the first
         self.donated: list[tuple[int, Memory | GradMemory]] | None = None
         self.donating: Callable | None = None  # the program that donates them
         self.program: Callable | None = None  # the program, once called unrecorded
@@ -302,7 +302,7 @@ class Entry:
         array the user kept would be left deleted (numpy views JAX itself keeps whole)."""
         program = self.program
         if program is None:
-            program = self.program = self.op.compiled(())
+            program = self._plan_programs(values)
         donating = self.donating
         if donating is not None and all(
             # holders: the memory's own and `values` (`_pure/references`)
@@ -312,36 +312,36 @@ class Entry:
         ):
             program = donating
         try:  # (the donated inputs are gone once it returns: its results are kept)
-            results, interrupted = call_through_interrupt(program, *values)
+            return call_through_interrupt(program, *values)
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
             _memory.raise_exhausted(failure)
-        if self.donated is None:
-            try:
-                self._plan_donation(values, results)
-            except Exception:
-                raise
-            except BaseException as interruption:  # planned again at the next call
-                self.donated = None
-                interrupted = interrupted or interruption
-        return results, interrupted
 
-    def _plan_donation(self, values: list, results) -> None:
-        """After the first call: the inputs to donate, the replaced memories whose new value
-        has the old one's shape and dtype (XLA reuses only those), and their program."""
+    def _plan_programs(self, values: list):
+        """Before the first unrecorded call: its program, and the inputs to donate, the
+        replaced memories whose new value has the old one's shape and dtype (XLA reuses only
+        those), with the program that donates them. Planned from the traced output shapes
+        (a trace both programs share), so the first call donates already: one whole-step
+        compile, not the plain program's and then the donating one's."""
+        fn = self.op.fn
+        program = executables.jit(fn)
+        results = program.trace(*values).out_info
         effects = self.effects
         first = self.layout.memories.start
-        result = len(self.out_tensor_index)
-        self.donated = []
+        result = len(self.out_tensor_index)  # (known once traced)
+        donated = []
         for k, (memory, written) in enumerate(zip(effects.memories, effects.written)):
             if not written:
                 continue
             old, new = values[first + k], results[result]
             result += 1
             if (old.shape, old.dtype) == (new.shape, new.dtype):
-                self.donated.append((first + k, memory))
-        if self.donated:
-            positions = tuple(position for position, _ in self.donated)
-            self.donating = executables.jit(self.op.fn, donate_argnums=positions)
+                donated.append((first + k, memory))
+        if donated:
+            positions = tuple(position for position, _ in donated)
+            self.donating = executables.jit(fn, donate_argnums=positions)
+        self.donated = donated
+        self.program = program  # (last: an interruption before it plans again)
+        return program
 
     def _write_back(self, outputs: list, state: list, tensors: Sequence[Tensor]):
         """Commit the new `state` (arrays) as the eager call would have, then rebuild the

@@ -40,7 +40,7 @@ from .._state.tensor import Tensor
 from .._tape import wide as _wide
 from .._tape.args import check_inplace, is_tracer, numpy_names, scalar_type_name, tensor_arg
 from .._tape.record import apply
-from .._tape.views import Alias, layout_of, make_view, record_of, shaped, view_of
+from .._tape.views import Alias, layout_of, make_view, record_of, shaped, view_of, view_on_host
 from .out_arg import takes_out
 
 __all__ = [
@@ -83,30 +83,35 @@ __all__ = [
 ]
 
 
-def _view_op(op_id: str, node: str):
-    return register(op_id, view_of, node=node, saves="positions", shown_inputs=(0,))
+def _view_op(op_id: str, node: str, host=None):
+    return register(op_id, view_of, node=node, saves="positions", shown_inputs=(0,), host=host)
 
 
-_VIEW = _view_op("view", "ViewBackward0")
-_RESHAPE_ALIAS = _view_op("reshape.alias", "ReshapeAliasBackward0")
-_UNSAFE_VIEW = _view_op("reshape.unsafe_view", "UnsafeViewBackward0")
+def _reshape_op(op_id: str, node: str):
+    """A view op that only reshapes: on CPU its result shares the input's buffer."""
+    return _view_op(op_id, node, view_on_host)
+
+
+_VIEW = _reshape_op("view", "ViewBackward0")
+_RESHAPE_ALIAS = _reshape_op("reshape.alias", "ReshapeAliasBackward0")
+_UNSAFE_VIEW = _reshape_op("reshape.unsafe_view", "UnsafeViewBackward0")
 _TRANSPOSE = _view_op("transpose", "TransposeBackward0")
 _TRANSPOSE_INPLACE = _view_op("transpose_", "TransposeBackward1")
 _T = _view_op("t", "TBackward0")
 _T_INPLACE = _view_op("t_", "TBackward1")
 _PERMUTE = _view_op("permute", "PermuteBackward0")
 _SQUEEZE = [  # 0-2 out of place, 3-5 in place
-    _view_op(op_id, f"SqueezeBackward{i}")
+    _reshape_op(op_id, f"SqueezeBackward{i}")
     for i, op_id in enumerate(
         ("squeeze", "squeeze.dim", "squeeze.dims", "squeeze_", "squeeze_.dim", "squeeze_.dims")
     )
 ]
-_UNSQUEEZE = _view_op("unsqueeze", "UnsqueezeBackward0")
-_UNSQUEEZE_INPLACE = _view_op("unsqueeze_", "UnsqueezeBackward1")
+_UNSQUEEZE = _reshape_op("unsqueeze", "UnsqueezeBackward0")
+_UNSQUEEZE_INPLACE = _reshape_op("unsqueeze_", "UnsqueezeBackward1")
 _EXPAND = _view_op("expand", "ExpandBackward0")
 _SELECT = _view_op("select", "SelectBackward0")
 _SLICE = _view_op("slice", "SliceBackward0")
-_ALIAS = _view_op("alias", "AliasBackward0")
+_ALIAS = _reshape_op("alias", "AliasBackward0")
 _DIAGONAL = _view_op("diagonal", "DiagonalBackward0")
 _VIEW_DTYPE = _view_op("view.dtype", "ViewBackward0")
 _BY_LAST_OP = {"select": _SELECT, "slice": _SLICE, "unsqueeze": _UNSQUEEZE, None: _ALIAS}

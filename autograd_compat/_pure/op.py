@@ -21,6 +21,7 @@ import numpy as np
 from . import executables, float8
 from .device import host_to_device
 from .dtype_rules import CHECKS
+from .program_options import FirstCall
 
 INEXACT = frozenset(
     np.dtype(d)
@@ -106,6 +107,9 @@ class Op:
     `dtype_rules`: PyTorch's dtype refusals for this op (`dtype_rules.CHECKS`, by op id),
     which `_tape/record.apply` checks before the op runs; None for an op PyTorch runs on any
     dtype.
+    `host`: for an op that can run without a program on concrete host arrays (a reshape
+    shares its input's CPU buffer), a function of the same arguments as `fn` that returns
+    the result, or None where it cannot; `compiled` tries it before the program.
     """
 
     __slots__ = (
@@ -125,6 +129,7 @@ class Op:
         "_layouts",
         "_saving_op",
         "_pullback_op",
+        "host",
     )
 
     def __init__(
@@ -138,8 +143,10 @@ class Op:
         shown_inputs: tuple | None = None,
         deferrable: bool = True,
         residuals: str | None = None,
+        host=None,
     ) -> None:
         self.id = id
+        self.host = host
         self.residuals = residuals
         self._layouts: OrderedDict = OrderedDict()
         self._saving_op: Op | None = None
@@ -163,7 +170,15 @@ class Op:
         cache = self._compiled
         fn = cache.get(static)
         if fn is None:
-            fn = executables.jit(functools.partial(self.fn, **dict(static)))
+            pure = functools.partial(self.fn, **dict(static))
+            if self.host is not None:
+                host = functools.partial(self.host, **dict(static))
+                fn = _host_first(host, executables.jit(pure))
+            elif self.deferrable:  # a pure function: traced once more to choose its options
+                keep = functools.partial(lru_put, cache, static, size=COMPILED_PER_OP)
+                fn = FirstCall(pure, keep)
+            else:
+                fn = executables.jit(pure)
             lru_put(cache, static, fn, COMPILED_PER_OP)
         else:
             cache.move_to_end(static)
@@ -171,6 +186,16 @@ class Op:
 
     def __repr__(self) -> str:
         return f"Op({self.id or self.name})"
+
+
+def _host_first(host, program):
+    """A call of `host`, or of `program` where `host` returns None (see `Op.host`)."""
+
+    def run(*args):
+        out = host(*args)
+        return program(*args) if out is None else out
+
+    return run
 
 
 _REGISTRY: dict[str, Op] = {}
@@ -185,6 +210,7 @@ def register(
     shown_inputs: tuple | None = None,
     differentiable: bool = True,
     residuals: str | None = None,
+    host=None,
 ) -> Op:
     """Register the pure JAX function `fn` as the op `op_id`, whose nodes are named `node`.
 
@@ -202,7 +228,14 @@ def register(
     if op_id in _REGISTRY:
         raise ValueError(f"op id {op_id!r} is already registered (as {_REGISTRY[op_id]!r})")
     op = _REGISTRY[op_id] = Op(
-        node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs, residuals=residuals
+        node,
+        fn,
+        saves,
+        differentiable,
+        id=op_id,
+        shown_inputs=shown_inputs,
+        residuals=residuals,
+        host=host,
     )
     return op
 

@@ -26,6 +26,8 @@ from jax import lax
 
 from .._pure import errors as _errors
 from .._pure import memory as _memory
+from .._pure.device import host_reshape
+from .._pure.jax_internals import ArrayImpl
 from .._pure.op import register
 from .._pure.shapes import normalize_dim
 from .._pure.sharding import keep_sharding
@@ -336,6 +338,28 @@ def view_of(x, starts, *, ops):
     for op in ops:
         x = _apply_op(x, op, next(positions) if op[0] in _PLACED else None)
     return x
+
+
+def view_on_host(x, starts, *, ops):
+    """`view_of` with no program where the ops only reshape (view, squeeze, unsqueeze) a
+    concrete CPU array: the result shares `x`'s buffer (`host_reshape`), and an alias (no ops)
+    is `x` itself, as arrays never change. None otherwise (`Op.host`)."""
+    if type(x) is not ArrayImpl:
+        return None
+    if not ops:
+        return x
+    shape = x.shape
+    for op in ops:
+        kind = op[0]
+        if kind == "view":
+            shape = op[1]
+        elif kind == "unsqueeze":
+            shape = (*shape[: op[1]], 1, *shape[op[1] :])
+        elif kind == "squeeze":
+            shape = tuple([size for dim, size in enumerate(shape) if dim not in op[1]])
+        else:
+            return None
+    return host_reshape(x, shape)
 
 
 def scatter(x, v, starts, ops):

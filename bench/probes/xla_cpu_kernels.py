@@ -10,6 +10,9 @@ machine slows both alike).
 XLA:CPU's flags are read when its backend starts: pass them in XLA_FLAGS to compare settings,
 e.g. `--xla_cpu_use_fusion_emitters=false` (faster adds, a slower GPT-2 step) or
 `--xla_cpu_experimental_ynn_fusion_type=individual_dot,individual_convolution`.
+Both run under the library's glibc heap settings (`_pure/heap_pad.py`, applied at import as the
+library applies them), so a fresh output buffer costs neither page faults; set
+`AUTOGRAD_COMPAT_HEAP_PAD=0` to see glibc's defaults.
 Run: `python bench/probes/xla_cpu_kernels.py [repeats]`.
 """
 
@@ -29,6 +32,8 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+
+import autograd_compat  # noqa: E402,F401  (its import applies the heap settings)
 
 jax.config.update("jax_cpu_enable_async_dispatch", False)
 torch.set_num_threads(1)

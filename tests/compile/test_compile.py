@@ -437,6 +437,33 @@ def test_a_compiled_step_donates_the_buffers_it_replaces_unless_something_else_h
     assert not np.array_equal(view.numpy(), old)
 
 
+def _linear_sgd_step(n_in: int, n_out: int) -> tuple:
+    """A Linear layer and its compiled SGD step (zero_grad, backward, step) of an input."""
+    model = nn.Linear(n_in, n_out)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    @torch.compile
+    def step(x):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+
+    return model, step
+
+
+def test_the_first_compiled_call_donates_and_compiles_one_program():
+    """The donation is planned from the trace, so the first compiled call writes over the old
+    buffers already and the plain program is never compiled."""
+    model, step = _linear_sgd_step(4, 3)
+    x = torch.ones(2, 4)
+    step(x)  # eager warm-up
+    before = [p._value.unsafe_buffer_pointer() for p in model.parameters()]
+    step(x)  # traced, compiled and run
+    assert [p._value.unsafe_buffer_pointer() for p in model.parameters()] == before
+    (entry,) = step.entries.values()
+    assert (entry.program._cache_size(), entry.donating._cache_size()) == (0, 1)
+
+
 def test_a_grad_cleared_between_a_compiled_forward_and_its_backward():
     # char_lstm's order: forward, optimizer.zero_grad() (set_to_none), backward. The forward
     # was traced while w had a .grad; its backward re-traces it after the .grad is gone.
@@ -707,15 +734,7 @@ def test_a_step_that_sets_a_grad_of_a_grad_runs_eagerly_with_eagers_results():
 def test_the_guard_reads_no_grad_object_of_an_earlier_call():
     # zero_grad(set_to_none) and backward give the parameters new .grad objects every step: the
     # entry neither guards on nor keeps the ones its build saw
-    model = nn.Linear(3, 1)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-
-    @torch.compile
-    def step(x):
-        opt.zero_grad()
-        model(x).sum().backward()
-        opt.step()
-
+    model, step = _linear_sgd_step(3, 1)
     for _ in range(3):
         step(torch.ones(2, 3))
     (entry,) = step.entries.values()

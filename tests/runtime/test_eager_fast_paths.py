@@ -309,3 +309,38 @@ def test_the_hot_schedule_keeps_the_backwards_semantics(hot_hits):
         else:
             z.backward()
     assert hot_hits[-2] is not None and hot_hits[-1] is None
+
+
+def _buffer(t) -> int:
+    return t._value.unsafe_buffer_pointer()
+
+
+def test_a_reshaping_view_shares_the_cpu_buffer_and_other_views_do_not():
+    """view/unsqueeze/squeeze on a CPU tensor run no program: the result's device buffer is the
+    input's memory (`Op.host`); a transpose is a program's new buffer."""
+    with torch.no_grad():
+        x = torch.arange(24.0).reshape(2, 3, 4) * 1
+    for view in (x.view(6, 4), x.unsqueeze(1), x.view(1, 24).squeeze(0), x.flatten()):
+        assert _buffer(view) == _buffer(x)
+    assert _buffer(x.transpose(0, 1)) != _buffer(x)
+
+
+def test_shared_buffers_keep_their_values_through_writes_and_a_donating_optimizer():
+    """A kept view of a parameter over its memory: the optimizer's update (which donates what
+    nothing else holds) leaves the view's old memory intact and the view sees the new value,
+    as in PyTorch; values written into the base reach every view."""
+    w = torch.nn.Parameter(torch.arange(6.0).reshape(2, 3) * 1)
+    flat = w.view(-1)
+    optimizer = torch.optim.SGD([w], lr=0.5)
+    for _ in range(3):
+        optimizer.zero_grad()
+        (w * w).sum().backward()
+        optimizer.step()
+    expected = np.arange(6.0).reshape(2, 3) * 0.0  # w - 0.5 * 2w = 0 after the first step
+    np.testing.assert_array_equal(w.detach().numpy(), expected)
+    np.testing.assert_array_equal(flat.detach().numpy(), expected.reshape(-1))
+    with torch.no_grad():
+        base = torch.ones(4, 2)
+        view = base.view(8)
+        base.add_(1)
+    np.testing.assert_array_equal(view.numpy(), np.full(8, 2.0))

@@ -15,7 +15,7 @@ SCRIPT = textwrap.dedent(
     """
     import gc, json, weakref
     import autograd_compat as torch
-    frozen = gc.get_freeze_count()
+    frozen, enabled = gc.get_freeze_count(), gc.isenabled()
 
     class Cycle:
         pass
@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent(
     gone = weakref.ref(a)
     del a, b
     gc.collect()
-    print(json.dumps({"frozen": frozen, "cycle_collected": gone() is None}))
+    print(json.dumps({"frozen": frozen, "enabled": enabled, "cycle_collected": gone() is None}))
     """
 )
 
@@ -39,6 +39,7 @@ def _run(env_value: str | None) -> dict:
 def test_the_import_freezes_its_objects_and_later_cycles_are_still_collected():
     result = _run(None)
     assert result["frozen"] > 10_000  # JAX's and NumPy's modules, functions, types, ours
+    assert result["enabled"]  # (collections are off while the package imports)
     assert result["cycle_collected"]
 
 
@@ -46,4 +47,12 @@ def test_the_import_freezes_its_objects_and_later_cycles_are_still_collected():
 def test_the_environment_variable_leaves_the_collector_as_it_is(value):
     result = _run(value)
     assert result["frozen"] == 0
+    assert result["enabled"]
     assert result["cycle_collected"]
+
+
+def test_a_collector_switched_off_before_the_import_stays_off():
+    script = (
+        "import gc, json\ngc.disable()\nimport autograd_compat\nprint(json.dumps(gc.isenabled()))"
+    )
+    assert run_json(script, "AUTOGRAD_COMPAT_GC_FREEZE", None) is False

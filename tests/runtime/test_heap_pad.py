@@ -1,7 +1,7 @@
 """The import keeps freed host memory in glibc's heap for reuse (`_pure/heap_pad`).
 
 glibc reads these settings per process, so each case runs in a fresh process. What it shows:
-a 20 MiB block (an XLA:CPU output of that size) comes from the heap, and its memory stays in
+a 100 MiB block (a compiled program's temporaries) comes from the heap, and its memory stays in
 the process once freed, where glibc's defaults map it and give it back."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(
     reason="the settings are glibc's (mallinfo2 reads them back)",
 )
 
-# glibc's mallinfo2 before, during and after a 20 MiB block's life.
+# glibc's mallinfo2 before, during and after a 100 MiB block's life.
 SCRIPT = textwrap.dedent(
     """
     import ctypes, json
@@ -34,7 +34,7 @@ SCRIPT = textwrap.dedent(
     libc = ctypes.CDLL(None)
     libc.mallinfo2.restype = Info
     before = libc.mallinfo2()
-    block = np.ones(20 * 2**20, np.uint8)
+    block = np.ones(100 * 2**20, np.uint8)
     during = libc.mallinfo2()
     del block
     after = libc.mallinfo2()
@@ -44,7 +44,7 @@ SCRIPT = textwrap.dedent(
     }))
     """
 )
-BLOCK = 20 * 2**20
+BLOCK = 100 * 2**20
 
 
 def test_a_big_block_comes_from_the_heap_and_stays_for_reuse():
