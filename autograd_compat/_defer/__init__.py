@@ -25,7 +25,8 @@ flushing the segment first. A tensor's value may be a Pending only through `Lazy
 (shape, dtype) pairs (`meta`), input avals, the static arguments (one object shared by every
 application) and `deferrable`. `Known.notes` belongs to the recorder: `lazy` never reads it.
 The recorder keeps there, per requires_grad pattern, the node `Recipe` `record._known_recipe`
-makes (the node's `Step` (op, static, saved mask, placeholders, out_meta), whether it holds
+makes (the node's `Step` (op, static, saved mask, placeholders, out_meta, residuals' layout),
+whether it holds
 saved primals, its class, what it watches, which outputs are inexact). A recipe depends only
 on what the Known holds and the pattern, so one recipe, and one `Step`, serves every node of
 that op at those shapes: `Node.__init__` stores the step as `Node.hot`, and the engine's hot

@@ -106,8 +106,15 @@ def _abs(x):
     return jnp.abs(x) if jnp.iscomplexobj(x) else _real_abs(x)
 
 
-def _unary(name: str, fn, saves: str = "all", promote_to_float: bool = True, bool_error=None):
-    op = register(name, fn, node=f"{name.capitalize()}Backward0", saves=saves)
+def _unary(
+    name: str,
+    fn,
+    saves: str = "all",
+    promote_to_float: bool = True,
+    bool_error=None,
+    residuals: str | None = None,
+):
+    op = register(name, fn, node=f"{name.capitalize()}Backward0", saves=saves, residuals=residuals)
 
     def unary(input):
         tensor_arg(input, name)
@@ -140,10 +147,13 @@ abs = _unary(
 absolute = abs
 
 
-def _output_derivative(fn, derivative):
-    """`fn` for half inputs computed in float32, whose derivative reads the *rounded* output,
-    as PyTorch's backward of ops that save their result (tanh, sigmoid, exp, sqrt) does:
-    `derivative(y)` in float32 from the half-precision y, times the tangent, rounded once."""
+def _output_derivative(fn, derivative, tangent):
+    """`fn` differentiated from its output, as PyTorch's backward of ops that save their
+    result (tanh, sigmoid, exp) is: `tangent(y, t)`, linear in the tangent `t`, so the
+    pullback's one residual is the result itself (`_pure/residuals`: the node saves the
+    output and never computes `fn` again). For half inputs, computed in float32: the
+    derivative reads the *rounded* output, `derivative(y)` in float32 from the
+    half-precision y, times the tangent, rounded once."""
 
     @jax.custom_jvp
     def half(x):
@@ -156,21 +166,42 @@ def _output_derivative(fn, derivative):
         slope = derivative(y.astype(jnp.float32))
         return y, (slope * x_dot.astype(jnp.float32)).astype(x.dtype)
 
+    @jax.custom_jvp
+    def full(x):
+        return fn(x)
+
+    @full.defjvp
+    def _full_jvp(primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        y = full(x)
+        return y, tangent(y, x_dot)
+
     def computed(x):
-        return half(x) if x.dtype in _HALF else fn(x)
+        return half(x) if x.dtype in _HALF else full(x)
 
     computed.__name__ = getattr(fn, "__name__", "computed")
     return computed
 
 
-exp = _unary("exp", _output_derivative(jnp.exp, lambda y: y), saves="output")
+def _saving_result(name: str, fn, derivative, tangent):
+    """A unary op differentiated from its saved result (`_output_derivative`)."""
+    return _unary(
+        name, _output_derivative(fn, derivative, tangent), saves="output", residuals="connected"
+    )
+
+
+exp = _saving_result("exp", jnp.exp, lambda y: y, lambda y, t: y * t)
 log = _unary("log", opmath(jnp.log))
-sqrt = _unary("sqrt", _output_derivative(jnp.sqrt, lambda y: 0.5 / y), saves="output")
+sqrt = _unary(
+    "sqrt",
+    _output_derivative(jnp.sqrt, lambda y: 0.5 / y, lambda y, t: t / (y + y)),
+    saves="output",
+)
 sin = _unary("sin", opmath(jnp.sin))
 cos = _unary("cos", opmath(jnp.cos))
-tanh = _unary("tanh", _output_derivative(jnp.tanh, lambda y: 1 - y * y), saves="output")
-sigmoid = _unary(
-    "sigmoid", _output_derivative(jax.nn.sigmoid, lambda y: y * (1 - y)), saves="output"
+tanh = _saving_result("tanh", jnp.tanh, lambda y: 1 - y * y, lambda y, t: t - y * (y * t))
+sigmoid = _saving_result(
+    "sigmoid", jax.nn.sigmoid, lambda y: y * (1 - y), lambda y, t: y * t - y * (y * t)
 )
 
 

@@ -99,6 +99,11 @@ class Op:
     `deferrable`: whether `_defer/lazy` may defer an application into a run of ops; False for a
     function whose trace reads or swaps tensors' state (a torch.compile'd call: traced inside a
     deferred run, it would read that run's own values, waiting on the run's lock for good).
+    `residuals`: whether a recorded node saves the residuals of `jax.vjp` run in the forward's
+    program, so that its backward does not compute the forward again (`_pure/residuals`):
+    None (it does not), "connected" (where they are all its inputs and outputs: a saved
+    result, as PyTorch's softmax saves) or "all" (any residuals; the node also keeps its
+    primals for a create_graph backward).
     `dtype_rules`: PyTorch's dtype refusals for this op (`dtype_rules.CHECKS`, by op id),
     which `_tape/record.apply` checks before the op runs; None for an op PyTorch runs on any
     dtype.
@@ -120,6 +125,10 @@ class Op:
         "_result_label",
         "deferrable",
         "dtype_rules",
+        "residuals",
+        "_layouts",
+        "_saving_op",
+        "_pullback_op",
         "host",
     )
 
@@ -133,10 +142,15 @@ class Op:
         id: str | None = None,
         shown_inputs: tuple | None = None,
         deferrable: bool = True,
+        residuals: str | None = None,
         host=None,
     ) -> None:
         self.id = id
         self.host = host
+        self.residuals = residuals
+        self._layouts: OrderedDict = OrderedDict()
+        self._saving_op: Op | None = None
+        self._pullback_op: Op | None = None
         self.deferrable = deferrable
         self.dtype_rules = CHECKS.get(id) if id is not None else None
         self.name = name
@@ -195,6 +209,7 @@ def register(
     saves: str = "all",
     shown_inputs: tuple | None = None,
     differentiable: bool = True,
+    residuals: str | None = None,
     host=None,
 ) -> Op:
     """Register the pure JAX function `fn` as the op `op_id`, whose nodes are named `node`.
@@ -213,7 +228,14 @@ def register(
     if op_id in _REGISTRY:
         raise ValueError(f"op id {op_id!r} is already registered (as {_REGISTRY[op_id]!r})")
     op = _REGISTRY[op_id] = Op(
-        node, fn, saves, differentiable, id=op_id, shown_inputs=shown_inputs, host=host
+        node,
+        fn,
+        saves,
+        differentiable,
+        id=op_id,
+        shown_inputs=shown_inputs,
+        residuals=residuals,
+        host=host,
     )
     return op
 

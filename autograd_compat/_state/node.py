@@ -1,8 +1,10 @@
 """The recorded graph: Node (a tensor's grad_fn) and AccumulateGrad (a leaf's sink).
 
 A Node keeps what its backward needs: its `Step` (the op, its static arguments, which inputs
-it saved, the shapes of those it did not, its outputs' shapes), the primal inputs the op's vjp
-reads (released after backward unless retain_graph), its version watches, and one edge per
+it saved, the shapes of those it did not, its outputs' shapes, the layout of its residuals),
+the primal inputs the op's vjp reads, or the residuals its forward saved (`_pure/residuals`)
+followed, where those are not all inputs and outputs, by those primal inputs (released after
+backward unless retain_graph), its version watches, and one edge per
 array input, a `(node, output_nr)` pair or None, which is what `next_functions` shows.
 
 A version watch is a `(counter, version, ref)` triple per saved tensor: its version counter
@@ -39,6 +41,7 @@ class Step(NamedTuple):
     saved_mask: tuple  # per input, whether the node saved its value
     placeholders: tuple  # the (shape, dtype) of each input not saved
     out_meta: tuple  # the (shape, dtype) of each output
+    residuals: Any  # the `_pure/residuals.Layout` of a node that saved residuals, else None
 
 
 def watches_result(node) -> bool:
@@ -170,6 +173,7 @@ class Node(_NodeMethods):
         "placeholders",
         "versions",
         "out_meta",
+        "residuals",
         "had_saved",
     )
     custom = False  # True for nodes whose backward is user Python code (autograd.Function)
@@ -177,7 +181,8 @@ class Node(_NodeMethods):
     def __init__(self, step: Step, edges, saved, versions, had_saved) -> None:
         """`step`: what its backward call depends on besides its values (`Step`); `versions`:
         its version watches (see the module's docstring)."""
-        self.op, self.static, self.saved_mask, self.placeholders, self.out_meta = step
+        self.op, self.static, self.saved_mask, self.placeholders, self.out_meta, _ = step
+        self.residuals = step.residuals
         self.hot = step
         self.edges = edges
         self.saved = saved

@@ -162,7 +162,7 @@ def _call_node(node, cts: list, create_graph: bool) -> list:
     requires = tuple(edge is not None for edge in node.edges)
     step = step_of(node)
     assert step is not None  # only a Node is called (a leaf's AccumulateGrad never is)
-    return call_vjp(apply, step, primals, cts, requires)
+    return call_vjp(apply, step, primals, cts, requires, create_graph)
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -21,7 +21,7 @@ from .._state.modes import modes
 from .._state.node import AccumulateGrad
 from .._state.tensor import Tensor, program_input
 from .accumulate import array_entry
-from .propagate import add, call_vjp, graph_primals, propagate
+from .propagate import add, call_vjp, graph_count, graph_primals, propagate
 from .record import apply
 from .schedule import Plan
 
@@ -113,9 +113,10 @@ def traced(op, *args, **static):
     return op.fn(*args, **static)
 
 
-def _backward_of(structure: Structure):
+def _backward_of(structure: Structure, graph: bool = False):
     """The pure function of a whole backward: (saved, seeds, existing grads) -> (new leaf
-    grads, target grads), the stepwise propagation traced on raw arrays."""
+    grads, target grads), the stepwise propagation traced on raw arrays; with `graph`, the
+    saved values are what `propagate.graph_primals` gives."""
     steps, arities, routes, seed_key, capture_key, n_targets, sinks, _ = structure
     captures = dict(capture_key)
     sink_position = {index: k for k, index in enumerate(sinks)}
@@ -131,7 +132,7 @@ def _backward_of(structure: Structure):
 
         def call(index: int, cts: list) -> list:
             requires = tuple(route is not None for route in routes[index])
-            return call_vjp(traced, steps[index], saved[index], cts, requires)
+            return call_vjp(traced, steps[index], saved[index], cts, requires, graph)
 
         seed_list = [(i, nr, ct) for (i, nr, _, _), ct in zip(seed_key, seeds)]
         plan = Plan(arities, routes, seed_list, captures, sinks, n_targets)
@@ -188,10 +189,10 @@ def _whole_backward(*flat, structure: Structure):
     saved: list = []
     k = 0
     for step in structure.steps:
-        n = 0 if step is None else sum(step.saved_mask)
+        n = 0 if step is None else graph_count(step)
         saved.append(tuple(flat[k : k + n]))
         k += n
-    _, captured = _backward_of(structure)(saved, list(flat[k:]), [])
+    _, captured = _backward_of(structure, graph=True)(saved, list(flat[k:]), [])
     return tuple(captured)
 
 

@@ -21,6 +21,7 @@ import threading
 import time
 import traceback
 import weakref
+from collections import OrderedDict
 from math import prod
 from typing import Any, NamedTuple, NoReturn
 
@@ -30,6 +31,7 @@ from .._defer import lazy as _lazy
 from .._defer.lazy import Known, Pending
 from .._pure import executables
 from .._pure import memory as _memory
+from .._pure import residuals as _residuals
 from .._pure.device import pytorch_device_error
 from .._pure.dtype_rules import Checks
 from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
@@ -47,6 +49,8 @@ _BLOCK_ELEMENTS = _memory.BLOCK_ELEMENTS
 _new_record = tuple.__new__
 _MASKS: dict = {}  # (op.saves, requires) -> (saved mask, whether the node has saved primals)
 _MASKS_MAX_INPUTS = 8  # masks of ops with more inputs are computed each time, not cached
+_SAVING: OrderedDict = OrderedDict()  # residual-saving ops' recipes (`_saving_entry`)
+_SAVING_SIZE = 1024
 
 
 def _saved_mask(saves: str, requires: tuple) -> tuple:
@@ -147,6 +151,10 @@ def apply(op: Op, *inputs, **static):
         return apply_meta(op, inputs, static)
     # defer: a Pending result (a tuple of them), or `defer`'s answer to run it now
     key = tuple(static.items())
+    if live and op.residuals is not None and _grad_mode._state.enabled:
+        saving = _saving_entry(op, key, values, tuple(requires))
+        if saving is not None:
+            return _apply_saving(op, inputs, values, tuple(requires), saving)
     deferred: Any = _lazy.defer(op, key, values) if _lazy.ENABLED else None
     kind = type(deferred)
     if kind is Pending or kind is tuple:
@@ -241,7 +249,7 @@ def _recipe(op: Op, static: tuple, requires: tuple, inputs_meta, out_meta: tuple
             placeholders.append(m if type(m) is tuple else (m.shape, m.dtype))
     for _, dtype in out_meta:
         inexact.append(dtype in INEXACT)
-    step = _new_record(Step, (op, static, saved_mask, tuple(placeholders), out_meta))
+    step = _new_record(Step, (op, static, saved_mask, tuple(placeholders), out_meta, None))
     return _new_record(
         Recipe, (step, had_saved, node_class(op), op.saves != "output", tuple(inexact))
     )
@@ -306,6 +314,61 @@ def _make_node(op: Op, inputs, values, out, requires, recipe: Recipe, cls: type[
     result = cls._wrap(out, node, 0)
     if not watch_inputs:
         node.versions = ((result._version_counter, 0, weakref.ref(result)),)
+    return result
+
+
+def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> tuple | None:
+    """The node `Recipe` of a residual-saving op (`Op.residuals`) at these inputs, its step
+    holding the residuals' layout, and the static arguments of its forward (`saving_of`);
+    None where the op saves residuals only if they are its inputs and outputs and they are
+    not. Made once per op, static arguments, input avals and requires_grad pattern (an LRU)."""
+    avals = []  # (a loop: a comprehension is a call on Python 3.11)
+    for v in values:
+        avals.append((v.shape, v.dtype))
+    cache_key = (op, key, tuple(avals), requires)
+    entry = _SAVING.get(cache_key, _SAVING)  # (the dict itself: not made yet)
+    if entry is _SAVING:
+        layout = _residuals.layout_of(op, key, cache_key[2], requires)
+        entry = None
+        if layout.connected or op.residuals == "all":
+            recipe = _recipe(op, key, requires, avals, layout.out_meta)
+            step = recipe.step._replace(residuals=layout)
+            forward = {"static": key, "requires": requires, "new": layout.new}
+            entry = (recipe._replace(step=step), forward)
+        lru_put(_SAVING, cache_key, entry, _SAVING_SIZE)
+    else:
+        _SAVING.move_to_end(cache_key)
+    return entry
+
+
+def _apply_saving(op: Op, inputs: tuple, values: list, requires: tuple, saving: tuple):
+    """`apply` of a residual-saving op where a node is recorded: its forward also returns
+    the pullback's residuals (`_pure/residuals`), deferred or run now as any op, and the node
+    saves them (then, where they are not all inputs and outputs, the primals a create_graph
+    backward differentiates, see `_tape/propagate.call_vjp`)."""
+    recipe, forward = saving
+    results = apply(_residuals.saving_of(op), *inputs, **forward)
+    layout = recipe.step.residuals
+    stored = []
+    for t in results:
+        stored.append(t._stored)
+    n_out = len(layout.out_meta)
+    outs = stored[:n_out]
+    leaves = []
+    for kind, index in layout.sources:
+        if kind == _residuals.INPUT:
+            leaves.append(values[index])
+        elif kind == _residuals.OUTPUT:
+            leaves.append(outs[index])
+        else:
+            leaves.append(stored[n_out + index])
+    if not layout.connected:
+        for value, s in zip(values, recipe.step.saved_mask):
+            if s:
+                leaves.append(value)
+    out = tuple(outs) if layout.tupled else outs[0]
+    result = _make_node(op, inputs, values, out, requires, recipe, type(results[0]))
+    _node_of(result).saved = tuple(leaves)
     return result
 
 

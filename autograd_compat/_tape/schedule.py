@@ -187,7 +187,14 @@ def step_of(node) -> Step | None:
         return None
     step = node.hot  # (the same tuple as the last graph's, where the recorder shares it)
     if step is None:
-        step = Step(node.op, node.static, node.saved_mask, node.placeholders, node.out_meta)
+        step = Step(
+            node.op,
+            node.static,
+            node.saved_mask,
+            node.placeholders,
+            node.out_meta,
+            node.residuals,
+        )
     return step
 
 

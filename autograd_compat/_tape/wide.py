@@ -20,7 +20,7 @@ from jax import lax
 from .._pure.op import INEXACT, Op, register
 from .._state import modes as _grad_mode
 from .._state.modes import modes
-from .._state.node import Node
+from .._state.node import Node, Step
 from .._state.tensor import Tensor
 from .record import apply
 
@@ -95,7 +95,8 @@ def _wide_node(op: Op, edges: tuple, out) -> WideNode:
     cls = _wide_classes.get(op.name)
     if cls is None:
         cls = _wide_classes[op.name] = type(op.name, (WideNode,), {"__slots__": ()})
-    node = cls((op, (), (False,) * len(edges), (), ((out.shape, out.dtype),)), edges, (), (), False)
+    step = Step(op, (), (False,) * len(edges), (), ((out.shape, out.dtype),), None)
+    node = cls(step, edges, (), (), False)
     node.hot = None  # a custom backward: never fused
     return node
 

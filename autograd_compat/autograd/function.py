@@ -146,6 +146,7 @@ class BackwardCFunction(FunctionCtx, Node):
         self.placeholders = ()
         self.versions = ()
         self.out_meta = ()
+        self.residuals = None
         self.had_saved = False
         self._init_hooks(0)
         self.materialize_grads = True

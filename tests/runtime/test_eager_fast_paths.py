@@ -154,7 +154,8 @@ class _FakeNode:
     """What the scheduler reads of a node: its sequence number and edges (and, for the
     survey, no saved values, hooks or outputs of note)."""
 
-    op = static = saved_mask = placeholders = pre_hooks = retained = hooks = prehooks_node = None
+    op = static = saved_mask = placeholders = residuals = None
+    pre_hooks = retained = hooks = prehooks_node = None
     hot = None
     saved = versions = ()
     out_meta = ((),)

@@ -358,10 +358,27 @@ def _half_softmax_jvp(dim, dtype, log, primals, tangents):
     return out, dt.astype(dtype)
 
 
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _softmax_of_result(x, dim):
+    """Softmax differentiated from its result, as PyTorch's: the tangent out * (t - sum(out *
+    t)) is linear in t, so the pullback's one residual is the result (`_pure/residuals`: the
+    node saves it and its backward computes no `exp`)."""
+    return jax.nn.softmax(x, axis=dim)
+
+
+@_softmax_of_result.defjvp
+def _softmax_of_result_jvp(dim, primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = _softmax_of_result(x, dim)
+    return out, out * (t - jnp.sum(out * t, axis=dim, keepdims=True))
+
+
 def _softmax_like_fn(x, *, dim, dtype, log, negate):
     x = -x if negate else x
     if np.dtype(dtype) in _HALF and x.dtype == dtype:
         return _half_softmax(x, dim, dtype, log)
+    if not log and x.dtype == dtype:
+        return _softmax_of_result(x, dim)
     fn = jax.nn.log_softmax if log else jax.nn.softmax
     compute = jnp.float32 if np.dtype(dtype) in _HALF else dtype
     return fn(x.astype(compute), axis=dim).astype(dtype)
@@ -380,7 +397,9 @@ def _softmin_fn(x, *, dim, dtype):
 
 
 # Not through _opmath: half precision is handled inside, with PyTorch's backward formula.
-_SOFTMAX = _register_op("softmax", _softmax_fn, node="SoftmaxBackward0", saves="output")
+_SOFTMAX = _register_op(
+    "softmax", _softmax_fn, node="SoftmaxBackward0", saves="output", residuals="connected"
+)
 _LOG_SOFTMAX = _register_op(
     "log_softmax", _log_softmax_fn, node="LogSoftmaxBackward0", saves="output"
 )

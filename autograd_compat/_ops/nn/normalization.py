@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 from functools import partial
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.custom_derivatives import SymbolicZero
 
 from ..._pure import dtypes as _dtypes
 from ..._pure import executables
@@ -136,14 +138,69 @@ def batch_norm(
 
 
 def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
-    mean, var = _moments(x, tuple(range(x.ndim - dims, x.ndim)))
+    axes = tuple(range(x.ndim - dims, x.ndim))
+    if x.dtype in _SAVING_DTYPES:
+        affine = list(affine)
+        w = affine.pop(0) if has_weight else None
+        b = affine.pop(0) if has_bias else None
+        return _layer_norm_of_input(x, eps, w, b, axes)
+    mean, var = _moments(x, axes)
     y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
     y = _scale_shift(y, affine, None, has_weight, has_bias)
     return y
 
 
+_SAVING_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(4,))
+def _layer_norm_of_input(x, eps, w, b, axes):
+    """Layer norm (w and b: None where absent) differentiated as PyTorch's is, from its input
+    and statistics: the tangent multiplies the tangents by `x`, `w` and per-row statistics
+    only, never by an array of x's size computed in the forward, so the pullback's residuals
+    (`_pure/residuals`) are `x`, `w` and the statistics; its backward recomputes neither the
+    mean nor the variance."""
+    mean, var = _moments(x, axes)
+    y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
+    return _scale_shift(y, [t for t in (w, b) if t is not None], None, w is not None, b is not None)
+
+
+def _present(tangent) -> bool:
+    return not isinstance(tangent, SymbolicZero)
+
+
+@partial(_layer_norm_of_input.defjvp, symbolic_zeros=True)
+def _layer_norm_of_input_jvp(axes, primals, tangents):
+    x, eps, w, b = primals
+    dx, _, dw, db = tangents
+    out = _layer_norm_of_input(x, eps, w, b, axes)
+    mean, var = _moments(x, axes)
+    r = lax.rsqrt(var + eps.astype(var.dtype))
+    parts = []
+    if _present(dx):  # d x_hat = r (u - x_hat mean(x_hat u)), u = dx - mean(dx)
+        u = dx - jnp.mean(dx, axis=axes, keepdims=True)
+        a = r * jnp.mean(x * u, axis=axes, keepdims=True)  # mean(x_hat u): mean(u) is 0
+        r2 = r * r
+        d_hat = r * u - x * (r2 * a) + (mean * r2) * a
+        parts.append(d_hat if w is None else w * d_hat)
+    if w is not None and _present(dw):  # x_hat dw, x_hat = x r - mean r
+        parts.append(x * (r * dw) - (mean * r) * dw)
+    if b is not None and _present(db):
+        parts.append(jnp.broadcast_to(db, out.shape))
+    if not parts:
+        return out, jnp.zeros_like(out)
+    tangent = parts[0]
+    for part in parts[1:]:
+        tangent = tangent + part
+    return out, tangent.astype(out.dtype)
+
+
 _LAYER_NORM = register(
-    "layer_norm", _layer_norm_fn, node="NativeLayerNormBackward0", shown_inputs=(0, 2, 3)
+    "layer_norm",
+    _layer_norm_fn,
+    node="NativeLayerNormBackward0",
+    shown_inputs=(0, 2, 3),
+    residuals="all",
 )
 
 

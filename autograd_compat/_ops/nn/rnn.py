@@ -86,6 +86,13 @@ def _lstm_layer(xw, h0, c0, w_hh, b_hh, reverse: bool):
     return ys, h, c
 
 
+def _slope_of_logistic(tangent, s):
+    """`tangent * s * (1 - s)`, written so that its transpose reads `s` alone (the gate is
+    the pullback's residual, not its slope)."""
+    scaled = tangent * s
+    return scaled - scaled * s
+
+
 @_lstm_layer.defjvp
 def _lstm_layer_jvp(reverse, primals, tangents):
     xw, h0, c0, w_hh, b_hh = primals
@@ -95,27 +102,30 @@ def _lstm_layer_jvp(reverse, primals, tangents):
         h, c = carry
         i, f, g, o = _lstm_gates(x, h, w_hh, b_hh)
         c_new = f * c + i * g
-        h_new = o * jnp.tanh(c_new)
-        return (h_new, c_new), (h, c, i, f, g, o, c_new, h_new)
+        t = jnp.tanh(c_new)
+        h_new = o * t
+        return (h_new, c_new), (h, c, i, f, g, o, t, h_new)
 
-    (h, c), (h_prev, c_prev, i, f, g, o, c_all, ys) = lax.scan(step, (h0, c0), xw, reverse=reverse)
+    (h, c), (h_prev, c_prev, i, f, g, o, t_all, ys) = lax.scan(step, (h0, c0), xw, reverse=reverse)
     # every step's part of the weights' tangent at once (its transpose: one product)
     d_in = dxw + jnp.matmul(h_prev, dw_hh.T, precision=_HIGHEST)
     if b_hh is not None:
         d_in = d_in + db_hh
 
+    # Linear in the tangents with the gates, the previous cell state and tanh of the new one
+    # as its only factors: those (and h_prev) are all a backward saves, as PyTorch's does.
     def tangent_step(carry, inputs):
         dh, dc = carry
-        d_x, c_before, i, f, g, o, c_after = inputs
+        d_x, c_before, i, f, g, o, t = inputs
         di, df, dg, do = jnp.split(d_x + _mm(dh, w_hh), 4, axis=-1)
-        di, df, do = di * i * (1 - i), df * f * (1 - f), do * o * (1 - o)
-        dg = dg * (1 - g * g)
+        di, df, do = _slope_of_logistic(di, i), _slope_of_logistic(df, f), _slope_of_logistic(do, o)
+        dg = dg - g * (g * dg)
         dc_new = df * c_before + f * dc + di * g + i * dg
-        t = jnp.tanh(c_after)
-        dh_new = do * t + o * (1 - t * t) * dc_new
+        o_dc = o * dc_new
+        dh_new = do * t + o_dc - t * (t * o_dc)
         return (dh_new, dc_new), dh_new
 
-    inputs = (d_in, c_prev, i, f, g, o, c_all)
+    inputs = (d_in, c_prev, i, f, g, o, t_all)
     (dh, dc), dys = lax.scan(tangent_step, (dh0, dc0), inputs, reverse=reverse)
     return (ys, h, c), (dys, dh, dc)
 
@@ -203,7 +213,7 @@ def _rnn_fn(
 
 RNN_OPS = {
     "RNN": register("nn.rnn.rnn", _rnn_fn, node="StackBackward0"),
-    "LSTM": register("nn.rnn.lstm", _rnn_fn, node="MkldnnRnnLayerBackward0"),
+    "LSTM": register("nn.rnn.lstm", _rnn_fn, node="MkldnnRnnLayerBackward0", residuals="all"),
     "GRU": register("nn.rnn.gru", _rnn_fn, node="StackBackward0"),
 }
 
