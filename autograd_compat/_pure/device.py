@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from typing import Any
 
 import jax
 import numpy as np
@@ -208,7 +209,7 @@ def host_reshape(x, shape: tuple):
     sharding = x.sharding
     if type(sharding) is not SingleDeviceSharding:
         return None
-    device = next(iter(sharding.device_set))
+    device: Any = sharding._device  # its one device (`device_set` builds a set)
     if device.platform != "cpu":
         return None
     view = np.asarray(x).reshape(shape)
