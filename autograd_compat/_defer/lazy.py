@@ -45,7 +45,7 @@ from jax import ensure_compile_time_eval
 from .._pure import executables
 from .._pure import memory as _memory
 from .._pure.jax_internals import ArrayImpl, trace_ctx
-from .._pure.op import HashedTuple, Op, lru_put
+from .._pure.op import HashedTuple, Op, lru_put, stuck_trace
 from .._pure.references import CALL_REFERENCES
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
@@ -408,9 +408,15 @@ class Segment:
         plan = tuple(self.plan)
         if len(plan) > 1 and not self.complex:
             function = functools.partial(_traced_plan, plan, wanted)
-            program = _program(HashedTuple((plan, wanted)), function, PER_OP_ROUNDING)
+            key = HashedTuple((plan, wanted))
+            program = _program(key, function, PER_OP_ROUNDING)
             if program is not None:
-                return program(*self.externals)
+                try:
+                    return program(*self.externals)
+                except RecursionError as failure:  # its first trace was interrupted: the
+                    if not stuck_trace(failure):  # run starts over as one met anew
+                        raise
+                    _programs.pop(key, None)
         return _run_plan(self.externals, plan, wanted)
 
 

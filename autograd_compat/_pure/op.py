@@ -184,6 +184,10 @@ class Op:
             cache.move_to_end(static)
         return fn
 
+    def forget(self, static: tuple) -> None:
+        """Drop the jitted forward for `static`: the next `compiled` makes a new one."""
+        self._compiled.pop(static, None)
+
     def __repr__(self) -> str:
         return f"Op({self.id or self.name})"
 
@@ -196,6 +200,14 @@ def _host_first(host, program):
         return program(*args) if out is None else out
 
     return run
+
+
+def stuck_trace(error: BaseException) -> bool:
+    """Whether `error` is JAX's refusal to trace a function whose earlier trace an interrupt
+    cut short (Ctrl-C during a first call): jaxlib 0.10.2's trace cache then keeps that
+    function object's entry in flight and raises this at every later call, so the caller
+    makes a new function object and calls it instead."""
+    return isinstance(error, RecursionError) and str(error).startswith("Recursively calling")
 
 
 _REGISTRY: dict[str, Op] = {}

@@ -34,7 +34,7 @@ from .._pure import memory as _memory
 from .._pure import residuals as _residuals
 from .._pure.device import pytorch_device_error
 from .._pure.dtype_rules import Checks
-from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put
+from .._pure.op import INEXACT, JVP_PER_OP, Op, jvp_pure, lru_get, lru_put, stuck_trace
 from .._pure.shapes import pytorch_shape_error
 from .._state import modes as _grad_mode
 from .._state.modes import modes
@@ -173,6 +173,8 @@ def apply(op: Op, *inputs, **static):
         out = op.compiled(key)(*values)
     except _OP_ERRORS as failure:
         _raise_op_error(failure)
+    except RecursionError as failure:
+        out = _traced_anew(op, key, values, failure)
     if deferred is _lazy.LEARN:
         _lazy.learn(op, key, values, out)
     if type(out) is tuple:
@@ -190,6 +192,15 @@ def apply(op: Op, *inputs, **static):
     if type(out) is tuple:
         return _wrap_all(Tensor, out)
     return Tensor._wrap(out)
+
+
+def _traced_anew(op: Op, key: tuple, values: list, failure: RecursionError):
+    """The op's outputs from a new jitted function where JAX refuses the old one, whose first
+    trace an interrupt cut short (`stuck_trace`); any other RecursionError is raised."""
+    if not stuck_trace(failure):
+        raise failure
+    op.forget(key)
+    return op.compiled(key)(*values)
 
 
 def _wrap_all(cls: type[Tensor], outputs: tuple) -> tuple:

@@ -1,5 +1,6 @@
 """Interrupts (KeyboardInterrupt from a signal handler) during backward: `.grad` is updated all
-or nothing, a retry accumulates exactly once, and grad mode is restored."""
+or nothing, a retry accumulates exactly once, and grad mode is restored; a program whose first
+trace an interrupt cut short, which JAX then refuses, is made anew."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import autograd_compat as torch
 from autograd_compat._compile.entry import Entry
 from autograd_compat._defer import lazy
 from autograd_compat._pure.interrupts import call_through_interrupt
+from autograd_compat._pure.op import registered_ops
 from autograd_compat._state import modes as _modes
 from autograd_compat._state.tensor import HostArrayTensor, HostView, LazyTensor
 from autograd_compat._tape import host_items
@@ -308,3 +310,43 @@ def test_an_interrupt_anywhere_in_host_item_writes_keeps_the_tensor_and_its_view
             break
         point += 1
     assert point > 5
+
+
+def _refused(*args):
+    """What jaxlib 0.10.2 raises at every call of a function whose first trace an interrupt
+    cut short."""
+    raise RecursionError("Recursively calling <weakref at 0x1; to 'functools.partial' at 0x2>")
+
+
+def test_an_op_whose_program_jax_refuses_after_an_interrupt_runs_anew():
+    x = torch.linspace(-1.0, 1.0, 20000)  # run at its call (above the deferral's size)
+    expected = torch.exp(x).numpy()
+    op = registered_ops()["exp"]
+    op._compiled[()] = _refused  # exp has no static arguments: its one key
+    np.testing.assert_array_equal(torch.exp(x).numpy(), expected)
+    assert op._compiled[()] is not _refused
+    op._compiled[()] = _deep
+    with pytest.raises(RecursionError, match="maximum recursion"):  # any other one propagates
+        torch.exp(x)
+    op.forget(())
+
+
+def _deep(*args):
+    raise RecursionError("maximum recursion depth exceeded")
+
+
+def test_a_deferred_run_whose_program_jax_refuses_runs_op_by_op(monkeypatch):
+    x = torch.ones(4)
+    refused = []
+
+    def program(key, function, options):
+        refused.append(key)
+        return _refused
+
+    def run():
+        return ((x * 2 + 1) * 3).sum().item()
+
+    expected = run()
+    monkeypatch.setattr(lazy, "_program", program)
+    assert run() == expected
+    assert refused  # the run met its refused program, and went op by op
