@@ -328,7 +328,14 @@ def _make_node(op: Op, inputs, values, out, requires, recipe: Recipe, cls: type[
     return result
 
 
-def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> tuple | None:
+class Saving(NamedTuple):
+    """How a residual-saving op records at given inputs (`_saving_entry`)."""
+
+    recipe: Recipe  # its node's, the step holding the residuals' layout
+    forward: dict  # the static arguments of the forward that also returns them (`saving_of`)
+
+
+def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> Saving | None:
     """The node `Recipe` of a residual-saving op (`Op.residuals`) at these inputs, its step
     holding the residuals' layout, and the static arguments of its forward (`saving_of`);
     None where the op saves residuals only if they are its inputs and outputs and they are
@@ -345,14 +352,14 @@ def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> tuple | 
             recipe = _recipe(op, key, requires, avals, layout.out_meta)
             step = recipe.step._replace(residuals=layout)
             forward = {"static": key, "requires": requires, "new": layout.new}
-            entry = (recipe._replace(step=step), forward)
+            entry = Saving(recipe._replace(step=step), forward)
         lru_put(_SAVING, cache_key, entry, _SAVING_SIZE)
     else:
         _SAVING.move_to_end(cache_key)
     return entry
 
 
-def _apply_saving(op: Op, inputs: tuple, values: list, requires: tuple, saving: tuple):
+def _apply_saving(op: Op, inputs: tuple, values: list, requires: tuple, saving: Saving):
     """`apply` of a residual-saving op where a node is recorded: its forward also returns
     the pullback's residuals (`_pure/residuals`), deferred or run now as any op, and the node
     saves them (then, where they are not all inputs and outputs, the primals a create_graph
