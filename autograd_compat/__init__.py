@@ -163,7 +163,8 @@ from .autograd.anomaly_mode import (
     set_anomaly_enabled,
 )
 
-from . import version
+from ._symbolic import *  # noqa: F403  (torch.SymInt and kin, torch.sym_max and kin)
+from . import random, types, version
 from .torch_version import __version__
 
 

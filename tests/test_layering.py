@@ -19,7 +19,7 @@ CORE = (
 # What each core layer may import from the package (itself included): the layers below it.
 ALLOWED = {layer: CORE[: CORE.index(layer) + 1] for layer in CORE}
 # The only imports made inside functions: optional dependencies, absent from a plain install.
-OPTIONAL_DEPENDENCIES = frozenset({"ipykernel", "jupyter_client"})
+OPTIONAL_DEPENDENCIES = frozenset({"ipykernel", "jupyter_client", "matplotlib", "PIL"})
 # `_pure` modules that hold runtime state (a lock, a thread-local, a rebound global), and why
 # it is there rather than in `_defer` or `_state`.
 STATEFUL_PURE = {

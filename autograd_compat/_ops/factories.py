@@ -330,9 +330,10 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
 
 def _full(fn: str, size, fill_value, dtype, device, requires_grad) -> Tensor:
     shape = new_shape((size,), fn, sequence=True)
-    if isinstance(fill_value, Tensor):
-        if dtype is None:
-            fill_value = fill_value.item()
+    if isinstance(fill_value, Tensor):  # a 0-d one is a number (its value, never a graph)
+        if fill_value.ndim:
+            raise TypeError(f"{fn}(): argument 'fill_value' must be Number, not Tensor")
+        fill_value = fill_value.item()
     elif not isinstance(fill_value, (int, float, complex, np.generic, jax.Array)):
         raise TypeError(
             f"{fn}(): argument 'fill_value' (position 2) must be Number, not "

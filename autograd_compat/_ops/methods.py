@@ -129,6 +129,7 @@ class TensorMethods:
     __ge__ = reflected(comparison.ge)
     __eq__ = reflected(comparison.eq)
     __ne__ = reflected(comparison.ne)
+    __contains__ = _info.contains
     add_ = host_first(inplace(elementwise.add), 1)  # `N[i, j] += 1`: on the host first
     sub_ = host_first(inplace(elementwise.sub), -1)
     mul_ = inplace(elementwise.mul)

@@ -8,6 +8,7 @@ memory as bytes (data_ptr, storages) is `storage.py`'s.
 from __future__ import annotations
 
 import builtins
+import numbers
 
 import jax
 import jax.numpy as jnp
@@ -58,6 +59,16 @@ def is_nonzero(input) -> bool:
     if n > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return builtins.bool(input.item() != 0)
+
+
+def contains(self: Tensor, element) -> bool:
+    """`element in tensor`: whether any entry equals `element` (a number or a tensor,
+    broadcast), as PyTorch's, not Python's row by row iteration."""
+    if isinstance(element, (Tensor, numbers.Number)):
+        return bool(self.eq(element).any().item())
+    raise RuntimeError(
+        f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+    )
 
 
 def is_same_size(input, other) -> bool:

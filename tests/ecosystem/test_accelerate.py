@@ -16,3 +16,4 @@ def test_prepare_train_save_and_load_state(both):
     assert ours["again"] == ours["second"]  # load_state restored the saved model and optimizer
     assert ours["saved"] == ["model.safetensors", "optimizer.bin", "random_states_0.pkl"]
     assert all(is_meta for _, is_meta, _ in ours["empty"])
+    assert len(ours["accumulated"][0]) == 4

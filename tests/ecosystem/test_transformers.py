@@ -10,6 +10,14 @@ def test_gpt2_train_step_and_generate(both):
     assert len(ours["generated"][0]) == 14
 
 
+def test_trainer_pipeline_and_decoding(both):
+    """Trainer.train and evaluate, a text-generation pipeline, sampling and beam search."""
+    ours = both("transformers_trainer.py", ".")
+    assert len(ours["losses"]) == 4 and ours["eval_loss"] > 0
+    assert len(ours["sampled"][0]) == 10 and len(ours["beams"][0]) == 8
+    assert ours["pipeline"].startswith("w1 w2 w3")
+
+
 def test_bert_forward(both):
     ours = both("transformers_bert.py")
     assert len(ours["last_hidden_state"][1]) == 10 and len(ours["pooler_output"][0]) == 64

@@ -90,14 +90,22 @@ def clip_grad_norm_(
         >>> model.weight.grad, model.bias.grad
         (tensor([[0.5774, 0.5774]]), tensor([0.5774]))
     """
-    grads = [p._grad for p in _as_list(parameters) if p._grad is not None]
-    total = get_total_norm(grads, norm_type, error_if_nonfinite)
-    if not grads:
-        return total
-    scaled = _scale([g._value for g in grads], total._value, np.float64(max_norm))
-    for g, value in zip(grads, scaled):
-        _write(g, value)
+    parameters = _as_list(parameters)
+    total = get_total_norm([p._grad for p in parameters], norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(parameters, max_norm, total)
     return total
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None) -> None:
+    """Scale the gradients in place by `max_norm / (total_norm + 1e-6)`, at most 1: the second
+    half of `clip_grad_norm_`, given a total norm computed already (`get_total_norm`, or one
+    reduced across processes)."""
+    grads = [p._grad for p in _as_list(parameters) if p._grad is not None]
+    if not grads:
+        return
+    total = total_norm._value if isinstance(total_norm, Tensor) else jnp.asarray(total_norm)
+    for g, value in zip(grads, _scale([g._value for g in grads], total, np.float64(max_norm))):
+        _write(g, value)
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):

@@ -1,6 +1,7 @@
 """accelerate on the CPU: Accelerator(cpu=True) prepares a model, an optimizer and a data
 loader; a few steps with accelerator.backward; save_state, more steps, load_state and the same
-steps again (they must repeat); init_empty_weights builds a model on the meta device."""
+steps again (they must repeat); gradient accumulation with clipping and a learning-rate
+schedule; init_empty_weights builds a model on the meta device."""
 
 from __future__ import annotations
 
@@ -37,6 +38,27 @@ def steps(accelerator, net, optimizer, loader) -> list:
     return losses
 
 
+def accumulated() -> tuple:
+    """Two batches per step (`accumulate`), gradients clipped (accelerate computes the norm,
+    then `clip_grads_with_norm_`), a linear warm-up; the losses and the final weights."""
+    accelerator = Accelerator(cpu=True, gradient_accumulation_steps=2)
+    net = model()
+    optimizer = torch.optim.AdamW(net.parameters(), lr=0.05)
+    schedule = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.5, total_iters=4)
+    net, optimizer, loader, schedule = accelerator.prepare(net, optimizer, data(), schedule)
+    losses = []
+    for x, y in loader:
+        with accelerator.accumulate(net):
+            loss = torch.nn.functional.mse_loss(net(x), y)
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(net.parameters(), 0.1)
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad()
+        losses.append(loss.item())
+    return losses, dict(accelerator.unwrap_model(net).state_dict())
+
+
 def main(folder: pathlib.Path) -> None:
     accelerator = Accelerator(cpu=True)
     net = model()
@@ -57,6 +79,7 @@ def main(folder: pathlib.Path) -> None:
         weights=dict(net.state_dict()),
         saved=sorted(p.name for p in (folder / "state").iterdir()),
         empty=[(name, p.is_meta, list(p.shape)) for name, p in empty.named_parameters()],
+        accumulated=accumulated(),
     )
 
 
