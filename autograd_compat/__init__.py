@@ -110,7 +110,7 @@ from ._ops.nonzero_static import *  # noqa: F403
 from ._ops.chunk_cat import *  # noqa: F403
 from ._ops.hash_tensor import *  # noqa: F403
 from ._pure.layouts import *  # noqa: F403
-from ._state.random import (
+from .random import (
     Generator,
     default_generator,
     get_rng_state,
@@ -164,7 +164,7 @@ from .autograd.anomaly_mode import (
 )
 
 from ._symbolic import *  # noqa: F403  (torch.SymInt and kin, torch.sym_max and kin)
-from . import random, types, version
+from . import types, version
 from .torch_version import __version__
 
 
