@@ -151,14 +151,17 @@ def apply(op: Op, *inputs, **static):
         return apply_meta(op, inputs, static)
     # defer: a Pending result (a tuple of them), or `defer`'s answer to run it now
     key = tuple(static.items())
+    saving = None
     if live and op.residuals is not None and _grad_mode._state.enabled:
         saving = _saving_entry(op, key, values, tuple(requires))
-        if saving is not None:
+        if saving is not None and not saving.plain:
             return _apply_saving(op, inputs, values, tuple(requires), saving)
     deferred: Any = _lazy.defer(op, key, values) if _lazy.ENABLED else None
     kind = type(deferred)
     if kind is Pending or kind is tuple:
         if live and op.differentiable and _grad_mode._state.enabled:  # record
+            if saving is not None:
+                return _saving_node(op, inputs, values, deferred, [], saving, LazyTensor)
             known = deferred.known if kind is Pending else deferred[0].known
             needs = tuple(requires)  # (the recipe lookup inline: two calls fewer per op)
             recipe = known.notes.get(needs) or _known_recipe(op, known, needs)
@@ -183,6 +186,8 @@ def apply(op: Op, *inputs, **static):
         _memory.settle(out)  # (see _pure/memory); `aval.shape` is `shape` without a call
     # record
     if live and op.differentiable and _grad_mode._state.enabled:
+        if saving is not None:
+            return _saving_node(op, inputs, values, out, [], saving, Tensor)
         if kind is Known:  # (its recipes are kept with it, as a deferred op's are)
             needs = tuple(requires)
             recipe = deferred.notes.get(needs) or _known_recipe(op, deferred, needs)
@@ -333,6 +338,7 @@ class Saving(NamedTuple):
 
     recipe: Recipe  # its node's, the step holding the residuals' layout
     forward: dict  # the static arguments of the forward that also returns them (`saving_of`)
+    plain: bool  # every residual is an input or an output: the op's own forward serves
 
 
 def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> Saving | None:
@@ -352,7 +358,7 @@ def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> Saving |
             recipe = _recipe(op, key, requires, avals, layout.out_meta)
             step = recipe.step._replace(residuals=layout)
             forward = {"static": key, "requires": requires, "new": layout.new}
-            entry = Saving(recipe._replace(step=step), forward)
+            entry = Saving(recipe._replace(step=step), forward, not layout.new)
         lru_put(_SAVING, cache_key, entry, _SAVING_SIZE)
     else:
         _SAVING.move_to_end(cache_key)
@@ -360,18 +366,27 @@ def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> Saving |
 
 
 def _apply_saving(op: Op, inputs: tuple, values: list, requires: tuple, saving: Saving):
-    """`apply` of a residual-saving op where a node is recorded: its forward also returns
-    the pullback's residuals (`_pure/residuals`), deferred or run now as any op, and the node
-    saves them (then, where they are not all inputs and outputs, the primals a create_graph
-    backward differentiates, see `_tape/propagate.call_vjp`)."""
-    recipe, forward = saving
-    results = apply(_residuals.saving_of(op), *inputs, **forward)
-    layout = recipe.step.residuals
+    """`apply` of a residual-saving op where a node is recorded and some residual is neither
+    an input nor an output: its forward also returns them (`_pure/residuals.saving_of`),
+    deferred or run now as any op (`_saving_node` makes the node)."""
+    results = apply(_residuals.saving_of(op), *inputs, **saving.forward)
     stored = []
     for t in results:
         stored.append(t._stored)
-    n_out = len(layout.out_meta)
+    n_out = len(saving.recipe.step.residuals.out_meta)
     outs = stored[:n_out]
+    out = tuple(outs) if saving.recipe.step.residuals.tupled else outs[0]
+    return _saving_node(op, inputs, values, out, stored[n_out:], saving, type(results[0]))
+
+
+def _saving_node(op: Op, inputs, values, out, new: list, saving: Saving, cls: type[Tensor]):
+    """The node of a residual-saving op and its results (`out`, as `_make_node` takes it):
+    the node saves the pullback's residuals (inputs, outputs and the `new` ones the forward
+    returned), then, where they are not all inputs and outputs, the primals a create_graph
+    backward differentiates (see `_tape/propagate.call_vjp`)."""
+    recipe = saving.recipe
+    layout = recipe.step.residuals
+    outs = out if layout.tupled else (out,)
     leaves = []
     for kind, index in layout.sources:
         if kind == _residuals.INPUT:
@@ -379,13 +394,13 @@ def _apply_saving(op: Op, inputs: tuple, values: list, requires: tuple, saving: 
         elif kind == _residuals.OUTPUT:
             leaves.append(outs[index])
         else:
-            leaves.append(stored[n_out + index])
+            leaves.append(new[index])
     if not layout.connected:
         for value, s in zip(values, recipe.step.saved_mask):
             if s:
                 leaves.append(value)
-    out = tuple(outs) if layout.tupled else outs[0]
-    result = _make_node(op, inputs, values, out, requires, recipe, type(results[0]))
+    requires = saving.forward["requires"]
+    result = _make_node(op, inputs, values, out, requires, recipe, cls)
     _node_of(result).saved = tuple(leaves)
     return result
 

@@ -5,13 +5,16 @@ initialization, dropout masks and a shuffling DataLoader's order."""
 
 from __future__ import annotations
 
+import functools
 import pickle
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import autograd_compat as torch
-from autograd_compat._state import draws
+from autograd_compat._state import avx2_normal, draws
 
 SEEDS = (0, 7, 2**32 + 5, -1)
 SIZES = ((), (1,), (5,), (15,), (16,), (17,), (33,), (1000,), (3, 50))
@@ -88,9 +91,16 @@ def test_reduced_precision_draws(real_torch):
     _assert_same(real_torch, program)
 
 
-def test_large_fills_run_the_jitted_transform(real_torch):
+@pytest.mark.parametrize("contract", [True, False], ids=["contracted", "emulated"])
+def test_large_fills_run_the_jitted_transform(real_torch, monkeypatch, contract):
     """From 512 blocks of 16 on, the float32 normal transform runs as one XLA program per
-    chunk of 131,072 values (a last chunk padded): the same bits as the numpy path's."""
+    chunk of 131,072 values (a last chunk padded): the same bits as the numpy path's, with
+    the compiler's multiply-adds and with emulated ones (where the compiler's fail the
+    check)."""
+    if not contract:
+        monkeypatch.setattr(avx2_normal, "_contracts_as_pytorch", lambda standard: False)
+    else:
+        assert avx2_normal._contracts_as_pytorch(True) and avx2_normal._contracts_as_pytorch(False)
     _assert_same(
         real_torch,
         lambda t: [
@@ -100,6 +110,19 @@ def test_large_fills_run_the_jitted_transform(real_torch):
             t.randn(8200, dtype=t.float16).float(),
         ],
     )
+
+
+def test_the_contraction_check_sees_a_product_fused_into_the_wrong_add(monkeypatch):
+    """Without the -0.0 that keeps a product's rounding, the compiler fuses other pairs than
+    PyTorch's build (or none, on a machine without multiply-add): the check refuses it."""
+    broken = functools.partial(avx2_normal.Arithmetic, jnp, lambda a, b, c: a * b + c)
+    monkeypatch.setattr(avx2_normal, "contracting", lambda zero: broken(lambda p: p))
+
+    def retraced(*args, contract):  # a function of its own: JAX's trace cache misses
+        return avx2_normal._chunk_pure(*args, contract=contract)
+
+    monkeypatch.setattr(avx2_normal, "_chunk", jax.jit(retraced, static_argnames="contract"))
+    assert not avx2_normal._contracts_as_pytorch.__wrapped__(False)
 
 
 def test_the_scalar_normal_caches_its_second_sample(real_torch):
