@@ -159,7 +159,7 @@ def to_jax(dev: device | str | int) -> jax.Device:
 
 
 @functools.cache
-def _sole_device() -> jax.Device | None:
+def sole_device() -> jax.Device | None:
     """The process's one JAX device, where its started backends hold one device in all (in
     every process); None where they hold more."""
     devices = []
@@ -173,7 +173,7 @@ def must_commit(target: jax.Device) -> bool:
     not where `target` is the process's one device, on which an uncommitted array lies too
     and which no op can move it from. Committed there, it would only stay out of deferred
     runs (`_defer/lazy`) and give jitted programs a second kind of argument."""
-    return target is not _sole_device()
+    return target is not sole_device()
 
 
 @functools.cache

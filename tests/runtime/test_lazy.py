@@ -106,6 +106,7 @@ def test_metadata_reads_compute_nothing():
     assert type(y) is LazyTensor
     assert y.shape == (4,) and y.dtype is torch.float32 and y.dim() == 1 and y.numel() == 4
     assert y.size(0) == 4 and y.ndim == 1 and len(y) == 4
+    assert y.device == torch.device("cpu") and y.to(y.device) is y  # (one device here)
     assert type(y._stored) is lazy.Pending  # still not computed
     np.testing.assert_allclose(y.numpy(), np.exp(DATA) + 1, rtol=1e-6)
     assert type(y) is torch.Tensor  # read: a plain tensor from now on
