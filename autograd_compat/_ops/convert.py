@@ -48,6 +48,8 @@ def _parse_to_args(self, args, kwargs):
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     flags = []  # non_blocking, copy: the positional bools after the dtype/device/other
     for arg in args:
+        if arg is None:  # `to(None)`, `to(None, None)`: the overload's device and dtype unset
+            continue
         if isinstance(arg, Tensor):
             dtype, device = arg.dtype, arg.device
         elif isinstance(arg, (_dtypes.dtype, type, np.dtype)):

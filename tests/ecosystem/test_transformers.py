@@ -16,8 +16,10 @@ def test_bert_forward(both):
 
 
 def test_llama_forward_and_backward(both):
+    """Padded (grouped heads repeated by transformers) and unpadded (enable_gqa) attention."""
     ours = both("transformers_llama.py")
     assert len(ours["grad_norms"]) == 21  # every parameter got a gradient
+    assert len(ours["unpadded"]) == 2
 
 
 def test_llama_flex_attention_equals_sdpa(both):

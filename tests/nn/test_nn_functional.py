@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import jax
@@ -301,6 +302,34 @@ def test_functional_ops_match_pytorch(real_torch):
         np.asarray(hot), tf.one_hot(real_torch.tensor([0, 2, 1]), 4).numpy()
     )
     assert hot.dtype is torch.int64
+
+
+def test_grouped_query_attention_matches_pytorch(real_torch):
+    """enable_gqa: query heads share key and value heads (values and gradients of all
+    three, causal and with a boolean mask); heads that do not divide, or differ without it,
+    raise PyTorch's errors."""
+    tf = real_torch.nn.functional
+    q = rng.normal(size=(2, 4, 5, 8)).astype(np.float32)
+    kv = rng.normal(size=(2, 2, 7, 8)).astype(np.float32)
+    mask = rng.normal(size=(5, 7)) > 0
+    for options in ({}, {"is_causal": True}, {"attn_mask": mask}):
+        ours_options = {k: T(v) if k == "attn_mask" else v for k, v in options.items()}
+        theirs_options = {
+            k: real_torch.tensor(v) if k == "attn_mask" else v for k, v in options.items()
+        }
+        _compare(
+            functools.partial(F.scaled_dot_product_attention, enable_gqa=True, **ours_options),
+            functools.partial(tf.scaled_dot_product_attention, enable_gqa=True, **theirs_options),
+            [q, kv, kv * 0.5],
+            real_torch,
+        )
+    three = T(rng.normal(size=(2, 3, 5, 8)).astype(np.float32))
+    with pytest.raises(RuntimeError, match="Number of heads in key and value must divide"):
+        F.scaled_dot_product_attention(T(q), three, three, enable_gqa=True)
+    with pytest.raises(
+        RuntimeError, match=r"size of tensor a \(4\) must match the size of tensor b \(2\)"
+    ):
+        F.scaled_dot_product_attention(T(q), T(kv), T(kv))
 
 
 def test_double_backward_through_nn_ops(real_torch):

@@ -48,6 +48,8 @@ def test_dtype_conversions_and_to():
     assert t.to(torch.float64).dtype is torch.float64
     assert t.to("cpu") is t and t.to(torch.zeros(1, dtype=torch.int32)).dtype is torch.int32
     assert t.to(dtype=torch.float16).dtype is torch.float16
+    assert t.to(None) is t and t.to(None, None) is t  # a device that may be None, as PyTorch
+    assert t.to(None, torch.float64).dtype is torch.float64
     x = torch.ones(2, requires_grad=True)
     assert x.double().grad_fn.name() == "ToCopyBackward0"
 

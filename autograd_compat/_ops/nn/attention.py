@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ..._pure import dtypes as _dtypes
+from ..._pure import shapes as _shapes
 from ..._state.tensor import Tensor
 from ..._tape.record import apply
 from ..factories import zeros_like
@@ -29,7 +30,11 @@ def _safe_softmax(scores):
     return jnp.where(empty, jnp.zeros((), weights.dtype), weights)
 
 
-def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropout_p):
+def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropout_p, groups=1):
+    """`groups` query heads share each key and value head (grouped-query attention)."""
+    if groups > 1:
+        k = jnp.repeat(k, groups, axis=-3)
+        v = jnp.repeat(v, groups, axis=-3)
     extra = list(extra)
     mask = extra.pop(0) if has_mask else None
     key = extra.pop(0) if dropout_p > 0 else None
@@ -75,16 +80,18 @@ def scaled_dot_product_attention(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
             "is_causal=True"
         )
-    if enable_gqa:
-        raise NotImplementedError(
-            "scaled_dot_product_attention(enable_gqa=True) is not yet supported by autograd_compat"
-        )
+    groups = _query_groups(query, key, value) if enable_gqa else 1
+    batch = tuple(query.shape[:-2])
+    for other in (key, value):
+        heads = tuple(other.shape[:-2])
+        if groups > 1:
+            heads = (*heads[:-1], heads[-1] * groups)
+        batch = _shapes.broadcast_shapes(batch, heads)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     extra = []
     if attn_mask is not None:
         extra.append(attn_mask)
     if dropout_p > 0:  # PyTorch's math kernel drops the attention weights out
-        batch = jnp.broadcast_shapes(tuple(query.shape[:-2]), tuple(key.shape[:-2]))
         scores = (*batch, query.shape[-2], key.shape[-2])
         extra.append(dropout_source(query, float(dropout_p), scores))
     return apply(
@@ -98,7 +105,19 @@ def scaled_dot_product_attention(
         has_mask=attn_mask is not None,
         mask_is_bool=attn_mask is not None and attn_mask.dtype is _dtypes.bool,
         dropout_p=float(dropout_p),
+        groups=groups,
     )
+
+
+def _query_groups(query, key, value) -> int:
+    """How many query heads (dim -3) share each key and value head under enable_gqa, with
+    PyTorch's error where the heads of key and value do not divide the query's."""
+    if min(query.ndim, key.ndim, value.ndim) < 3:
+        return 1
+    heads, kv_heads = query.shape[-3], key.shape[-3]
+    if kv_heads != value.shape[-3] or heads % kv_heads:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return heads // kv_heads
 
 
 def _pad_key_axis(mask):

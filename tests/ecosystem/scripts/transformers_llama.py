@@ -1,5 +1,7 @@
 """A tiny Llama from transformers: loss, logits and gradients of one forward and backward over
-a left-padded batch, with grouped-query attention.
+a left-padded batch, with grouped-query attention, and the logits of an unpadded forward (no
+mask: transformers then hands the shared key and value heads to
+`scaled_dot_product_attention(enable_gqa=True)`).
 
 `python transformers_llama.py IMPLEMENTATION` picks the attention (default "sdpa"). With
 "flex_attention", real PyTorch runs "sdpa" instead: its flex_attention has no backward on CPU
@@ -32,4 +34,5 @@ labels = ids.masked_fill(attention_mask == 0, -100)
 out = model(ids, attention_mask=attention_mask, labels=labels)
 out.loss.backward()
 grad_norms = {n: p.grad.norm() for n, p in sorted(model.named_parameters()) if p.grad is not None}
-emit(loss=out.loss, logits=out.logits[:, -3:, :8], grad_norms=grad_norms)
+unpadded = model(ids).logits[:, -3:, :8]
+emit(loss=out.loss, logits=out.logits[:, -3:, :8], grad_norms=grad_norms, unpadded=unpadded)
