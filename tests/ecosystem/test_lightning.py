@@ -19,4 +19,5 @@ def test_fit_validate_checkpoint_and_resume(both):
     assert (ours["checkpoint_epoch"], ours["checkpoint_step"], ours["resumed_step"]) == (1, 8, 12)
     assert ours["checkpoint_name"] == "epoch=1-step=8.ckpt"
     assert ours["checkpoint_weights"] == ours["weights"]
+    assert "val_loss" in ours["board_tags"] and ours["board_losses"]  # TensorBoardLogger
     assert ours["resumed_losses"][0] != ours["losses"][0]

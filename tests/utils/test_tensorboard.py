@@ -9,12 +9,17 @@ import re
 import socket
 import sys
 
+import matplotlib
 import numpy as np
 import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import (  # the test extra has it
     STORE_EVERYTHING_SIZE_GUIDANCE,
     EventAccumulator,
 )
+from tensorboard.compat.proto.tensor_pb2 import TensorProto
 
 import autograd_compat as torch
 from autograd_compat.utils.tensorboard import SummaryWriter
@@ -23,6 +28,7 @@ from autograd_compat.utils.tensorboard import SummaryWriter
 def _log(lib, writer_class, log_dir: str) -> None:
     """The same calls through either library's SummaryWriter."""
     values = np.linspace(-3.0, 5.0, 50)
+    pixels = np.linspace(-0.2, 1.2, 3 * 5 * 7, dtype=np.float32).reshape(3, 5, 7)  # clipped
     with writer_class(log_dir, filename_suffix=".test") as writer:
         for step in range(3):
             writer.add_scalar("loss", lib.tensor(1.0 / (step + 1)), step)
@@ -31,6 +37,20 @@ def _log(lib, writer_class, log_dir: str) -> None:
             writer.add_histogram("weights", lib.tensor(values * (step + 1)), step)
         writer.add_histogram("numpy", values, 7, bins="auto", max_bins=4)
         writer.add_text("note", "a *markdown* note", 3)
+        writer.add_image("image", lib.tensor(pixels), 1)
+        writer.add_image(
+            "uint8_hwc", (pixels.transpose(1, 2, 0) * 255).astype(np.uint8), 2, dataformats="HWC"
+        )
+        writer.add_image("gray", lib.tensor(pixels[0]), 0, dataformats="HW")
+        writer.add_images("batch", lib.tensor(np.stack([pixels] * 10)), 0)
+        figure = plt.figure(figsize=(1, 1), dpi=20)
+        plt.plot([0, 1], [1, 0])
+        writer.add_figure("figure", figure, 0)
+        labels, predictions = values > 0, (values + 3) / 8
+        writer.add_pr_curve("pr", lib.tensor(labels), lib.tensor(predictions), 0)
+        writer.add_pr_curve(
+            "pr_weighted", labels, predictions, 1, num_thresholds=300, weights=values**2
+        )
         writer.add_hparams(
             {"lr": 0.1, "opt": "sgd", "nesterov": True, "wd": None}, {"hp/acc": 0.5}, run_name="hp"
         )
@@ -47,6 +67,10 @@ def _read(run: str) -> dict:
         content[tag] = [(e.step, e.value) for e in events.Scalars(tag)]
     for tag in tags["histograms"]:
         content[tag] = [(e.step, e.histogram_value) for e in events.Histograms(tag)]
+    for tag in tags["images"]:
+        content[tag] = [
+            (e.step, e.width, e.height, e.encoded_image_string) for e in events.Images(tag)
+        ]
     for tag in tags["tensors"]:
         content[tag] = [(e.step, e.tensor_proto.SerializeToString()) for e in events.Tensors(tag)]
     plugins = {p: sorted(events.PluginTagToContent(p).items()) for p in events.PluginAssets("")}
@@ -76,6 +100,10 @@ def test_event_files_read_back_as_pytorchs(tmp_path, real_torch):
     assert sum(histogram.bucket) == 50
     assert ours["train_metrics_f1"][1]["content"]["train/metrics"][2] == (2, 2.0)
     assert ours["hp"][1]["content"]["hp/acc"] == [(0, 0.5)]
+    assert [content[t][0][1:3] for t in ("image", "gray", "batch")] == [(7, 5), (7, 5), (56, 10)]
+    assert content["figure"][0][1:3] == (20, 20)
+    curve = TensorProto.FromString(content["pr_weighted"][0][1])
+    assert [d.size for d in curve.tensor_shape.dim] == [6, 127]  # at most 127 thresholds
     names = os.listdir(tmp_path / "ours")
     assert any(re.fullmatch(r"events\.out\.tfevents\..*\.test", name) for name in names)
 
@@ -101,8 +129,10 @@ def test_unsupported_and_bad_values_say_so(tmp_path, real_torch):
     with SummaryWriter(str(tmp_path)) as writer:
         with pytest.raises(NotImplementedError, match="add_graph is not yet supported"):
             writer.add_graph(torch.nn.Linear(2, 2), torch.ones(1, 2))
-        with pytest.raises(AttributeError, match="add_image is not yet supported"):
-            writer.add_image("image", np.zeros((3, 2, 2)))
+        with pytest.raises(AttributeError, match="add_audio is not yet supported"):
+            writer.add_audio("sound", np.zeros(100))
+        with pytest.raises(AssertionError, match="size of input tensor and input format"):
+            writer.add_image("image", np.zeros((3, 2, 2)), dataformats="HW")
         with RealSummaryWriter(str(tmp_path / "real")) as real:
             for bad in (np.ones(2), [1.0]):
                 with pytest.raises(Exception) as theirs:

@@ -11,7 +11,7 @@ from datetime import datetime
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from . import _summary
+from . import _utils, summary
 
 __all__ = ["FileWriter", "SummaryWriter"]
 
@@ -97,7 +97,7 @@ class SummaryWriter:
         self.filename_suffix = filename_suffix
         self.file_writer: FileWriter | None = None
         self.all_writers: dict[str, FileWriter] = {}  # by directory; empty once closed
-        self.default_bins = _summary.default_bins()
+        self.default_bins = summary.default_bins()
         self._get_file_writer()
 
     def _get_file_writer(self) -> FileWriter:
@@ -130,8 +130,8 @@ class SummaryWriter:
         double_precision=False,
     ) -> None:
         """Log one number (a float, a one-element Tensor or array) under `tag`."""
-        summary = _summary.scalar(tag, scalar_value, new_style, double_precision)
-        self._get_file_writer().add_summary(summary, global_step, walltime)
+        value = summary.scalar(tag, scalar_value, new_style, double_precision)
+        self._get_file_writer().add_summary(value, global_step, walltime)
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None) -> None:
         """Log several numbers in one chart: each goes to its own run, the subdirectory
@@ -143,7 +143,7 @@ class SummaryWriter:
             run = f"{root}/{main_tag.replace('/', '_')}_{tag}"
             if run not in writers:
                 writers[run] = self._new_writer(run)
-            writers[run].add_summary(_summary.scalar(main_tag, value), global_step, walltime)
+            writers[run].add_summary(summary.scalar(main_tag, value), global_step, walltime)
 
     def add_histogram(
         self, tag, values, global_step=None, bins="tensorflow", walltime=None, max_bins=None
@@ -152,13 +152,13 @@ class SummaryWriter:
         buckets) or anything `numpy.histogram` takes."""
         if isinstance(bins, str) and bins == "tensorflow":
             bins = self.default_bins
-        summary = _summary.histogram(tag, values, bins, max_bins)
-        self._get_file_writer().add_summary(summary, global_step, walltime)
+        value = summary.histogram(tag, values, bins, max_bins)
+        self._get_file_writer().add_summary(value, global_step, walltime)
 
     def add_text(self, tag, text_string, global_step=None, walltime=None) -> None:
         """Log a string (Markdown in TensorBoard's text tab)."""
-        summary = _summary.text(tag, text_string)
-        self._get_file_writer().add_summary(summary, global_step, walltime)
+        value = summary.text(tag, text_string)
+        self._get_file_writer().add_summary(value, global_step, walltime)
 
     def add_hparams(
         self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None, global_step=None
@@ -167,13 +167,55 @@ class SummaryWriter:
         `<log_dir>/<run_name>` (the current time when not given)."""
         if type(hparam_dict) is not dict or type(metric_dict) is not dict:
             raise TypeError("hparam_dict and metric_dict should be dictionary.")
-        summaries = _summary.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        summaries = summary.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
         run = os.path.join(self._get_file_writer().get_logdir(), run_name or str(time.time()))
         with SummaryWriter(log_dir=run) as writer:
-            for summary in summaries:
-                writer._get_file_writer().add_summary(summary, global_step)
+            for part in summaries:
+                writer._get_file_writer().add_summary(part, global_step)
             for tag, value in metric_dict.items():
                 writer.add_scalar(tag, value, global_step)
+
+    def add_image(
+        self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"
+    ) -> None:
+        """One image (3 x H x W by default; `dataformats` "HWC", "HW", ... otherwise), float
+        values in [0, 1] or uint8 in [0, 255]."""
+        self._get_file_writer().add_summary(
+            summary.image(tag, img_tensor, dataformats=dataformats), global_step, walltime
+        )
+
+    def add_images(
+        self, tag, img_tensor, global_step=None, walltime=None, dataformats="NCHW"
+    ) -> None:
+        """A batch of images (N x 3 x H x W by default), tiled into one grid image."""
+        self._get_file_writer().add_summary(
+            summary.image(tag, img_tensor, dataformats=dataformats), global_step, walltime
+        )
+
+    def add_figure(self, tag, figure, global_step=None, close=True, walltime=None) -> None:
+        """A matplotlib figure (or a list of them, tiled) rendered as an image; closed
+        afterwards unless `close` is False."""
+        layout = "NCHW" if isinstance(figure, list) else "CHW"
+        image = _utils.figure_to_image(figure, close)
+        self.add_image(tag, image, global_step, walltime, dataformats=layout)
+
+    def add_pr_curve(
+        self,
+        tag,
+        labels,
+        predictions,
+        global_step=None,
+        num_thresholds=127,
+        weights=None,
+        walltime=None,
+    ) -> None:
+        """A precision-recall curve from binary labels and predicted probabilities."""
+        labels, predictions = summary.make_np(labels), summary.make_np(predictions)
+        self._get_file_writer().add_summary(
+            summary.pr_curve(tag, labels, predictions, num_thresholds, weights),
+            global_step,
+            walltime,
+        )
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
         """Not supported: PyTorch draws the graph `torch.jit.trace` records, which this
@@ -203,7 +245,8 @@ class SummaryWriter:
         self.close()
 
     def __getattr__(self, name: str):
-        """PyTorch's other add_* methods (images, audio, embeddings...): not yet supported."""
+        """PyTorch's other add_* methods (audio, video, embeddings, meshes...): not yet
+        supported."""
         message = f"'SummaryWriter' object has no attribute '{name}'"
         if name.startswith("add_"):
             message += f": SummaryWriter.{name} is not yet supported by autograd_compat"

@@ -1,5 +1,6 @@
-"""A small MLP as a LightningModule: Trainer.fit for two epochs with a CSV logger and
-checkpointing, validate, then a fresh Trainer resuming from the checkpoint for a third epoch."""
+"""A small MLP as a LightningModule: Trainer.fit for two epochs with CSV and TensorBoard
+loggers and checkpointing, validate, then a fresh Trainer resuming from the checkpoint for a
+third epoch."""
 
 import pathlib
 
@@ -7,7 +8,8 @@ import common  # first: it lets the oracle import torchvision, which torchmetric
 import lightning.pytorch as pl
 import numpy as np
 import torch
-from lightning.pytorch.loggers import CSVLogger
+from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from torch.utils.data import DataLoader, TensorDataset
 
 rng = np.random.default_rng(0)
@@ -54,7 +56,10 @@ def trainer(epochs: int) -> pl.Trainer:
         accelerator="cpu",
         devices=1,
         enable_progress_bar=False,
-        logger=CSVLogger(pathlib.Path.cwd() / "logs"),
+        logger=[
+            CSVLogger(pathlib.Path.cwd() / "logs"),
+            TensorBoardLogger(pathlib.Path.cwd() / "tb"),
+        ],
         enable_checkpointing=True,
         default_root_dir=pathlib.Path.cwd(),
     )
@@ -70,7 +75,8 @@ saved = torch.load(checkpoint, weights_only=False)
 resumed_model = MLP(seed=1)
 second = trainer(3)
 second.fit(resumed_model, *loaders(), ckpt_path=checkpoint)
-metrics = sorted((pathlib.Path.cwd() / "logs").rglob("metrics.csv"))[0]
+board = EventAccumulator(str(sorted((pathlib.Path.cwd() / "tb").rglob("version_0"))[0]))
+board.Reload()
 
 common.emit(
     losses=model.losses,
@@ -86,4 +92,6 @@ common.emit(
     logged=sorted((pathlib.Path.cwd() / "logs").rglob("metrics.csv"))[0]
     .read_text()
     .splitlines()[0],
+    board_tags=board.Tags()["scalars"],
+    board_losses=[event.value for event in board.Scalars(board.Tags()["scalars"][0])],
 )

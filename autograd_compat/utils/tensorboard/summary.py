@@ -1,4 +1,5 @@
-"""The Summary protocol buffers SummaryWriter writes: scalars, histograms, text, hparams.
+"""The Summary protocol buffers SummaryWriter writes (`torch.utils.tensorboard.summary`):
+scalars, histograms, images, precision-recall curves, text, hparams.
 
 Built from tensorboard's own protos, with the fields and tags PyTorch's writer fills, so
 TensorBoard (and `EventAccumulator`) reads our runs as it reads PyTorch's.
@@ -6,18 +7,35 @@ TensorBoard (and `EventAccumulator`) reads our runs as it reads PyTorch's.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 from google.protobuf import struct_pb2
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboard.plugins.hparams import api_pb2, metadata, plugin_data_pb2
+from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
 from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
 from ..._pure import dtypes
 from ..._state.tensor import Tensor
+from ._utils import convert_to_HWC
 
-__all__ = ["default_bins", "hparams", "histogram", "make_np", "scalar", "text"]
+__all__ = [
+    "compute_curve",
+    "default_bins",
+    "hparams",
+    "histogram",
+    "image",
+    "make_image",
+    "make_np",
+    "pr_curve",
+    "scalar",
+    "text",
+]
+_PR_THRESHOLDS_MAX = 127  # more thresholds than this break the pr_curves plugin's proto
+_MINIMUM_COUNT = 1e-7  # the denominators' floor in precision and recall
 
 
 def make_np(x) -> np.ndarray:
@@ -170,3 +188,62 @@ def hparams(hparam_dict: dict, metric_dict: dict, domains: dict | None = None) -
         _plugin_summary(metadata.SESSION_START_INFO_TAG, session_start_info=start),
         _plugin_summary(metadata.SESSION_END_INFO_TAG, session_end_info=end),
     )
+
+
+def make_image(tensor: np.ndarray, rescale: float = 1) -> Summary.Image:
+    """An H x W x C uint8 array as a PNG `Summary.Image` (scaled by `rescale`, Lanczos),
+    with the unscaled height and width recorded, as PyTorch's writer does."""
+    from PIL import Image  # optional: only images need it (matplotlib brings it)
+
+    height, width, channels = tensor.shape
+    picture = Image.fromarray(tensor).resize(
+        (int(width * rescale), int(height * rescale)), Image.Resampling.LANCZOS
+    )
+    with io.BytesIO() as output:
+        picture.save(output, format="PNG")
+        encoded = output.getvalue()
+    return Summary.Image(
+        height=height, width=width, colorspace=channels, encoded_image_string=encoded
+    )
+
+
+def image(tag: str, tensor, rescale: float = 1, dataformats: str = "NCHW") -> Summary:
+    """One image (or a batch tiled into a grid) laid out as `dataformats` says: uint8
+    values as they are, any other type taken in [0, 1] and scaled to [0, 255], clipped."""
+    array = convert_to_HWC(make_np(tensor), dataformats)
+    scale = 1 if array.dtype == np.uint8 else 255
+    pixels = (array.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
+    return Summary(value=[Summary.Value(tag=tag, image=make_image(pixels, rescale))])
+
+
+def compute_curve(labels, predictions, num_thresholds: int = 127, weights=None) -> np.ndarray:
+    """TensorBoard's precision-recall data: the rows true positives, false positives, true
+    negatives, false negatives, precision and recall at `num_thresholds` thresholds evenly
+    spaced over [0, 1] (predictions in [0, 1], labels 0 or 1, optional weights)."""
+    weight = 1.0 if weights is None else weights
+    buckets = np.int32(np.floor(predictions * (num_thresholds - 1)))
+    positive = labels.astype(np.float64)
+    span = (0, num_thresholds - 1)
+    tp_buckets, _ = np.histogram(buckets, num_thresholds, span, weights=positive * weight)
+    fp_buckets, _ = np.histogram(buckets, num_thresholds, span, weights=(1 - positive) * weight)
+    tp = np.cumsum(tp_buckets[::-1])[::-1]  # counts at or above each threshold
+    fp = np.cumsum(fp_buckets[::-1])[::-1]
+    tn, fn = fp[0] - fp, tp[0] - tp
+    precision = tp / np.maximum(_MINIMUM_COUNT, tp + fp)
+    recall = tp / np.maximum(_MINIMUM_COUNT, tp + fn)
+    return np.stack((tp, fp, tn, fn, precision, recall))
+
+
+def pr_curve(tag: str, labels, predictions, num_thresholds: int = 127, weights=None) -> Summary:
+    """A precision-recall curve for the pr_curves plugin (at most 127 thresholds)."""
+    num_thresholds = min(num_thresholds, _PR_THRESHOLDS_MAX)
+    data = compute_curve(labels, predictions, num_thresholds, weights)
+    content = PrCurvePluginData(version=0, num_thresholds=num_thresholds).SerializeToString()
+    plugin = SummaryMetadata.PluginData(plugin_name="pr_curves", content=content)
+    proto = TensorProto(
+        dtype="DT_FLOAT",
+        float_val=data.reshape(-1).tolist(),
+        tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=n) for n in data.shape]),
+    )
+    value = Summary.Value(tag=tag, metadata=SummaryMetadata(plugin_data=plugin), tensor=proto)
+    return Summary(value=[value])
