@@ -19,6 +19,7 @@ from .jax_internals import (
     ArrayImpl,
     batched_device_put,
     registered_platforms,
+    started_backends,
 )
 
 _TORCH_TO_JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
@@ -155,6 +156,24 @@ def to_jax(dev: device | str | int) -> jax.Device:
             f"{len(devices)} {platform} device(s) present)"
         )
     return devices[index]
+
+
+@functools.cache
+def sole_device() -> jax.Device | None:
+    """The process's one JAX device, where its started backends hold one device in all (in
+    every process); None where they hold more."""
+    devices = []
+    for backend in started_backends().values():
+        devices.extend(backend.devices())
+    return devices[0] if len(devices) == 1 else None
+
+
+def must_commit(target: jax.Device) -> bool:
+    """Whether an array a factory places on `target` is committed to it (`jax.device_put`):
+    not where `target` is the process's one device, on which an uncommitted array lies too
+    and which no op can move it from. Committed there, it would only stay out of deferred
+    runs (`_defer/lazy`) and give jitted programs a second kind of argument."""
+    return target is not sole_device()
 
 
 @functools.cache

@@ -14,6 +14,8 @@ pyproject.toml's range allows); a JAX release that moves one fails in this modul
   come before (`init_process_group` says so instead of failing inside JAX).
 - `registered_platforms()`: the platforms with a backend plugin, read without starting a
   backend (`cuda.is_available()` before `init_process_group`).
+- `started_backends()`: every backend JAX started, by platform (`jax.devices()` shows only
+  the default one's devices): whether the process has one device in all.
 - `clear_staging_caches`: JAX's tracing and lowering caches cleared, its compiled programs
   kept (`jax.clear_caches` drops those too); None where this JAX has no such function, and the
   caches stay JAX's own LRUs.
@@ -39,10 +41,12 @@ __all__ = [
     "batched_device_put",
     "clear_staging_caches",
     "registered_platforms",
+    "started_backends",
     "trace_ctx",
 ]
 
 backends_are_initialized = _xla_bridge.backends_are_initialized
+started_backends = _xla_bridge.backends
 clear_staging_caches = getattr(_jax_util, "clear_all_caches", None)
 
 try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 import re
@@ -71,8 +72,10 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def infer_shape(shape: tuple, numel: int) -> tuple:
-    """Resolve one -1 in a requested view/reshape shape; PyTorch's error when it cannot fit."""
+    """Resolve one -1 in a requested view/reshape shape; PyTorch's error when it cannot fit.
+    Cached (`shape` is a tuple of ints, `shape_args`'s): every view and reshape asks it."""
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")

@@ -58,8 +58,10 @@ def dense(layout: tuple) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1024)
 def compute_stride(oldshape: tuple, oldstride: tuple, newshape: tuple):
-    """Strides viewing `oldshape/oldstride` as `newshape`, or None (ATen's computeStride)."""
+    """Strides viewing `oldshape/oldstride` as `newshape`, or None (ATen's computeStride);
+    cached: every view and reshape asks it, ~200 bytecodes a call, of a few shapes."""
     if not oldshape:
         return (1,) * len(newshape)
     numel = math.prod(oldshape)

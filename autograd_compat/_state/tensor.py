@@ -587,6 +587,15 @@ class LazyTensor(_ComputedOnRead):
     def _device_value(stored):
         return stored.result()
 
+    @property
+    def device(self) -> _device.device:
+        """Read without computing the value where the process has one device, on which every
+        deferred value lies (`x.to(y.device)` leaves `y`'s run of ops open)."""
+        sole = _device.sole_device()
+        if sole is not None:
+            return _device.from_jax(sole)
+        return _device.of_array(self._value)
+
     @classmethod
     def _wrap(cls, value, grad_fn=None, output_nr: int = 0) -> Tensor:
         """A LazyTensor of `value`, a Pending: made a plain Tensor first, since `_init_fields`

@@ -14,6 +14,7 @@ NAMES = (
     "trace_ctx",
     "backends_are_initialized",
     "registered_platforms",
+    "started_backends",
     "clear_staging_caches",
     "batched_device_put",
     "COPY_DURING_CALL",
@@ -34,3 +35,4 @@ def test_the_internals_answer_as_the_library_reads_them():
     assert seen == [False]
     assert jax_internals.backends_are_initialized()
     assert "cpu" in jax_internals.registered_platforms()
+    assert "cpu" in jax_internals.started_backends()

@@ -106,6 +106,7 @@ def test_metadata_reads_compute_nothing():
     assert type(y) is LazyTensor
     assert y.shape == (4,) and y.dtype is torch.float32 and y.dim() == 1 and y.numel() == 4
     assert y.size(0) == 4 and y.ndim == 1 and len(y) == 4
+    assert y.device == torch.device("cpu") and y.to(y.device) is y  # (one device here)
     assert type(y._stored) is lazy.Pending  # still not computed
     np.testing.assert_allclose(y.numpy(), np.exp(DATA) + 1, rtol=1e-6)
     assert type(y) is torch.Tensor  # read: a plain tensor from now on
@@ -224,6 +225,19 @@ def test_only_an_uncommitted_or_deferred_value_is_replaced_unread():
         deferred = torch.tensor(DATA) * 2
     assert lazy.replaces(deferred._stored)
     assert not lazy.replaces(DATA)  # a host copy: the write makes it a device array
+
+
+def test_a_factory_given_the_one_device_leaves_its_value_to_deferred_ops():
+    """`device="cpu"` in a process with one device places nothing: the value stays
+    uncommitted, as without a device, so the ops reading it are deferred (committed, they
+    would all run at their call)."""
+    for _ in range(3):
+        positions = torch.arange(4, device="cpu")
+        shifted = positions + 1
+    assert not positions._value.committed
+    assert type(shifted) is LazyTensor
+    assert shifted.tolist() == [1, 2, 3, 4]
+    assert torch.tensor(DATA, device="cpu").device == torch.device("cpu")
 
 
 def test_an_in_place_op_on_a_parameter_computes_its_value():
