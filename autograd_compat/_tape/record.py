@@ -152,16 +152,17 @@ def apply(op: Op, *inputs, **static):
     # defer: a Pending result (a tuple of them), or `defer`'s answer to run it now
     key = tuple(static.items())
     saving = None
+    run = op  # what computes the outputs: `op`, or its forward that returns residuals too
     if live and op.residuals is not None and _grad_mode._state.enabled:
         saving = _saving_entry(op, key, values, tuple(requires))
         if saving is not None and not saving.plain:
-            return _apply_saving(op, inputs, values, tuple(requires), saving)
-    deferred: Any = _lazy.defer(op, key, values) if _lazy.ENABLED else None
+            run, key = saving.forward, saving.forward_key
+    deferred: Any = _lazy.defer(run, key, values) if _lazy.ENABLED else None
     kind = type(deferred)
     if kind is Pending or kind is tuple:
         if live and op.differentiable and _grad_mode._state.enabled:  # record
             if saving is not None:
-                return _saving_node(op, inputs, values, deferred, [], saving, LazyTensor)
+                return _saving_node(op, inputs, values, deferred, saving, LazyTensor)
             known = deferred.known if kind is Pending else deferred[0].known
             needs = tuple(requires)  # (the recipe lookup inline: two calls fewer per op)
             recipe = known.notes.get(needs) or _known_recipe(op, known, needs)
@@ -173,13 +174,13 @@ def apply(op: Op, *inputs, **static):
     if pending:
         values = _lazy.resolved(values, deferred is _lazy.LEARN)
     try:
-        out = op.compiled(key)(*values)
+        out = run.compiled(key)(*values)
     except _OP_ERRORS as failure:
         _raise_op_error(failure)
     except RecursionError as failure:
-        out = _traced_anew(op, key, values, failure)
+        out = _traced_anew(run, key, values, failure)
     if deferred is _lazy.LEARN:
-        _lazy.learn(op, key, values, out)
+        _lazy.learn(run, key, values, out)
     if type(out) is tuple:
         _memory.settle_all(out)
     elif prod(out.aval.shape) > _BLOCK_ELEMENTS:  # a big output fails here, at its op
@@ -187,7 +188,7 @@ def apply(op: Op, *inputs, **static):
     # record
     if live and op.differentiable and _grad_mode._state.enabled:
         if saving is not None:
-            return _saving_node(op, inputs, values, out, [], saving, Tensor)
+            return _saving_node(op, inputs, values, out, saving, Tensor)
         if kind is Known:  # (its recipes are kept with it, as a deferred op's are)
             needs = tuple(requires)
             recipe = deferred.notes.get(needs) or _known_recipe(op, deferred, needs)
@@ -337,15 +338,17 @@ class Saving(NamedTuple):
     """How a residual-saving op records at given inputs (`_saving_entry`)."""
 
     recipe: Recipe  # its node's, the step holding the residuals' layout
-    forward: dict  # the static arguments of the forward that also returns them (`saving_of`)
+    forward: Op  # the op run instead: `op` that also returns the new residuals (`saving_of`)
+    forward_key: tuple  # its static arguments, as `apply` keys them
+    requires: tuple  # whether each input requires grad
     plain: bool  # every residual is an input or an output: the op's own forward serves
 
 
 def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> Saving | None:
     """The node `Recipe` of a residual-saving op (`Op.residuals`) at these inputs, its step
-    holding the residuals' layout, and the static arguments of its forward (`saving_of`);
-    None where the op saves residuals only if they are its inputs and outputs and they are
-    not. Made once per op, static arguments, input avals and requires_grad pattern (an LRU)."""
+    holding the residuals' layout, and the forward that returns them (`saving_of`); None
+    where the op saves residuals only if they are its inputs and outputs and they are not.
+    Made once per op, static arguments, input avals and requires_grad pattern (an LRU)."""
     avals = []  # (a loop: a comprehension is a call on Python 3.11)
     for v in values:
         avals.append((v.shape, v.dtype))
@@ -357,36 +360,34 @@ def _saving_entry(op: Op, key: tuple, values: list, requires: tuple) -> Saving |
         if layout.connected or op.residuals == "all":
             recipe = _recipe(op, key, requires, avals, layout.out_meta)
             step = recipe.step._replace(residuals=layout)
-            forward = {"static": key, "requires": requires, "new": layout.new}
-            entry = Saving(recipe._replace(step=step), forward, not layout.new)
+            forward_key = (("static", key), ("requires", requires), ("new", layout.new))
+            entry = Saving(
+                recipe._replace(step=step),
+                _residuals.saving_of(op),
+                forward_key,
+                requires,
+                not layout.new,
+            )
         lru_put(_SAVING, cache_key, entry, _SAVING_SIZE)
     else:
         _SAVING.move_to_end(cache_key)
     return entry
 
 
-def _apply_saving(op: Op, inputs: tuple, values: list, requires: tuple, saving: Saving):
-    """`apply` of a residual-saving op where a node is recorded and some residual is neither
-    an input nor an output: its forward also returns them (`_pure/residuals.saving_of`),
-    deferred or run now as any op (`_saving_node` makes the node)."""
-    results = apply(_residuals.saving_of(op), *inputs, **saving.forward)
-    stored = []
-    for t in results:
-        stored.append(t._stored)
-    n_out = len(saving.recipe.step.residuals.out_meta)
-    outs = stored[:n_out]
-    out = tuple(outs) if saving.recipe.step.residuals.tupled else outs[0]
-    return _saving_node(op, inputs, values, out, stored[n_out:], saving, type(results[0]))
-
-
-def _saving_node(op: Op, inputs, values, out, new: list, saving: Saving, cls: type[Tensor]):
-    """The node of a residual-saving op and its results (`out`, as `_make_node` takes it):
-    the node saves the pullback's residuals (inputs, outputs and the `new` ones the forward
-    returned), then, where they are not all inputs and outputs, the primals a create_graph
+def _saving_node(op: Op, inputs, values, out, saving: Saving, cls: type[Tensor]):
+    """The node of a residual-saving op and its results: `out` is what its forward gave (a
+    value, a tuple, deferred or not), the outputs followed by the new residuals where the
+    forward returns them. The node saves the pullback's residuals (inputs, outputs and the
+    new ones), then, where they are not all inputs and outputs, the primals a create_graph
     backward differentiates (see `_tape/propagate.call_vjp`)."""
     recipe = saving.recipe
     layout = recipe.step.residuals
-    outs = out if layout.tupled else (out,)
+    if saving.plain:
+        outs, new = (out if layout.tupled else (out,)), ()
+    else:
+        n_out = len(layout.out_meta)
+        outs, new = out[:n_out], out[n_out:]
+        out = tuple(outs) if layout.tupled else outs[0]
     leaves = []
     for kind, index in layout.sources:
         if kind == _residuals.INPUT:
@@ -399,8 +400,7 @@ def _saving_node(op: Op, inputs, values, out, new: list, saving: Saving, cls: ty
         for value, s in zip(values, recipe.step.saved_mask):
             if s:
                 leaves.append(value)
-    requires = saving.forward["requires"]
-    result = _make_node(op, inputs, values, out, requires, recipe, cls)
+    result = _make_node(op, inputs, values, out, saving.requires, recipe, cls)
     _node_of(result).saved = tuple(leaves)
     return result
 
