@@ -76,9 +76,7 @@ def _place(value, device):
     if is_meta_device(device):
         return jax.ShapeDtypeStruct(value.shape, value.dtype)
     if device is not None:
-        target = _device.to_jax(device)
-        if _device.must_commit(target):
-            return jax.device_put(value, target)
+        return jax.device_put(value, _device.to_jax(device))
     return value
 
 

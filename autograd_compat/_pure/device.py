@@ -168,14 +168,6 @@ def sole_device() -> jax.Device | None:
     return devices[0] if len(devices) == 1 else None
 
 
-def must_commit(target: jax.Device) -> bool:
-    """Whether an array a factory places on `target` is committed to it (`jax.device_put`):
-    not where `target` is the process's one device, on which an uncommitted array lies too
-    and which no op can move it from. Committed there, it would only stay out of deferred
-    runs (`_defer/lazy`) and give jitted programs a second kind of argument."""
-    return target is not sole_device()
-
-
 @functools.cache
 def _default_placement() -> tuple[jax.Device, SingleDeviceSharding]:
     device = jax.local_devices()[0]

@@ -227,19 +227,6 @@ def test_only_an_uncommitted_or_deferred_value_is_replaced_unread():
     assert not lazy.replaces(DATA)  # a host copy: the write makes it a device array
 
 
-def test_a_factory_given_the_one_device_leaves_its_value_to_deferred_ops():
-    """`device="cpu"` in a process with one device places nothing: the value stays
-    uncommitted, as without a device, so the ops reading it are deferred (committed, they
-    would all run at their call)."""
-    for _ in range(3):
-        positions = torch.arange(4, device="cpu")
-        shifted = positions + 1
-    assert not positions._value.committed
-    assert type(shifted) is LazyTensor
-    assert shifted.tolist() == [1, 2, 3, 4]
-    assert torch.tensor(DATA, device="cpu").device == torch.device("cpu")
-
-
 def test_an_in_place_op_on_a_parameter_computes_its_value():
     p = torch.nn.Parameter(torch.tensor(DATA))
     for _ in range(3):
