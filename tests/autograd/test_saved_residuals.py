@@ -23,7 +23,9 @@ OPS = {
     "sigmoid": lambda lib, x: lib.sigmoid(x),
     "exp": lambda lib, x: lib.exp(x),
     "softmax": lambda lib, x: lib.softmax(x, dim=-1),
+    "relu": lambda lib, x: lib.relu(x),
     "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (5,)),
+    "batch_norm": lambda lib, x: lib.nn.functional.batch_norm(x, None, None, training=True),
 }
 AFFINE = [RNG.standard_normal(5), RNG.standard_normal(5)]
 
@@ -100,6 +102,21 @@ def test_backward_does_not_run_the_forward(name, forward_primitive):
     assert forward_primitive in primal  # (what the saved result spares)
 
 
+def test_batch_norm_backward_reads_its_statistics():
+    x = torch.tensor(SEQ, dtype=torch.float32, requires_grad=True)
+    w, b = torch.ones(2, requires_grad=True), torch.zeros(2, requires_grad=True)
+    y = torch.nn.functional.batch_norm(x, None, None, w, b, training=True)
+    assert "rsqrt" not in _backward_primitives(y)  # the batch statistics are saved
+
+
+def test_affine_batch_norm_gradients_match_pytorch_and_finite_differences(real_torch):
+    def fn(lib, x, w, b):
+        mean, var = lib.zeros(2, dtype=lib.float64), lib.ones(2, dtype=lib.float64)
+        return lib.nn.functional.batch_norm(x, mean, var, w, b, training=True)
+
+    check_case(fn, [SEQ, *(a[:2] for a in AFFINE)], real_torch)
+
+
 def test_lstm_backward_has_no_forward_recurrence():
     x = torch.tensor(SEQ, requires_grad=True)
     out, _, _ = _lstm(torch, x)
@@ -153,7 +170,16 @@ def test_gradgradcheck(name):
     assert torch.autograd.gradgradcheck(lambda a: op(torch, a), (x,))
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "softmax"])
+def test_relu_keeps_its_result_not_its_input():
+    x = torch.tensor(X, dtype=torch.float32, requires_grad=True)
+    before = x * 2
+    y = torch.relu(before)
+    (saved,) = y.grad_fn.check_saved()
+    assert saved is y._value  # the input (PyTorch frees it too) is not held
+    assert "le" in _backward_primitives(y)  # the mask is made again from the result
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "softmax", "relu"])
 def test_inplace_change_of_saved_result_raises(name, real_torch):
     op = OPS[name]
 
