@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from autograd_compat._pure import executables
+from autograd_compat._pure.jax_internals import _LOWERING_CACHES
 from tests._helpers.paths import ROOT
 
 BOUND = 8
@@ -50,6 +51,18 @@ def test_sweep_then_empties_the_least_recently_compiled(monkeypatch, own_registr
     assert executables.sweep() == 1
     assert old._cache_size() == 0
     assert sorted(fn._cache_size() for fn in newer) == [0, 1]
+
+
+def test_sweep_drops_traces_and_keeps_programs(own_registry):
+    fn = executables.jit(lambda x: jnp.tanh(x) * 3)
+    fn(jnp.ones(7))
+    assert any(cache.cache_info().currsize for cache in _LOWERING_CACHES)
+    executables.sweep()
+    assert [cache.cache_info().currsize for cache in _LOWERING_CACHES] == [0] * 3
+    compiled = executables._compiles
+    np.testing.assert_allclose(fn(jnp.ones(7)), np.tanh(np.ones(7)) * 3, rtol=1e-6)
+    assert executables._compiles == compiled  # the kept program ran: nothing compiled
+    assert fn._cache_size() == 1
 
 
 def test_bound_from_the_environment(monkeypatch, own_registry):
