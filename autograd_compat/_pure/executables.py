@@ -11,9 +11,10 @@ keep some 380 programs.
 So the library makes every `jax.jit` through `jit` here, which registers it (weakly: a
 function dropped from its cache frees its programs). A listener on JAX's compile event (it
 also fires for a program read from the persistent cache) counts new programs; every
-`CHECK_EVERY` of them, `sweep` empties `jax.jit`'s traces and lowerings
-(`jax_internals.clear_lowerings`: a kept program runs without them; in a ResNet's eager step,
-some 50 programs, they held 100 MB of a 600 MB process), sums the programs of the registered
+`CHECK_EVERY` of them, and after one that took `SWEEP_AFTER_S` to compile, `sweep` empties
+`jax.jit`'s traces and lowerings (`jax_internals.clear_lowerings`: a kept program runs
+without them; in a ResNet's eager step, some 50 programs, they held 100 MB of a 600 MB
+process; a compiled step's whole-step program has the largest), sums the programs of the registered
 functions and, past `MAX_EXECUTABLES`, empties whole functions' caches (JAX cannot drop one
 shape) down to `LOW_WATER` of the bound: largest first (a function that keeps meeting new
 shapes holds the most, and the shapes it uses now are few), then the least recently
@@ -48,6 +49,7 @@ def _bound_from_env() -> int:
 MAX_EXECUTABLES = _bound_from_env()
 LOW_WATER = 0.75  # a sweep past the bound keeps at most this fraction of it
 CHECK_EVERY = 8  # new programs (anywhere in the process) between two sweeps
+SWEEP_AFTER_S = 0.5  # a program that took this long to compile is swept after at once
 # The event JAX records around each executable it compiles or loads (jax._src.dispatch's
 # BACKEND_COMPILE_EVENT), with its duration.
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
@@ -106,12 +108,13 @@ def sweep() -> int:
 
 
 def _on_compile(event: str, duration_secs: float, **_: str | int) -> None:
-    """JAX's duration listener: a sweep every `CHECK_EVERY` programs compiled or loaded."""
+    """JAX's duration listener: a sweep every `CHECK_EVERY` programs compiled or loaded, and
+    after one that took `SWEEP_AFTER_S` (a whole step's, whose trace and lowering are big)."""
     global _compiles
     if event != COMPILE_EVENT:
         return
     _compiles += 1
-    if _compiles >= CHECK_EVERY:
+    if _compiles >= CHECK_EVERY or duration_secs >= SWEEP_AFTER_S:
         _compiles = 0
         sweep()
 

@@ -65,6 +65,14 @@ def test_sweep_drops_traces_and_keeps_programs(own_registry):
     assert fn._cache_size() == 1
 
 
+def test_a_long_compile_is_swept_at_once(own_registry):
+    sweeps = executables._sweeps
+    executables._on_compile(executables.COMPILE_EVENT, executables.SWEEP_AFTER_S / 2)
+    assert executables._sweeps == sweeps
+    executables._on_compile(executables.COMPILE_EVENT, executables.SWEEP_AFTER_S)
+    assert executables._sweeps == sweeps + 1
+
+
 def test_bound_from_the_environment(monkeypatch, own_registry):
     monkeypatch.setenv(executables.ENV, "256")
     assert executables._bound_from_env() == 256
