@@ -30,6 +30,8 @@ pyproject.toml's range allows); a JAX release that moves one fails in this modul
 
 from __future__ import annotations
 
+from typing import Any
+
 from jax._src import pjit as _pjit
 from jax._src import util as _jax_util
 from jax._src import xla_bridge as _xla_bridge
@@ -51,7 +53,7 @@ __all__ = [
 
 backends_are_initialized = _xla_bridge.backends_are_initialized
 clear_staging_caches = getattr(_jax_util, "clear_all_caches", None)
-_LOWERING_CACHES = tuple(
+_LOWERING_CACHES: tuple[Any, ...] = tuple(
     cache
     for cache in (
         getattr(_partial_eval, "trace_to_jaxpr", None),
