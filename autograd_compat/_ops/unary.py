@@ -212,11 +212,12 @@ def _relu(x):
     return jnp.where(x <= 0, jnp.zeros((), x.dtype), x)
 
 
-@jax.checkpoint
+@functools.partial(jax.checkpoint, prevent_cse=False)
 def _relu_tangent(y, t):
     """The tangent zeroed where the result is <= 0. Under `jax.checkpoint` the mask is
     recomputed in the pullback from `y`, so the pullback's one residual is the result
-    (`_pure/residuals`), not a mask of the input: the node keeps what PyTorch's keeps."""
+    (`_pure/residuals`), not a mask of the input: the node keeps what PyTorch's keeps. (No
+    optimization barrier: XLA may fuse the mask into a whole step's program.)"""
     return jnp.where(y <= 0, jnp.zeros((), t.dtype), t)
 
 

@@ -60,22 +60,10 @@ def _moments(x, axes):
 
 
 def _bn_train_fn(x, eps, *affine, has_weight, has_bias):
-    """(output, batch mean, unbiased batch variance); the statistics are no differentiable
-    outputs (as in PyTorch: the front ends read them detached). Float32 and float64 inputs are
-    differentiated from the input and per-channel statistics (`_layer_norm_of_input`), so a
-    residual-saving node's backward computes neither again."""
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    axes = (0,) + tuple(range(2, x.ndim))
-    mean, var = _moments(x, axes)
-    if x.dtype in _SAVING_DTYPES:
-        affine = [t.reshape(shape) for t in affine]
-        w = affine.pop(0) if has_weight else None
-        b = affine.pop(0) if has_bias else None
-        y = _layer_norm_of_input(x, eps, w, b, axes)
-        mean, var = lax.stop_gradient(mean), lax.stop_gradient(var)
-    else:
-        y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
-        y = _scale_shift(y, affine, shape, has_weight, has_bias)
+    mean, var = _moments(x, (0,) + tuple(range(2, x.ndim)))
+    y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
     count = x.size // x.shape[1]
     return y, mean.reshape(-1), var.reshape(-1) * (count / max(count - 1, 1))
 
@@ -90,11 +78,7 @@ def _bn_eval_fn(x, mean, var, eps, *affine, has_weight, has_bias):
 # eps is a runtime input (a new eps never compiles), placed before the optional weight and
 # bias; shown_inputs keeps it and the running statistics out of next_functions.
 _BN_TRAIN = register(
-    "batch_norm",
-    _bn_train_fn,
-    node="NativeBatchNormBackward0",
-    shown_inputs=(0, 2, 3),
-    residuals="all",
+    "batch_norm", _bn_train_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 2, 3)
 )
 _BN_EVAL = register(
     "batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 4, 5)
