@@ -12,8 +12,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import autograd_compat as torch
 from autograd_compat._pure import executables
 from autograd_compat._pure.jax_internals import _LOWERING_CACHES
+from autograd_compat.autograd import functional
 from tests._helpers.paths import ROOT
 
 BOUND = 8
@@ -63,6 +65,15 @@ def test_sweep_drops_traces_and_keeps_programs(own_registry):
     np.testing.assert_allclose(fn(jnp.ones(7)), np.tanh(np.ones(7)) * 3, rtol=1e-6)
     assert executables._compiles == compiled  # the kept program ran: nothing compiled
     assert fn._cache_size() == 1
+
+
+def test_a_transform_traced_again_after_a_sweep_compiles_nothing_new():
+    x = torch.linspace(-1, 2, 9, dtype=torch.float64)
+    functional.jacobian(lambda x: x.sin() * x.sum(), x)
+    size = len(functional._ops_cache)
+    executables.sweep()  # JAX's traces go: the next trace's nested jaxprs are new objects
+    functional.jacobian(lambda x: x.sin() * x.sum(), x * 0.5)
+    assert len(functional._ops_cache) == size
 
 
 def test_a_long_compile_is_swept_at_once(own_registry):
