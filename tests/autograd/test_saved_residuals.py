@@ -25,7 +25,6 @@ OPS = {
     "softmax": lambda lib, x: lib.softmax(x, dim=-1),
     "relu": lambda lib, x: lib.relu(x),
     "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (5,)),
-    "batch_norm": lambda lib, x: lib.nn.functional.batch_norm(x, None, None, training=True),
 }
 AFFINE = [RNG.standard_normal(5), RNG.standard_normal(5)]
 
@@ -100,21 +99,6 @@ def test_backward_does_not_run_the_forward(name, forward_primitive):
     values = [jnp.asarray(X, jnp.float32), *node.check_saved()[len(node.residuals.sources) + 1 :]]
     primal = _primal_vjp_primitives(node.op, node.static, values)
     assert forward_primitive in primal  # (what the saved result spares)
-
-
-def test_batch_norm_backward_reads_its_statistics():
-    x = torch.tensor(SEQ, dtype=torch.float32, requires_grad=True)
-    w, b = torch.ones(2, requires_grad=True), torch.zeros(2, requires_grad=True)
-    y = torch.nn.functional.batch_norm(x, None, None, w, b, training=True)
-    assert "rsqrt" not in _backward_primitives(y)  # the batch statistics are saved
-
-
-def test_affine_batch_norm_gradients_match_pytorch_and_finite_differences(real_torch):
-    def fn(lib, x, w, b):
-        mean, var = lib.zeros(2, dtype=lib.float64), lib.ones(2, dtype=lib.float64)
-        return lib.nn.functional.batch_norm(x, mean, var, w, b, training=True)
-
-    check_case(fn, [SEQ, *(a[:2] for a in AFFINE)], real_torch)
 
 
 def test_lstm_backward_has_no_forward_recurrence():

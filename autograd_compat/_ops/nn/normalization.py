@@ -17,7 +17,6 @@ from ..._pure import dtypes as _dtypes
 from ..._pure import executables
 from ..._pure.op import scalar_input
 from ..._pure.shapes import Size
-from ..._state import modes as _grad_mode
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
@@ -60,25 +59,11 @@ def _moments(x, axes):
     return mean, jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
 
 
-def _bn_train_fn(x, eps, *affine, has_weight, has_bias, from_statistics=False):
-    """(output, batch mean, unbiased batch variance); the statistics are no differentiable
-    outputs (as in PyTorch: the front ends read them detached). With `from_statistics` (eager
-    calls: `_from_statistics`), float32 and float64 inputs are differentiated from the input
-    and per-channel statistics (`_layer_norm_of_input`), so a residual-saving node's backward
-    computes neither again; a traced step keeps JAX's own derivative, which XLA makes 15%
-    faster in a whole compiled ResNet step."""
+def _bn_train_fn(x, eps, *affine, has_weight, has_bias):
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    axes = (0,) + tuple(range(2, x.ndim))
-    mean, var = _moments(x, axes)
-    if from_statistics and x.dtype in _SAVING_DTYPES:
-        affine = [t.reshape(shape) for t in affine]
-        w = affine.pop(0) if has_weight else None
-        b = affine.pop(0) if has_bias else None
-        y = _layer_norm_of_input(x, eps, w, b, axes)
-        mean, var = lax.stop_gradient(mean), lax.stop_gradient(var)
-    else:
-        y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
-        y = _scale_shift(y, affine, shape, has_weight, has_bias)
+    mean, var = _moments(x, (0,) + tuple(range(2, x.ndim)))
+    y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
+    y = _scale_shift(y, affine, shape, has_weight, has_bias)
     count = x.size // x.shape[1]
     return y, mean.reshape(-1), var.reshape(-1) * (count / max(count - 1, 1))
 
@@ -93,11 +78,7 @@ def _bn_eval_fn(x, mean, var, eps, *affine, has_weight, has_bias):
 # eps is a runtime input (a new eps never compiles), placed before the optional weight and
 # bias; shown_inputs keeps it and the running statistics out of next_functions.
 _BN_TRAIN = register(
-    "batch_norm",
-    _bn_train_fn,
-    node="NativeBatchNormBackward0",
-    shown_inputs=(0, 2, 3),
-    residuals="all",
+    "batch_norm", _bn_train_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 2, 3)
 )
 _BN_EVAL = register(
     "batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 4, 5)
@@ -114,14 +95,6 @@ def _ema(running, statistic, momentum):
 def _update_running(buffer: Tensor, statistic, momentum: float) -> None:
     buffer._set_value(_ema(buffer._value, statistic, np.float64(momentum)))
     buffer._bump_version()
-
-
-def _from_statistics(input: Tensor) -> bool:
-    """Whether batch norm differentiates `input` from its statistics: eager float32/float64
-    calls (whose nodes save them), not traced ones (`_bn_train_fn`)."""
-    if _grad_mode.modes.tracing and _grad_mode.modes.traces:
-        return False
-    return input.dtype is _dtypes.float32 or input.dtype is _dtypes.float64
 
 
 def batch_norm(
@@ -156,9 +129,7 @@ def batch_norm(
             )
     norm_args = dict(eps=eps, weight=weight, bias=bias)
     if training or running_mean is None or running_var is None:
-        y, mean, var = _apply_norm(
-            _BN_TRAIN, input, **norm_args, from_statistics=_from_statistics(input)
-        )
+        y, mean, var = _apply_norm(_BN_TRAIN, input, **norm_args)
         if training and running_mean is not None and running_var is not None:
             _update_running(running_mean, mean._value, momentum)
             _update_running(running_var, var._value, momentum)
