@@ -205,12 +205,30 @@ sigmoid = _saving_result(
 )
 
 
+@jax.custom_jvp
 def _relu(x):
-    """PyTorch's relu: x <= 0 gives 0, so a NaN stays NaN with gradient 1 (jax.nn.relu: 0)."""
+    """PyTorch's relu: x <= 0 gives 0, so a NaN stays NaN with gradient 1 (jax.nn.relu: 0);
+    differentiated from its result, as PyTorch's is (`_relu_jvp`)."""
     return jnp.where(x <= 0, jnp.zeros((), x.dtype), x)
 
 
-relu = _unary("relu", _relu, promote_to_float=False, saves="output")
+@functools.partial(jax.checkpoint, prevent_cse=False)
+def _relu_tangent(y, t):
+    """The tangent zeroed where the result is <= 0. Under `jax.checkpoint` the mask is
+    recomputed in the pullback from `y`, so the pullback's one residual is the result
+    (`_pure/residuals`), not a mask of the input: the node keeps what PyTorch's keeps. (No
+    optimization barrier: XLA may fuse the mask into a whole step's program.)"""
+    return jnp.where(y <= 0, jnp.zeros((), t.dtype), t)
+
+
+@_relu.defjvp
+def _relu_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = _relu(x)
+    return y, _relu_tangent(y, t)
+
+
+relu = _unary("relu", _relu, promote_to_float=False, saves="output", residuals="connected")
 
 
 # ----------------------------------------------------------------------------- unary math

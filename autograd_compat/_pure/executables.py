@@ -1,22 +1,26 @@
 """A bound on the compiled programs the library keeps alive, so ever new shapes stay flat.
 
 A `jax.jit` object keeps one XLA executable per input signature (shapes, dtypes) it has seen,
-without limit, and a program costs about 1 MB of memory on CPU; JAX's tracing and lowering
-caches keep a jaxpr and more per shape besides (LRUs of 2,048 to 4,096 entries each, a few
-hundred MB when full). The library's caches of jitted functions are LRUs
-(`op.COMPILED_PER_OP`, the fused backwards), but one jitted function can hold any number of
-shapes: 64 batch sizes through a Linear layer keep some 380 programs.
+without limit, and a program costs about 150 KB of memory on CPU; JAX's tracing and lowering
+caches keep its jaxpr and MLIR module besides (0.4 to 1.2 MB a program on CPU, in LRUs of
+2,048 entries and one without a bound), which only a new trace of that signature reads. The
+library's caches of jitted functions are LRUs (`op.COMPILED_PER_OP`, the fused backwards),
+but one jitted function can hold any number of shapes: 64 batch sizes through a Linear layer
+keep some 380 programs.
 
 So the library makes every `jax.jit` through `jit` here, which registers it (weakly: a
 function dropped from its cache frees its programs). A listener on JAX's compile event (it
 also fires for a program read from the persistent cache) counts new programs; every
-`CHECK_EVERY` of them, `sweep` sums the programs of the registered functions and, past
-`MAX_EXECUTABLES`, empties whole functions' caches (JAX cannot drop one shape) down to
-`LOW_WATER` of the bound: largest first (a function that keeps meeting new shapes holds the
-most, and the shapes it uses now are few), then the least recently compiled; and it empties
-JAX's tracing and lowering caches (never its compiled programs: those kept still run without
-a retrace). A shape used again after its program went compiles again. A call whose program
-is kept costs nothing more: the check runs only when something compiles.
+`CHECK_EVERY` of them, and after one that took `SWEEP_AFTER_S` to compile, `sweep` empties
+`jax.jit`'s traces and lowerings (`jax_internals.clear_lowerings`: a kept program runs
+without them; in a ResNet's eager step, some 50 programs, they held 100 MB of a 600 MB
+process; a compiled step's whole-step program has the largest), sums the programs of the registered
+functions and, past `MAX_EXECUTABLES`, empties whole functions' caches (JAX cannot drop one
+shape) down to `LOW_WATER` of the bound: largest first (a function that keeps meeting new
+shapes holds the most, and the shapes it uses now are few), then the least recently
+compiled; and it empties JAX's other tracing caches (never its compiled programs: those kept
+still run without a retrace). A shape used again after its program went compiles again. A
+call whose program is kept costs nothing more: the check runs only when something compiles.
 `AUTOGRAD_COMPAT_MAX_EXECUTABLES` sets the bound (0: none). torch.compile's programs are ops
 (`Op.compiled`) and count too; those of JAX's own jitted functions called eagerly are outside.
 """
@@ -29,7 +33,7 @@ import weakref
 
 import jax
 
-from .jax_internals import clear_staging_caches
+from .jax_internals import clear_lowerings, clear_staging_caches
 
 ENV = "AUTOGRAD_COMPAT_MAX_EXECUTABLES"
 
@@ -44,7 +48,8 @@ def _bound_from_env() -> int:
 
 MAX_EXECUTABLES = _bound_from_env()
 LOW_WATER = 0.75  # a sweep past the bound keeps at most this fraction of it
-CHECK_EVERY = 32  # new programs (anywhere in the process) between two sweeps
+CHECK_EVERY = 8  # new programs (anywhere in the process) between two sweeps
+SWEEP_AFTER_S = 0.5  # a program that took this long to compile is swept after at once
 # The event JAX records around each executable it compiles or loads (jax._src.dispatch's
 # BACKEND_COMPILE_EVENT), with its duration.
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
@@ -71,10 +76,10 @@ def kept() -> int:
 
 
 def sweep() -> int:
-    """Empty the caches of registered functions, largest first and then the least recently
-    compiled, until they keep at most `LOW_WATER * MAX_EXECUTABLES` programs, if they keep
-    more than `MAX_EXECUTABLES` (then JAX's tracing caches go too); the number they keep
-    afterwards."""
+    """Empty `jax.jit`'s traces and lowerings; empty the caches of registered functions,
+    largest first and then the least recently compiled, until they keep at most
+    `LOW_WATER * MAX_EXECUTABLES` programs, if they keep more than `MAX_EXECUTABLES` (then
+    JAX's other tracing caches go too); the number they keep afterwards."""
     global _sweeps
     with _lock:
         _sweeps += 1
@@ -87,6 +92,7 @@ def sweep() -> int:
             if size:
                 sized.append((fn, record))
                 total += size
+        clear_lowerings()
         if 0 < MAX_EXECUTABLES < total:
             sized.sort(key=lambda entry: (-entry[1][0], entry[1][1]))
             target = int(LOW_WATER * MAX_EXECUTABLES)
@@ -102,12 +108,13 @@ def sweep() -> int:
 
 
 def _on_compile(event: str, duration_secs: float, **_: str | int) -> None:
-    """JAX's duration listener: a sweep every `CHECK_EVERY` programs compiled or loaded."""
+    """JAX's duration listener: a sweep every `CHECK_EVERY` programs compiled or loaded, and
+    after one that took `SWEEP_AFTER_S` (a whole step's, whose trace and lowering are big)."""
     global _compiles
     if event != COMPILE_EVENT:
         return
     _compiles += 1
-    if _compiles >= CHECK_EVERY:
+    if _compiles >= CHECK_EVERY or duration_secs >= SWEEP_AFTER_S:
         _compiles = 0
         sweep()
 

@@ -2,10 +2,11 @@
 its top level: printing a traced function's jaxpr (`str(jaxpr)`, the obvious key) takes most
 of the time of a torch.func call.
 
-Nested jaxprs (the jitted ops a traced function applies) are keyed by identity: JAX's jit
-cache hands the same `ClosedJaxpr` object to every trace that applies the same op to the same
-types, and the key holds a reference to it, so no other jaxpr can take its identity while the
-key is in use."""
+Nested jaxprs (the jitted ops a traced function applies) are keyed the same way, their
+constants by identity (the key holds a reference to them, so no other array can take their
+identity while the key is in use): JAX's trace caches, which would hand the same nested
+`ClosedJaxpr` to every trace of an op at the same types, are emptied every few compiles
+(`executables.sweep`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 
 def jaxpr_key(jaxpr: Jaxpr) -> tuple:
     """Variables by order of appearance and type, literals by value, equations by primitive
-    and parameters (nested jaxprs by identity, the others as printed)."""
+    and parameters (nested jaxprs keyed alike, the others as printed)."""
     numbers: dict = {}
 
     def atoms(vs: Any) -> tuple:
@@ -42,9 +43,26 @@ def jaxpr_key(jaxpr: Jaxpr) -> tuple:
     return (atoms(jaxpr.constvars), atoms(jaxpr.invars), eqns, atoms(jaxpr.outvars))
 
 
+class _Identity:
+    """An object compared and hashed by identity (a constant array), held by the key."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
 def _param(p: Any) -> Any:
-    if isinstance(p, (ClosedJaxpr, Jaxpr)):
-        return p  # hashed and compared by identity
+    if isinstance(p, ClosedJaxpr):
+        return ("closed", jaxpr_key(p.jaxpr), tuple(_Identity(c) for c in p.consts))
+    if isinstance(p, Jaxpr):
+        return jaxpr_key(p)
     if isinstance(p, (tuple, list)):
         return tuple(_param(x) for x in p)
     return str(p)

@@ -23,6 +23,7 @@ OPS = {
     "sigmoid": lambda lib, x: lib.sigmoid(x),
     "exp": lambda lib, x: lib.exp(x),
     "softmax": lambda lib, x: lib.softmax(x, dim=-1),
+    "relu": lambda lib, x: lib.relu(x),
     "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (5,)),
 }
 AFFINE = [RNG.standard_normal(5), RNG.standard_normal(5)]
@@ -153,7 +154,16 @@ def test_gradgradcheck(name):
     assert torch.autograd.gradgradcheck(lambda a: op(torch, a), (x,))
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "softmax"])
+def test_relu_keeps_its_result_not_its_input():
+    x = torch.tensor(X, dtype=torch.float32, requires_grad=True)
+    before = x * 2
+    y = torch.relu(before)
+    (saved,) = y.grad_fn.check_saved()
+    assert saved is y._value  # the input (PyTorch frees it too) is not held
+    assert "le" in _backward_primitives(y)  # the mask is made again from the result
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "softmax", "relu"])
 def test_inplace_change_of_saved_result_raises(name, real_torch):
     op = OPS[name]
 

@@ -12,7 +12,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import autograd_compat as torch
 from autograd_compat._pure import executables
+from autograd_compat._pure.jax_internals import _LOWERING_CACHES
+from autograd_compat.autograd import functional
 from tests._helpers.paths import ROOT
 
 BOUND = 8
@@ -50,6 +53,35 @@ def test_sweep_then_empties_the_least_recently_compiled(monkeypatch, own_registr
     assert executables.sweep() == 1
     assert old._cache_size() == 0
     assert sorted(fn._cache_size() for fn in newer) == [0, 1]
+
+
+def test_sweep_drops_traces_and_keeps_programs(own_registry):
+    fn = executables.jit(lambda x: jnp.tanh(x) * 3)
+    fn(jnp.ones(7))
+    assert any(cache.cache_info().currsize for cache in _LOWERING_CACHES)
+    executables.sweep()
+    assert [cache.cache_info().currsize for cache in _LOWERING_CACHES] == [0] * 3
+    compiled = executables._compiles
+    np.testing.assert_allclose(fn(jnp.ones(7)), np.tanh(np.ones(7)) * 3, rtol=1e-6)
+    assert executables._compiles == compiled  # the kept program ran: nothing compiled
+    assert fn._cache_size() == 1
+
+
+def test_a_transform_traced_again_after_a_sweep_compiles_nothing_new():
+    x = torch.linspace(-1, 2, 9, dtype=torch.float64)
+    functional.jacobian(lambda x: x.sin() * x.sum(), x)
+    size = len(functional._ops_cache)
+    executables.sweep()  # JAX's traces go: the next trace's nested jaxprs are new objects
+    functional.jacobian(lambda x: x.sin() * x.sum(), x * 0.5)
+    assert len(functional._ops_cache) == size
+
+
+def test_a_long_compile_is_swept_at_once(own_registry):
+    sweeps = executables._sweeps
+    executables._on_compile(executables.COMPILE_EVENT, executables.SWEEP_AFTER_S / 2)
+    assert executables._sweeps == sweeps
+    executables._on_compile(executables.COMPILE_EVENT, executables.SWEEP_AFTER_S)
+    assert executables._sweeps == sweeps + 1
 
 
 def test_bound_from_the_environment(monkeypatch, own_registry):
