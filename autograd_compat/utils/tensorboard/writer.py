@@ -188,9 +188,7 @@ class SummaryWriter:
         self, tag, img_tensor, global_step=None, walltime=None, dataformats="NCHW"
     ) -> None:
         """A batch of images (N x 3 x H x W by default), tiled into one grid image."""
-        self._get_file_writer().add_summary(
-            summary.image(tag, img_tensor, dataformats=dataformats), global_step, walltime
-        )
+        self.add_image(tag, img_tensor, global_step, walltime, dataformats)
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None) -> None:
         """A matplotlib figure (or a list of them, tiled) rendered as an image; closed
