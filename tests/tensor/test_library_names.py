@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -40,9 +38,8 @@ def test_skip_init_and_the_other_nn_utils_names(real_torch):
     linear = torch.nn.utils.skip_init(torch.nn.Linear, 3, 2, bias=False)
     assert linear.weight.shape == (2, 3) and linear.weight.device.type == "cpu"
     assert not linear.weight.is_meta and linear.weight.requires_grad
-    for bad, text in ((int, "Expected a Module; got <class 'int'>"),):
-        with pytest.raises(RuntimeError, match=text):
-            torch.nn.utils.skip_init(bad)
+    with pytest.raises(RuntimeError, match="Expected a Module; got <class 'int'>"):
+        torch.nn.utils.skip_init(int)
 
     class NoDevice(torch.nn.Module):
         pass
@@ -75,10 +72,11 @@ def test_fork_rng_restores_the_generator(real_torch):
         assert lib.random.thread_safe_generator() is None  # not in a thread worker
     assert draws[0] == draws[1] and draws[0][0] == draws[0][1]
     torch.manual_seed(1)
-    with pytest.raises(ValueError), torch.random.fork_rng():
+    with pytest.raises(ValueError), torch.random.fork_rng():  # restored when the block raises
         torch.rand(2)
         raise ValueError
-    assert torch.rand(1).item() == pytest.approx(real_torch.manual_seed(1) and 0.7576315999)
+    real_torch.manual_seed(1)
+    assert torch.rand(1).item() == real_torch.rand(1).item()
 
 
 def test_types_and_symbolic_numbers(real_torch):
@@ -122,8 +120,5 @@ def test_in_looks_for_an_equal_entry(real_torch):
     for lib in (torch, real_torch):
         x = lib.tensor([[1, 2], [3, 0]])
         assert 0 in x and 5 not in x and lib.tensor([1, 2]) in x and 2.0 in x
-        with (
-            pytest.raises(RuntimeError, match="only supports Tensor or scalar"),
-            warnings.catch_warnings(),
-        ):
+        with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
             _ = "a" in x
