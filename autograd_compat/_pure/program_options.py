@@ -85,16 +85,16 @@ class Chosen:
     """A program compiled with its own options, and the plain jitted function for calls
     inside a trace (JAX refuses compiler options on a nested `jax.jit`)."""
 
-    __slots__ = ("top", "nested")
+    __slots__ = ("top", "plain")
 
-    def __init__(self, top, nested) -> None:
+    def __init__(self, top, plain) -> None:
         self.top = top
-        self.nested = nested
+        self.plain = plain
 
     def __call__(self, *args):
         if trace_ctx.is_top_level():
             return self.top(*args)
-        return self.nested(*args)
+        return self.plain(*args)
 
 
 class FirstCall:

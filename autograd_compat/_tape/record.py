@@ -174,7 +174,10 @@ def apply(op: Op, *inputs, **static):
     if pending:
         values = _lazy.resolved(values, deferred is _lazy.LEARN)
     try:
-        out = run.compiled(key)(*values)
+        if deferred is _lazy.LEARN:  # a shape met once computes on the host where exact
+            out = run.first_call(key, values)
+        else:
+            out = run.compiled(key)(*values)
     except _OP_ERRORS as failure:
         _raise_op_error(failure)
     except RecursionError as failure:
