@@ -9,9 +9,10 @@ while `lazy.ENABLED`; the answer decides what runs:
 - `Pending` (a tuple of them for a tuple-valued op): the op is deferred, appended to the
   calling thread's segment; `apply` wraps each in a `LazyTensor`. That takes inputs that are
   all uncommitted `jax.Array`s, numpy arrays or `Pending`s, and a `Known` that allows it.
-- `LEARN`: the op was never run at these input avals. `apply` runs it now and calls
-  `lazy.learn`, which keeps its output avals in a `Known`: the next call may be deferred.
-  Shape errors are therefore raised at the op, on its first call, never at a flush.
+- `LEARN`: the op was never run at these input avals. `apply` runs it now (`Op.first_call`:
+  on the host, without compiling, where its jaxpr is exact there) and calls `lazy.learn`,
+  which keeps its output avals in a `Known`: the next call may be deferred. Shape errors are
+  therefore raised at the op, on its first call, never at a flush.
 - a `Known` that does not allow deferral: the op runs now (an output is larger than
   `SMALL_ELEMENTS`, `Op.deferrable` is False, or it was read at once lately: below).
 - None: an input is a tracer, an array committed to a device, or no array: the op runs now.
@@ -62,7 +63,8 @@ are process-wide, written without a lock: threads may interleave a lookup and an
 run evicted so is counted anew) or miscount the read-at-once calls, never corrupt them.
 
 **`ENABLED` off** (`AUTOGRAD_COMPAT_LAZY=0`, or `lazy.ENABLED = False` at run time): `defer` is
-not asked, so every op runs at its call and nothing is learnt; values deferred before stay
+not asked, so every op runs at its call through its program (no first call on the host:
+nothing tells a first call from a later one) and nothing is learnt; values deferred before stay
 Pending until read. Nodes get a recipe of their own each (`record._record`): equal steps, so
 the hot pass still matches, by equality.
 """

@@ -5,9 +5,10 @@ So `apply` (`_tape/record.py`) *defers* small ops into the calling thread's *seg
 the first read of one of its values *flushes* it: the contract (what is deferred and when, when
 a segment is flushed, `Known.notes`, threads, `ENABLED`) is the package's docstring
 (`_defer/__init__.py`). A flush runs its ops so:
-- a run of ops met for the first time runs op by op, each through its own jitted program (it
-  exists: every op ran eagerly at these shapes before it could be deferred), so a one-off
-  cell of a notebook compiles nothing new;
+- a run of ops met for the first time runs op by op, each through its own jitted program
+  (every op ran eagerly at these shapes before it could be deferred: its program exists, or
+  compiles now where that first call computed on the host, `Op.first_call`), so a one-off
+  cell of a notebook compiles each op once at most;
 - a run met again (the same ops, static arguments and wiring: the step of a loop) runs as one
   jitted program, compiled once (the third time: `COMPILE_AFTER`), that returns only the values
   still referenced.
