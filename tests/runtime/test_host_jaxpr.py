@@ -260,3 +260,41 @@ def test_a_grad_through_ops_first_met_on_the_host_is_torch_s(real_torch):
         return picked.tolist(), weight.grad.tolist()
 
     assert run(torch) == run(real_torch)
+
+
+def test_the_second_call_at_a_shape_compiles_its_program_and_the_third_nothing(deferral_on):
+    x = torch.arange(43)  # (a length no other test uses)
+    y = x[:5] + 0
+    counts = []
+    for _ in range(3):
+        with _compiles() as seen:
+            out = torch.cat((x, y))
+            out.tolist()
+        counts.append(len(seen))
+    assert counts == [0, 1, 0]
+    assert out.tolist() == list(range(43)) + list(range(5))
+
+
+def test_a_compiled_function_never_hands_the_host_a_tracer(real_torch, monkeypatch):
+    """torch.compile's first call runs eagerly (its ops may go to the host), its trace does
+    not: the evaluator only ever sees concrete arrays, and the results are PyTorch's."""
+    seen = []
+    real = host_jaxpr.evaluate
+
+    def watched(closed, args):
+        seen.append(all(isinstance(a, (np.ndarray, jax.Array)) for a in args))
+        assert not any(isinstance(a, jax.core.Tracer) for a in args)
+        return real(closed, args)
+
+    monkeypatch.setattr(host_jaxpr, "evaluate", watched)
+
+    def fn(lib, x, i):
+        return lib.cat((x[:, i], x[:, -1:] * 2), dim=1).sum(dim=0)
+
+    compiled = torch.compile(lambda x, i: fn(torch, x, i))
+    for n in (3, 3, 3, 5):
+        x = np.arange(n * 4.0, dtype=np.float32).reshape(n, 4)
+        i = np.array([2, 0, 3])
+        ours = compiled(torch.tensor(x), torch.tensor(i)).tolist()
+        assert ours == fn(real_torch, real_torch.tensor(x), real_torch.tensor(i)).tolist()
+    assert seen and all(seen)
