@@ -22,9 +22,11 @@ from math import prod
 from typing import Any
 
 import numpy as np
+from jax.export import is_symbolic_dim
 from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 from jax.lax import GatherScatterMode
 
+from .jax_internals import dim_value
 from .program_options import CALLS
 
 MAX_ELEMENTS = 1 << 20  # a value bigger than this is left to XLA (its copy costs ~1 ms)
@@ -134,14 +136,10 @@ def _select_n(which, *cases):
     return np.choose(which, np.broadcast_arrays(*cases))
 
 
-def _convert(x, *, new_dtype, **_):
-    """A cast between integer and boolean types (wrapping, or `!= 0`), or from one to
-    float32/float64 (rounded to nearest); anything else is refused."""
-    source, target = x.dtype, np.dtype(new_dtype)
-    exact_target = target.kind in "biu" or target in (np.float32, np.float64)
-    if source.kind not in "biu" or not exact_target:
-        raise Refused(f"convert_element_type {source} -> {target}")
-    return x.astype(target)
+def _convertible(source: np.dtype, target: np.dtype) -> bool:
+    """Whether numpy casts `source` to `target` as XLA:CPU does: between integer and boolean
+    types (wrapping, or `!= 0`), or from one to float32/float64 (rounded to nearest)."""
+    return source.kind in "biu" and (target.kind in "biu" or target in (np.float32, np.float64))
 
 
 def _shift(kind):
@@ -179,7 +177,8 @@ MOVES: dict[str, Callable[..., Any]] = {
     "split": lambda x, *, sizes, axis: np.split(x, np.cumsum(sizes)[:-1], axis=axis),
     "select_n": _select_n,
     "copy": np.array,
-    "convert_element_type": _convert,
+    "convert_element_type": lambda x, *, new_dtype, **_: x.astype(new_dtype),
+    "dim_as_value": lambda *, dim: np.asarray(dim, np.int64),  # (a symbolic dimension's int)
 }
 # Primitives exact on integer and boolean values only (every input and output checked).
 INTEGER: dict[str, Callable[..., Any]] = {
@@ -208,7 +207,7 @@ INTEGER: dict[str, Callable[..., Any]] = {
 BOOLEAN = frozenset("and or xor not eq ne lt le gt ge max min".split())  # also exact on bool
 
 
-def _body(params) -> ClosedJaxpr:
+def body(params) -> ClosedJaxpr:
     """The jaxpr a call primitive runs (as a closed jaxpr)."""
     for value in params.values():
         if isinstance(value, ClosedJaxpr):
@@ -219,18 +218,16 @@ def _body(params) -> ClosedJaxpr:
 
 
 def refusal(jaxpr: Jaxpr) -> str | None:
-    """Why numpy may not evaluate `jaxpr` exactly (its first primitive, dtype or size that
-    is not exact), or None where it may."""
+    """Why numpy may not evaluate `jaxpr` exactly (its first primitive or dtype that is not
+    exact), or None where it may. Sizes are checked as it runs (`MAX_ELEMENTS`)."""
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         avals: list[Any] = [v.aval for v in (*eqn.invars, *eqn.outvars)]
         if not all(hasattr(a, "dtype") for a in avals):
             return f"{name} of a value that is no array"
-        if any(prod(a.shape) > MAX_ELEMENTS for a in avals):
-            return f"{name} of more than {MAX_ELEMENTS} elements"
         if name in CALLS:
             try:
-                why = refusal(_body(eqn.params).jaxpr)
+                why = refusal(body(eqn.params).jaxpr)
             except Refused as failure:
                 return str(failure)
             if why is not None:
@@ -243,12 +240,35 @@ def refusal(jaxpr: Jaxpr) -> str | None:
                 return f"{name} with {eqn.params}"
         elif name not in MOVES:
             return name
+        elif name == "convert_element_type" and not _convertible(avals[0].dtype, avals[1].dtype):
+            return f"{name} of {avals[0].str_short()} to {avals[1].dtype}"
     return None
 
 
-def _run(jaxpr: Jaxpr, consts, args) -> list:
+def exact(closed: ClosedJaxpr) -> bool:
+    """Whether `evaluate` may compute `closed`: no primitive `refusal` names, no weakly typed
+    output (a host array has none)."""
+    if any(getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars):
+        return False
+    return refusal(closed.jaxpr) is None
+
+
+def concrete(value, dims: dict[str, int]):
+    """`value` (a parameter or a shape) with each symbolic dimension replaced by its int where
+    the dimension variables are `dims`; `value` itself where `dims` is empty."""
+    if not dims:
+        return value
+    if type(value) is tuple:
+        return tuple([concrete(v, dims) for v in value])
+    if is_symbolic_dim(value):
+        return dim_value(value, dims)
+    return value
+
+
+def _run(jaxpr: Jaxpr, consts, args, dims: dict[str, int]) -> list:
     """The outputs of `jaxpr` on `args`, each primitive by its numpy rule; Refused where a
-    rule refuses its parameters or gives another shape or dtype than the jaxpr's."""
+    value would pass `MAX_ELEMENTS` or a rule refuses its parameters or gives another shape or
+    dtype than the jaxpr's."""
     env: dict = {}
     for var, value in zip((*jaxpr.constvars, *jaxpr.invars), (*consts, *args)):
         env[var] = np.asarray(value)
@@ -260,34 +280,36 @@ def _run(jaxpr: Jaxpr, consts, args) -> list:
 
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
+        avals: list[Any] = [v.aval for v in eqn.outvars]
+        shapes = [concrete(a.shape, dims) for a in avals]
+        if any(prod(shape) > MAX_ELEMENTS for shape in shapes):
+            raise Refused(f"{name} of more than {MAX_ELEMENTS} elements")
         values = [read(v) for v in eqn.invars]
         if name in CALLS:
-            body = _body(eqn.params)
-            results = _run(body.jaxpr, body.consts, values)
-        else:
-            move = MOVES.get(name)
-            out = move(*values, **eqn.params) if move else INTEGER[name](*values)
+            inner = body(eqn.params)
+            results = _run(inner.jaxpr, inner.consts, values, dims)
+        elif name in MOVES:
+            params = {key: concrete(value, dims) for key, value in eqn.params.items()}
+            out = MOVES[name](*values, **params)
             results = out if eqn.primitive.multiple_results else [out]
-        for var, value in zip(eqn.outvars, results):
+        else:
+            results = [INTEGER[name](*values)]
+        for var, aval, shape, value in zip(eqn.outvars, avals, shapes, results):
             value = np.asarray(value)
-            aval: Any = var.aval
-            if value.shape != aval.shape or value.dtype != aval.dtype:
+            if value.shape != shape or value.dtype != aval.dtype:
                 raise Refused(f"{name} gave {value.dtype}{value.shape}, not {aval}")
             env[var] = value
     return [read(v) for v in jaxpr.outvars]
 
 
-def evaluate(closed: ClosedJaxpr, args) -> list | None:
-    """The outputs of `closed` on the concrete host arrays `args` as C-contiguous numpy
-    arrays, computed with numpy; None where the jaxpr holds a primitive (or a dtype, or a size)
-    numpy does not compute exactly as XLA:CPU does, or a weakly typed output."""
-    if any(getattr(v.aval, "weak_type", False) for v in closed.jaxpr.outvars):
-        return None
-    if refusal(closed.jaxpr) is not None:
-        return None
+def evaluate(closed: ClosedJaxpr, args, dims: dict[str, int] | None = None) -> list | None:
+    """The outputs of `closed`, a jaxpr that is `exact`, on the concrete host arrays `args`,
+    as C-contiguous numpy arrays computed with numpy; None where a value would pass
+    `MAX_ELEMENTS` (or a rule refuses its parameters). `dims`: the ints of the dimension
+    variables of a jaxpr traced over symbolic dimensions."""
     try:
         with np.errstate(all="ignore"):  # integer wrap-around is the answer, not a warning
-            outs = _run(closed.jaxpr, closed.consts, args)
+            outs = _run(closed.jaxpr, closed.consts, args, dims or {})
     except Refused:
         return None
     return [np.array(out, order="C", copy=None) for out in outs]

@@ -23,6 +23,9 @@ pyproject.toml's range allows); a JAX release that moves one fails in this modul
   lowered them to emptied (0.4 to 1.2 MiB a program on CPU, kept only to trace and lower a
   signature again through JAX's Python dispatch); the compiled programs stay, and a call of a
   kept one runs them without tracing. A no-op where this JAX lacks either cache.
+- `dim_value(expr, dims)`: the value of a symbolic dimension (`jax.export.symbolic_shape`)
+  where its variables take the ints of `dims` (a jaxpr traced over symbolic dimensions,
+  evaluated on the host at one shape: `_pure/first_calls.py`).
 - `batched_device_put`, `COPY_DURING_CALL`, `ZERO_COPY`: jaxlib's batched host-to-device
   transfer, the one `jax.jit` uses for numpy arguments (~5 us where `jax.device_put` spends
   ~40 us in Python), copying the host buffer during the call, or (`ZERO_COPY`) taking it as
@@ -49,6 +52,7 @@ __all__ = [
     "batched_device_put",
     "clear_lowerings",
     "clear_staging_caches",
+    "dim_value",
     "registered_platforms",
     "started_backends",
     "trace_ctx",
@@ -66,6 +70,11 @@ _LOWERING_CACHES: tuple[Any, ...] = tuple(
     )
     if hasattr(cache, "cache_clear")
 )
+
+
+def dim_value(expr, dims: dict[str, int]) -> int:
+    """The int a symbolic dimension `expr` takes where its variables are `dims`."""
+    return int(expr._evaluate(dims))
 
 
 def clear_lowerings() -> None:

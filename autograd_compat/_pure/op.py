@@ -18,10 +18,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import executables, float8, host_jaxpr
+from . import executables, first_calls, float8
 from .device import host_is_default, host_to_device
 from .dtype_rules import CHECKS
-from .jax_internals import ArrayImpl, trace_ctx
+from .jax_internals import trace_ctx
 from .program_options import FirstCall
 
 INEXACT = frozenset(
@@ -188,12 +188,12 @@ class Op:
     def first_call(self, static: tuple, values):
         """The outputs at input avals the op never met (`_defer.lazy.LEARN`): where they are
         concrete CPU arrays outside every trace and every primitive of the op's jaxpr there
-        is exact on the host (`host_jaxpr`), computed with numpy and nothing compiles, else by
-        the op's program. The next call at these avals runs (and compiles) the program: a
+        is exact on the host, computed with numpy and nothing compiles (`first_calls`), else
+        by the op's program. The next call at these avals runs (and compiles) the program: a
         loop at fixed shapes still gets it, a shape met once never compiles."""
         program = self.compiled(static)
         if self.host is None and trace_ctx.is_top_level() and host_is_default():
-            out = _on_host(getattr(program, "plain", program), values)
+            out = first_calls.run(self, static, getattr(program, "plain", program), values)
             if out is not None:
                 return out
         return program(*values)
@@ -214,24 +214,6 @@ def _host_first(host, program):
         return program(*args) if out is None else out
 
     return run
-
-
-def _on_host(jitted, values):
-    """The outputs of `jitted` on `values` from its jaxpr evaluated with numpy, or None
-    where an input is no concrete uncommitted array (on the default device, the CPU) or a
-    host array, or `host_jaxpr` refuses the jaxpr. Tracing is what the program's compile
-    would do first (JAX keeps the trace for it)."""
-    for value in values:
-        kind = type(value)
-        if not (kind is np.ndarray or (kind is ArrayImpl and not value._committed)):
-            return None
-    traced = jitted.trace(*values)
-    if len(traced.jaxpr.jaxpr.invars) != len(values):  # (an input that is no array leaf)
-        return None
-    outs = host_jaxpr.evaluate(traced.jaxpr, values)
-    if outs is None:
-        return None
-    return jax.tree_util.tree_unflatten(traced.out_tree, [host_to_device(o) for o in outs])
 
 
 def stuck_trace(error: BaseException) -> bool:

@@ -16,6 +16,7 @@ NAMES = (
     "registered_platforms",
     "started_backends",
     "clear_staging_caches",
+    "dim_value",
     "batched_device_put",
     "COPY_DURING_CALL",
 )
@@ -36,3 +37,5 @@ def test_the_internals_answer_as_the_library_reads_them():
     assert jax_internals.backends_are_initialized()
     assert "cpu" in jax_internals.registered_platforms()
     assert "cpu" in jax_internals.started_backends()
+    a, b = jax.export.symbolic_shape("a, b")
+    assert jax_internals.dim_value(2 * a + b - 1, {"a": 3, "b": 4}) == 9

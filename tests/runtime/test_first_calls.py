@@ -1,0 +1,130 @@
+"""Calls at new shapes computed on the host (`_pure/first_calls.py`): a pattern met again is
+evaluated from one trace over symbolic dimensions, to the bits of the program at each shape."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+import pytest
+
+from autograd_compat._pure import first_calls
+from autograd_compat._pure.op import Op, registered_ops
+from tests.runtime.test_host_jaxpr import bits, inner_eqns
+
+WEIGHT = np.arange(-30.0, 35.0, dtype=np.float32).reshape(13, 5)
+WEIGHT[2, 1], WEIGHT[3, 0], WEIGHT[4, 4] = np.nan, -0.0, 1e-40
+
+
+class Traces:
+    """A jitted function that counts its concrete traces."""
+
+    def __init__(self, fn) -> None:
+        self.jitted = jax.jit(fn)
+        self.count = 0
+
+    def trace(self, *args):
+        self.count += 1
+        return self.jitted.trace(*args)
+
+
+def _check_growing(op, static, make, lengths):
+    """`op` at each length: the host's bits are the program's; the traces it took."""
+    pure = functools.partial(op.fn, **dict(static))
+    traces = Traces(pure)
+    for n in lengths:
+        values = make(n)
+        out = first_calls.run(op, static, traces, values)
+        assert out is not None
+        expected = jax.jit(pure)(*values)
+        for got, want in zip(jax.tree.leaves(out), jax.tree.leaves(expected)):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(bits(got), bits(want))
+    return traces.count
+
+
+def _entry(op, static, values):
+    return first_calls._patterns.get((op, static, first_calls._pattern(values).key))
+
+
+def test_a_growing_embedding_is_traced_twice_then_evaluated_over_its_dimensions():
+    op = registered_ops()["embedding"]
+    static = (("padding_idx", None),)
+    indices = np.array([3, -1, 12, 13, 40, -14, 0, 7, -13, 2**40, 5, 6, 9, 11], np.int64)
+
+    def make(n):
+        return [WEIGHT, np.resize(indices, (1, n))]
+
+    assert _check_growing(op, static, make, range(6, 12)) == 2  # (5 would equal a dim)
+    generic = _entry(op, static, make(20))
+    assert type(generic) is first_calls.Generic
+    names = {e.primitive.name for e in inner_eqns(generic.jaxpr.jaxpr)}
+    assert "dim_as_value" in names  # (the index wrap reads the table's length)
+    assert _check_growing(op, static, make, (20, 33)) == 0
+
+
+def test_the_last_row_and_cat_of_a_growing_sequence_match_their_programs():
+    select = registered_ops()["select"]
+    static = (("ops", (("select", 1, None),)),)
+    sequence = np.resize(WEIGHT, (2, 40, 5))
+
+    def rows(n):
+        return [sequence[:, :n], np.array([-1])]
+
+    assert _check_growing(select, static, rows, range(6, 12)) == 2
+    cat = registered_ops()["cat"]
+    static = (("dim", 1), ("dtype", np.dtype(np.int64)), ("keep", (True, True)))
+
+    def pieces(n):
+        return [np.arange(n, dtype=np.int64).reshape(1, n), np.array([[-(2**63)]])]
+
+    assert _check_growing(cat, static, pieces, range(3, 9)) == 2
+
+
+def test_equal_dimensions_share_a_variable_and_sizes_0_and_1_stay_fixed():
+    square = first_calls._pattern([np.zeros((4, 4)), np.zeros((4, 1, 0), np.int32)])
+    other = first_calls._pattern([np.zeros((6, 6)), np.zeros((6, 1, 0), np.int32)])
+    unequal = first_calls._pattern([np.zeros((6, 5)), np.zeros((6, 1, 0), np.int32)])
+    assert square.key == other.key != unequal.key
+    assert square.key[1][2] == (~0, 1, 0)
+    assert (square.sizes, unequal.sizes) == ((4,), (6, 5))
+
+
+def test_a_function_that_branches_on_a_dimension_keeps_tracing():
+    op = Op("BranchTestBackward0", lambda x: x[:3] if x.shape[0] > 6 else x[:1])
+
+    def make(n):
+        return [np.arange(n, dtype=np.int32)]
+
+    assert _check_growing(op, (), make, range(4, 10)) == 6
+    assert _entry(op, (), make(11)) is False
+
+
+def test_a_symbolic_trace_unlike_the_concrete_one_is_not_kept():
+    op = Op("KindTestBackward0", lambda x: x[0] if isinstance(x.shape[0], int) else x[1])
+
+    def make(n):
+        return [np.arange(n, dtype=np.int32)]
+
+    assert _check_growing(op, (), make, range(4, 8)) == 4
+    assert _entry(op, (), make(9)) is False
+
+
+def test_a_generic_jaxpr_refuses_sizes_past_the_bound(monkeypatch):
+    op = Op("CatTestBackward0", lambda x: jax.numpy.concatenate([x, x]))
+
+    def make(n):
+        return [np.arange(n, dtype=np.int32)]
+
+    _check_growing(op, (), make, range(3, 6))
+    assert type(_entry(op, (), make(6))) is first_calls.Generic
+    monkeypatch.setattr(first_calls.host_jaxpr, "MAX_ELEMENTS", 20)
+    assert first_calls.run(op, (), None, make(10)) is not None
+    assert first_calls.run(op, (), None, make(11)) is None
+
+
+@pytest.fixture(autouse=True)
+def _own_patterns(monkeypatch):
+    """Each test starts with no pattern met."""
+    monkeypatch.setattr(first_calls, "_patterns", type(first_calls._patterns)())
