@@ -79,7 +79,10 @@ def run(op, static: tuple, jitted, values):
     key = (op, static, pattern.key)
     entry = _patterns.get(key)
     if type(entry) is Generic:
-        _patterns.move_to_end(key)
+        try:  # (another thread's `_keep` may evict `key` between the lookup and here)
+            _patterns.move_to_end(key)
+        except KeyError:
+            pass
         dims = dict(zip(entry.symbols, pattern.sizes))
         outs = host_jaxpr.evaluate(entry.jaxpr, values, dims)
         return None if outs is None else _on_device(entry.out_tree, outs)
