@@ -76,6 +76,34 @@ def _gather(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_
         upper = np.array([x.shape[d] - slice_sizes[d] for d in dnums.start_index_map])
         inside = ((indices >= 0) & (indices <= upper.astype(index_type))).all(axis=-1)
     batch = indices.shape[:-1]
+    if _rows_only(x.shape, dnums, slice_sizes):  # (an embedding's or `x[i]`'s lookup)
+        lead = np.moveaxis(x, dnums.start_index_map, range(len(dnums.start_index_map)))
+        columns = [indices[..., k] for k in range(len(dnums.start_index_map))]
+        limits = [x.shape[d] - 1 for d in dnums.start_index_map]
+        out = lead[tuple(_clamped(c, limit) for c, limit in zip(columns, limits))]
+    else:
+        out = _windows(x, indices, dnums, slice_sizes, batch)
+    ndim = out.ndim
+    batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
+    out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
+    if fill:
+        mask = np.expand_dims(inside, tuple(dnums.offset_dims))
+        out = np.where(mask, out, np.asarray(fill_value).astype(out.dtype))
+    return out
+
+
+def _rows_only(shape, dnums, slice_sizes) -> bool:
+    """Whether a gather takes single positions along the dimensions it indexes (each then
+    collapsed) and every other dimension whole: plain fancy indexing."""
+    indexed = set(dnums.start_index_map)
+    if indexed != set(dnums.collapsed_slice_dims) or len(indexed) != len(dnums.start_index_map):
+        return False
+    return all(size == (1 if d in indexed else shape[d]) for d, size in enumerate(slice_sizes))
+
+
+def _windows(x, indices, dnums, slice_sizes, batch):
+    """A gather's windows at their clamped starts, batch dimensions first, collapsed
+    dimensions dropped, the others in the operand's order."""
     grids = []
     for d, size in enumerate(slice_sizes):
         start = np.zeros(batch, np.intp)
@@ -84,14 +112,7 @@ def _gather(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_
             start = _clamped(column, x.shape[d] - size)
         window = start[..., None] + np.arange(size)
         grids.append(window.reshape(batch + (1,) * d + (size,) + (1,) * (x.ndim - d - 1)))
-    out = x[tuple(grids)].squeeze(tuple(len(batch) + d for d in dnums.collapsed_slice_dims))
-    ndim = out.ndim
-    batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
-    out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
-    if fill:
-        mask = np.expand_dims(inside, tuple(dnums.offset_dims))
-        out = np.where(mask, out, np.asarray(fill_value).astype(out.dtype))
-    return out
+    return x[tuple(grids)].squeeze(tuple(len(batch) + d for d in dnums.collapsed_slice_dims))
 
 
 def _broadcast_in_dim(x, *, shape, broadcast_dimensions, **_):

@@ -44,6 +44,8 @@ CASES = {
             jnp.take(x, i, mode="clip"),
             jnp.take(x.reshape(2, 5), i, axis=1, mode="fill", fill_value=-3.0),
             x[i.clip(-10, 9)],
+            jax.vmap(lambda j: lax.dynamic_slice(x, (j,), (3,)))(i),  # (windows of 3)
+            x.reshape(2, 5)[i & 1, i.clip(0, 4)],
         ),
         F32,
         WILD,
