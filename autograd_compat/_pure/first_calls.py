@@ -123,18 +123,19 @@ def _generic(fn, static: tuple, pattern: Pattern, concrete: ClosedJaxpr) -> Gene
         closed, shapes = jax.make_jaxpr(pure, return_shape=True)(*specs)
     except Exception:  # noqa: BLE001 (anything JAX refuses over symbolic dimensions)
         return False
-    dims = dict(zip(names, pattern.sizes))
-    if not host_jaxpr.exact(closed) or _skeleton(closed.jaxpr, dims) != _skeleton(
-        concrete.jaxpr, {}
+    sizes = host_jaxpr.Sizes(dict(zip(names, pattern.sizes)))
+    if not host_jaxpr.exact(closed) or _skeleton(closed.jaxpr, sizes) != _skeleton(
+        concrete.jaxpr, None
     ):
         return False
     return Generic(closed, jax.tree_util.tree_structure(shapes), names)
 
 
-def _skeleton(jaxpr: Jaxpr, dims: dict[str, int], read: frozenset = frozenset()) -> list:
+def _skeleton(jaxpr: Jaxpr, sizes, read: frozenset = frozenset()) -> list:
     """The primitives of `jaxpr` (calls inlined) in order, each with its input and output
-    dtypes and its parameters at `dims`; a dimension's value read (`dim_as_value`) and its
-    casts are left out, as they stand for a concrete trace's literal."""
+    dtypes and its parameters at `sizes` (`host_jaxpr.Sizes`, None for concrete shapes); a
+    dimension's value read (`dim_as_value`) and its casts are left out, as they stand for a
+    concrete trace's literal."""
     steps: list = []
     from_dims = set(read)
     for eqn in jaxpr.eqns:
@@ -147,9 +148,9 @@ def _skeleton(jaxpr: Jaxpr, dims: dict[str, int], read: frozenset = frozenset())
         if name in host_jaxpr.CALLS:
             body = host_jaxpr.body(eqn.params).jaxpr
             inner = frozenset(v for v, x in zip(body.invars, eqn.invars) if _in(x, from_dims))
-            steps.extend(_skeleton(body, dims, inner))
+            steps.extend(_skeleton(body, sizes, inner))
             continue
-        params = {key: host_jaxpr.concrete(value, dims) for key, value in eqn.params.items()}
+        params = {key: host_jaxpr.concrete(value, sizes) for key, value in eqn.params.items()}
         dtypes = tuple(getattr(v.aval, "dtype", None) for v in (*eqn.invars, *eqn.outvars))
         steps.append((name, dtypes, params))
     return steps
