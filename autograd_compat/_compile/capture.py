@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 
+from .._state import trace_bindings
 from .._state.modes import modes
 from .._state.random import default_generator
 from .._state.tensor import Tensor
@@ -60,6 +61,14 @@ class Memory:
         """The live tensors over this memory."""
         return [self.tensor] if self.buffer is None else list(self.buffer.members)
 
+    def bind(self) -> None:
+        """Bind the memory's values and its tensors' `.grad` in this thread
+        (`trace_bindings`): what a trace writes there (its tracers) stays in this thread."""
+        if self.buffer is not None:
+            trace_bindings.bind(self.buffer, trace_bindings.BUFFER_SLOTS)
+        for tensor in self.tensors():
+            trace_bindings.bind(tensor, trace_bindings.TENSOR_SLOTS)
+
     def holders(self, value) -> int:
         """How many references to its root `value` the memory itself keeps (the buffer and
         the members that show the whole of it): any more, and something else holds it."""
@@ -98,6 +107,13 @@ class GradMemory:
 
     def holders(self, value) -> int:
         return Memory(self.tensor).holders(value)
+
+    def bind(self) -> None:
+        """Bind the owner (its `.grad` slot: `hold` may write it) and its `.grad`'s memory,
+        where it has one."""
+        trace_bindings.bind(self.owner, trace_bindings.TENSOR_SLOTS)
+        if self.owner._grad is not None:
+            Memory(self.owner._grad).bind()
 
     def tensors(self) -> list[Tensor]:
         return [self.tensor]
@@ -139,6 +155,7 @@ class Capture:
         self.runtime_values = runtime_values  # the tracers to hand out, when compiling
         self.rng_key = default_generator._key
         self.custom_functions: list[str] = []  # custom autograd.Functions the trace applied
+        self.bindings: int | None = None  # this thread's `trace_bindings.mark()` at its start
 
     # ---------------------------------------------------------------- watched events
     def visit(self, value, live: bool, tensor):
@@ -168,10 +185,13 @@ class Capture:
             return
         if key not in self.snapshots:
             snapshot = self.snapshots[key] = Snapshot(Memory(tensor))
+            snapshot.memory.bind()
             for owner, grad in snapshot.grads:  # an existing .grad is state too (accumulated
                 if grad is not None and not is_traced(grad._value):  # into in place)
-                    self.snapshots[("grad", id(owner))] = Snapshot(Memory(grad), grad_of=owner)
+                    grad_snapshot = Snapshot(Memory(grad), grad_of=owner)
+                    self.snapshots[("grad", id(owner))] = grad_snapshot
                     self.grads_linked.add(Memory.key(grad))
+                    grad_snapshot.memory.bind()
 
     def written(self, tensor: Tensor) -> None:
         """`Tensor._set_value` is about to rebind `tensor` (a write is a read of what is
@@ -209,6 +229,7 @@ class Capture:
     # ---------------------------------------------------------------- lifetime
     def __enter__(self) -> Capture:
         modes.enter_trace(self, capture=True)
+        self.bindings = trace_bindings.mark()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -218,4 +239,6 @@ class Capture:
         """Put back every touched memory, version counter and gradient, and the PRNG key."""
         for snapshot in reversed(list(self.snapshots.values())):
             snapshot.restore()
+        if self.bindings is not None:
+            trace_bindings.unbind_to(self.bindings)
         default_generator.restore_key(self.rng_key)

@@ -1,0 +1,115 @@
+"""The values a trace binds objects to, seen only by the thread that traces.
+
+A torch.compile trace runs the user's code on JAX tracers: the tensors it captures (a module's
+parameters, optimizer state, gradients) read and write its tracers until it ends. Stored in
+those tensors, the tracers would reach any other thread reading them meanwhile (an eager call
+of the same model). So a trace *binds* what it captures: the object's class becomes a variant
+of it (`bound_class`) whose slots (a tensor's value and `.grad`, a shared memory's root value)
+read and write this thread's bindings, and the slots themselves (the real state) in every
+other thread. Unbinding gives the object its class back and drops its bindings: what the trace
+wrote never reached the slots. An object no trace binds keeps its class, whose slots are read
+at no cost.
+
+Bindings are a per-thread stack: a trace takes a `mark` when it starts and unbinds what was
+bound since with `unbind_to(mark)`, so a nested trace leaves its outer trace's bindings. One
+thread binds at a time (`modes.hold_traces`).
+"""
+
+from __future__ import annotations
+
+import threading
+from types import MemberDescriptorType
+from typing import Any
+
+from .tensor import PLAIN_TYPES, Tensor
+from .torch_function import _disabled_torch_function_impl
+
+# the slots bound, each as the names it is read under (the slot's own first)
+TENSOR_SLOTS = (("_value", "_stored"), ("_grad",))
+BUFFER_SLOTS = (("value",),)  # a shared memory's root value (`_tape/views.Buffer`)
+
+
+class _Bound(threading.local):
+    """This thread's bindings: object id -> {slot name: its value here}, and the objects in
+    the order they were bound."""
+
+    def __init__(self) -> None:
+        self.values: dict[int, dict[str, object]] = {}
+        self.stack: list[object] = []
+
+
+_bound = _Bound()
+_VARIANTS: dict[type, type] = {}  # a class -> its bound variant
+_BASES: dict[type, type] = {}  # a bound variant -> its class
+
+
+def _slot_property(name: str, slot: MemberDescriptorType) -> property:
+    """A bound variant's slot `name`: this thread's binding of the object, else the slot."""
+
+    def get(self):
+        own = _bound.values.get(id(self))
+        return slot.__get__(self) if own is None else own[name]
+
+    def set_(self, value) -> None:
+        own = _bound.values.get(id(self))
+        if own is None:
+            slot.__set__(self, value)
+        else:
+            own[name] = value
+
+    return property(get, set_)
+
+
+def bound_class(cls: type[Any], slots: tuple[tuple[str, ...], ...]) -> type | None:
+    """The variant of `cls` whose `slots` (each under all its names) read the bindings of the
+    thread that reads them; None where one is no plain slot (a class that computes its value
+    on read: read it once first)."""
+    variant = _VARIANTS.get(cls)
+    if variant is not None:
+        return variant
+    namespace: dict = {"__slots__": (), "__module__": cls.__module__}
+    for names in slots:
+        slot = getattr(cls, names[0])
+        if type(slot) is not MemberDescriptorType:
+            return None
+        namespace.update(dict.fromkeys(names, _slot_property(names[0], slot)))
+    if issubclass(cls, Tensor):
+        namespace["_wrap"] = cls._wrap  # a tensor made like a bound one is of the plain class
+        if cls in PLAIN_TYPES:  # dispatches as the plain Tensor does (never)
+            namespace["__torch_function__"] = _disabled_torch_function_impl
+    variant = _VARIANTS[cls] = type(cls.__name__, (cls,), namespace)
+    variant.__qualname__ = cls.__qualname__
+    _BASES[variant] = cls
+    return variant
+
+
+def mark() -> int:
+    """Where this thread's bindings stand (for `unbind_to`)."""
+    return len(_bound.stack)
+
+
+def bind(obj, slots: tuple[tuple[str, ...], ...]) -> None:
+    """Bind `obj`'s `slots` (`TENSOR_SLOTS` or `BUFFER_SLOTS`) in this thread until
+    `unbind_to` a mark taken before: its writes here stay here. Already bound: nothing."""
+    values = _bound.values
+    if id(obj) in values:
+        return
+    own = {names[0]: getattr(obj, names[0]) for names in slots}  # (computed on read: stored)
+    variant = bound_class(type(obj), slots)
+    if variant is None:
+        return
+    values[id(obj)] = own
+    _bound.stack.append(obj)
+    obj.__class__ = variant
+
+
+def unbind_to(position: int) -> None:
+    """Unbind what this thread bound since `mark()` gave `position`: the objects show their
+    slots (their real state) here too."""
+    stack, values = _bound.stack, _bound.values
+    while len(stack) > position:
+        obj = stack.pop()
+        base = _BASES.get(type(obj))
+        if base is not None:  # (None: its class was set since, to one of its own)
+            obj.__class__ = base
+        del values[id(obj)]
