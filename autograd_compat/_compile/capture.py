@@ -7,6 +7,8 @@ gradients, optimizer state, the PRNG key) are found by watching a trace: `Captur
 write (`Tensor._set_value`), every module call and every value library code marks as a runtime
 input reaches it. A tensor is captured by its *memory*: the tensor itself, or for tensors that
 share memory (views, `.data`, parameters) their buffer, so a write through any of them is seen.
+A captured memory is bound in the tracing thread (`Memory.bind`, `_state/trace_bindings`): the
+trace's writes to it (tracers) stay in that thread, and other threads read its real values.
 """
 
 from __future__ import annotations
@@ -237,8 +239,10 @@ class Capture:
 
     def restore(self) -> None:
         """Put back every touched memory, version counter and gradient, and the PRNG key."""
-        for snapshot in reversed(list(self.snapshots.values())):
-            snapshot.restore()
-        if self.bindings is not None:
-            trace_bindings.unbind_to(self.bindings)
+        try:
+            for snapshot in reversed(list(self.snapshots.values())):
+                snapshot.restore()
+        finally:  # (the bindings end with the trace, whatever happens)
+            if self.bindings is not None:
+                trace_bindings.unbind_to(self.bindings)
         default_generator.restore_key(self.rng_key)

@@ -370,8 +370,9 @@ class Entry:
 
 
 def _run_traced(*arrays, entry: Entry, fn: Callable):
-    """The compiled entry's pure function: state in as tracers, the function run once,
-    outputs and new state out; every swapped value is put back afterwards."""
+    """The compiled entry's pure function: state in as tracers (bound in this thread only,
+    `trace_bindings`), the function run once, outputs and new state out; every swapped value
+    is put back afterwards."""
     effects, arguments, layout = entry.effects, entry.arguments, entry.layout
     roots = arrays[layout.memories]
     if [(r.shape, r.dtype) for r in roots] != entry.root_signature:
@@ -423,13 +424,15 @@ def _run_traced(*arrays, entry: Entry, fn: Callable):
             results.append(default_generator._key)
         return tuple(results)
     finally:
-        capture.restore()
-        for memory, value in saved:
-            memory.set(value)
-        for t, grad in saved_grads:
-            t._grad = grad
-        for t, version in saved_versions:
-            t._version_counter[0] = version
-        default_generator.restore_key(saved_key)
-        trace_bindings.unbind_to(bindings)
-        modes.release_traces()
+        try:
+            capture.restore()
+            for memory, value in saved:  # (a view the trace made of a memory is no binding)
+                memory.set(value)
+            for t, grad in saved_grads:
+                t._grad = grad
+            for t, version in saved_versions:
+                t._version_counter[0] = version
+            default_generator.restore_key(saved_key)
+        finally:  # (the bindings and the hold end with the trace, whatever happens)
+            trace_bindings.unbind_to(bindings)
+            modes.release_traces()

@@ -1,0 +1,52 @@
+"""What a trace binds (`_state/trace_bindings`) is its own thread's: another thread reads the
+real slots, and unbinding leaves the object as it was, of its own class."""
+
+from __future__ import annotations
+
+import threading
+
+import jax.numpy as jnp
+import numpy as np
+
+import autograd_compat as torch
+from autograd_compat._state import trace_bindings
+from autograd_compat._state.tensor import Tensor
+from autograd_compat._state.torch_function import dispatches
+
+
+def _in_another_thread(read):
+    seen: list = []
+    reader = threading.Thread(target=lambda: seen.append(read()))
+    reader.start()
+    reader.join()
+    return seen[0]
+
+
+def test_a_bound_tensor_shows_its_binding_here_and_its_slots_elsewhere():
+    param = torch.nn.Parameter(torch.ones(2))
+    real = param._value
+    mark = trace_bindings.mark()
+    trace_bindings.bind(param, trace_bindings.TENSOR_SLOTS)
+    try:
+        param._value, param._grad = jnp.zeros(2), torch.ones(2)
+        value, stored, grad = _in_another_thread(lambda: (param._value, param._stored, param._grad))
+        assert value is real and stored is real and grad is None
+        np.testing.assert_array_equal(param.detach().numpy(), [0.0, 0.0])
+        assert param.grad is not None
+        assert isinstance(param, torch.nn.Parameter) and type(param).__name__ == "Parameter"
+    finally:
+        trace_bindings.unbind_to(mark)
+    assert type(param) is torch.nn.Parameter
+    assert param._value is real and param._grad is None
+
+
+def test_a_bound_plain_tensor_dispatches_and_copies_as_a_plain_one():
+    t = torch.ones(2)
+    mark = trace_bindings.mark()
+    trace_bindings.bind(t, trace_bindings.TENSOR_SLOTS)
+    try:
+        assert type(t) is not Tensor and not dispatches(type(t))
+        assert type(type(t)._wrap(jnp.ones(2))) is Tensor
+    finally:
+        trace_bindings.unbind_to(mark)
+    assert type(t) is Tensor
