@@ -4,11 +4,11 @@ A torch.compile trace runs the user's code on JAX tracers: the tensors it captur
 parameters, optimizer state, gradients) read and write its tracers until it ends. Stored in
 those tensors, the tracers would reach any other thread reading them meanwhile (an eager call
 of the same model). So a trace *binds* what it captures: the object's class becomes a variant
-of it (`bound_class`) whose slots (a tensor's value and `.grad`, a shared memory's root value)
-read and write this thread's bindings, and the slots themselves (the real state) in every
-other thread. Unbinding gives the object its class back and drops its bindings: what the trace
-wrote never reached the slots. An object no trace binds keeps its class, whose slots are read
-at no cost.
+of it (`bound_class`) whose slots (a tensor's value, `.grad` and version counter, a shared
+memory's root value) read and write this thread's bindings, and the slots themselves (the
+real state) in every other thread. Unbinding gives the object its class back and drops its
+bindings: what the trace wrote never reached the slots. An object no trace binds keeps its
+class, whose slots are read at no cost.
 
 Bindings are a per-thread stack: a trace takes a `mark` when it starts and unbinds what was
 bound since with `unbind_to(mark)`, so a nested trace leaves its outer trace's bindings. One
@@ -25,17 +25,21 @@ from .tensor import PLAIN_TYPES, Tensor
 from .torch_function import _disabled_torch_function_impl
 
 # the slots bound, each as the names it is read under (the slot's own first)
-TENSOR_SLOTS = (("_value", "_stored"), ("_grad",))
+TENSOR_SLOTS = (("_value", "_stored"), ("_grad",), ("_version_counter",))
 BUFFER_SLOTS = (("value",),)  # a shared memory's root value (`_tape/views.Buffer`)
+# slots holding a list that aliases share and writes change in place (a version counter): a
+# thread binds them to its own copy of the list, one copy for each list
+_COPIED = frozenset({"_version_counter"})
 
 
 class _Bound(threading.local):
-    """This thread's bindings: object id -> {slot name: its value here}, and the objects in
-    the order they were bound."""
+    """This thread's bindings: object id -> {slot name: its value here}, the objects in the
+    order they were bound, and the copies of shared lists (id of the list -> its copy)."""
 
     def __init__(self) -> None:
         self.values: dict[int, dict[str, object]] = {}
         self.stack: list[object] = []
+        self.copies: dict[int, list] = {}
 
 
 _bound = _Bound()
@@ -98,6 +102,9 @@ def bind(obj, slots: tuple[tuple[str, ...], ...]) -> None:
     variant = bound_class(type(obj), slots)
     if variant is None:
         return
+    for name in _COPIED.intersection(own):  # (a bound object holds the list: its id stays)
+        shared = own[name]
+        own[name] = _bound.copies.setdefault(id(shared), list(shared))
     values[id(obj)] = own
     _bound.stack.append(obj)
     obj.__class__ = variant
@@ -113,3 +120,5 @@ def unbind_to(position: int) -> None:
         if base is not None:  # (None: its class was set since, to one of its own)
             obj.__class__ = base
         del values[id(obj)]
+    if not stack:
+        _bound.copies.clear()

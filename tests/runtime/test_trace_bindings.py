@@ -24,20 +24,25 @@ def _in_another_thread(read):
 
 def test_a_bound_tensor_shows_its_binding_here_and_its_slots_elsewhere():
     param = torch.nn.Parameter(torch.ones(2))
+    alias = param.detach()  # (one version counter for both)
     real = param._value
     mark = trace_bindings.mark()
-    trace_bindings.bind(param, trace_bindings.TENSOR_SLOTS)
+    for t in (param, alias):
+        trace_bindings.bind(t, trace_bindings.TENSOR_SLOTS)
     try:
         param._value, param._grad = jnp.zeros(2), torch.ones(2)
-        value, stored, grad = _in_another_thread(lambda: (param._value, param._stored, param._grad))
-        assert value is real and stored is real and grad is None
+        alias._version_counter[0] += 1
+        value, stored, grad, version = _in_another_thread(
+            lambda: (param._value, param._stored, param._grad, param._version)
+        )
+        assert value is real and stored is real and grad is None and version == 0
         np.testing.assert_array_equal(param.detach().numpy(), [0.0, 0.0])
-        assert param.grad is not None
+        assert param.grad is not None and param._version == 1
         assert isinstance(param, torch.nn.Parameter) and type(param).__name__ == "Parameter"
     finally:
         trace_bindings.unbind_to(mark)
     assert type(param) is torch.nn.Parameter
-    assert param._value is real and param._grad is None
+    assert param._value is real and param._grad is None and param._version == 0
 
 
 def test_a_bound_plain_tensor_dispatches_and_copies_as_a_plain_one():
