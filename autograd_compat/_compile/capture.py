@@ -63,13 +63,10 @@ class Memory:
         """The live tensors over this memory."""
         return [self.tensor] if self.buffer is None else list(self.buffer.members)
 
-    def bind(self) -> None:
+    def bind(self, bindings: trace_bindings.Bindings) -> None:
         """Bind the memory's values and its tensors' `.grad` in this thread
         (`trace_bindings`): what a trace writes there (its tracers) stays in this thread."""
-        if self.buffer is not None:
-            trace_bindings.bind(self.buffer, trace_bindings.BUFFER_SLOTS)
-        for tensor in self.tensors():
-            trace_bindings.bind(tensor, trace_bindings.TENSOR_SLOTS)
+        bindings.bind_memory(self.tensor)
 
     def holders(self, value) -> int:
         """How many references to its root `value` the memory itself keeps (the buffer and
@@ -110,12 +107,12 @@ class GradMemory:
     def holders(self, value) -> int:
         return Memory(self.tensor).holders(value)
 
-    def bind(self) -> None:
+    def bind(self, bindings: trace_bindings.Bindings) -> None:
         """Bind the owner (its `.grad` slot: `hold` may write it) and its `.grad`'s memory,
         where it has one."""
-        trace_bindings.bind(self.owner, trace_bindings.TENSOR_SLOTS)
+        bindings.bind(self.owner, trace_bindings.TENSOR_SLOTS)
         if self.owner._grad is not None:
-            Memory(self.owner._grad).bind()
+            bindings.bind_memory(self.owner._grad)
 
     def tensors(self) -> list[Tensor]:
         return [self.tensor]
@@ -157,7 +154,7 @@ class Capture:
         self.runtime_values = runtime_values  # the tracers to hand out, when compiling
         self.rng_key = default_generator._key
         self.custom_functions: list[str] = []  # custom autograd.Functions the trace applied
-        self.bindings: int | None = None  # this thread's `trace_bindings.mark()` at its start
+        self.bindings = trace_bindings.Bindings()  # the memories it touched, bound
 
     # ---------------------------------------------------------------- watched events
     def visit(self, value, live: bool, tensor):
@@ -187,13 +184,13 @@ class Capture:
             return
         if key not in self.snapshots:
             snapshot = self.snapshots[key] = Snapshot(Memory(tensor))
-            snapshot.memory.bind()
+            snapshot.memory.bind(self.bindings)
             for owner, grad in snapshot.grads:  # an existing .grad is state too (accumulated
                 if grad is not None and not is_traced(grad._value):  # into in place)
                     grad_snapshot = Snapshot(Memory(grad), grad_of=owner)
                     self.snapshots[("grad", id(owner))] = grad_snapshot
                     self.grads_linked.add(Memory.key(grad))
-                    grad_snapshot.memory.bind()
+                    grad_snapshot.memory.bind(self.bindings)
 
     def written(self, tensor: Tensor) -> None:
         """`Tensor._set_value` is about to rebind `tensor` (a write is a read of what is
@@ -231,7 +228,6 @@ class Capture:
     # ---------------------------------------------------------------- lifetime
     def __enter__(self) -> Capture:
         modes.enter_trace(self, capture=True)
-        self.bindings = trace_bindings.mark()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -243,6 +239,5 @@ class Capture:
             for snapshot in reversed(list(self.snapshots.values())):
                 snapshot.restore()
         finally:  # (the bindings end with the trace, whatever happens)
-            if self.bindings is not None:
-                trace_bindings.unbind_to(self.bindings)
+            self.bindings.unbind()
         default_generator.restore_key(self.rng_key)

@@ -391,12 +391,12 @@ def _run_traced(*arrays, entry: Entry, fn: Callable):
     saved: list = []
     saved_versions: list = []
     modes.hold_traces()  # the memories are bound to tracers until the finally below
-    bindings = trace_bindings.mark()
+    bindings = trace_bindings.Bindings()
     try:
         for memory in effects.memories:  # what the trace writes (its tracers) stays in this
-            memory.bind()  # thread, and is dropped when they are unbound
+            memory.bind(bindings)  # thread, and is dropped when they are unbound
         for t, _ in effects.grad_links:
-            trace_bindings.bind(t, trace_bindings.TENSOR_SLOTS)
+            bindings.bind(t, trace_bindings.TENSOR_SLOTS)
         for memory, root in zip(effects.memories, roots):
             if isinstance(memory, GradMemory):
                 memory.hold(root)
@@ -434,5 +434,5 @@ def _run_traced(*arrays, entry: Entry, fn: Callable):
                 t._version_counter[0] = version
             default_generator.restore_key(saved_key)
         finally:  # (the bindings and the hold end with the trace, whatever happens)
-            trace_bindings.unbind_to(bindings)
+            bindings.unbind()
             modes.release_traces()

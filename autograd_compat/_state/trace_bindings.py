@@ -10,9 +10,9 @@ real state) in every other thread. Unbinding gives the object its class back and
 bindings: what the trace wrote never reached the slots. An object no trace binds keeps its
 class, whose slots are read at no cost.
 
-Bindings are a per-thread stack: a trace takes a `mark` when it starts and unbinds what was
-bound since with `unbind_to(mark)`, so a nested trace leaves its outer trace's bindings. One
-thread binds at a time (`modes.hold_traces`).
+Each trace keeps what it binds (`Bindings`) and unbinds it when it ends; an object traces
+nested in one thread both bind stays bound until the last of them ends. One thread binds at a
+time (`modes.hold_traces`).
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ _COPIED = frozenset({"_version_counter"})
 
 
 class _Bound(threading.local):
-    """This thread's bindings: object id -> {slot name: its value here}, the objects in the
-    order they were bound, and the copies of shared lists (id of the list -> its copy)."""
+    """This thread's bindings: object id -> {slot name: its value here}, object id -> how many
+    traces bind it, and the copies of shared lists (id of the list -> its copy)."""
 
     def __init__(self) -> None:
         self.values: dict[int, dict[str, object]] = {}
-        self.stack: list[object] = []
+        self.counts: dict[int, int] = {}
         self.copies: dict[int, list] = {}
 
 
@@ -87,38 +87,55 @@ def bound_class(cls: type[Any], slots: tuple[tuple[str, ...], ...]) -> type | No
     return variant
 
 
-def mark() -> int:
-    """Where this thread's bindings stand (for `unbind_to`)."""
-    return len(_bound.stack)
+class Bindings:
+    """What one trace binds in its thread, until `unbind` at its end. Traces nested in one
+    thread may bind the same object: it stays bound until the last of them unbinds it."""
 
+    __slots__ = ("objects",)
 
-def bind(obj, slots: tuple[tuple[str, ...], ...]) -> None:
-    """Bind `obj`'s `slots` (`TENSOR_SLOTS` or `BUFFER_SLOTS`) in this thread until
-    `unbind_to` a mark taken before: its writes here stay here. Already bound: nothing."""
-    values = _bound.values
-    if id(obj) in values:
-        return
-    own = {names[0]: getattr(obj, names[0]) for names in slots}  # (computed on read: stored)
-    variant = bound_class(type(obj), slots)
-    if variant is None:
-        return
-    for name in _COPIED.intersection(own):  # (a bound object holds the list: its id stays)
-        shared = own[name]
-        own[name] = _bound.copies.setdefault(id(shared), list(shared))
-    values[id(obj)] = own
-    _bound.stack.append(obj)
-    obj.__class__ = variant
+    def __init__(self) -> None:
+        self.objects: list[object] = []
 
+    def bind(self, obj, slots: tuple[tuple[str, ...], ...]) -> None:
+        """Bind `obj`'s `slots` (`TENSOR_SLOTS` or `BUFFER_SLOTS`): its writes in this thread
+        stay here."""
+        counts = _bound.counts
+        if id(obj) not in counts:
+            own = {names[0]: getattr(obj, names[0]) for names in slots}  # (computed on read)
+            variant = bound_class(type(obj), slots)
+            if variant is None:
+                return
+            for name in _COPIED.intersection(own):  # (a bound object holds the list: its
+                shared = own[name]  # id stays)
+                own[name] = _bound.copies.setdefault(id(shared), list(shared))
+            _bound.values[id(obj)] = own
+            counts[id(obj)] = 0
+            obj.__class__ = variant
+        counts[id(obj)] += 1
+        self.objects.append(obj)
 
-def unbind_to(position: int) -> None:
-    """Unbind what this thread bound since `mark()` gave `position`: the objects show their
-    slots (their real state) here too."""
-    stack, values = _bound.stack, _bound.values
-    while len(stack) > position:
-        obj = stack.pop()
-        base = _BASES.get(type(obj))
-        if base is not None:  # (None: its class was set since, to one of its own)
-            obj.__class__ = base
-        del values[id(obj)]
-    if not stack:
-        _bound.copies.clear()
+    def bind_memory(self, tensor) -> None:
+        """Bind `tensor` and, where it shares memory, the buffer and every tensor over it."""
+        rec = tensor._storage
+        if rec is None:
+            self.bind(tensor, TENSOR_SLOTS)
+            return
+        self.bind(rec.buffer, BUFFER_SLOTS)
+        for member in rec.buffer.members:
+            self.bind(member, TENSOR_SLOTS)
+
+    def unbind(self) -> None:
+        """End what this trace bound: an object no other trace here binds shows its slots
+        (its real state) in this thread too."""
+        counts, values = _bound.counts, _bound.values
+        while self.objects:
+            obj = self.objects.pop()
+            counts[id(obj)] -= 1
+            if counts[id(obj)]:
+                continue
+            base = _BASES.get(type(obj))
+            if base is not None:  # (None: its class was set since, to one of its own)
+                obj.__class__ = base
+            del values[id(obj)], counts[id(obj)]
+        if not counts:
+            _bound.copies.clear()

@@ -26,9 +26,9 @@ def test_a_bound_tensor_shows_its_binding_here_and_its_slots_elsewhere():
     param = torch.nn.Parameter(torch.ones(2))
     alias = param.detach()  # (one version counter for both)
     real = param._value
-    mark = trace_bindings.mark()
+    bindings = trace_bindings.Bindings()
     for t in (param, alias):
-        trace_bindings.bind(t, trace_bindings.TENSOR_SLOTS)
+        bindings.bind(t, trace_bindings.TENSOR_SLOTS)
     try:
         param._value, param._grad = jnp.zeros(2), torch.ones(2)
         alias._version_counter[0] += 1
@@ -40,18 +40,30 @@ def test_a_bound_tensor_shows_its_binding_here_and_its_slots_elsewhere():
         assert param.grad is not None and param._version == 1
         assert isinstance(param, torch.nn.Parameter) and type(param).__name__ == "Parameter"
     finally:
-        trace_bindings.unbind_to(mark)
+        bindings.unbind()
     assert type(param) is torch.nn.Parameter
     assert param._value is real and param._grad is None and param._version == 0
 
 
 def test_a_bound_plain_tensor_dispatches_and_copies_as_a_plain_one():
     t = torch.ones(2)
-    mark = trace_bindings.mark()
-    trace_bindings.bind(t, trace_bindings.TENSOR_SLOTS)
+    bindings = trace_bindings.Bindings()
+    bindings.bind(t, trace_bindings.TENSOR_SLOTS)
     try:
         assert type(t) is not Tensor and not dispatches(type(t))
         assert type(type(t)._wrap(jnp.ones(2))) is Tensor
     finally:
-        trace_bindings.unbind_to(mark)
+        bindings.unbind()
     assert type(t) is Tensor
+
+
+def test_an_object_two_traces_bind_stays_bound_until_both_end():
+    t = torch.ones(2)
+    outer, inner = trace_bindings.Bindings(), trace_bindings.Bindings()
+    outer.bind(t, trace_bindings.TENSOR_SLOTS)
+    inner.bind(t, trace_bindings.TENSOR_SLOTS)
+    t._value = jnp.zeros(2)
+    inner.unbind()
+    assert type(t) is not Tensor and float(t._value.sum()) == 0.0
+    outer.unbind()
+    assert type(t) is Tensor and float(t._value.sum()) == 2.0
