@@ -7,6 +7,8 @@ gradients, optimizer state, the PRNG key) are found by watching a trace: `Captur
 write (`Tensor._set_value`), every module call and every value library code marks as a runtime
 input reaches it. A tensor is captured by its *memory*: the tensor itself, or for tensors that
 share memory (views, `.data`, parameters) their buffer, so a write through any of them is seen.
+A captured memory is bound in the tracing thread (`Memory.bind`, `_state/trace_bindings`): the
+trace's writes to it (tracers) stay in that thread, and other threads read its real values.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import jax
 
+from .._state import trace_bindings
 from .._state.modes import modes
 from .._state.random import default_generator
 from .._state.tensor import Tensor
@@ -60,6 +63,11 @@ class Memory:
         """The live tensors over this memory."""
         return [self.tensor] if self.buffer is None else list(self.buffer.members)
 
+    def bind(self, bindings: trace_bindings.Bindings) -> None:
+        """Bind the memory's values and its tensors' `.grad` in this thread
+        (`trace_bindings`): what a trace writes there (its tracers) stays in this thread."""
+        bindings.bind_memory(self.tensor)
+
     def holders(self, value) -> int:
         """How many references to its root `value` the memory itself keeps (the buffer and
         the members that show the whole of it): any more, and something else holds it."""
@@ -98,6 +106,13 @@ class GradMemory:
 
     def holders(self, value) -> int:
         return Memory(self.tensor).holders(value)
+
+    def bind(self, bindings: trace_bindings.Bindings) -> None:
+        """Bind the owner (its `.grad` slot: `hold` may write it) and its `.grad`'s memory,
+        where it has one."""
+        bindings.bind(self.owner, trace_bindings.TENSOR_SLOTS)
+        if self.owner._grad is not None:
+            bindings.bind_memory(self.owner._grad)
 
     def tensors(self) -> list[Tensor]:
         return [self.tensor]
@@ -139,6 +154,7 @@ class Capture:
         self.runtime_values = runtime_values  # the tracers to hand out, when compiling
         self.rng_key = default_generator._key
         self.custom_functions: list[str] = []  # custom autograd.Functions the trace applied
+        self.bindings = trace_bindings.Bindings()  # the memories it touched, bound
 
     # ---------------------------------------------------------------- watched events
     def visit(self, value, live: bool, tensor):
@@ -168,10 +184,13 @@ class Capture:
             return
         if key not in self.snapshots:
             snapshot = self.snapshots[key] = Snapshot(Memory(tensor))
+            snapshot.memory.bind(self.bindings)
             for owner, grad in snapshot.grads:  # an existing .grad is state too (accumulated
                 if grad is not None and not is_traced(grad._value):  # into in place)
-                    self.snapshots[("grad", id(owner))] = Snapshot(Memory(grad), grad_of=owner)
+                    grad_snapshot = Snapshot(Memory(grad), grad_of=owner)
+                    self.snapshots[("grad", id(owner))] = grad_snapshot
                     self.grads_linked.add(Memory.key(grad))
+                    grad_snapshot.memory.bind(self.bindings)
 
     def written(self, tensor: Tensor) -> None:
         """`Tensor._set_value` is about to rebind `tensor` (a write is a read of what is
@@ -216,6 +235,9 @@ class Capture:
 
     def restore(self) -> None:
         """Put back every touched memory, version counter and gradient, and the PRNG key."""
-        for snapshot in reversed(list(self.snapshots.values())):
-            snapshot.restore()
+        try:
+            for snapshot in reversed(list(self.snapshots.values())):
+                snapshot.restore()
+        finally:  # (the bindings end with the trace, whatever happens)
+            self.bindings.unbind()
         default_generator.restore_key(self.rng_key)

@@ -27,6 +27,7 @@ from .._pure.op import Op
 from .._pure.references import CALL_REFERENCES
 from .._pure.sharding import keep_sharding
 from .._state import modes as _grad_mode
+from .._state import trace_bindings
 from .._state.modes import modes
 from .._state.random import default_generator
 from .._state.tensor import Tensor, program_input
@@ -369,8 +370,9 @@ class Entry:
 
 
 def _run_traced(*arrays, entry: Entry, fn: Callable):
-    """The compiled entry's pure function: state in as tracers, the function run once,
-    outputs and new state out; every swapped value is put back afterwards."""
+    """The compiled entry's pure function: state in as tracers (bound in this thread only,
+    `trace_bindings`), the function run once, outputs and new state out; every swapped value
+    is put back afterwards."""
     effects, arguments, layout = entry.effects, entry.arguments, entry.layout
     roots = arrays[layout.memories]
     if [(r.shape, r.dtype) for r in roots] != entry.root_signature:
@@ -384,16 +386,23 @@ def _run_traced(*arrays, entry: Entry, fn: Callable):
             "rebinding it, or pass the tensor as an argument."
         )
     saved_grads = [(t, t._grad) for t, _ in effects.grad_links]
-    for memory, root in zip(effects.memories, roots):
-        if isinstance(memory, GradMemory):
-            memory.hold(root)
-    saved = [(m, m.get()) for m in effects.memories]
-    old_leaves = [t._value for t in effects.grad_results]  # new grads take their layouts
-    saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
     saved_key = default_generator._key
     capture = Capture(runtime_values=list(arrays[layout.runtime]))
+    saved: list = []
+    saved_versions: list = []
     modes.hold_traces()  # the memories are bound to tracers until the finally below
+    bindings = trace_bindings.Bindings()
     try:
+        for memory in effects.memories:  # what the trace writes (its tracers) stays in this
+            memory.bind(bindings)  # thread, and is dropped when they are unbound
+        for t, _ in effects.grad_links:
+            bindings.bind(t, trace_bindings.TENSOR_SLOTS)
+        for memory, root in zip(effects.memories, roots):
+            if isinstance(memory, GradMemory):
+                memory.hold(root)
+        saved = [(m, m.get()) for m in effects.memories]
+        saved_versions = [(t, t._version_counter[0]) for m in effects.memories for t in m.tensors()]
+        old_leaves = [t._value for t in effects.grad_results]  # new grads take their layouts
         for memory, root in zip(effects.memories, roots):
             memory.set(root)
         if effects.uses_rng:
@@ -415,12 +424,15 @@ def _run_traced(*arrays, entry: Entry, fn: Callable):
             results.append(default_generator._key)
         return tuple(results)
     finally:
-        capture.restore()
-        for memory, value in saved:
-            memory.set(value)
-        for t, grad in saved_grads:
-            t._grad = grad
-        for t, version in saved_versions:
-            t._version_counter[0] = version
-        default_generator.restore_key(saved_key)
-        modes.release_traces()
+        try:
+            capture.restore()
+            for memory, value in saved:  # (a view the trace made of a memory is no binding)
+                memory.set(value)
+            for t, grad in saved_grads:
+                t._grad = grad
+            for t, version in saved_versions:
+                t._version_counter[0] = version
+            default_generator.restore_key(saved_key)
+        finally:  # (the bindings and the hold end with the trace, whatever happens)
+            bindings.unbind()
+            modes.release_traces()

@@ -39,6 +39,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from math import prod
+from typing import NamedTuple
 
 import numpy as np
 from jax import ensure_compile_time_eval
@@ -189,16 +190,18 @@ def _redefer() -> None:
     _calls_left[0] = REDEFER_AFTER
 
 
-def _signature(values, segment: Segment | None = None) -> tuple | None:
-    """The input avals that decide an op's output shapes; None if a value cannot be deferred
-    (a tracer, an array committed to a device, anything but an array). A Pending of another
-    segment than `segment` (another thread's) is flushed first, outside any lock of ours."""
+def _signature(values, segment: Segment | None = None) -> Signature | None:
+    """The input avals that decide an op's output shapes, and whether an input is an array
+    committed to a device; None if a value cannot be deferred (a tracer, anything but an
+    array). A Pending of another segment than `segment` (another thread's) is flushed first,
+    outside any lock of ours."""
     sig = []
+    committed = False
     for v in values:
         kind = type(v)
         if kind is ArrayImpl:
             if v._committed:
-                return None
+                committed = True
             sig.append(v.aval)
         elif kind is Pending:
             other = v.segment
@@ -209,16 +212,25 @@ def _signature(values, segment: Segment | None = None) -> tuple | None:
             sig.append((v.shape, v.dtype))
         else:
             return None
-    return tuple(sig)
+    return Signature(tuple(sig), committed)
+
+
+class Signature(NamedTuple):
+    """`_signature`'s answer: the input avals, and whether an input is committed to a device
+    (the op then runs at its call, keeping its placement: only its `Known` serves)."""
+
+    avals: tuple
+    committed: bool
 
 
 def learn(op: Op, static: tuple, values, out) -> None:
     """Remember the output avals of `op` at these inputs after an eager run (`out`), so its
     next application at the same shapes can be deferred; big outputs are never deferred, nor
     an op that says it may not be (`Op.deferrable`)."""
-    sig = _signature(values)
-    if sig is None:
+    signature = _signature(values)
+    if signature is None:
         return
+    sig = signature.avals
     if len(_shapes) >= SHAPE_CACHE:
         _shapes.clear()
         _at_once.clear()  # (their Knowns are dropped too)
@@ -238,19 +250,19 @@ def learn(op: Op, static: tuple, values, out) -> None:
 def defer(op: Op, static: tuple, values):
     """The Pending output(s) of `op` on `values`, appended to this thread's segment; else the
     op runs now: its `Known` where it is not deferrable (an output is big, its result is read
-    at once), `LEARN` where its output shapes are to be learnt, None otherwise (an input or an
-    output is not an array)."""
+    at once) or an input is committed to a device, `LEARN` where its output shapes are to be
+    learnt, None otherwise (an input or an output is not an array)."""
     segment = _local.segment
     if segment is None or len(segment.plan) >= MAX_OPS or segment.held > MAX_HELD_BYTES:
         if segment is not None:
             segment.flush()
         segment = _local.segment = Segment()
-    sig = _signature(values, segment)
-    if sig is None:
+    signature = _signature(values, segment)
+    if signature is None:
         return None
-    key = (op, static, sig)
+    key = (op, static, signature.avals)
     known = _shapes.get(key, LEARN)
-    if known is None or known is LEARN:
+    if known is None or known is LEARN or signature.committed:
         return known
     if not known.deferrable:
         if known.at_once:  # (a count, not a call: the doubling loop's every op comes here)

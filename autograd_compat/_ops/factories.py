@@ -76,7 +76,7 @@ def _place(value, device):
     if is_meta_device(device):
         return jax.ShapeDtypeStruct(value.shape, value.dtype)
     if device is not None:
-        return jax.device_put(value, _device.to_jax(device))
+        return _device.commit(value, _device.to_jax(device))
     return value
 
 
@@ -404,11 +404,10 @@ def arange(
         bounds = [int(b) for b in bounds]
     start, end, step = bounds
     count = max(0, int(np.ceil((end - start) / step)))
-    value = (start + np.arange(count, dtype=np.float64) * step).astype(dtype.jax)
-    if not (dtype.is_floating_point or dtype.is_complex):
-        value = np.arange(int(start), int(start) + count * int(step), int(step), dtype=dtype.jax)[
-            :count
-        ]
+    if dtype.is_floating_point or dtype.is_complex:
+        value = (start + np.arange(count, dtype=np.float64) * step).astype(dtype.jax)
+    else:
+        value = np.arange(start, start + count * step, step, dtype=dtype.jax)[:count]
     return _finish(_place(_device_array(value), device), requires_grad)
 
 

@@ -196,6 +196,20 @@ def host_to_device(array: np.ndarray, owned: bool = False) -> jax.Array:
     return batched_device_put(aval, sharding, [array], [device], False, False, semantics)
 
 
+def commit(value, target: jax.Device):
+    """`value` committed to `target`, as `jax.device_put(value, target)` returns it (a factory
+    given `device=`). An array on `target` alone is returned (committed) or shares its buffer
+    with a committed array made by JAX's own constructor, ~1.5 us where device_put spends ~10
+    in Python; anything else goes through device_put."""
+    if type(value) is ArrayImpl:
+        sharding = value.sharding
+        if type(sharding) is SingleDeviceSharding and sharding._device == target:
+            if value.committed:
+                return value
+            return ArrayImpl(value.aval, sharding, [value], committed=True, _skip_checks=True)
+    return jax.device_put(value, target)
+
+
 def host_is_default() -> bool:
     """Whether new arrays go to the CPU (JAX's default device, no `jax_default_device` set):
     a small tensor's value may then live in host memory between ops (`_tape/host_items`)."""
@@ -223,8 +237,8 @@ def host_reshape(x, shape: tuple):
     device: Any = sharding._device  # its one device (`device_set` builds a set)
     if device.platform != "cpu":
         return None
-    view = np.asarray(x).reshape(shape)
-    if not _aligned(view):
+    view = np.asarray(x).reshape(shape)  # (an ndarray over x's buffer: only its layout to check)
+    if not view.flags.c_contiguous or x.unsafe_buffer_pointer() % _ALIGNMENT:
         return None
     aval = _aval(view.shape, view.dtype)
     return batched_device_put(aval, sharding, [view], [device], x.committed, False, ZERO_COPY)

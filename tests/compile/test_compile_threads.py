@@ -155,3 +155,45 @@ def test_a_traced_draw_stays_in_its_thread():
     _run_threads([trace_often, draw])
     assert not errors, errors
     assert draws and len(set(draws)) == len(draws)
+
+
+def _read_in_a_thread(tensor, seen: list) -> None:
+    """Read `tensor`'s value and its `.grad`'s in another thread, and wait for it."""
+
+    def read():
+        try:
+            seen.append((tensor.detach().numpy(), tensor.grad.numpy()))
+        except Exception as error:  # noqa: BLE001 -- compared below
+            seen.append(error)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join()
+
+
+def test_a_thread_reads_real_state_while_another_traces_a_step():
+    """A compiled step gives a parameter a new `.grad` and writes the parameter in place;
+    while its trace runs (both hold tracers there), another thread reads them: it reads their
+    real values, and the step's results land in them after the call, as an eager step's."""
+    model = torch.nn.Linear(4, 2)
+    weight = model.weight
+    seen: list = []
+
+    def step(x):
+        weight.grad = None  # (`zero_grad()`: the backward makes a new .grad)
+        model(x).sum().backward()
+        with torch.no_grad():
+            weight.sub_(0.5 * weight.grad)
+        if torch.compiler.is_compiling():
+            _read_in_a_thread(weight, seen)
+
+    compiled = torch.compile(step)
+    compiled(torch.ones(1, 4))  # eager (the first call): .grad 1, the weight moved by -0.5
+    before = weight.detach().numpy().copy()
+    compiled(torch.ones(2, 4))  # traced twice, then run: .grad 2, the weight moved by -1
+    assert len(seen) == 2 and not any(isinstance(state, Exception) for state in seen), seen
+    for value, grad in seen:  # the state before the call
+        np.testing.assert_array_equal(value, before)
+        np.testing.assert_array_equal(grad, np.ones((2, 4), np.float32))
+    np.testing.assert_allclose(weight.grad.numpy(), np.full((2, 4), 2.0), rtol=1e-6)
+    np.testing.assert_allclose(weight.detach().numpy(), before - 1.0, rtol=1e-6)
