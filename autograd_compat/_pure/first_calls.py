@@ -1,6 +1,6 @@
 """An op's call at input shapes it never met, computed on the host without compiling.
 
-`Op.first_call` hands such a call here (outside every trace, on uncommitted CPU arrays or
+`Op.first_call` hands such a call here (outside every trace, on arrays on one CPU device or
 host arrays). `run` traces the op at the call's shapes, the trace its compile would start
 with and reuse, and where `host_jaxpr` may evaluate that jaxpr it does so with numpy: nothing
 compiles. A sequence grown a token at a time meets such a call at every token for each op
@@ -26,13 +26,15 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
+from jax.sharding import SingleDeviceSharding
 
 from . import host_jaxpr
-from .device import host_to_device
+from .device import commit, host_to_device
 from .jax_internals import ArrayImpl
 
 PATTERNS = 1024  # (op, static arguments, pattern) entries kept, an LRU
 _SEEN = "seen"  # a pattern met once: the next new shapes of it trace it symbolically
+_NOWHERE = "nowhere"  # `_target`'s answer where the host may not compute the call
 _patterns: OrderedDict = OrderedDict()
 
 
@@ -67,14 +69,36 @@ def _pattern(values) -> Pattern:
     return Pattern(tuple(key), tuple(groups))
 
 
-def run(op, static: tuple, jitted, values):
-    """The outputs of `op` (its jitted function `jitted`) on `values` computed with numpy,
-    or None where an input is no concrete uncommitted array or host array, or its jaxpr is
-    not exact on the host (the caller runs the program)."""
+def _target(values):
+    """Where the program would put the outputs: None for JAX's default placement (no input
+    committed to a device), else the CPU device the committed inputs are on; `_NOWHERE` where
+    an input is neither a host array nor a concrete array on one CPU device, or committed
+    inputs disagree (the program raises PyTorch's error)."""
+    target = None
     for value in values:
         kind = type(value)
-        if not (kind is np.ndarray or (kind is ArrayImpl and not value._committed)):
-            return None
+        if kind is np.ndarray:
+            continue
+        if kind is not ArrayImpl:
+            return _NOWHERE
+        sharding = value.sharding
+        if type(sharding) is not SingleDeviceSharding or sharding._device.platform != "cpu":
+            return _NOWHERE
+        if value._committed:
+            if target is not None and sharding._device != target:
+                return _NOWHERE
+            target = sharding._device
+    return target
+
+
+def run(op, static: tuple, jitted, values):
+    """The outputs of `op` (its jitted function `jitted`) on `values` computed with numpy,
+    placed as the program places them (committed to the device of a committed input); None
+    where an input is no host array or concrete array on one CPU device, or the jaxpr is not
+    exact on the host (the caller runs the program)."""
+    target = _target(values)
+    if target is _NOWHERE:
+        return None
     pattern = _pattern(values)
     key = (op, static, pattern.key)
     entry = _patterns.get(key)
@@ -85,7 +109,7 @@ def run(op, static: tuple, jitted, values):
             pass
         dims = dict(zip(entry.symbols, pattern.sizes))
         outs = host_jaxpr.evaluate(entry.jaxpr, values, dims)
-        return None if outs is None else _on_device(entry.out_tree, outs)
+        return None if outs is None else _on_device(entry.out_tree, outs, target)
     traced = jitted.trace(*values)
     if len(traced.jaxpr.jaxpr.invars) != len(values) or not host_jaxpr.exact(traced.jaxpr):
         return None  # (an input that is no array leaf, or a primitive numpy may not compute)
@@ -96,7 +120,7 @@ def run(op, static: tuple, jitted, values):
         _keep(key, _SEEN)
     elif entry is _SEEN:
         _keep(key, _generic(op.fn, static, pattern, traced.jaxpr))
-    return _on_device(traced.out_tree, outs)
+    return _on_device(traced.out_tree, outs, target)
 
 
 def _keep(key: tuple, entry) -> None:
@@ -105,8 +129,11 @@ def _keep(key: tuple, entry) -> None:
         _patterns.popitem(last=False)
 
 
-def _on_device(out_tree, outs: list):
-    return jax.tree_util.tree_unflatten(out_tree, [host_to_device(out) for out in outs])
+def _on_device(out_tree, outs: list, target):
+    arrays = [host_to_device(out) for out in outs]
+    if target is not None:
+        arrays = [commit(array, target) for array in arrays]
+    return jax.tree_util.tree_unflatten(out_tree, arrays)
 
 
 def _generic(fn, static: tuple, pattern: Pattern, concrete: ClosedJaxpr) -> Generic | bool:

@@ -228,14 +228,17 @@ def test_inside_a_trace_the_program_is_traced_as_before(monkeypatch):
     np.testing.assert_array_equal(bits(out), bits(F32[[3, -1, 2]]))
 
 
-def test_growing_generation_compiles_nothing_per_token_and_matches_torch(real_torch, deferral_on):
+@pytest.mark.parametrize("device", [None, "cpu"])  # ("cpu": arrays committed to the device)
+def test_growing_generation_compiles_nothing_per_token_and_matches_torch(
+    real_torch, deferral_on, device
+):
     """The bigram generation (embedding of the whole sequence, its last row, softmax,
     multinomial, cat) compiles no program per token, and its tokens are PyTorch's."""
 
     def generate(lib, functional, tokens, watch=None):
         lib.manual_seed(7)
-        table = lib.nn.Embedding(11, 11)
-        idx = lib.zeros((1, 1), dtype=lib.long)
+        table = lib.nn.Embedding(11, 11).to(device)
+        idx = lib.zeros((1, 1), dtype=lib.long, device=device)
         with lib.no_grad():
             for step in range(tokens):
                 logits = table(idx)[:, -1, :]
@@ -249,6 +252,19 @@ def test_growing_generation_compiles_nothing_per_token_and_matches_torch(real_to
         ours = generate(torch, F, 12, seen)
     assert seen == []
     assert ours == generate(real_torch, real_torch.nn.functional, 12)
+
+
+def test_a_result_is_committed_where_the_program_s_would_be():
+    cat = registered_ops()["cat"]
+    static = (("dim", 0), ("dtype", np.dtype(np.float32)), ("keep", (True, True)))
+    x = jax.device_put(np.resize(F32, 39), jax.devices()[0])  # (committed)
+    y = np.resize(F32[::-1], (4,))
+    with _compiles() as seen:
+        out = cat.first_call(static, [x, y])
+    assert seen == []
+    expected = cat.compiled(static)(x, y)
+    assert out.committed and expected.committed and out.devices() == expected.devices()
+    np.testing.assert_array_equal(bits(out), bits(expected))
 
 
 def test_a_grad_through_ops_first_met_on_the_host_is_torch_s(real_torch):
