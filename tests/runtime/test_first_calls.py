@@ -11,7 +11,7 @@ import pytest
 
 from autograd_compat._pure import first_calls
 from autograd_compat._pure.op import Op, registered_ops
-from tests.runtime.test_host_jaxpr import bits, inner_eqns
+from tests._helpers.jaxprs import bits, inner_eqns
 
 WEIGHT = np.arange(-30.0, 35.0, dtype=np.float32).reshape(13, 5)
 WEIGHT[2, 1], WEIGHT[3, 0], WEIGHT[4, 4] = np.nan, -0.0, 1e-40

@@ -15,6 +15,7 @@ import autograd_compat as torch
 from autograd_compat._pure import executables, host_jaxpr
 from autograd_compat._pure.op import Op, registered_ops
 from autograd_compat.nn import functional as F
+from tests._helpers.jaxprs import bits, inner_eqns
 
 F32 = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-40, -1e-40, 3.5, -2.0], np.float32)
 I8 = np.array([127, -128, -1, 0, 1, 100, -100, 64, 7, -7], np.int8)
@@ -124,14 +125,6 @@ REFUSED = {
 }
 
 
-def bits(value) -> np.ndarray:
-    """The bytes of `value` as unsigned integers of its width (NaN payloads and -0.0 kept)."""
-    value = np.ascontiguousarray(value)
-    if value.dtype == np.bool_:
-        return value
-    return value.view(np.dtype(f"u{value.dtype.itemsize}"))
-
-
 def _outputs(case):
     fn, *args = case()
     jitted = jax.jit(fn)
@@ -154,14 +147,6 @@ def test_the_host_gives_the_bits_xla_gives(name):
     for got, expected in zip(host, program):
         assert got.dtype == expected.dtype and got.shape == expected.shape
         np.testing.assert_array_equal(bits(got), bits(expected))
-
-
-def inner_eqns(jaxpr):
-    for eqn in jaxpr.eqns:
-        yield eqn
-        for value in eqn.params.values():
-            if hasattr(value, "jaxpr"):
-                yield from inner_eqns(getattr(value.jaxpr, "jaxpr", value.jaxpr))
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
