@@ -14,7 +14,9 @@ nothing. That jaxpr is kept only where it is the concrete trace's at the call's 
 the same primitives in the same order on the same dtypes, with the same parameters once its
 dimensions are given their ints (its `dim_as_value` reads, and the casts of them, stand for
 the concrete trace's literals); a function that branches on a dimension, or that JAX cannot
-trace over symbolic ones, keeps the concrete trace for every call (`PATTERNS` of them kept).
+trace over symbolic ones, keeps the concrete trace for every call (`PATTERNS` of them kept),
+as does an op whose trace reads tensors' state (`Op.deferrable` False: a torch.compile'd
+call), traced no more often than its program would be.
 """
 
 from __future__ import annotations
@@ -116,8 +118,8 @@ def run(op, static: tuple, jitted, values):
     outs = host_jaxpr.evaluate(traced.jaxpr, values)
     if outs is None:
         return None
-    if entry is None:
-        _keep(key, _SEEN)
+    if entry is None and op.deferrable:  # (a function whose trace reads tensors' state,
+        _keep(key, _SEEN)  # a torch.compile'd call, is traced no more than its program is)
     elif entry is _SEEN:
         _keep(key, _generic(op.fn, static, pattern, traced.jaxpr))
     return _on_device(traced.out_tree, outs, target)

@@ -111,6 +111,21 @@ def test_a_symbolic_trace_unlike_the_concrete_one_is_not_kept():
     assert _entry(op, (), make(9)) is False
 
 
+def test_an_op_whose_trace_reads_state_is_traced_only_as_its_program_would_be():
+    traced = []
+
+    def fn(x):
+        traced.append(x.shape)
+        return x[1:]
+
+    op = Op("StateTestBackward0", fn, deferrable=False)
+    for n in range(4, 9):
+        values = [np.arange(n, dtype=np.int32)]
+        out = first_calls.run(op, (), jax.jit(fn), values)
+        np.testing.assert_array_equal(out, values[0][1:])
+    assert traced == [(n,) for n in range(4, 9)]
+
+
 def test_a_generic_jaxpr_refuses_sizes_past_the_bound(monkeypatch):
     op = Op("CatTestBackward0", lambda x: jax.numpy.concatenate([x, x]))
 
