@@ -587,16 +587,26 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
         values.append(value)
         requires.append(live)
     key = tuple(static.items())
+    recorded = True in requires and op.differentiable and grad_on
+    saving = None  # residuals are saved as on the fast path, but never for saved-tensor hooks
+    if recorded and op.residuals is not None and not tangents and not modes.saved_hooks:
+        saving = _saving_entry(op, key, values, tuple(requires))
     if tangents:
         out, out_tangent = _jvp_call(op, key, values, tangents)
     else:
+        run, run_key = op, key
+        if saving is not None and not saving.plain:
+            run, run_key = saving.forward, saving.forward_key
         try:
-            out = op.compiled(key)(*values)
+            out = run.compiled(run_key)(*values)
         except _OP_ERRORS as failure:
             _raise_op_error(failure)
     _memory.settle_all(out if type(out) is tuple else (out,))
-    if True in requires and op.differentiable and grad_on:
-        result = _record(op, key, inputs, values, out, tuple(requires))
+    if recorded:
+        if saving is not None:
+            result = _saving_node(op, inputs, values, out, saving, Tensor)
+        else:
+            result = _record(op, key, inputs, values, out, tuple(requires))
         node = _node_of(result)
         if node is not None:
             decorate_node(node, inputs)
