@@ -548,7 +548,12 @@ def _observed(op: Op, inputs: tuple, static: dict):
 
 
 def _apply_special(op: Op, inputs: tuple, static: dict):
-    """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
+    """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise.
+
+    Its nodes are the fast path's, residual nodes included (`_saving_entry`): a compiled step
+    then differentiates an LSTM layer from its saved gates, where a node of its primals would
+    put each layer's forward recurrence in the step's program twice. Under saved-tensor hooks
+    (which must see the primals) and forward AD a residual op records a node of its primals."""
     if modes.tracing and not modes.traces:  # another thread's trace binds tensors to tracers
         modes.wait_for_traces()
     if modes.observers and not getattr(_observing, "active", False):
@@ -588,7 +593,7 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
         requires.append(live)
     key = tuple(static.items())
     recorded = True in requires and op.differentiable and grad_on
-    saving = None  # residuals are saved as on the fast path, but never for saved-tensor hooks
+    saving = None
     if recorded and op.residuals is not None and not tangents and not modes.saved_hooks:
         saving = _saving_entry(op, key, values, tuple(requires))
     if tangents:
