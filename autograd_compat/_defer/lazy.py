@@ -39,7 +39,6 @@ import threading
 import weakref
 from collections import OrderedDict
 from math import prod
-from typing import NamedTuple
 
 import numpy as np
 from jax import ensure_compile_time_eval
@@ -190,11 +189,11 @@ def _redefer() -> None:
     _calls_left[0] = REDEFER_AFTER
 
 
-def _signature(values, segment: Segment | None = None) -> Signature | None:
-    """The input avals that decide an op's output shapes, and whether an input is an array
-    committed to a device; None if a value cannot be deferred (a tracer, anything but an
-    array). A Pending of another segment than `segment` (another thread's) is flushed first,
-    outside any lock of ours."""
+def _signature(values, segment: Segment | None = None) -> tuple | None:
+    """The input avals that decide an op's output shapes (a `CommittedAvals` where an input
+    is an array committed to a device); None if a value cannot be deferred (a tracer,
+    anything but an array). A Pending of another segment than `segment` (another thread's)
+    is flushed first, outside any lock of ours."""
     sig = []
     committed = False
     for v in values:
@@ -212,25 +211,24 @@ def _signature(values, segment: Segment | None = None) -> Signature | None:
             sig.append((v.shape, v.dtype))
         else:
             return None
-    return Signature(tuple(sig), committed)
+    return CommittedAvals(sig) if committed else tuple(sig)
 
 
-class Signature(NamedTuple):
-    """`_signature`'s answer: the input avals, and whether an input is committed to a device
-    (the op then runs at its call, keeping its placement: only its `Known` serves)."""
+class CommittedAvals(tuple):
+    """`_signature`'s avals where an input is committed to a device: the op then runs at its
+    call, keeping its placement, and only its `Known` serves. Equal to (and hashed as) the
+    plain tuple of the same avals, so both find one `Known`."""
 
-    avals: tuple
-    committed: bool
+    __slots__ = ()
 
 
 def learn(op: Op, static: tuple, values, out) -> None:
     """Remember the output avals of `op` at these inputs after an eager run (`out`), so its
     next application at the same shapes can be deferred; big outputs are never deferred, nor
     an op that says it may not be (`Op.deferrable`)."""
-    signature = _signature(values)
-    if signature is None:
+    sig = _signature(values)
+    if sig is None:
         return
-    sig = signature.avals
     if len(_shapes) >= SHAPE_CACHE:
         _shapes.clear()
         _at_once.clear()  # (their Knowns are dropped too)
@@ -257,12 +255,12 @@ def defer(op: Op, static: tuple, values):
         if segment is not None:
             segment.flush()
         segment = _local.segment = Segment()
-    signature = _signature(values, segment)
-    if signature is None:
+    sig = _signature(values, segment)
+    if sig is None:
         return None
-    key = (op, static, signature.avals)
+    key = (op, static, sig)
     known = _shapes.get(key, LEARN)
-    if known is None or known is LEARN or signature.committed:
+    if known is None or known is LEARN or type(sig) is CommittedAvals:
         return known
     if not known.deferrable:
         if known.at_once:  # (a count, not a call: the doubling loop's every op comes here)

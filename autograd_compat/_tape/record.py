@@ -551,7 +551,12 @@ def _observed(op: Op, inputs: tuple, static: dict):
 
 
 def _apply_special(op: Op, inputs: tuple, static: dict):
-    """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise."""
+    """`apply` while a slow mode is on (see modes.refresh_special); same results otherwise.
+
+    Its nodes are the fast path's, residual nodes included (`_saving_entry`): a compiled step
+    then differentiates an LSTM layer from its saved gates, where a node of its primals would
+    put each layer's forward recurrence in the step's program twice. Under saved-tensor hooks
+    (which must see the primals) and forward AD a residual op records a node of its primals."""
     if modes.tracing and not modes.traces:  # another thread's trace binds tensors to tracers
         modes.wait_for_traces()
     if modes.observers and not getattr(_observing, "active", False):
@@ -590,16 +595,26 @@ def _apply_special(op: Op, inputs: tuple, static: dict):
         values.append(value)
         requires.append(live)
     key = tuple(static.items())
+    recorded = True in requires and op.differentiable and grad_on
+    saving = None
+    if recorded and op.residuals is not None and not tangents and not modes.saved_hooks:
+        saving = _saving_entry(op, key, values, tuple(requires))
     if tangents:
         out, out_tangent = _jvp_call(op, key, values, tangents)
     else:
+        run, run_key = op, key
+        if saving is not None and not saving.plain:
+            run, run_key = saving.forward, saving.forward_key
         try:
-            out = op.compiled(key)(*values)
+            out = run.compiled(run_key)(*values)
         except _OP_ERRORS as failure:
             _raise_op_error(failure)
     _memory.settle_all(out if type(out) is tuple else (out,))
-    if True in requires and op.differentiable and grad_on:
-        result = _record(op, key, inputs, values, out, tuple(requires))
+    if recorded:
+        if saving is not None:
+            result = _saving_node(op, inputs, values, out, saving, Tensor)
+        else:
+            result = _record(op, key, inputs, values, out, tuple(requires))
         node = _node_of(result)
         if node is not None:
             decorate_node(node, inputs)

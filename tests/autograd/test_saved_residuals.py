@@ -229,3 +229,42 @@ def test_saved_tensor_hooks_see_the_saved_values(real_torch):
         return {"grad": x.grad, "count": len(packed)}
 
     run_parity(program)
+
+
+def _scan_count(jaxpr) -> int:
+    """How many scans `jaxpr` runs, counting those inside its calls."""
+    count = 0
+    for eqn in jaxpr.eqns:
+        count += eqn.primitive.name == "scan"
+        for param in eqn.params.values():
+            inner = getattr(param, "jaxpr", param)
+            if hasattr(inner, "eqns"):
+                count += _scan_count(inner)
+    return count
+
+
+def test_compiled_lstm_step_reads_the_saved_gates():
+    """A compiled step records the LSTM layer's residual node as an eager step does: its
+    program runs each layer's recurrence once forward and once transposed (a backward from the
+    primals would run the forward again), with the eager step's gradients."""
+    torch.manual_seed(0)
+    module = torch.nn.LSTM(3, 4, 2)
+    x = torch.tensor(SEQ, dtype=torch.float32)
+
+    def step():
+        module.zero_grad()
+        out, _ = module(x)
+        loss = out.square().sum()
+        loss.backward()
+        return loss
+
+    step()
+    eager = [p.grad.clone() for p in module.parameters()]
+    compiled = torch.compile(step)
+    for _ in range(3):  # eager, traced, then the program
+        compiled()
+        for ours, expected in zip(module.parameters(), eager):
+            np.testing.assert_allclose(ours.grad.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
+    (entry,) = compiled.entries.values()
+    traced = entry.program.trace(*entry.effects.values(), *entry._tail([]))
+    assert _scan_count(traced.jaxpr.jaxpr) == 2 * 2

@@ -217,6 +217,21 @@ def test_a_deferred_in_place_write_keeps_version_checks_and_views():
     np.testing.assert_allclose(x.grad.numpy(), np.exp(DATA), rtol=1e-6)
 
 
+def test_an_op_on_a_committed_value_runs_at_its_call_and_reuses_its_node_recipe():
+    """An input placed with `device=` keeps its placement (the op is not deferred), and the
+    op's nodes at the same shapes share one `Step`, as deferred ops' do."""
+    x = torch.tensor(DATA, device="cpu", requires_grad=True)
+    assert x._value.committed
+    nodes = []
+    for _ in range(3):
+        y = x.cos()
+        assert type(y) is not LazyTensor and y._value.committed
+        nodes.append(y.grad_fn)
+    assert nodes[1].hot is nodes[2].hot
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), -np.sin(DATA), rtol=1e-6)
+
+
 def test_only_an_uncommitted_or_deferred_value_is_replaced_unread():
     array = jnp.asarray(DATA)
     assert lazy.replaces(array)
