@@ -5,10 +5,10 @@ broadcasting binaries, reductions, shape ops, indexing, matmul, in-place ops on 
 non-leaves), with fan-out and reuse of intermediates, over four small shapes. The same graph
 is evaluated by autograd_compat, by real PyTorch and by the equivalent pure JAX function:
 
-- first order (1,000 graphs): `autograd.backward(outputs, weights)` into the leaves' `.grad`,
+- first order (1,750 graphs): `autograd.backward(outputs, weights)` into the leaves' `.grad`,
   against PyTorch's `.grad` (values, and which grads are None) for every graph and against
   `jax.vjp` for every tenth (eager JAX autodiff costs more than all the rest);
-- second order (120 graphs): outputs, `autograd.grad(..., create_graph=True)` and the
+- second order (200 graphs): outputs, `autograd.grad(..., create_graph=True)` and the
   gradient of `sum(v_j * g_j)` (a Hessian-vector product) against PyTorch and against
   `jax.jvp` of `jax.grad` (forward-over-reverse), for every graph;
 - the fused executor (50 graphs): the engine's one-XLA-call backward against its stepwise one.
@@ -44,8 +44,8 @@ DTYPE = "float64"
 SHAPES = [(), (3,), (2, 3), (1, 3)]
 # Examples per test; FUZZ_GRAPHS_SCALE multiplies them all (e.g. 10 for a long local run).
 _SCALE = float(os.environ.get("FUZZ_GRAPHS_SCALE", "1"))
-EXAMPLES_FIRST = int(1000 * _SCALE)
-EXAMPLES_SECOND = int(120 * _SCALE)
+EXAMPLES_FIRST = int(1750 * _SCALE)
+EXAMPLES_SECOND = int(200 * _SCALE)
 EXAMPLES_FUSED = int(50 * _SCALE)
 MAX_NODES = 8
 JAX_EVERY = int(os.environ.get("FUZZ_GRAPHS_JAX_EVERY", "10"))  # first order: 1 graph in N
