@@ -78,6 +78,7 @@ class _Modes:
         "special",
         "autocast_users",
         "observers",
+        "deterministic",
     )
 
     def __init__(self) -> None:
@@ -93,6 +94,8 @@ class _Modes:
         self.special = False  # one of the slow modes below is on: `apply` takes its slow path
         self.autocast_users = 0  # devices with autocast on, summed over threads
         self.observers: list = []  # callables told of every op run (profilers, FLOP counters)
+        self.deterministic = False  # every call runs each op's own program, every backward
+        # each node's (`torch.use_deterministic_algorithms`): the same bits on every call
 
     @property
     def traces(self) -> list:

@@ -68,17 +68,22 @@ def structure_of(steps: list, order: list, plan: Plan) -> Structure:
 
 
 def may_fuse(create_graph: bool) -> bool:
-    """Whether the fused executor may run a backward now: not under create_graph, anomaly mode
-    or an autograd.functional trace."""
-    return not (create_graph or modes.anomaly or (modes.tracing and modes.traces))
+    """Whether the fused executor may run a backward now: not under create_graph, anomaly mode,
+    an autograd.functional trace or the deterministic mode."""
+    return not (
+        create_graph or modes.anomaly or modes.deterministic or (modes.tracing and modes.traces)
+    )
 
 
 def may_record_whole(create_graph: bool, accumulate: bool) -> bool:
     """Whether a backward may be recorded as one op (`record_whole`) now: an `autograd.grad`
     under create_graph (no `.grad` to accumulate), outside anomaly mode and
-    autograd.functional traces; its graph must also reach every target (`reaches_all`)."""
+    autograd.functional traces and the deterministic mode; its graph must also reach every target
+    (`reaches_all`)."""
     return (
-        create_graph and not accumulate and not (modes.anomaly or (modes.tracing and modes.traces))
+        create_graph
+        and not accumulate
+        and not (modes.anomaly or modes.deterministic or (modes.tracing and modes.traces))
     )
 
 

@@ -8,6 +8,9 @@ import warnings
 
 import jax
 
+from .._defer import lazy as _lazy
+from .._state.modes import modes
+
 __all__ = [
     "are_deterministic_algorithms_enabled",
     "get_deterministic_debug_mode",
@@ -33,6 +36,7 @@ _settings: dict = {
     "interop": os.cpu_count() or 1,
     "deterministic": False,
     "warn_only": False,
+    "deferring": _lazy.ENABLED,  # whether ops defer outside the deterministic mode
 }
 
 
@@ -95,10 +99,24 @@ def _bool_arg(value, name: str) -> bool:
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Record PyTorch's deterministic-algorithms switch. Nothing changes in what runs: XLA on
-    CPU is deterministic already (no op here raises or warns for nondeterminism)."""
-    _settings["deterministic"] = _bool_arg(mode, "mode")
+    """PyTorch's deterministic-algorithms switch: on, the same code on the same values gives
+    the same bits on every call.
+
+    Off, a first call and later ones run different programs: small ops are deferred and run
+    as one program from their third meeting, and a backward met again runs as one fused
+    program. Those may round differently from the ops' own programs in the last bit, so
+    training twice from one seed in one process can differ by an ulp. On, every op runs its
+    own program at its call and every backward runs node by node: slower, the same bits each
+    time. No op here is nondeterministic, so none raises or warns (`warn_only` is recorded)."""
+    mode = _bool_arg(mode, "mode")
     _settings["warn_only"] = _bool_arg(warn_only, "warn_only")
+    if mode and not modes.deterministic:
+        _settings["deferring"] = _lazy.ENABLED
+        _lazy.flush_current()
+        _lazy.ENABLED = False
+    elif modes.deterministic and not mode:
+        _lazy.ENABLED = _settings["deferring"]
+    modes.deterministic = _settings["deterministic"] = mode
 
 
 def are_deterministic_algorithms_enabled() -> bool:
