@@ -603,31 +603,32 @@ def cat(tensors, dim: int = 0):
     tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if t.ndim == 0:
+    shapes = []  # (each read once: this is every step's cat of a growing cache)
+    for t in tensors:
+        shapes.append(t._stored.shape)
+    for i, shape in enumerate(shapes):
+        if not shape:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    keep = tuple(not (t.ndim == 1 and t.shape[0] == 0) for t in tensors)
-    kept = [t for t, k in zip(tensors, keep) if k]
+    keep = tuple([not (len(shape) == 1 and shape[0] == 0) for shape in shapes])
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = _dtypes.promote_types(dtype, t.dtype)
-    if not kept:
+    if True not in keep:
         return apply(_CAT, *tensors, dim=0, dtype=dtype.jax, keep=(True,) * len(tensors))
-    first = kept[0]
-    d = normalize_dim(dim, first.ndim)
-    for i, t in enumerate(tensors):
+    first = shapes[keep.index(True)]
+    d = normalize_dim(dim, len(first))
+    for i, shape in enumerate(shapes):
         if not keep[i]:
             continue
-        if t.ndim != first.ndim:
+        if len(shape) != len(first):
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {first.ndim} and {t.ndim}"
+                f"Tensors must have same number of dimensions: got {len(first)} and {len(shape)}"
             )
-        for axis in range(first.ndim):
-            if axis != d and t.shape[axis] != first.shape[axis]:
+        for axis, size in enumerate(shape):
+            if axis != d and size != first[axis]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{first.shape[axis]} but got size {t.shape[axis]} for tensor number {i} "
-                    "in the list."
+                    f"{first[axis]} but got size {size} for tensor number {i} in the list."
                 )
     if _wide.is_wide(len(tensors)) and all(keep):
         return _wide.wide(_CAT, tensors, dim=d, dtype=dtype.jax, stack=False)

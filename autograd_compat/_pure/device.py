@@ -293,11 +293,21 @@ def pytorch_device_error(error: BaseException) -> RuntimeError | None:
 
 
 def from_jax(jax_device: jax.Device) -> device:
-    """The PyTorch device naming a jax.Device (index kept for accelerators, none for cpu)."""
-    torch_type = _JAX_TO_TORCH_PLATFORM.get(jax_device.platform, jax_device.platform)
-    if torch_type == "cpu":
-        return device("cpu")
-    return device(torch_type, _jax_devices(jax_device.platform).index(jax_device))
+    """The PyTorch device naming a jax.Device (index kept for accelerators, none for cpu):
+    made once per jax.Device, as `Tensor.device` is read often (PyTorch code moves every new
+    tensor `.to(x.device)`)."""
+    named = _NAMES.get(jax_device)
+    if named is None:
+        torch_type = _JAX_TO_TORCH_PLATFORM.get(jax_device.platform, jax_device.platform)
+        if torch_type == "cpu":
+            named = device("cpu")
+        else:
+            named = device(torch_type, _jax_devices(jax_device.platform).index(jax_device))
+        _NAMES[jax_device] = named
+    return named
+
+
+_NAMES: dict = {}  # jax.Device -> the PyTorch device naming it (a process's devices are fixed)
 
 
 def default() -> device:
@@ -332,6 +342,10 @@ def set_default_device(device: device | str | int | None) -> None:
 
 def of_array(value) -> device:
     """Device holding a jax.Array; a traced value reports the default device."""
+    if type(value) is ArrayImpl:
+        sharding = value.sharding
+        if type(sharding) is SingleDeviceSharding:
+            return from_jax(sharding._device)
     devices = getattr(value, "devices", None)
     if devices is None:
         return default()
