@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from math import prod
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from jax.export import is_symbolic_dim
 from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 from jax.lax import GatherScatterMode
 
-from .jax_internals import dim_value
+from .jax_internals import Affine, affine, dim_value
 from .program_options import CALLS
 
 MAX_ELEMENTS = 1 << 20  # a value bigger than this is left to XLA (its copy costs ~1 ms)
@@ -70,22 +70,31 @@ def _gather(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_
     if dnums.operand_batching_dims:
         raise Refused("gather with batching dims")
     fill = mode == GatherScatterMode.FILL_OR_DROP
+    inside_all = False  # whether every window is known to lie in range (nothing to clamp)
     if fill:  # JAX's lowering: indices cast to the index type, a window out of range filled
         index_type = np.int64 if max(x.shape, default=0) > _INT32_MAX else np.int32
         indices = indices.astype(index_type)
         upper = np.array([x.shape[d] - slice_sizes[d] for d in dnums.start_index_map])
         inside = ((indices >= 0) & (indices <= upper.astype(index_type))).all(axis=-1)
+        inside_all = bool(inside.all())
+        fill = not inside_all
     batch = indices.shape[:-1]
     if _rows_only(x.shape, dnums, slice_sizes):  # (an embedding's or `x[i]`'s lookup)
-        lead = np.moveaxis(x, dnums.start_index_map, range(len(dnums.start_index_map)))
-        columns = [indices[..., k] for k in range(len(dnums.start_index_map))]
-        limits = [x.shape[d] - 1 for d in dnums.start_index_map]
-        out = lead[tuple(_clamped(c, limit) for c, limit in zip(columns, limits))]
+        starts = tuple(dnums.start_index_map)
+        lead = (
+            x if starts == tuple(range(len(starts))) else np.moveaxis(x, starts, range(len(starts)))
+        )
+        columns = [indices[..., k] for k in range(len(starts))]
+        limits = [x.shape[d] - 1 for d in starts]
+        if not inside_all:
+            columns = [_clamped(c, limit) for c, limit in zip(columns, limits)]
+        out = lead[tuple(columns)]
     else:
         out = _windows(x, indices, dnums, slice_sizes, batch)
     ndim = out.ndim
-    batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
-    out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
+    if tuple(dnums.offset_dims) != tuple(range(len(batch), ndim)):  # (else already in place)
+        batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
+        out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
     if fill:
         mask = np.expand_dims(inside, tuple(dnums.offset_dims))
         out = np.where(mask, out, np.asarray(fill_value).astype(out.dtype))
@@ -304,51 +313,195 @@ def concrete(value, sizes: Sizes | None):
     return value
 
 
-def _run(jaxpr: Jaxpr, consts, args, sizes: Sizes | None) -> list:
-    """The outputs of `jaxpr` on `args`, each primitive by its numpy rule; Refused where a
-    value would pass `MAX_ELEMENTS` or a rule refuses its parameters or gives another shape or
-    dtype than the jaxpr's."""
-    env: dict = {}
-    for var, value in zip((*jaxpr.constvars, *jaxpr.invars), (*consts, *args)):
-        env[var] = np.asarray(value)
+class _Dim(NamedTuple):
+    """A parameter's symbolic dimension: the index of its int among a call's (`Program`)."""
 
-    def read(var):
+    at: int
+
+
+class _Step(NamedTuple):
+    """One primitive of a `Program`: its rule, the slots it reads and writes, its parameters
+    (those holding symbolic dimensions as templates with `_Dim`s, filled per call), and the
+    shapes (a symbolic dimension as ~index) and dtypes its outputs must have."""
+
+    name: str
+    rule: Callable[..., Any]
+    inputs: tuple
+    params: dict
+    symbolic: tuple  # ((parameter name, template), ...)
+    outputs: tuple
+    shapes: tuple
+    sized: bool  # whether a shape holds a symbolic dimension (its size is checked per call)
+    dtypes: tuple
+    multiple: bool
+
+
+class Program:
+    """A jaxpr that is `exact`, compiled for evaluation at many sizes of its dimension
+    variables (`names`; none for a jaxpr at concrete shapes): calls inlined, every value a
+    slot of one list, each symbolic dimension of its parameters and shapes read once per call
+    (an `Affine` of the sizes where it is one): a walk of the jaxpr would read each of them
+    per primitive (~10 us each), 3x the numpy work of a growing sequence's ops."""
+
+    __slots__ = ("names", "steps", "initial", "inputs", "outputs", "dims", "_ids", "fixed")
+
+    def __init__(self, closed: ClosedJaxpr, names: tuple = ()) -> None:
+        self.names = names
+        self.steps: list[_Step] = []
+        self.initial: list = []  # constants and literals in their slots, None elsewhere
+        self.dims: list = []  # per symbolic dimension: its Affine, else the expression
+        self._ids: dict = {}  # id(expression) -> its index in `dims` (while compiling)
+        self.fixed = 0  # the largest element count of a shape without symbolic dimensions
+        jaxpr = closed.jaxpr
+        slots = self._slots(jaxpr.constvars, [np.asarray(c) for c in closed.consts])
+        self.inputs = tuple(self._new_slot(None) for _ in jaxpr.invars)
+        slots.update(zip(jaxpr.invars, self.inputs))
+        self._inline(jaxpr, slots)
+        self.outputs = tuple(self._read(v, slots) for v in jaxpr.outvars)
+        del self._ids
+
+    def _new_slot(self, value) -> int:
+        self.initial.append(value)
+        return len(self.initial) - 1
+
+    def _slots(self, variables, values) -> dict:
+        return {var: self._new_slot(value) for var, value in zip(variables, values)}
+
+    def _read(self, var, slots: dict) -> int:
+        """The slot of a jaxpr variable, or of a new constant for a literal."""
         if isinstance(var, Literal):
-            return np.asarray(var.val, var.aval.dtype)
-        return env[var]
+            aval: Any = var.aval
+            return self._new_slot(np.asarray(var.val, aval.dtype))
+        return slots[var]
 
-    for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
-        avals: list[Any] = [v.aval for v in eqn.outvars]
-        shapes = [concrete(a.shape, sizes) for a in avals]
-        if any(prod(shape) > MAX_ELEMENTS for shape in shapes):
-            raise Refused(f"{name} of more than {MAX_ELEMENTS} elements")
-        values = [read(v) for v in eqn.invars]
-        if name in CALLS:
-            inner = body(eqn.params)
-            results = _run(inner.jaxpr, inner.consts, values, sizes)
-        elif name in MOVES:
-            params = {key: concrete(value, sizes) for key, value in eqn.params.items()}
-            out = MOVES[name](*values, **params)
-            results = out if eqn.primitive.multiple_results else [out]
-        else:
-            results = [INTEGER[name](*values)]
-        for var, aval, shape, value in zip(eqn.outvars, avals, shapes, results):
-            value = np.asarray(value)
-            if value.shape != shape or value.dtype != aval.dtype:
-                raise Refused(f"{name} gave {value.dtype}{value.shape}, not {aval}")
-            env[var] = value
-    return [read(v) for v in jaxpr.outvars]
+    def _dim(self, expr) -> int:
+        index = self._ids.get(id(expr))
+        if index is None:
+            index = self._ids[id(expr)] = len(self.dims)
+            self.dims.append(affine(expr, self.names) or expr)
+        return index
+
+    def _template(self, value):
+        """`value` with each symbolic dimension a `_Dim`; `value` itself where it has none."""
+        if type(value) is tuple:
+            parts = tuple([self._template(v) for v in value])
+            return value if all(p is v for p, v in zip(parts, value)) else parts
+        return _Dim(self._dim(value)) if is_symbolic_dim(value) else value
+
+    def _inline(self, jaxpr: Jaxpr, slots: dict) -> None:
+        for eqn in jaxpr.eqns:
+            name = eqn.primitive.name
+            inputs = tuple(self._read(v, slots) for v in eqn.invars)
+            if name in CALLS:
+                inner = body(eqn.params)
+                scope = self._slots(inner.jaxpr.constvars, [np.asarray(c) for c in inner.consts])
+                scope.update(zip(inner.jaxpr.invars, inputs))
+                self._inline(inner.jaxpr, scope)
+                slots.update(zip(eqn.outvars, (self._read(v, scope) for v in inner.jaxpr.outvars)))
+                continue
+            params, symbolic = {}, []
+            if name in MOVES:
+                for key, value in eqn.params.items():
+                    template = self._template(value)
+                    if template is value:
+                        params[key] = value
+                    else:
+                        symbolic.append((key, template))
+            elif name not in INTEGER:
+                raise Refused(name)
+            shapes = []
+            outvars: list[Any] = eqn.outvars
+            for var in outvars:
+                shape = tuple(d if type(d) is int else ~self._dim(d) for d in var.aval.shape)
+                if min(shape, default=0) >= 0:
+                    self.fixed = max(self.fixed, prod(shape))
+                shapes.append(shape)
+            outputs = tuple(self._new_slot(None) for _ in eqn.outvars)
+            slots.update(zip(eqn.outvars, outputs))
+            rule = MOVES[name] if name in MOVES else INTEGER[name]
+            self.steps.append(
+                _Step(
+                    name,
+                    rule,
+                    inputs,
+                    params,
+                    tuple(symbolic),
+                    outputs,
+                    tuple(shapes),
+                    any(min(shape, default=0) < 0 for shape in shapes),
+                    tuple(v.aval.dtype for v in outvars),
+                    eqn.primitive.multiple_results,
+                )
+            )
+
+    def _ints(self, sizes: tuple) -> list:
+        """Each symbolic dimension's int where the variables take `sizes`."""
+        ints = []
+        for dim in self.dims:
+            if type(dim) is Affine:
+                value = dim.constant
+                for index, coefficient in dim.terms:
+                    value += coefficient * sizes[index]
+            else:
+                value = dim_value(dim, dict(zip(self.names, sizes)))
+            ints.append(value)
+        return ints
+
+    def run(self, args, sizes: tuple = ()) -> list | None:
+        """The outputs on the concrete host arrays `args` (`sizes`: the ints of the dimension
+        variables), as C-contiguous numpy arrays; None where a value would pass
+        `MAX_ELEMENTS` or a rule refuses its parameters or gives another shape or dtype than
+        the jaxpr's."""
+        try:
+            with np.errstate(all="ignore"):  # integer wrap-around is the answer, not a warning
+                env = self._run(args, sizes)
+        except Refused:
+            return None
+        return [np.array(env[slot], order="C", copy=None) for slot in self.outputs]
+
+    def _run(self, args, sizes: tuple) -> list:
+        if self.fixed > MAX_ELEMENTS:
+            raise Refused(f"a value of more than {MAX_ELEMENTS} elements")
+        ints = self._ints(sizes) if self.dims else ()
+        env = list(self.initial)
+        for slot, arg in zip(self.inputs, args):
+            env[slot] = np.asarray(arg)
+        for step in self.steps:
+            params = step.params
+            if step.symbolic:
+                params = dict(params)
+                for key, template in step.symbolic:
+                    params[key] = _filled(template, ints)
+            shapes = step.shapes
+            if step.sized:
+                shapes = tuple([tuple([d if d >= 0 else ints[~d] for d in s]) for s in shapes])
+                for shape in shapes:
+                    if prod(shape) > MAX_ELEMENTS:
+                        raise Refused(f"{step.name} of more than {MAX_ELEMENTS} elements")
+            out = step.rule(*[env[i] for i in step.inputs], **params)
+            results = out if step.multiple else (out,)
+            for slot, shape, dtype, value in zip(step.outputs, shapes, step.dtypes, results):
+                value = np.asarray(value)
+                if value.shape != shape or value.dtype != dtype:
+                    raise Refused(f"{step.name} gave {value.dtype}{value.shape}, not {shape}")
+                env[slot] = value
+        return env
 
 
-def evaluate(closed: ClosedJaxpr, args, dims: dict[str, int] | None = None) -> list | None:
-    """The outputs of `closed`, a jaxpr that is `exact`, on the concrete host arrays `args`,
-    as C-contiguous numpy arrays computed with numpy; None where a value would pass
-    `MAX_ELEMENTS` (or a rule refuses its parameters). `dims`: the ints of the dimension
-    variables of a jaxpr traced over symbolic dimensions."""
+def _filled(template, ints):
+    """A parameter's template (`Program._template`) with each `_Dim` its int."""
+    if type(template) is tuple:
+        return tuple([_filled(t, ints) for t in template])
+    if type(template) is _Dim:
+        return ints[template.at]
+    return template
+
+
+def evaluate(closed: ClosedJaxpr, args) -> list | None:
+    """The outputs of `closed`, a jaxpr that is `exact` at concrete shapes, on the concrete
+    host arrays `args`, computed with numpy (`Program.run`)."""
     try:
-        with np.errstate(all="ignore"):  # integer wrap-around is the answer, not a warning
-            outs = _run(closed.jaxpr, closed.consts, args, Sizes(dims) if dims else None)
+        program = Program(closed)
     except Refused:
         return None
-    return [np.array(out, order="C", copy=None) for out in outs]
+    return program.run(args)
