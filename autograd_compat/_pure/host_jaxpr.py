@@ -51,15 +51,21 @@ def _slice(x, *, start_indices, limit_indices, strides):
     return x[tuple(map(slice, start_indices, limit_indices, steps))]
 
 
+def _start(start, limit: int) -> int:
+    """An integer start index clamped into [0, limit] as XLA clamps it (a huge unsigned start
+    stays huge, and clamps to `limit`)."""
+    return min(max(int(start), 0), limit)
+
+
 def _dynamic_slice(x, *starts, slice_sizes):
-    at = [int(_clamped(s, d - n)) for s, d, n in zip(starts, x.shape, slice_sizes)]
-    return x[tuple(slice(a, a + n) for a, n in zip(at, slice_sizes))]
+    at = [_start(s, d - n) for s, d, n in zip(starts, x.shape, slice_sizes)]
+    return x[tuple([slice(a, a + n) for a, n in zip(at, slice_sizes)])]
 
 
 def _dynamic_update_slice(x, update, *starts):
-    at = [int(_clamped(s, d - n)) for s, d, n in zip(starts, x.shape, update.shape)]
+    at = [_start(s, d - n) for s, d, n in zip(starts, x.shape, update.shape)]
     out = np.array(x)
-    out[tuple(slice(a, a + n) for a, n in zip(at, update.shape))] = update
+    out[tuple([slice(a, a + n) for a, n in zip(at, update.shape)])] = update
     return out
 
 
@@ -69,34 +75,55 @@ def _gather(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_
     dnums = dimension_numbers
     if dnums.operand_batching_dims:
         raise Refused("gather with batching dims")
+    starts = tuple(dnums.start_index_map)
+    batch = indices.shape[:-1]
+    if _rows_only(x.shape, dnums, slice_sizes) and _within(indices, x.shape, starts):
+        out = _rows(x, indices, starts)  # (an embedding's or `x[i]`'s lookup in range: nothing
+    else:  # is clamped or filled, whatever the mode)
+        out = _clamped_gather(x, indices, dnums, slice_sizes, mode, fill_value)
+    ndim = out.ndim
+    if tuple(dnums.offset_dims) != tuple(range(len(batch), ndim)):  # (else already in place)
+        batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
+        out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
+    return out
+
+
+def _within(indices, shape: tuple, starts: tuple) -> bool:
+    """Whether every index of a gather taking single positions lies in its dimension."""
+    if not indices.size:
+        return False
+    if len(starts) == 1:
+        return bool(indices.min() >= 0) and bool(indices.max() < shape[starts[0]])
+    flat = indices.reshape(-1, len(starts))
+    limits = np.array([shape[d] for d in starts])
+    return bool((flat.min(axis=0) >= 0).all()) and bool((flat.max(axis=0) < limits).all())
+
+
+def _rows(x, indices, starts: tuple):
+    """Fancy indexing at `indices` along the dimensions `starts`: batch dimensions first,
+    then the others in the operand's order."""
+    lead = x if starts == tuple(range(len(starts))) else np.moveaxis(x, starts, range(len(starts)))
+    return lead[tuple([indices[..., k] for k in range(len(starts))])]
+
+
+def _clamped_gather(x, indices, dnums, slice_sizes, mode, fill_value):
+    """A gather's windows at their clamped starts, those out of range filled in FILL_OR_DROP
+    mode, batch dimensions first (`_gather` places them)."""
     fill = mode == GatherScatterMode.FILL_OR_DROP
-    inside_all = False  # whether every window is known to lie in range (nothing to clamp)
     if fill:  # JAX's lowering: indices cast to the index type, a window out of range filled
         index_type = np.int64 if max(x.shape, default=0) > _INT32_MAX else np.int32
         indices = indices.astype(index_type)
         upper = np.array([x.shape[d] - slice_sizes[d] for d in dnums.start_index_map])
         inside = ((indices >= 0) & (indices <= upper.astype(index_type))).all(axis=-1)
-        inside_all = bool(inside.all())
-        fill = not inside_all
     batch = indices.shape[:-1]
-    if _rows_only(x.shape, dnums, slice_sizes):  # (an embedding's or `x[i]`'s lookup)
-        starts = tuple(dnums.start_index_map)
-        lead = (
-            x if starts == tuple(range(len(starts))) else np.moveaxis(x, starts, range(len(starts)))
-        )
-        columns = [indices[..., k] for k in range(len(starts))]
-        limits = [x.shape[d] - 1 for d in starts]
-        if not inside_all:
-            columns = [_clamped(c, limit) for c, limit in zip(columns, limits)]
-        out = lead[tuple(columns)]
+    if _rows_only(x.shape, dnums, slice_sizes):
+        limits = [x.shape[d] - 1 for d in dnums.start_index_map]
+        columns = [_clamped(indices[..., k], limit) for k, limit in enumerate(limits)]
+        out = _rows(x, np.stack(columns, axis=-1), tuple(dnums.start_index_map))
     else:
         out = _windows(x, indices, dnums, slice_sizes, batch)
-    ndim = out.ndim
-    if tuple(dnums.offset_dims) != tuple(range(len(batch), ndim)):  # (else already in place)
-        batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
-        out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
     if fill:
-        mask = np.expand_dims(inside, tuple(dnums.offset_dims))
+        mask = inside.reshape(batch + (1,) * (out.ndim - len(batch)))
         out = np.where(mask, out, np.asarray(fill_value).astype(out.dtype))
     return out
 
@@ -128,7 +155,12 @@ def _broadcast_in_dim(x, *, shape, broadcast_dimensions, **_):
     kept = [1] * len(shape)
     for axis, d in enumerate(broadcast_dimensions):
         kept[d] = x.shape[axis]
-    return np.broadcast_to(x.reshape(kept), shape)
+    out = x.reshape(kept)
+    return out if out.shape == shape else np.broadcast_to(out, shape)
+
+
+def _squeeze(x, *, dimensions):
+    return x.reshape([n for d, n in enumerate(x.shape) if d not in dimensions])
 
 
 def _reshape(x, *, new_sizes, dimensions=None, **_):
@@ -200,7 +232,7 @@ MOVES: dict[str, Callable[..., Any]] = {
     "reshape": _reshape,
     "broadcast_in_dim": _broadcast_in_dim,
     "transpose": lambda x, *, permutation: np.transpose(x, permutation),
-    "squeeze": lambda x, *, dimensions: np.squeeze(x, tuple(dimensions)),
+    "squeeze": _squeeze,
     "pad": _pad,
     "rev": lambda x, *, dimensions: np.flip(x, tuple(dimensions)),
     "iota": _iota,
