@@ -390,7 +390,18 @@ class Program:
         slots.update(zip(jaxpr.invars, self.inputs))
         self._inline(jaxpr, slots)
         self.outputs = tuple(self._read(v, slots) for v in jaxpr.outvars)
+        self._prune()
         del self._ids
+
+    def _prune(self) -> None:
+        """Drop the steps whose outputs nothing reads (a dimension read left unused)."""
+        needed = set(self.outputs)
+        kept = []
+        for step in reversed(self.steps):
+            if not needed.isdisjoint(step.outputs):
+                kept.append(step)
+                needed.update(step.inputs)
+        self.steps = kept[::-1]
 
     def _new_slot(self, value) -> int:
         self.initial.append(value)
@@ -498,24 +509,44 @@ class Program:
         env = list(self.initial)
         for slot, arg in zip(self.inputs, args):
             env[slot] = np.asarray(arg)
-        for step in self.steps:
-            params = step.params
-            if step.symbolic:
+        for (
+            name,
+            rule,
+            inputs,
+            params,
+            symbolic,
+            outputs,
+            shapes,
+            sized,
+            dtypes,
+            many,
+        ) in self.steps:
+            if symbolic:
                 params = dict(params)
-                for key, template in step.symbolic:
+                for key, template in symbolic:
                     params[key] = _filled(template, ints)
-            shapes = step.shapes
-            if step.sized:
+            if sized:
                 shapes = tuple([tuple([d if d >= 0 else ints[~d] for d in s]) for s in shapes])
                 for shape in shapes:
                     if prod(shape) > MAX_ELEMENTS:
-                        raise Refused(f"{step.name} of more than {MAX_ELEMENTS} elements")
-            out = step.rule(*[env[i] for i in step.inputs], **params)
-            results = out if step.multiple else (out,)
-            for slot, shape, dtype, value in zip(step.outputs, shapes, step.dtypes, results):
+                        raise Refused(f"{name} of more than {MAX_ELEMENTS} elements")
+            count = len(inputs)  # (one or two inputs without a list: most primitives)
+            if count == 1:
+                out = rule(env[inputs[0]], **params)
+            elif count == 2:
+                out = rule(env[inputs[0]], env[inputs[1]], **params)
+            else:
+                out = rule(*[env[i] for i in inputs], **params)
+            if not many:
+                out = np.asarray(out)
+                if out.shape != shapes[0] or out.dtype != dtypes[0]:
+                    raise Refused(f"{name} gave {out.dtype}{out.shape}, not {shapes[0]}")
+                env[outputs[0]] = out
+                continue
+            for slot, shape, dtype, value in zip(outputs, shapes, dtypes, out):
                 value = np.asarray(value)
                 if value.shape != shape or value.dtype != dtype:
-                    raise Refused(f"{step.name} gave {value.dtype}{value.shape}, not {shape}")
+                    raise Refused(f"{name} gave {value.dtype}{value.shape}, not {shape}")
                 env[slot] = value
         return env
 
