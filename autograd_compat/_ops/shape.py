@@ -603,30 +603,33 @@ def cat(tensors, dim: int = 0):
     tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    shapes = []  # (each tensor's shape read once: a front end every generated token runs)
     for i, t in enumerate(tensors):
-        if t.ndim == 0:
+        shape = t._stored.shape
+        if not shape:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    keep = tuple(not (t.ndim == 1 and t.shape[0] == 0) for t in tensors)
-    kept = [t for t, k in zip(tensors, keep) if k]
+        shapes.append(shape)
+    keep = tuple([shape != (0,) for shape in shapes])  # (1-D empty tensors are skipped)
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = _dtypes.promote_types(dtype, t.dtype)
-    if not kept:
+    if True not in keep:
         return apply(_CAT, *tensors, dim=0, dtype=dtype.jax, keep=(True,) * len(tensors))
-    first = kept[0]
-    d = normalize_dim(dim, first.ndim)
-    for i, t in enumerate(tensors):
+    first = shapes[keep.index(True)]
+    ndim = len(first)
+    d = normalize_dim(dim, ndim)
+    for i, shape in enumerate(shapes):
         if not keep[i]:
             continue
-        if t.ndim != first.ndim:
+        if len(shape) != ndim:
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {first.ndim} and {t.ndim}"
+                f"Tensors must have same number of dimensions: got {ndim} and {len(shape)}"
             )
-        for axis in range(first.ndim):
-            if axis != d and t.shape[axis] != first.shape[axis]:
+        for axis in range(ndim):
+            if axis != d and shape[axis] != first[axis]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{first.shape[axis]} but got size {t.shape[axis]} for tensor number {i} "
+                    f"{first[axis]} but got size {shape[axis]} for tensor number {i} "
                     "in the list."
                 )
     if _wide.is_wide(len(tensors)) and all(keep):
