@@ -370,12 +370,23 @@ class _Step(NamedTuple):
 
 class Program:
     """A jaxpr that is `exact`, compiled for evaluation at many sizes of its dimension
-    variables (`names`; none for a jaxpr at concrete shapes): calls inlined, every value a
-    slot of one list, each symbolic dimension of its parameters and shapes read once per call
-    (an `Affine` of the sizes where it is one): a walk of the jaxpr would read each of them
-    per primitive (~10 us each), 3x the numpy work of a growing sequence's ops."""
+    variables (`names`; none for a jaxpr at concrete shapes) into one Python function
+    (`function`): calls inlined, unread steps dropped, every value a local, each symbolic
+    dimension of its parameters and shapes read once per call (an `Affine` of the sizes where
+    it is one): a walk of the jaxpr would read each of them per primitive (~10 us each), 3x
+    the numpy work of a growing sequence's ops."""
 
-    __slots__ = ("names", "steps", "initial", "inputs", "outputs", "dims", "_ids", "fixed")
+    __slots__ = (
+        "names",
+        "steps",
+        "initial",
+        "inputs",
+        "outputs",
+        "dims",
+        "_ids",
+        "fixed",
+        "function",
+    )
 
     def __init__(self, closed: ClosedJaxpr, names: tuple = ()) -> None:
         self.names = names
@@ -392,6 +403,7 @@ class Program:
         self.outputs = tuple(self._read(v, slots) for v in jaxpr.outvars)
         self._prune()
         del self._ids
+        self.function = self._function()
 
     def _prune(self) -> None:
         """Drop the steps whose outputs nothing reads (a dimension read left unused)."""
@@ -495,69 +507,78 @@ class Program:
         variables), as C-contiguous numpy arrays; None where a value would pass
         `MAX_ELEMENTS` or a rule refuses its parameters or gives another shape or dtype than
         the jaxpr's."""
+        if self.fixed > MAX_ELEMENTS:
+            return None
+        ints = self._ints(sizes) if self.dims else ()
         try:
             with np.errstate(all="ignore"):  # integer wrap-around is the answer, not a warning
-                env = self._run(args, sizes)
+                outs = self.function(ints, MAX_ELEMENTS, *args)
         except Refused:
             return None
-        return [np.array(env[slot], order="C", copy=None) for slot in self.outputs]
+        return [np.array(out, order="C", copy=None) for out in outs]
 
-    def _run(self, args, sizes: tuple) -> list:
-        if self.fixed > MAX_ELEMENTS:
-            raise Refused(f"a value of more than {MAX_ELEMENTS} elements")
-        ints = self._ints(sizes) if self.dims else ()
-        env = list(self.initial)
-        for slot, arg in zip(self.inputs, args):
-            env[slot] = np.asarray(arg)
-        for (
-            name,
-            rule,
-            inputs,
-            params,
-            symbolic,
-            outputs,
-            shapes,
-            sized,
-            dtypes,
-            many,
-        ) in self.steps:
-            if symbolic:
-                params = dict(params)
-                for key, template in symbolic:
-                    params[key] = _filled(template, ints)
-            if sized:
-                shapes = tuple([tuple([d if d >= 0 else ints[~d] for d in s]) for s in shapes])
-                for shape in shapes:
-                    if prod(shape) > MAX_ELEMENTS:
-                        raise Refused(f"{name} of more than {MAX_ELEMENTS} elements")
-            count = len(inputs)  # (one or two inputs without a list: most primitives)
-            if count == 1:
-                out = rule(env[inputs[0]], **params)
-            elif count == 2:
-                out = rule(env[inputs[0]], env[inputs[1]], **params)
+    def _function(self):
+        """The steps as one Python function of (the dimensions' ints, the size bound, the
+        inputs): each value a local, each parameter and shape written out, each output's
+        shape and dtype checked. Interpreting the steps from a list cost twice the numpy
+        work of a growing sequence's ops."""
+        space: dict = {"asarray": np.asarray, "Refused": Refused}
+        for slot, value in enumerate(self.initial):
+            if value is not None:
+                space[f"v{slot}"] = value  # (constants and literals: the function's globals)
+
+        def named(value) -> str:
+            space[f"k{len(space)}"] = value
+            return f"k{len(space) - 1}"
+
+        inputs = [f"v{slot}" for slot in self.inputs]
+        lines = [f"def program(ints, limit, {', '.join(inputs)}):"]
+        if self.dims:
+            lines.append(f"    {', '.join(f'i{k}' for k in range(len(self.dims)))}, = ints")
+        lines.extend(f"    {v} = asarray({v})" for v in inputs)
+        for step in self.steps:
+            refused = f"raise Refused({named(step.name)})"
+            arguments = [f"v{slot}" for slot in step.inputs]
+            if step.params:
+                arguments.append(f"**{named(step.params)}")
+            for key, template in step.symbolic:
+                if not key.isidentifier():
+                    raise Refused(f"{step.name} with a parameter {key!r}")
+                arguments.append(f"{key}={_source(template, named)}")
+            if step.sized:
+                for shape in step.shapes:
+                    size = " * ".join(str(d) if d >= 0 else f"i{~d}" for d in shape) or "1"
+                    lines.append(f"    if {size} > limit: {refused}")
+            call = f"{named(step.rule)}({', '.join(arguments)})"
+            outputs = [f"v{slot}" for slot in step.outputs]
+            if step.multiple:
+                lines.append(f"    {', '.join(outputs)}, = {call}")
+                lines.extend(f"    {v} = asarray({v})" for v in outputs)
             else:
-                out = rule(*[env[i] for i in inputs], **params)
-            if not many:
-                out = np.asarray(out)
-                if out.shape != shapes[0] or out.dtype != dtypes[0]:
-                    raise Refused(f"{name} gave {out.dtype}{out.shape}, not {shapes[0]}")
-                env[outputs[0]] = out
-                continue
-            for slot, shape, dtype, value in zip(outputs, shapes, dtypes, out):
-                value = np.asarray(value)
-                if value.shape != shape or value.dtype != dtype:
-                    raise Refused(f"{name} gave {value.dtype}{value.shape}, not {shape}")
-                env[slot] = value
-        return env
+                lines.append(f"    {outputs[0]} = asarray({call})")
+            for v, shape, dtype in zip(outputs, step.shapes, step.dtypes):
+                checked = f"{v}.shape != {_shape_source(shape)} or {v}.dtype != {named(dtype)}"
+                lines.append(f"    if {checked}: {refused}")
+        lines.append(f"    return [{', '.join(f'v{slot}' for slot in self.outputs)}]")
+        exec("\n".join(lines), space)  # noqa: S102 (source written here from the jaxpr)
+        return space["program"]
 
 
-def _filled(template, ints):
-    """A parameter's template (`Program._template`) with each `_Dim` its int."""
+def _source(template, named) -> str:
+    """Python source for a parameter's or a shape's template: a symbolic dimension (a `_Dim`,
+    or ~index in a shape) as its local int, another value as a name in the globals."""
     if type(template) is tuple:
-        return tuple([_filled(t, ints) for t in template])
+        return f"({''.join(f'{_source(t, named)}, ' for t in template)})"
     if type(template) is _Dim:
-        return ints[template.at]
-    return template
+        return f"i{template.at}"
+    if type(template) is int:
+        return str(template)
+    return named(template)
+
+
+def _shape_source(shape: tuple) -> str:
+    """Python source for an output's shape (a symbolic dimension as ~index: its local int)."""
+    return f"({''.join(f'{d}, ' if d >= 0 else f'i{~d}, ' for d in shape)})"
 
 
 def evaluate(closed: ClosedJaxpr, args) -> list | None:
