@@ -560,7 +560,7 @@ class Program:
                 checked = f"{v}.shape != {_shape_source(shape)} or {v}.dtype != {named(dtype)}"
                 lines.append(f"    if {checked}: {refused}")
         lines.append(f"    return [{', '.join(f'v{slot}' for slot in self.outputs)}]")
-        exec("\n".join(lines), space)  # noqa: S102 (source written here from the jaxpr)
+        exec("\n".join(lines), space)  # (source written here, from the jaxpr alone)
         return space["program"]
 
 
