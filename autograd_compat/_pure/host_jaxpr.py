@@ -346,15 +346,16 @@ def concrete(value, sizes: Sizes | None):
 
 
 class _Dim(NamedTuple):
-    """A parameter's symbolic dimension: the index of its int among a call's (`Program`)."""
+    """A parameter's symbolic dimension: the index of its int among a call's (`Program`),
+    written out as that local."""
 
     at: int
 
 
 class _Step(NamedTuple):
     """One primitive of a `Program`: its rule, the slots it reads and writes, its parameters
-    (those holding symbolic dimensions as templates with `_Dim`s, filled per call), and the
-    shapes (a symbolic dimension as ~index) and dtypes its outputs must have."""
+    (those holding symbolic dimensions as templates with `_Dim`s, written out with the call's
+    ints), and the shapes (a symbolic dimension as ~index) and dtypes its outputs must have."""
 
     name: str
     rule: Callable[..., Any]
