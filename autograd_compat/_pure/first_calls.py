@@ -112,7 +112,9 @@ def run(op, static: tuple, jitted, values):
         except KeyError:
             pass
         outs = entry.program.run(values, pattern.sizes)
-        return None if outs is None else _on_device(entry.out_tree, outs, target)
+        if outs is None:
+            return None
+        return _on_device(entry.out_tree, outs, target, entry.program.owned(outs, values))
     traced = jitted.trace(*values)
     if len(traced.jaxpr.jaxpr.invars) != len(values) or not host_jaxpr.exact(traced.jaxpr):
         return None  # (an input that is no array leaf, or a primitive numpy may not compute)
@@ -123,7 +125,7 @@ def run(op, static: tuple, jitted, values):
         _keep(key, _SEEN)  # a torch.compile'd call, is traced no more than its program is)
     elif entry is _SEEN:
         _keep(key, _generic(op.fn, static, pattern, traced.jaxpr))
-    return _on_device(traced.out_tree, outs, target)
+    return _on_device(traced.out_tree, outs, target, [False] * len(outs))
 
 
 def _keep(key: tuple, entry) -> None:
@@ -132,8 +134,10 @@ def _keep(key: tuple, entry) -> None:
         _patterns.popitem(last=False)
 
 
-def _on_device(out_tree, outs: list, target):
-    arrays = [host_to_device(out) for out in outs]
+def _on_device(out_tree, outs: list, target, owned: list):
+    """The outputs as device arrays, those `owned` (`host_jaxpr.Program.owned`) without a
+    copy, placed on `target` (None: JAX's default placement)."""
+    arrays = [host_to_device(out, owned=alone) for out, alone in zip(outs, owned)]
     if target is not None:
         arrays = [commit(array, target) for array in arrays]
     return jax.tree_util.tree_unflatten(out_tree, arrays)

@@ -26,10 +26,12 @@ from jax.export import is_symbolic_dim
 from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 from jax.lax import GatherScatterMode
 
+from .device import host_buffer
 from .jax_internals import Affine, affine, dim_value
 from .program_options import CALLS
 
 MAX_ELEMENTS = 1 << 20  # a value bigger than this is left to XLA (its copy costs ~1 ms)
+OWNED_BYTES = 1 << 14  # a result this big becomes a device buffer without a copy if it can
 _INT32_MAX = 2**31 - 1
 
 
@@ -100,10 +102,26 @@ def _within(indices, shape: tuple, starts: tuple) -> bool:
 
 
 def _rows(x, indices, starts: tuple):
-    """Fancy indexing at `indices` along the dimensions `starts`: batch dimensions first,
-    then the others in the operand's order."""
+    """Fancy indexing at `indices` (in range) along the dimensions `starts`: batch dimensions
+    first, then the others in the operand's order. Along one dimension (an embedding's
+    lookup) the rows go to a `host_buffer`, which a result may become without a copy."""
     lead = x if starts == tuple(range(len(starts))) else np.moveaxis(x, starts, range(len(starts)))
+    if len(starts) == 1:
+        out = _buffer(indices.shape[:-1] + lead.shape[1:], lead.dtype)
+        return np.take(lead, indices[..., 0], axis=0, out=out, mode="clip")
     return lead[tuple([indices[..., k] for k in range(len(starts))])]
+
+
+def _concatenate(*xs, dimension):
+    """XLA's concatenate (one dtype), into a `host_buffer` where it is big (see `_rows`)."""
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return np.concatenate(xs, axis=dimension, out=_buffer(tuple(shape), xs[0].dtype))
+
+
+def _buffer(shape: tuple, dtype: np.dtype):
+    """A `host_buffer` for a result of `OWNED_BYTES` or more, else None (numpy allocates)."""
+    return host_buffer(shape, dtype) if prod(shape) * dtype.itemsize >= OWNED_BYTES else None
 
 
 def _clamped_gather(x, indices, dnums, slice_sizes, mode, fill_value):
@@ -228,7 +246,7 @@ MOVES: dict[str, Callable[..., Any]] = {
     "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice,
     "gather": _gather,
-    "concatenate": lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    "concatenate": _concatenate,
     "reshape": _reshape,
     "broadcast_in_dim": _broadcast_in_dim,
     "transpose": lambda x, *, permutation: np.transpose(x, permutation),
@@ -517,6 +535,25 @@ class Program:
         except Refused:
             return None
         return [np.array(out, order="C", copy=None) for out in outs]
+
+    def owned(self, outs: list, args) -> list:
+        """Per output of `run` on `args`, whether it is a `host_buffer` of `OWNED_BYTES` or
+        more whose memory no other array shares (no input, constant or other output): the
+        device buffer may then be that memory itself (`host_to_device(..., owned=True)`)."""
+        flags = []
+        others: list = []  # (read once an output may be owned)
+        for k, out in enumerate(outs):  # (a smaller copy costs less than these checks)
+            alone = out.nbytes >= OWNED_BYTES and out.flags.c_contiguous
+            alone = alone and out.ctypes.data % 64 == 0  # (XLA:CPU's alignment)
+            if alone and not others:
+                others = [np.asarray(a) for a in args]
+                others.extend(value for value in self.initial if value is not None)
+            for other in others if alone else ():
+                alone = alone and not np.may_share_memory(out, other)
+            for j, other in enumerate(outs if alone else ()):
+                alone = alone and (j == k or not np.may_share_memory(out, other))
+            flags.append(alone)
+        return flags
 
     def _function(self):
         """The steps as one Python function of (the dimensions' ints, the size bound, the

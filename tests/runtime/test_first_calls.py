@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from autograd_compat._pure import first_calls, jax_internals
+from autograd_compat._pure import first_calls, host_jaxpr, jax_internals
 from autograd_compat._pure.op import Op, registered_ops
 from tests._helpers.jaxprs import bits, inner_eqns
 
@@ -177,6 +177,45 @@ def test_the_patterns_kept_are_bounded(monkeypatch):
         for n in (3, 4, 5):
             first_calls.run(op, (), jax.jit(op.fn), [np.zeros((n,) * rank, np.int8)])
     assert len(first_calls._patterns) == 2
+
+
+def _handed(monkeypatch) -> list:
+    """A list that gets (host array, owned, device array) for each result `run` transfers."""
+    handed: list = []
+    real = first_calls.host_to_device
+
+    def recorded(array, owned=False):
+        out = real(array, owned=owned)
+        handed.append((array, owned, out))
+        return out
+
+    monkeypatch.setattr(first_calls, "host_to_device", recorded)
+    return handed
+
+
+def test_a_big_result_of_its_own_memory_becomes_the_device_buffer(monkeypatch):
+    handed = _handed(monkeypatch)
+    op = registered_ops()["embedding"]
+    weight = np.resize(WEIGHT, (13, 64))  # (rows of 256 bytes: 64 of them pass the bound)
+
+    def make(n):
+        return [weight, np.resize(np.arange(-13, 13), (1, n))]
+
+    _check_growing(op, (("padding_idx", None),), make, range(70, 76))
+    host, owned, out = handed[-1]  # (a generic call's: traced calls copy)
+    assert owned and host.nbytes >= host_jaxpr.OWNED_BYTES
+    assert out.unsafe_buffer_pointer() == host.ctypes.data  # (no copy)
+
+
+def test_a_result_sharing_memory_is_copied(monkeypatch):
+    handed = _handed(monkeypatch)
+    op = Op("PairTestBackward0", lambda x, y: (x, *[jax.numpy.concatenate([x, y])] * 2))
+
+    def make(n):
+        return [np.ones((n, 2048), np.int8), np.zeros((3, 2048), np.int8)]
+
+    _check_growing(op, (), make, range(8, 12))
+    assert len(handed) == 12 and not any(owned for _, owned, _ in handed)
 
 
 @pytest.fixture(autouse=True)
