@@ -156,7 +156,7 @@ class Known:
         outputs = avals if tupled else (avals,)
         self.meta = tuple([(a.shape, a.dtype) for a in outputs])
         dtypes = [d for _, d in self.meta] + [i[1] if type(i) is tuple else i.dtype for i in inputs]
-        self.complex = any(np.issubdtype(d, np.complexfloating) for d in dtypes)
+        self.complex = any(d.kind == "c" for d in dtypes)
         self.inputs = inputs
         self.static = static
         self.notes: dict = {}

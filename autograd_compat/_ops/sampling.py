@@ -46,17 +46,15 @@ _KERNEL_TEXT = {
 }
 
 
-def _row_codes(p):
+def _row_codes(p, xp=jnp):
     """For each row of the 2-D `p`: its first problem, as the with-replacement kernel finds it
-    (an entry that is not >= 0, then one that is not finite, then a sum <= 0)."""
-    element = jnp.where(~(p >= 0), _NEGATIVE, jnp.where(~jnp.isfinite(p), _INFINITE, _OK))
+    (an entry that is not >= 0, then one that is not finite, then a sum <= 0). `xp`: jax.numpy
+    in a program, numpy for a host array (`_check_host`)."""
+    element = xp.where(~(p >= 0), _NEGATIVE, xp.where(~xp.isfinite(p), _INFINITE, _OK))
     bad = element != _OK
-    first = jnp.take_along_axis(element, jnp.argmax(bad, axis=-1)[:, None], axis=-1)[:, 0]
-    zero = jnp.sum(jnp.where(bad, 0, p), axis=-1) <= 0
-    return jnp.where(jnp.any(bad, axis=-1), first, jnp.where(zero, _ZERO_SUM, _OK))
-
-
-_row_codes_host = executables.jit(_row_codes)
+    first = xp.take_along_axis(element, xp.argmax(bad, axis=-1)[:, None], axis=-1)[:, 0]
+    zero = xp.sum(xp.where(bad, 0, p), axis=-1) <= 0
+    return xp.where(xp.any(bad, axis=-1), first, xp.where(zero, _ZERO_SUM, _OK))
 
 
 @partial(executables.jit, static_argnames=("num_samples", "replacement"))
@@ -96,6 +94,15 @@ def _host_draw(g: _random.Generator, rows: np.ndarray, num_samples: int, replace
     if num_samples == 1:
         return np.argmax(scores, axis=-1)[:, None]
     return np.argsort(-scores.astype(np.float64), axis=-1, kind="stable")[:, :num_samples]
+
+
+def _check_host(p: np.ndarray, fast_path: bool) -> None:
+    """PyTorch's checks of the 2-D host array `p`: three reductions where every row is finite,
+    non-negative and of positive sum (an XLA call of `_row_codes` and its read cost ~10 us a
+    draw), the row codes computed with numpy otherwise."""
+    if p.min() >= 0 and p.max() < np.inf and p.sum(axis=-1).min() > 0:
+        return
+    _check_codes(_row_codes(p, np), fast_path)
 
 
 def _check_codes(codes: np.ndarray, fast_path: bool) -> None:
@@ -171,7 +178,7 @@ def multinomial(
     g = host_generator(generator)
     if g is not None and not isinstance(rows, jax.core.Tracer):
         host = np.asarray(rows)
-        _check_codes(np.asarray(_row_codes_host(host)), fast_path=not replacement)
+        _check_host(host, fast_path=not replacement)
         picked = _host_draw(g, host, num_samples, replacement)
         return Tensor._wrap(_device_array(picked.astype(np.int64).reshape(out_shape)))
     samples, codes = _draw(

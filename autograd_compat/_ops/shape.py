@@ -603,32 +603,34 @@ def cat(tensors, dim: int = 0):
     tensors = _tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    shapes = []  # (each read once: this is every step's cat of a growing cache)
-    for t in tensors:
-        shapes.append(t._stored.shape)
-    for i, shape in enumerate(shapes):
+    shapes = []  # (each tensor's shape read once: a front end every generated token runs)
+    for i, t in enumerate(tensors):
+        shape = t._stored.shape
         if not shape:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    keep = tuple([not (len(shape) == 1 and shape[0] == 0) for shape in shapes])
+        shapes.append(shape)
+    keep = tuple([shape != (0,) for shape in shapes])  # (1-D empty tensors are skipped)
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = _dtypes.promote_types(dtype, t.dtype)
     if True not in keep:
         return apply(_CAT, *tensors, dim=0, dtype=dtype.jax, keep=(True,) * len(tensors))
     first = shapes[keep.index(True)]
-    d = normalize_dim(dim, len(first))
+    ndim = len(first)
+    d = normalize_dim(dim, ndim)
     for i, shape in enumerate(shapes):
         if not keep[i]:
             continue
-        if len(shape) != len(first):
+        if len(shape) != ndim:
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {len(first)} and {len(shape)}"
+                f"Tensors must have same number of dimensions: got {ndim} and {len(shape)}"
             )
-        for axis, size in enumerate(shape):
-            if axis != d and size != first[axis]:
+        for axis in range(ndim):
+            if axis != d and shape[axis] != first[axis]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{first[axis]} but got size {size} for tensor number {i} in the list."
+                    f"{first[axis]} but got size {shape[axis]} for tensor number {i} "
+                    "in the list."
                 )
     if _wide.is_wide(len(tensors)) and all(keep):
         return _wide.wide(_CAT, tensors, dim=d, dtype=dtype.jax, stack=False)

@@ -9,14 +9,15 @@ that reads it, and the trace then costs more than the numpy (1.3 ms for an embed
 shapes of one *pattern* (each input's dtype and rank; its dimensions of size 0 and 1; which
 dimensions are equal), it is traced once more over symbolic dimensions
 (`jax.export.symbolic_shape`: one variable per group of equal dimensions of 2 or more), and
-every later call of that pattern evaluates that jaxpr with the call's dimensions, tracing
-nothing. That jaxpr is kept only where it is the concrete trace's at the call's shapes:
-the same primitives in the same order on the same dtypes, with the same parameters once its
-dimensions are given their ints (its `dim_as_value` reads, and the casts of them, stand for
-the concrete trace's literals); a function that branches on a dimension, or that JAX cannot
-trace over symbolic ones, keeps the concrete trace for every call (`PATTERNS` of them kept),
-as does an op whose trace reads tensors' state (`Op.deferrable` False: a torch.compile'd
-call), traced no more often than its program would be.
+every later call of that pattern evaluates that jaxpr, compiled once for the host
+(`host_jaxpr.Program`), with the call's dimensions, tracing nothing. That jaxpr is kept only
+where it is the concrete trace's at the call's shapes: the same primitives in the same order
+on the same dtypes, with the same parameters once its dimensions are given their ints (its
+`dim_as_value` reads, and the casts of them, stand for the concrete trace's literals); a
+function that branches on a dimension, or that JAX cannot trace over symbolic ones, keeps the
+concrete trace for every call (`PATTERNS` of them kept), as does an op whose trace reads
+tensors' state (`Op.deferrable` False: a torch.compile'd call), traced no more often than its
+program would be.
 """
 
 from __future__ import annotations
@@ -41,12 +42,13 @@ _patterns: OrderedDict = OrderedDict()
 
 
 class Generic(NamedTuple):
-    """An op's jaxpr over symbolic dimensions, exact on the host, and its output structure;
-    `symbols`: the dimension variables' names, by group of equal dimensions."""
+    """An op's jaxpr over symbolic dimensions (one variable per group of equal dimensions),
+    exact on the host, compiled for evaluation at each group's size, and its output
+    structure."""
 
     jaxpr: ClosedJaxpr
+    program: host_jaxpr.Program
     out_tree: Any
-    symbols: tuple
 
 
 class Pattern(NamedTuple):
@@ -109,9 +111,10 @@ def run(op, static: tuple, jitted, values):
             _patterns.move_to_end(key)
         except KeyError:
             pass
-        dims = dict(zip(entry.symbols, pattern.sizes))
-        outs = host_jaxpr.evaluate(entry.jaxpr, values, dims)
-        return None if outs is None else _on_device(entry.out_tree, outs, target)
+        outs = entry.program.run(values, pattern.sizes)
+        if outs is None:
+            return None
+        return _on_device(entry.out_tree, outs, target, entry.program.owned(outs, values))
     traced = jitted.trace(*values)
     if len(traced.jaxpr.jaxpr.invars) != len(values) or not host_jaxpr.exact(traced.jaxpr):
         return None  # (an input that is no array leaf, or a primitive numpy may not compute)
@@ -122,7 +125,7 @@ def run(op, static: tuple, jitted, values):
         _keep(key, _SEEN)  # a torch.compile'd call, is traced no more than its program is)
     elif entry is _SEEN:
         _keep(key, _generic(op.fn, static, pattern, traced.jaxpr))
-    return _on_device(traced.out_tree, outs, target)
+    return _on_device(traced.out_tree, outs, target, [False] * len(outs))
 
 
 def _keep(key: tuple, entry) -> None:
@@ -131,8 +134,10 @@ def _keep(key: tuple, entry) -> None:
         _patterns.popitem(last=False)
 
 
-def _on_device(out_tree, outs: list, target):
-    arrays = [host_to_device(out) for out in outs]
+def _on_device(out_tree, outs: list, target, owned: list):
+    """The outputs as device arrays, those `owned` (`host_jaxpr.Program.owned`) without a
+    copy, placed on `target` (None: JAX's default placement)."""
+    arrays = [host_to_device(out, owned=alone) for out, alone in zip(outs, owned)]
     if target is not None:
         arrays = [commit(array, target) for array in arrays]
     return jax.tree_util.tree_unflatten(out_tree, arrays)
@@ -157,7 +162,11 @@ def _generic(fn, static: tuple, pattern: Pattern, concrete: ClosedJaxpr) -> Gene
         concrete.jaxpr, None
     ):
         return False
-    return Generic(closed, jax.tree_util.tree_structure(shapes), names)
+    try:
+        program = host_jaxpr.Program(closed, names)
+    except host_jaxpr.Refused:
+        return False
+    return Generic(closed, program, jax.tree_util.tree_structure(shapes))
 
 
 def _skeleton(jaxpr: Jaxpr, sizes, read: frozenset = frozenset()) -> list:

@@ -19,17 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from math import prod
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from jax.export import is_symbolic_dim
 from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 from jax.lax import GatherScatterMode
 
-from .jax_internals import dim_value
+from .device import host_buffer
+from .jax_internals import Affine, affine, dim_value
 from .program_options import CALLS
 
 MAX_ELEMENTS = 1 << 20  # a value bigger than this is left to XLA (its copy costs ~1 ms)
+OWNED_BYTES = 1 << 14  # a result this big becomes a device buffer without a copy if it can
 _INT32_MAX = 2**31 - 1
 
 
@@ -51,15 +53,21 @@ def _slice(x, *, start_indices, limit_indices, strides):
     return x[tuple(map(slice, start_indices, limit_indices, steps))]
 
 
+def _start(start, limit: int) -> int:
+    """An integer start index clamped into [0, limit] as XLA clamps it (a huge unsigned start
+    stays huge, and clamps to `limit`)."""
+    return min(max(int(start), 0), limit)
+
+
 def _dynamic_slice(x, *starts, slice_sizes):
-    at = [int(_clamped(s, d - n)) for s, d, n in zip(starts, x.shape, slice_sizes)]
-    return x[tuple(slice(a, a + n) for a, n in zip(at, slice_sizes))]
+    at = [_start(s, d - n) for s, d, n in zip(starts, x.shape, slice_sizes)]
+    return x[tuple([slice(a, a + n) for a, n in zip(at, slice_sizes)])]
 
 
 def _dynamic_update_slice(x, update, *starts):
-    at = [int(_clamped(s, d - n)) for s, d, n in zip(starts, x.shape, update.shape)]
+    at = [_start(s, d - n) for s, d, n in zip(starts, x.shape, update.shape)]
     out = np.array(x)
-    out[tuple(slice(a, a + n) for a, n in zip(at, update.shape))] = update
+    out[tuple([slice(a, a + n) for a, n in zip(at, update.shape)])] = update
     return out
 
 
@@ -69,6 +77,56 @@ def _gather(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_
     dnums = dimension_numbers
     if dnums.operand_batching_dims:
         raise Refused("gather with batching dims")
+    starts = tuple(dnums.start_index_map)
+    batch = indices.shape[:-1]
+    if _rows_only(x.shape, dnums, slice_sizes) and _within(indices, x.shape, starts):
+        out = _rows(x, indices, starts)  # (an embedding's or `x[i]`'s lookup in range: nothing
+    else:  # is clamped or filled, whatever the mode)
+        out = _clamped_gather(x, indices, dnums, slice_sizes, mode, fill_value)
+    ndim = out.ndim
+    if tuple(dnums.offset_dims) != tuple(range(len(batch), ndim)):  # (else already in place)
+        batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
+        out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
+    return out
+
+
+def _within(indices, shape: tuple, starts: tuple) -> bool:
+    """Whether every index of a gather taking single positions lies in its dimension."""
+    if not indices.size:
+        return False
+    if len(starts) == 1:
+        return bool(indices.min() >= 0) and bool(indices.max() < shape[starts[0]])
+    flat = indices.reshape(-1, len(starts))
+    limits = np.array([shape[d] for d in starts])
+    return bool((flat.min(axis=0) >= 0).all()) and bool((flat.max(axis=0) < limits).all())
+
+
+def _rows(x, indices, starts: tuple):
+    """Fancy indexing at `indices` (in range) along the dimensions `starts`: batch dimensions
+    first, then the others in the operand's order. Along one dimension (an embedding's
+    lookup) the rows go to a `host_buffer`, which a result may become without a copy."""
+    lead = x if starts == tuple(range(len(starts))) else np.moveaxis(x, starts, range(len(starts)))
+    if len(starts) == 1:
+        out = _buffer(indices.shape[:-1] + lead.shape[1:], lead.dtype)
+        return np.take(lead, indices[..., 0], axis=0, out=out, mode="clip")
+    return lead[tuple([indices[..., k] for k in range(len(starts))])]
+
+
+def _concatenate(*xs, dimension):
+    """XLA's concatenate (one dtype), into a `host_buffer` where it is big (see `_rows`)."""
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return np.concatenate(xs, axis=dimension, out=_buffer(tuple(shape), xs[0].dtype))
+
+
+def _buffer(shape: tuple, dtype: np.dtype):
+    """A `host_buffer` for a result of `OWNED_BYTES` or more, else None (numpy allocates)."""
+    return host_buffer(shape, dtype) if prod(shape) * dtype.itemsize >= OWNED_BYTES else None
+
+
+def _clamped_gather(x, indices, dnums, slice_sizes, mode, fill_value):
+    """A gather's windows at their clamped starts, those out of range filled in FILL_OR_DROP
+    mode, batch dimensions first (`_gather` places them)."""
     fill = mode == GatherScatterMode.FILL_OR_DROP
     if fill:  # JAX's lowering: indices cast to the index type, a window out of range filled
         index_type = np.int64 if max(x.shape, default=0) > _INT32_MAX else np.int32
@@ -76,18 +134,14 @@ def _gather(x, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_
         upper = np.array([x.shape[d] - slice_sizes[d] for d in dnums.start_index_map])
         inside = ((indices >= 0) & (indices <= upper.astype(index_type))).all(axis=-1)
     batch = indices.shape[:-1]
-    if _rows_only(x.shape, dnums, slice_sizes):  # (an embedding's or `x[i]`'s lookup)
-        lead = np.moveaxis(x, dnums.start_index_map, range(len(dnums.start_index_map)))
-        columns = [indices[..., k] for k in range(len(dnums.start_index_map))]
+    if _rows_only(x.shape, dnums, slice_sizes):
         limits = [x.shape[d] - 1 for d in dnums.start_index_map]
-        out = lead[tuple(_clamped(c, limit) for c, limit in zip(columns, limits))]
+        columns = [_clamped(indices[..., k], limit) for k, limit in enumerate(limits)]
+        out = _rows(x, np.stack(columns, axis=-1), tuple(dnums.start_index_map))
     else:
         out = _windows(x, indices, dnums, slice_sizes, batch)
-    ndim = out.ndim
-    batch_at = [i for i in range(ndim) if i not in dnums.offset_dims]
-    out = np.moveaxis(out, range(ndim), batch_at + list(dnums.offset_dims))
     if fill:
-        mask = np.expand_dims(inside, tuple(dnums.offset_dims))
+        mask = inside.reshape(batch + (1,) * (out.ndim - len(batch)))
         out = np.where(mask, out, np.asarray(fill_value).astype(out.dtype))
     return out
 
@@ -119,7 +173,12 @@ def _broadcast_in_dim(x, *, shape, broadcast_dimensions, **_):
     kept = [1] * len(shape)
     for axis, d in enumerate(broadcast_dimensions):
         kept[d] = x.shape[axis]
-    return np.broadcast_to(x.reshape(kept), shape)
+    out = x.reshape(kept)
+    return out if out.shape == shape else np.broadcast_to(out, shape)
+
+
+def _squeeze(x, *, dimensions):
+    return x.reshape([n for d, n in enumerate(x.shape) if d not in dimensions])
 
 
 def _reshape(x, *, new_sizes, dimensions=None, **_):
@@ -187,11 +246,11 @@ MOVES: dict[str, Callable[..., Any]] = {
     "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice,
     "gather": _gather,
-    "concatenate": lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    "concatenate": _concatenate,
     "reshape": _reshape,
     "broadcast_in_dim": _broadcast_in_dim,
     "transpose": lambda x, *, permutation: np.transpose(x, permutation),
-    "squeeze": lambda x, *, dimensions: np.squeeze(x, tuple(dimensions)),
+    "squeeze": _squeeze,
     "pad": _pad,
     "rev": lambda x, *, dimensions: np.flip(x, tuple(dimensions)),
     "iota": _iota,
@@ -304,51 +363,267 @@ def concrete(value, sizes: Sizes | None):
     return value
 
 
-def _run(jaxpr: Jaxpr, consts, args, sizes: Sizes | None) -> list:
-    """The outputs of `jaxpr` on `args`, each primitive by its numpy rule; Refused where a
-    value would pass `MAX_ELEMENTS` or a rule refuses its parameters or gives another shape or
-    dtype than the jaxpr's."""
-    env: dict = {}
-    for var, value in zip((*jaxpr.constvars, *jaxpr.invars), (*consts, *args)):
-        env[var] = np.asarray(value)
+class _Dim(NamedTuple):
+    """A parameter's symbolic dimension: the index of its int among a call's (`Program`),
+    written out as that local."""
 
-    def read(var):
+    at: int
+
+
+class _Step(NamedTuple):
+    """One primitive of a `Program`: its rule, the slots it reads and writes, its parameters
+    (those holding symbolic dimensions as templates with `_Dim`s, written out with the call's
+    ints), and the shapes (a symbolic dimension as ~index) and dtypes its outputs must have."""
+
+    name: str
+    rule: Callable[..., Any]
+    inputs: tuple
+    params: dict
+    symbolic: tuple  # ((parameter name, template), ...)
+    outputs: tuple
+    shapes: tuple
+    sized: bool  # whether a shape holds a symbolic dimension (its size is checked per call)
+    dtypes: tuple
+    multiple: bool
+
+
+class Program:
+    """A jaxpr that is `exact`, compiled for evaluation at many sizes of its dimension
+    variables (`names`; none for a jaxpr at concrete shapes) into one Python function
+    (`function`): calls inlined, unread steps dropped, every value a local, each symbolic
+    dimension of its parameters and shapes read once per call (an `Affine` of the sizes where
+    it is one): a walk of the jaxpr would read each of them per primitive (~10 us each), 3x
+    the numpy work of a growing sequence's ops."""
+
+    __slots__ = (
+        "names",
+        "steps",
+        "initial",
+        "inputs",
+        "outputs",
+        "dims",
+        "_ids",
+        "fixed",
+        "function",
+    )
+
+    def __init__(self, closed: ClosedJaxpr, names: tuple = ()) -> None:
+        self.names = names
+        self.steps: list[_Step] = []
+        self.initial: list = []  # constants and literals in their slots, None elsewhere
+        self.dims: list = []  # per symbolic dimension: its Affine, else the expression
+        self._ids: dict = {}  # id(expression) -> its index in `dims` (while compiling)
+        self.fixed = 0  # the largest element count of a shape without symbolic dimensions
+        jaxpr = closed.jaxpr
+        slots = self._slots(jaxpr.constvars, [np.asarray(c) for c in closed.consts])
+        self.inputs = tuple(self._new_slot(None) for _ in jaxpr.invars)
+        slots.update(zip(jaxpr.invars, self.inputs))
+        self._inline(jaxpr, slots)
+        self.outputs = tuple(self._read(v, slots) for v in jaxpr.outvars)
+        self._prune()
+        del self._ids
+        self.function = self._function()
+
+    def _prune(self) -> None:
+        """Drop the steps whose outputs nothing reads (a dimension read left unused)."""
+        needed = set(self.outputs)
+        kept = []
+        for step in reversed(self.steps):
+            if not needed.isdisjoint(step.outputs):
+                kept.append(step)
+                needed.update(step.inputs)
+        self.steps = kept[::-1]
+
+    def _new_slot(self, value) -> int:
+        self.initial.append(value)
+        return len(self.initial) - 1
+
+    def _slots(self, variables, values) -> dict:
+        return {var: self._new_slot(value) for var, value in zip(variables, values)}
+
+    def _read(self, var, slots: dict) -> int:
+        """The slot of a jaxpr variable, or of a new constant for a literal."""
         if isinstance(var, Literal):
-            return np.asarray(var.val, var.aval.dtype)
-        return env[var]
+            aval: Any = var.aval
+            return self._new_slot(np.asarray(var.val, aval.dtype))
+        return slots[var]
 
-    for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
-        avals: list[Any] = [v.aval for v in eqn.outvars]
-        shapes = [concrete(a.shape, sizes) for a in avals]
-        if any(prod(shape) > MAX_ELEMENTS for shape in shapes):
-            raise Refused(f"{name} of more than {MAX_ELEMENTS} elements")
-        values = [read(v) for v in eqn.invars]
-        if name in CALLS:
-            inner = body(eqn.params)
-            results = _run(inner.jaxpr, inner.consts, values, sizes)
-        elif name in MOVES:
-            params = {key: concrete(value, sizes) for key, value in eqn.params.items()}
-            out = MOVES[name](*values, **params)
-            results = out if eqn.primitive.multiple_results else [out]
-        else:
-            results = [INTEGER[name](*values)]
-        for var, aval, shape, value in zip(eqn.outvars, avals, shapes, results):
-            value = np.asarray(value)
-            if value.shape != shape or value.dtype != aval.dtype:
-                raise Refused(f"{name} gave {value.dtype}{value.shape}, not {aval}")
-            env[var] = value
-    return [read(v) for v in jaxpr.outvars]
+    def _dim(self, expr) -> int:
+        index = self._ids.get(id(expr))
+        if index is None:
+            index = self._ids[id(expr)] = len(self.dims)
+            self.dims.append(affine(expr, self.names) or expr)
+        return index
+
+    def _template(self, value):
+        """`value` with each symbolic dimension a `_Dim`; `value` itself where it has none."""
+        if type(value) is tuple:
+            parts = tuple([self._template(v) for v in value])
+            return value if all(p is v for p, v in zip(parts, value)) else parts
+        return _Dim(self._dim(value)) if is_symbolic_dim(value) else value
+
+    def _inline(self, jaxpr: Jaxpr, slots: dict) -> None:
+        for eqn in jaxpr.eqns:
+            name = eqn.primitive.name
+            inputs = tuple(self._read(v, slots) for v in eqn.invars)
+            if name in CALLS:
+                inner = body(eqn.params)
+                scope = self._slots(inner.jaxpr.constvars, [np.asarray(c) for c in inner.consts])
+                scope.update(zip(inner.jaxpr.invars, inputs))
+                self._inline(inner.jaxpr, scope)
+                slots.update(zip(eqn.outvars, (self._read(v, scope) for v in inner.jaxpr.outvars)))
+                continue
+            params, symbolic = {}, []
+            if name in MOVES:
+                for key, value in eqn.params.items():
+                    template = self._template(value)
+                    if template is value:
+                        params[key] = value
+                    else:
+                        symbolic.append((key, template))
+            elif name not in INTEGER:
+                raise Refused(name)
+            shapes = []
+            outvars: list[Any] = eqn.outvars
+            for var in outvars:
+                shape = tuple(d if type(d) is int else ~self._dim(d) for d in var.aval.shape)
+                if min(shape, default=0) >= 0:
+                    self.fixed = max(self.fixed, prod(shape))
+                shapes.append(shape)
+            outputs = tuple(self._new_slot(None) for _ in eqn.outvars)
+            slots.update(zip(eqn.outvars, outputs))
+            rule = MOVES[name] if name in MOVES else INTEGER[name]
+            self.steps.append(
+                _Step(
+                    name,
+                    rule,
+                    inputs,
+                    params,
+                    tuple(symbolic),
+                    outputs,
+                    tuple(shapes),
+                    any(min(shape, default=0) < 0 for shape in shapes),
+                    tuple(v.aval.dtype for v in outvars),
+                    eqn.primitive.multiple_results,
+                )
+            )
+
+    def _ints(self, sizes: tuple) -> list:
+        """Each symbolic dimension's int where the variables take `sizes`."""
+        ints = []
+        for dim in self.dims:
+            if type(dim) is Affine:
+                value = dim.constant
+                for index, coefficient in dim.terms:
+                    value += coefficient * sizes[index]
+            else:
+                value = dim_value(dim, dict(zip(self.names, sizes)))
+            ints.append(value)
+        return ints
+
+    def run(self, args, sizes: tuple = ()) -> list | None:
+        """The outputs on the concrete host arrays `args` (`sizes`: the ints of the dimension
+        variables), as C-contiguous numpy arrays; None where a value would pass
+        `MAX_ELEMENTS` or a rule refuses its parameters or gives another shape or dtype than
+        the jaxpr's."""
+        if self.fixed > MAX_ELEMENTS:
+            return None
+        ints = self._ints(sizes) if self.dims else ()
+        try:
+            with np.errstate(all="ignore"):  # integer wrap-around is the answer, not a warning
+                outs = self.function(ints, MAX_ELEMENTS, *args)
+        except Refused:
+            return None
+        return [np.array(out, order="C", copy=None) for out in outs]
+
+    def owned(self, outs: list, args) -> list:
+        """Per output of `run` on `args`, whether it is a `host_buffer` of `OWNED_BYTES` or
+        more whose memory no other array shares (no input, constant or other output): the
+        device buffer may then be that memory itself (`host_to_device(..., owned=True)`)."""
+        flags = []
+        others: list = []  # (read once an output may be owned)
+        for k, out in enumerate(outs):  # (a smaller copy costs less than these checks)
+            alone = out.nbytes >= OWNED_BYTES and out.flags.c_contiguous
+            alone = alone and out.ctypes.data % 64 == 0  # (XLA:CPU's alignment)
+            if alone and not others:
+                others = [np.asarray(a) for a in args]
+                others.extend(value for value in self.initial if value is not None)
+            for other in others if alone else ():
+                alone = alone and not np.may_share_memory(out, other)
+            for j, other in enumerate(outs if alone else ()):
+                alone = alone and (j == k or not np.may_share_memory(out, other))
+            flags.append(alone)
+        return flags
+
+    def _function(self):
+        """The steps as one Python function of (the dimensions' ints, the size bound, the
+        inputs): each value a local, each parameter and shape written out, each output's
+        shape and dtype checked. Interpreting the steps from a list cost twice the numpy
+        work of a growing sequence's ops."""
+        space: dict = {"asarray": np.asarray, "Refused": Refused}
+        for slot, value in enumerate(self.initial):
+            if value is not None:
+                space[f"v{slot}"] = value  # (constants and literals: the function's globals)
+
+        def named(value) -> str:
+            space[f"k{len(space)}"] = value
+            return f"k{len(space) - 1}"
+
+        inputs = [f"v{slot}" for slot in self.inputs]
+        lines = [f"def program(ints, limit, {', '.join(inputs)}):"]
+        if self.dims:
+            lines.append(f"    {', '.join(f'i{k}' for k in range(len(self.dims)))}, = ints")
+        lines.extend(f"    {v} = asarray({v})" for v in inputs)
+        for step in self.steps:
+            refused = f"raise Refused({named(step.name)})"
+            arguments = [f"v{slot}" for slot in step.inputs]
+            if step.params:
+                arguments.append(f"**{named(step.params)}")
+            for key, template in step.symbolic:
+                if not key.isidentifier():
+                    raise Refused(f"{step.name} with a parameter {key!r}")
+                arguments.append(f"{key}={_source(template, named)}")
+            if step.sized:
+                for shape in step.shapes:
+                    size = " * ".join(str(d) if d >= 0 else f"i{~d}" for d in shape) or "1"
+                    lines.append(f"    if {size} > limit: {refused}")
+            call = f"{named(step.rule)}({', '.join(arguments)})"
+            outputs = [f"v{slot}" for slot in step.outputs]
+            if step.multiple:
+                lines.append(f"    {', '.join(outputs)}, = {call}")
+                lines.extend(f"    {v} = asarray({v})" for v in outputs)
+            else:
+                lines.append(f"    {outputs[0]} = asarray({call})")
+            for v, shape, dtype in zip(outputs, step.shapes, step.dtypes):
+                checked = f"{v}.shape != {_shape_source(shape)} or {v}.dtype != {named(dtype)}"
+                lines.append(f"    if {checked}: {refused}")
+        lines.append(f"    return [{', '.join(f'v{slot}' for slot in self.outputs)}]")
+        exec("\n".join(lines), space)  # (source written here, from the jaxpr alone)
+        return space["program"]
 
 
-def evaluate(closed: ClosedJaxpr, args, dims: dict[str, int] | None = None) -> list | None:
-    """The outputs of `closed`, a jaxpr that is `exact`, on the concrete host arrays `args`,
-    as C-contiguous numpy arrays computed with numpy; None where a value would pass
-    `MAX_ELEMENTS` (or a rule refuses its parameters). `dims`: the ints of the dimension
-    variables of a jaxpr traced over symbolic dimensions."""
+def _source(template, named) -> str:
+    """Python source for a parameter's or a shape's template: a symbolic dimension (a `_Dim`,
+    or ~index in a shape) as its local int, another value as a name in the globals."""
+    if type(template) is tuple:
+        return f"({''.join(f'{_source(t, named)}, ' for t in template)})"
+    if type(template) is _Dim:
+        return f"i{template.at}"
+    if type(template) is int:
+        return str(template)
+    return named(template)
+
+
+def _shape_source(shape: tuple) -> str:
+    """Python source for an output's shape (a symbolic dimension as ~index: its local int)."""
+    return f"({''.join(f'{d}, ' if d >= 0 else f'i{~d}, ' for d in shape)})"
+
+
+def evaluate(closed: ClosedJaxpr, args) -> list | None:
+    """The outputs of `closed`, a jaxpr that is `exact` at concrete shapes, on the concrete
+    host arrays `args`, computed with numpy (`Program.run`)."""
     try:
-        with np.errstate(all="ignore"):  # integer wrap-around is the answer, not a warning
-            outs = _run(closed.jaxpr, closed.consts, args, Sizes(dims) if dims else None)
+        program = Program(closed)
     except Refused:
         return None
-    return [np.array(out, order="C", copy=None) for out in outs]
+    return program.run(args)

@@ -96,3 +96,17 @@ ERRORS = [
 @pytest.mark.parametrize("case", range(len(ERRORS)))
 def test_errors_match_pytorch(case, real_torch):
     check_error(ERRORS[case], real_torch)
+
+
+@pytest.mark.torch
+def test_subnormal_probabilities_are_drawn_as_pytorch_draws_them(real_torch, monkeypatch):
+    """The host draw checks its rows with numpy, which keeps subnormals (an XLA:CPU sum
+    flushes them to zero), and never calls a program for the check."""
+    monkeypatch.setattr(torch._ops.sampling, "_draw", None)  # (the traced path is not taken)
+
+    def draw(lib):
+        lib.manual_seed(3)
+        p = lib.tensor([[1e-40, 3e-40, 0.0]])
+        return lib.multinomial(p, 2).tolist(), lib.multinomial(p, 4, True).tolist()
+
+    assert draw(torch) == draw(real_torch)

@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from autograd_compat._pure import first_calls
+from autograd_compat._pure import first_calls, host_jaxpr, jax_internals
 from autograd_compat._pure.op import Op, registered_ops
 from tests._helpers.jaxprs import bits, inner_eqns
 
@@ -137,6 +137,85 @@ def test_a_generic_jaxpr_refuses_sizes_past_the_bound(monkeypatch):
     monkeypatch.setattr(first_calls.host_jaxpr, "MAX_ELEMENTS", 20)
     assert first_calls.run(op, (), None, make(10)) is not None
     assert first_calls.run(op, (), None, make(11)) is None
+
+
+def test_a_generic_program_reads_each_dimension_once_and_drops_unread_steps():
+    select = registered_ops()["select"]
+    static = (("ops", (("select", 1, None),)),)
+    sequence = np.resize(WEIGHT, (2, 40, 5))
+
+    def rows(n):
+        return [sequence[:, :n], np.array([-1])]
+
+    _check_growing(select, static, rows, range(6, 9))
+    generic = _entry(select, static, rows(9))
+    read = [e.primitive.name for e in inner_eqns(generic.jaxpr.jaxpr)].count("dim_as_value")
+    steps = [step.name for step in generic.program.steps]
+    assert steps.count("dim_as_value") == 1 < read  # (the trace leaves the others unread)
+    assert all(type(dim) is jax_internals.Affine for dim in generic.program.dims)
+    d0, d1 = jax.export.symbolic_shape("d0, d1")
+    constant, terms = jax_internals.affine(2 * d0 - d1 + 3, ("d0", "d1"))
+    assert (constant, sorted(terms)) == (3, [(0, 2), (1, -1)])
+    assert jax_internals.affine(d0 * d1, ("d0", "d1")) is None
+
+
+def test_a_dimension_that_is_no_sum_of_variables_is_read_from_its_expression():
+    op = Op("FlattenTestBackward0", lambda x: x.reshape(-1))  # (a size d0 * d1)
+
+    def make(n):
+        return [np.arange(n * (n + 1), dtype=np.int16).reshape(n, n + 1)]
+
+    assert _check_growing(op, (), make, range(3, 9)) == 2
+    dims = _entry(op, (), make(9)).program.dims
+    assert any(type(dim) is not jax_internals.Affine for dim in dims)
+
+
+def test_the_patterns_kept_are_bounded(monkeypatch):
+    monkeypatch.setattr(first_calls, "PATTERNS", 2)
+    op = Op("TailTestBackward0", lambda x: x[1:])
+    for rank in range(1, 5):  # (four patterns: one per rank)
+        for n in (3, 4, 5):
+            first_calls.run(op, (), jax.jit(op.fn), [np.zeros((n,) * rank, np.int8)])
+    assert len(first_calls._patterns) == 2
+
+
+def _handed(monkeypatch) -> list:
+    """A list that gets (host array, owned, device array) for each result `run` transfers."""
+    handed: list = []
+    real = first_calls.host_to_device
+
+    def recorded(array, owned=False):
+        out = real(array, owned=owned)
+        handed.append((array, owned, out))
+        return out
+
+    monkeypatch.setattr(first_calls, "host_to_device", recorded)
+    return handed
+
+
+def test_a_big_result_of_its_own_memory_becomes_the_device_buffer(monkeypatch):
+    handed = _handed(monkeypatch)
+    op = registered_ops()["embedding"]
+    weight = np.resize(WEIGHT, (13, 64))  # (rows of 256 bytes: 64 of them pass the bound)
+
+    def make(n):
+        return [weight, np.resize(np.arange(-13, 13), (1, n))]
+
+    _check_growing(op, (("padding_idx", None),), make, range(70, 76))
+    host, owned, out = handed[-1]  # (a generic call's: traced calls copy)
+    assert owned and host.nbytes >= host_jaxpr.OWNED_BYTES
+    assert out.unsafe_buffer_pointer() == host.ctypes.data  # (no copy)
+
+
+def test_a_result_sharing_memory_is_copied(monkeypatch):
+    handed = _handed(monkeypatch)
+    op = Op("PairTestBackward0", lambda x, y: (x, *[jax.numpy.concatenate([x, y])] * 2))
+
+    def make(n):
+        return [np.ones((n, 2048), np.int8), np.zeros((3, 2048), np.int8)]
+
+    _check_growing(op, (), make, range(8, 12))
+    assert len(handed) == 12 and not any(owned for _, owned, _ in handed)
 
 
 @pytest.fixture(autouse=True)

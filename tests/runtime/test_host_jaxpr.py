@@ -4,6 +4,7 @@ bits XLA:CPU gives, for every primitive accepted, and nothing compiled."""
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -29,7 +30,7 @@ WILD = np.array([-12, -1, 0, 1, 5, 9, 10, 11, 2**40, -(2**40)], np.int64)  # gat
 CASES = {
     "slice": lambda: (lambda x: lax.slice(x, (1,), (9,), (3,)), F32),
     "dynamic_slice": lambda: (
-        lambda x, i: [lax.dynamic_slice(x, (j,), (4,)) for j in i],
+        lambda x, i: [lax.dynamic_slice(x, (j,), (4,)) for j in (*i, *i.astype(np.uint32))],
         F32,
         WILD,
     ),
@@ -47,6 +48,8 @@ CASES = {
             x[i.clip(-10, 9)],
             jax.vmap(lambda j: lax.dynamic_slice(x, (j,), (3,)))(i),  # (windows of 3)
             x.reshape(2, 5)[i & 1, i.clip(0, 4)],
+            jnp.take(x, i.clip(0, 9), mode="fill"),  # (every index in range)
+            jnp.take(x.reshape(2, 5), i.clip(0, 4).astype(np.uint8), axis=1, mode="clip"),
         ),
         F32,
         WILD,
@@ -303,3 +306,14 @@ def test_a_compiled_function_never_hands_the_host_a_tracer(real_torch, monkeypat
         ours = compiled(torch.tensor(x), torch.tensor(i)).tolist()
         assert ours == fn(real_torch, real_torch.tensor(x), real_torch.tensor(i)).tolist()
     assert seen and all(seen)
+
+
+def test_a_gather_with_every_index_in_range_is_a_plain_lookup(monkeypatch):
+    """An embedding's rows in range are taken by one fancy index: no clamp, no fill."""
+    weight = np.resize(F32, (7, 3))
+    indices = np.array([[6, 0, 3, 3]])
+    fn = functools.partial(registered_ops()["embedding"].fn, padding_idx=None)
+    traced = jax.jit(fn).trace(weight, indices)
+    monkeypatch.setattr(host_jaxpr, "_clamped_gather", None)  # (a call would raise)
+    (host,) = host_jaxpr.evaluate(traced.jaxpr, [weight, indices])
+    np.testing.assert_array_equal(bits(host), bits(jax.jit(fn)(weight, indices)))
