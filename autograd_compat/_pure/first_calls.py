@@ -1,24 +1,23 @@
 """An op's call at input shapes it never met, computed on the host without compiling.
 
 `Op.first_call` hands such a call here (outside every trace, on arrays on one CPU device or
-host arrays). `run` traces the op at the call's shapes, the trace its compile would start
-with and reuse, and where `host_jaxpr` may evaluate that jaxpr it does so with numpy: nothing
-compiles. A sequence grown a token at a time meets such a call at every token for each op
-that reads it, and the trace then costs more than the numpy (1.3 ms for an embedding's
-`jnp.take`, six nested jitted functions, against 0.1 ms). So the second time an op meets new
-shapes of one *pattern* (each input's dtype and rank; its dimensions of size 0 and 1; which
-dimensions are equal), it is traced once more over symbolic dimensions
+host arrays). `run` traces the op at the call's shapes, the trace its compile would start with
+and reuse, and where that jaxpr is exact on the host (`host_rules`), `host_jaxpr` evaluates it
+with numpy: nothing compiles. A sequence grown a token at a time meets such a call at every
+token for each op that reads it, and the trace then costs more than the numpy (1.3 ms for an
+embedding's `jnp.take`, six nested jitted functions, against 0.1 ms). So the second time an op
+meets new shapes of one *pattern* (each input's dtype and rank; its dimensions of size 0 and 1;
+which dimensions are equal), it is traced once more over symbolic dimensions
 (`jax.export.symbolic_shape`: one variable per group of equal dimensions of 2 or more), and
 every later call of that pattern evaluates that jaxpr, compiled once for the host
 (`host_jaxpr.Program`), with the call's dimensions, tracing nothing. That jaxpr is kept only
-where it is the concrete trace's at the call's shapes: the same primitives in the same order
-on the same dtypes, with the same parameters once its dimensions are given their ints (its
+where it is the concrete trace's at the call's shapes: the same primitives in the same order on
+the same dtypes, with the same parameters once its dimensions are given their ints (its
 `dim_as_value` reads, and the casts of them, stand for the concrete trace's literals); a
 function that branches on a dimension, or that JAX cannot trace over symbolic ones, keeps the
 concrete trace for every call (`PATTERNS` of them kept), as does an op whose trace reads
 tensors' state (`Op.deferrable` False: a torch.compile'd call), traced no more often than its
-program would be.
-"""
+program would be."""
 
 from __future__ import annotations
 
@@ -31,9 +30,10 @@ import numpy as np
 from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 from jax.sharding import SingleDeviceSharding
 
-from . import host_jaxpr
+from . import host_jaxpr, host_rules
 from .device import commit, host_to_device
 from .jax_internals import ArrayImpl
+from .program_options import CALLS
 
 PATTERNS = 1024  # (op, static arguments, pattern) entries kept, an LRU
 _SEEN = "seen"  # a pattern met once: the next new shapes of it trace it symbolically
@@ -116,7 +116,7 @@ def run(op, static: tuple, jitted, values):
             return None
         return _on_device(entry.out_tree, outs, target, entry.program.owned(outs, values))
     traced = jitted.trace(*values)
-    if len(traced.jaxpr.jaxpr.invars) != len(values) or not host_jaxpr.exact(traced.jaxpr):
+    if len(traced.jaxpr.jaxpr.invars) != len(values) or not host_rules.exact(traced.jaxpr):
         return None  # (an input that is no array leaf, or a primitive numpy may not compute)
     outs = host_jaxpr.evaluate(traced.jaxpr, values)
     if outs is None:
@@ -158,13 +158,13 @@ def _generic(fn, static: tuple, pattern: Pattern, concrete: ClosedJaxpr) -> Gene
     except Exception:  # noqa: BLE001 (anything JAX refuses over symbolic dimensions)
         return False
     sizes = host_jaxpr.Sizes(dict(zip(names, pattern.sizes)))
-    if not host_jaxpr.exact(closed) or _skeleton(closed.jaxpr, sizes) != _skeleton(
+    if not host_rules.exact(closed) or _skeleton(closed.jaxpr, sizes) != _skeleton(
         concrete.jaxpr, None
     ):
         return False
     try:
         program = host_jaxpr.Program(closed, names)
-    except host_jaxpr.Refused:
+    except host_rules.Refused:
         return False
     return Generic(closed, program, jax.tree_util.tree_structure(shapes))
 
@@ -183,8 +183,8 @@ def _skeleton(jaxpr: Jaxpr, sizes, read: frozenset = frozenset()) -> list:
         ):
             from_dims.update(eqn.outvars)
             continue
-        if name in host_jaxpr.CALLS:
-            body = host_jaxpr.body(eqn.params).jaxpr
+        if name in CALLS:
+            body = host_rules.body(eqn.params).jaxpr
             inner = frozenset(v for v, x in zip(body.invars, eqn.invars) if _in(x, from_dims))
             steps.extend(_skeleton(body, sizes, inner))
             continue

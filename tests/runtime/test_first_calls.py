@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from autograd_compat._pure import first_calls, host_jaxpr, jax_internals
+from autograd_compat._pure import first_calls, host_rules, jax_internals
 from autograd_compat._pure.op import Op, registered_ops
 from tests._helpers.jaxprs import bits, inner_eqns
 
@@ -203,7 +203,7 @@ def test_a_big_result_of_its_own_memory_becomes_the_device_buffer(monkeypatch):
 
     _check_growing(op, (("padding_idx", None),), make, range(70, 76))
     host, owned, out = handed[-1]  # (a generic call's: traced calls copy)
-    assert owned and host.nbytes >= host_jaxpr.OWNED_BYTES
+    assert owned and host.nbytes >= host_rules.OWNED_BYTES
     assert out.unsafe_buffer_pointer() == host.ctypes.data  # (no copy)
 
 
