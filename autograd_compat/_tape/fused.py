@@ -67,24 +67,23 @@ def structure_of(steps: list, order: list, plan: Plan) -> Structure:
     )
 
 
+def _node_by_node() -> bool:
+    """Whether a mode wants every backward run node by node: anomaly mode, an
+    autograd.functional trace or the deterministic mode."""
+    return modes.anomaly or modes.deterministic or bool(modes.tracing and modes.traces)
+
+
 def may_fuse(create_graph: bool) -> bool:
-    """Whether the fused executor may run a backward now: not under create_graph, anomaly mode,
-    an autograd.functional trace or the deterministic mode."""
-    return not (
-        create_graph or modes.anomaly or modes.deterministic or (modes.tracing and modes.traces)
-    )
+    """Whether the fused executor may run a backward now: not under create_graph, nor in a
+    mode that wants it node by node (`_node_by_node`)."""
+    return not (create_graph or _node_by_node())
 
 
 def may_record_whole(create_graph: bool, accumulate: bool) -> bool:
     """Whether a backward may be recorded as one op (`record_whole`) now: an `autograd.grad`
-    under create_graph (no `.grad` to accumulate), outside anomaly mode and
-    autograd.functional traces and the deterministic mode; its graph must also reach every target
-    (`reaches_all`)."""
-    return (
-        create_graph
-        and not accumulate
-        and not (modes.anomaly or modes.deterministic or (modes.tracing and modes.traces))
-    )
+    under create_graph (no `.grad` to accumulate), outside the modes of `_node_by_node`; its
+    graph must also reach every target (`reaches_all`)."""
+    return create_graph and not accumulate and not _node_by_node()
 
 
 def reaches_all(plan: Plan) -> bool:

@@ -34,7 +34,6 @@ _settings: dict = {
     "precision": "highest",
     "threads": os.cpu_count() or 1,
     "interop": os.cpu_count() or 1,
-    "deterministic": False,
     "warn_only": False,
     "deferring": _lazy.ENABLED,  # whether ops defer outside the deterministic mode
 }
@@ -116,12 +115,12 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
         _lazy.ENABLED = False
     elif modes.deterministic and not mode:
         _lazy.ENABLED = _settings["deferring"]
-    modes.deterministic = _settings["deterministic"] = mode
+    modes.deterministic = mode
 
 
 def are_deterministic_algorithms_enabled() -> bool:
     """Whether `use_deterministic_algorithms(True)` is in force."""
-    return _settings["deterministic"]
+    return modes.deterministic
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
@@ -152,6 +151,6 @@ def set_deterministic_debug_mode(debug_mode: int | str) -> None:
 
 def get_deterministic_debug_mode() -> int:
     """0 when the deterministic mode is off, 1 when warn-only, 2 when on."""
-    if not _settings["deterministic"]:
+    if not modes.deterministic:
         return 0
     return 1 if _settings["warn_only"] else 2

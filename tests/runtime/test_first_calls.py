@@ -64,14 +64,19 @@ def test_a_growing_embedding_is_traced_twice_then_evaluated_over_its_dimensions(
     assert _check_growing(op, static, make, (20, 33)) == 0
 
 
-def test_the_last_row_and_cat_of_a_growing_sequence_match_their_programs():
-    select = registered_ops()["select"]
-    static = (("ops", (("select", 1, None),)),)
+def _last_row():
+    """The select op of `x[:, -1]` on a sequence grown along dim 1, its static arguments and
+    its inputs at each length."""
     sequence = np.resize(WEIGHT, (2, 40, 5))
 
     def rows(n):
         return [sequence[:, :n], np.array([-1])]
 
+    return registered_ops()["select"], (("ops", (("select", 1, None),)),), rows
+
+
+def test_the_last_row_and_cat_of_a_growing_sequence_match_their_programs():
+    select, static, rows = _last_row()
     assert _check_growing(select, static, rows, range(6, 12)) == 2
     cat = registered_ops()["cat"]
     static = (("dim", 1), ("dtype", np.dtype(np.int64)), ("keep", (True, True)))
@@ -140,13 +145,7 @@ def test_a_generic_jaxpr_refuses_sizes_past_the_bound(monkeypatch):
 
 
 def test_a_generic_program_reads_each_dimension_once_and_drops_unread_steps():
-    select = registered_ops()["select"]
-    static = (("ops", (("select", 1, None),)),)
-    sequence = np.resize(WEIGHT, (2, 40, 5))
-
-    def rows(n):
-        return [sequence[:, :n], np.array([-1])]
-
+    select, static, rows = _last_row()
     _check_growing(select, static, rows, range(6, 9))
     generic = _entry(select, static, rows(9))
     read = [e.primitive.name for e in inner_eqns(generic.jaxpr.jaxpr)].count("dim_as_value")
