@@ -197,16 +197,25 @@ def host_to_device(array: np.ndarray, owned: bool = False) -> jax.Array:
 
 
 def commit(value, target: jax.Device):
-    """`value` committed to `target`, as `jax.device_put(value, target)` returns it (a factory
-    given `device=`). An array on `target` alone is returned (committed) or shares its buffer
+    """`value` placed on `target`, as `jax.device_put(value, target)` places it (a factory
+    given `device=`, a loaded tensor): committed there, so that JAX refuses to mix it with
+    another device's arrays as PyTorch does. Where `target` is the process's one device, a
+    value is left uncommitted (numpy data transferred as `host_to_device` does): there
+    commitment says nothing, and an uncommitted array keeps the paths a committed one leaves
+    (deferred ops, host items), which a model whose factories name the device (position ids
+    made `device=input_ids.device`) would otherwise leave for good, once its parameters
+    took a committed gradient. An array on `target` alone is returned or shares its buffer
     with a committed array made by JAX's own constructor, ~1.5 us where device_put spends ~10
     in Python; anything else goes through device_put."""
+    sole = target == sole_device()
     if type(value) is ArrayImpl:
         sharding = value.sharding
         if type(sharding) is SingleDeviceSharding and sharding._device == target:
-            if value.committed:
+            if value.committed or sole:
                 return value
             return ArrayImpl(value.aval, sharding, [value], committed=True, _skip_checks=True)
+    elif sole and type(value) is np.ndarray:
+        return host_to_device(value)
     return jax.device_put(value, target)
 
 

@@ -114,7 +114,7 @@ class _Reader:
             return cached
         array = self.array(index)
         if self.device is not None:
-            value = jax.device_put(array, _device.to_jax(self.device))
+            value = _device.commit(array, _device.to_jax(self.device))
         else:
             value = jax.device_put(array)
         t = Tensor._wrap(value)

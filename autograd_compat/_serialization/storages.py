@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import jax
 import numpy as np
 
 from .._pure import device as _device
@@ -72,7 +71,7 @@ class LoadedStorage:
         if self.device is None:
             value = _device.host_to_device(array)
         else:
-            value = jax.device_put(array, _device.to_jax(self.device))
+            value = _device.commit(array, _device.to_jax(self.device))
         return Tensor._wrap(value)
 
 

@@ -216,7 +216,7 @@ def test_inside_a_trace_the_program_is_traced_as_before(monkeypatch):
     np.testing.assert_array_equal(bits(out), bits(F32[[3, -1, 2]]))
 
 
-@pytest.mark.parametrize("device", [None, "cpu"])  # ("cpu": arrays committed to the device)
+@pytest.mark.parametrize("device", [None, "cpu"])
 def test_growing_generation_compiles_nothing_per_token_and_matches_torch(
     real_torch, deferral_on, device
 ):
@@ -242,7 +242,9 @@ def test_growing_generation_compiles_nothing_per_token_and_matches_torch(
     assert ours == generate(real_torch, real_torch.nn.functional, 12)
 
 
-def test_a_result_is_committed_where_the_program_s_would_be():
+def test_a_result_lies_where_the_program_s_would():
+    """On the device of a committed input (committed there unless it is the process's one
+    device, where `_device.commit` leaves arrays uncommitted)."""
     cat = registered_ops()["cat"]
     static = (("dim", 0), ("dtype", np.dtype(np.float32)), ("keep", (True, True)))
     x = jax.device_put(np.resize(F32, 39), jax.devices()[0])  # (committed)
@@ -251,7 +253,8 @@ def test_a_result_is_committed_where_the_program_s_would_be():
         out = cat.first_call(static, [x, y])
     assert seen == []
     expected = cat.compiled(static)(x, y)
-    assert out.committed and expected.committed and out.devices() == expected.devices()
+    assert expected.committed and out.devices() == expected.devices()
+    assert out.committed is (len(jax.devices()) > 1)
     np.testing.assert_array_equal(bits(out), bits(expected))
 
 

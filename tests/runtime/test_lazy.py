@@ -7,6 +7,7 @@ gradients against jax.grad and real PyTorch where the test is about numbers.
 from __future__ import annotations
 
 import inspect
+import io
 import os
 import re
 import subprocess
@@ -218,9 +219,11 @@ def test_a_deferred_in_place_write_keeps_version_checks_and_views():
 
 
 def test_an_op_on_a_committed_value_runs_at_its_call_and_reuses_its_node_recipe():
-    """An input placed with `device=` keeps its placement (the op is not deferred), and the
-    op's nodes at the same shapes share one `Step`, as deferred ops' do."""
-    x = torch.tensor(DATA, device="cpu", requires_grad=True)
+    """An input committed to a device (a JAX array placed with `jax.device_put`) keeps its
+    placement (the op is not deferred), and the op's nodes at the same shapes share one
+    `Step`, as deferred ops' do."""
+    value = jax.device_put(jnp.asarray(DATA), jax.devices()[0])
+    x = torch.Tensor._wrap(value).requires_grad_()
     assert x._value.committed
     nodes = []
     for _ in range(3):
@@ -228,6 +231,30 @@ def test_an_op_on_a_committed_value_runs_at_its_call_and_reuses_its_node_recipe(
         assert type(y) is not LazyTensor and y._value.committed
         nodes.append(y.grad_fn)
     assert nodes[1].hot is nodes[2].hot
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), -np.sin(DATA), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", ["factory", "load", "to"])
+def test_a_tensor_placed_on_the_one_device_stays_uncommitted_and_its_ops_defer(make):
+    """A factory given `device=`, a checkpoint loaded with `map_location`, `.to(device)`:
+    on a process with one device the value is left uncommitted (placement says nothing
+    there), so the ops on it still defer. Committed, a model whose position ids are made
+    `device=input_ids.device` ran every op of every later step at its call."""
+    if make == "factory":
+        x = torch.tensor(DATA, device="cpu")
+    elif make == "load":
+        buffer = io.BytesIO()
+        torch.save(torch.tensor(DATA), buffer)
+        buffer.seek(0)
+        x = torch.load(buffer, map_location="cpu")
+    else:
+        x = torch.tensor(DATA).to(torch.ones(1).device)
+    x.requires_grad_()
+    assert not x._value.committed
+    for _ in range(3):
+        y = x.cos()
+    assert type(y) is LazyTensor
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), -np.sin(DATA), rtol=1e-6)
 
