@@ -15,8 +15,10 @@ while `lazy.ENABLED`; the answer decides what runs:
   therefore raised at the op, on its first call, never at a flush.
 - a `Known` that does not allow deferral: the op runs now (an output is larger than
   `SMALL_ELEMENTS`, `Op.deferrable` is False, or it was read at once lately: below); or any
-  `Known`, where an input is an array committed to a device (`device=` in a factory, `.to`):
-  the op runs now, in its placement, and the recorder still reuses the Known's node recipes.
+  `Known`, where an input is an array committed to a device (`device=` in a factory, `.to`,
+  where the process has more than one device: on its one device `_pure/device.commit` leaves
+  arrays uncommitted): the op runs now, in its placement, and the recorder still reuses the
+  Known's node recipes.
 - None: an input is a tracer, or no array: the op runs now.
 
 **Pending** is a deferred output: its aval (shape and dtype, read without computing anything),
