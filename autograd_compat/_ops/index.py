@@ -470,11 +470,12 @@ def setitem(self, index, value) -> None:
     if host_items.set_item(self, index, value):  # `x[i] = v` into a small CPU tensor
         return
     value = _value_tensor(self, value)
-    if index is False or (isinstance(index, np.bool_) and not index):
-        return
     ops, advanced, single = _parse_index(tuple(self.shape), index, optimize_single_slice=True)
     if single is not None and single[0] == "bool":
-        advanced = []  # a lone True writes through self.unsqueeze(0)
+        if single[1]:
+            advanced = []  # a lone True writes through self.unsqueeze(0)
+        elif not isinstance(index, Tensor):
+            return  # a lone Python False writes nothing (a False tensor: an empty index_put_)
     layout = layout_of(self)
     for item in ops:
         layout = layout_op(layout, item)

@@ -454,7 +454,9 @@ class Tensor(TensorMethods):
                 "this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        copy = type(self)._wrap(self._stored if isinstance(self, MetaTensor) else self._value)
+        # (the value first: reading a deferred or host value makes `self` a plain Tensor)
+        value = self._stored if isinstance(self, MetaTensor) else self._value
+        copy = type(self)._wrap(value)
         copy._requires_grad = self._requires_grad
         if self._grad is not None:
             copy._grad = self._grad.__deepcopy__(memo)

@@ -146,6 +146,10 @@ def setitem_all_forms(lib):
         before = x._version
         x[index] = value
         out.append((x.clone(), x._version - before))
+    for nothing in (False, lib.tensor(False), lib.tensor(0, dtype=lib.uint8)):  # selects no
+        before = x._version  # element: nothing written
+        x[nothing] = 3.0
+        out.append((x.clone(), x._version - before))
     x[1] = lib.tensor(X3[0])
     x[0, 1:3] = lib.tensor(X3[0, :2]) * 2
     x[:, 1] = lib.tensor(X3[:, 2]).unsqueeze(0)
@@ -200,6 +204,7 @@ def setitem_gradients(lib):
     a[:, 3] = s
     a[[2, 2], [0, 1]] = val[1:3]
     a[a > 4] = val[0]
+    a[lib.tensor(False)] = s  # an empty write: s still gets a (zero) gradient from it
     names = (grad_fn_name(a), a.grad_fn.next_functions[0][0].name())
     (a * lib.tensor(W + 2)).sum().backward()
     z = lib.zeros(3, 4)

@@ -175,6 +175,20 @@ def test_deepcopy_of_a_leaf():
     assert y is not x and y.requires_grad and y.tolist() == [1.0]
 
 
+def test_deepcopy_of_a_deferred_or_host_value_is_a_working_tensor():
+    """A copy of a value not computed yet (a deferred op's, read on the host) is a tensor
+    like any other: ops, detach and clone work on it (torchmetrics deep-copies its states)."""
+    small = torch.tensor(2.0)
+    for _ in range(3):  # (a shape met a third time is deferred)
+        deferred = torch.maximum(small, torch.tensor(3.0))
+    host = torch.zeros(3)
+    host[1] = 5.0  # (a small tensor written item by item lives on the host)
+    for original, expected in ((deferred, 3.0), (host, [0.0, 5.0, 0.0])):
+        duplicate = copy.deepcopy(original)
+        assert duplicate.detach().clone().tolist() == expected
+        assert (duplicate + 1).tolist() == (torch.tensor(expected) + 1).tolist()
+
+
 def test_devices():
     assert torch.device("cuda:1").index == 1 and str(torch.device("cuda", 0)) == "cuda:0"
     assert repr(torch.device("cpu")) == "device(type='cpu')"
