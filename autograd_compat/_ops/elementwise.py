@@ -1,6 +1,6 @@
 """Binary elementwise arithmetic and the machinery every elementwise op shares.
 
-The machinery: operand conversion and PyTorch's promotion (`as_operand`, `opmath`), the
+The machinery: operand conversion and PyTorch's promotion (`as_operand`; `_pure/opmath`), the
 reflected and in-place method wrappers, `_no_derivative`. The ops: add/sub/rsub/mul/div/pow
 and float_power, floor_divide/remainder/fmod, lerp/addcmul/addcdiv, binary float math (atan2,
 xlogy, hypot, logaddexp/logaddexp2, copysign, heaviside), and the in-place writes
@@ -26,6 +26,7 @@ from jax import lax
 from .._pure import dtypes as _dtypes
 from .._pure import float8
 from .._pure.op import constant, register, scalar_input
+from .._pure.opmath import REDUCED, in_opmath, opmath_dtype
 from .._pure.shapes import broadcast_shapes
 from .._state import modes as _grad_mode
 from .._state.tensor import MetaTensor, Tensor
@@ -95,6 +96,17 @@ def _promoted(fn):
     return promoted
 
 
+def _arithmetic(fn):
+    """A binary jnp function computing in the promoted dtype's opmath (`_pure/opmath`: float32
+    for float16 and bfloat16, rounded once to the promoted dtype)."""
+
+    def arithmetic(a, b, *, dtype):
+        math = opmath_dtype(dtype)
+        return fn(a.astype(math), b.astype(math)).astype(dtype)
+
+    return arithmetic
+
+
 @jax.custom_jvp
 def _pow(base, exponent):
     return jnp.power(base, exponent)
@@ -127,18 +139,20 @@ def _pow_scalar(x, exponent, *, special, dtype):
 _POW_SPECIAL = frozenset([*range(-8, 9), 0.5, -0.5])
 
 
-_ADD = register("add", _promoted(jnp.add), node="AddBackward0", saves="none")
-_SUB = register("sub", _promoted(jnp.subtract), node="SubBackward0", saves="none")
+_ADD = register("add", _arithmetic(jnp.add), node="AddBackward0", saves="none")
+_SUB = register("sub", _arithmetic(jnp.subtract), node="SubBackward0", saves="none")
 
 
 # `add`/`sub` with alpha, when recorded: one node as in PyTorch (see _with_alpha).
 def _scaled(fn):
-    """`fn(a, alpha * b)` in the promoted dtype, alpha a runtime input (a new alpha never
-    compiles), cast to that dtype first as PyTorch casts it. Linear in a and b: the op saves
-    only alpha, its last input (saves="positions")."""
+    """`fn(a, alpha * b)` in the promoted dtype's opmath, rounded once, alpha a runtime
+    input (a new alpha never compiles) cast to that dtype first, as PyTorch casts it. Linear
+    in a and b: the op saves only alpha, its last input (saves="positions")."""
 
     def scaled(a, b, alpha, *, dtype):
-        return fn(a.astype(dtype), alpha.astype(dtype) * b.astype(dtype))
+        math = opmath_dtype(dtype)
+        alpha = alpha.astype(dtype).astype(math)
+        return fn(a.astype(math), alpha * b.astype(math)).astype(dtype)
 
     return scaled
 
@@ -149,16 +163,16 @@ _ADD_SCALED = register(
 _SUB_SCALED = register(
     "sub.alpha", _scaled(jnp.subtract), node="SubBackward0", saves="positions", shown_inputs=(0, 1)
 )
-_RSUB_TENSOR = register("rsub", _promoted(lambda a, b: b - a), node="RsubBackward0", saves="none")
+_RSUB_TENSOR = register("rsub", _arithmetic(lambda a, b: b - a), node="RsubBackward0", saves="none")
 _RSUB = register(
     "rsub.scalar",
-    _promoted(lambda a, b: b - a),
+    _arithmetic(lambda a, b: b - a),
     node="RsubBackward1",
     shown_inputs=(0,),
     saves="none",
 )  # scalar other
-_MUL = register("mul", _promoted(jnp.multiply), node="MulBackward0", saves="others")
-_DIV = register("div", _promoted(jnp.divide), node="DivBackward0")
+_MUL = register("mul", _arithmetic(jnp.multiply), node="MulBackward0", saves="others")
+_DIV = register("div", _arithmetic(jnp.divide), node="DivBackward0")
 _POW_TENSOR = register("pow", _promoted(_pow), node="PowBackward1")
 _POW_SCALAR = register("pow.scalar_exponent", _pow_scalar, node="PowBackward0", shown_inputs=(0,))
 _RPOW = register(
@@ -167,13 +181,19 @@ _RPOW = register(
     node="PowBackward2",
     shown_inputs=(0,),
 )
+# The ops whose number operand PyTorch holds in opmath (float32 for float16 and bfloat16);
+# add and sub round it to the tensor's dtype first.
+_OPMATH = frozenset([_MUL, _DIV])
 
 
 def _binary(op, a, b, fname: str, dtype=None, **static):
+    """`op` on two operands, a number among them made a constant: of the result dtype, or of
+    its opmath for multiply and divide (`_OPMATH`: `half * 0.1` multiplies by float32's 0.1)."""
     if type(b) in _NUMBERS and isinstance(a, Tensor):  # the common case, `y * 2`, in short
         if dtype is None:
             dtype = _dtypes.binary_result_type(a, b)
-        return apply(op, a, constant(b, dtype.jax), dtype=dtype.jax, **static)
+        scalar = opmath_dtype(dtype.jax) if op in _OPMATH else dtype.jax
+        return apply(op, a, constant(b, scalar), dtype=dtype.jax, **static)
     a_operand, b_operand = as_operand(a), as_operand(b)
     if a_operand is None or b_operand is None:
         bad = b if b_operand is None else a
@@ -183,7 +203,8 @@ def _binary(op, a, b, fname: str, dtype=None, **static):
             dtype = _dtypes.binary_result_type(a_operand, b_operand)
         else:
             dtype = _dtypes.result_type(a_operand, b_operand)
-    x, y = operands(a_operand, b_operand, dtype)
+    scalar = opmath_dtype(dtype.jax) if op in _OPMATH else dtype.jax
+    x, y = operands(a_operand, b_operand, dtype, scalar)
     return apply(op, x, y, dtype=dtype.jax, **static)
 
 
@@ -193,12 +214,18 @@ def _recorded(*operands) -> bool:
     )
 
 
+def _reduced(*tensors) -> bool:
+    """Whether a tensor among these is float16 or bfloat16."""
+    return any(t._stored.dtype in REDUCED for t in tensors)
+
+
 def _with_alpha(op, scaled_op, input, other, alpha, fname: str):
-    """`op(input, alpha * other)`: one scaled node when recorded, as PyTorch's; else a mul
-    by the (array) constant alpha first, so a new alpha never compiles."""
+    """`op(input, alpha * other)`: one scaled op when recorded, as PyTorch's node, or on
+    float16/bfloat16, which it rounds once; else a mul by the (array) constant alpha first, so
+    a new alpha never compiles."""
     tensor_arg(input, fname)
     if alpha != 1:
-        if isinstance(other, Tensor) and _recorded(input, other):
+        if isinstance(other, Tensor) and (_recorded(input, other) or _reduced(input, other)):
             dtype = _dtypes.binary_result_type(input, other)
             x, y = operands(input, other, dtype)
             return apply(scaled_op, x, y, scalar_input(alpha), dtype=dtype.jax)
@@ -311,30 +338,6 @@ def _is_special_exponent(exponent) -> bool:
     if isinstance(exponent, complex):
         return False
     return exponent in _POW_SPECIAL and not isinstance(exponent, bool)
-
-
-_HALF = frozenset({jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)})
-
-
-def opmath(fn):
-    """`fn` computed in float32 when an input array is float16/bfloat16, its float32 results
-    rounded back once, as PyTorch's half-precision kernels do (their "opmath" type); its vjp
-    then also runs in float32."""
-
-    def computed(*arrays, **static):
-        half = next((a.dtype for a in arrays if getattr(a, "dtype", None) in _HALF), None)
-        if half is None:
-            return fn(*arrays, **static)
-        up = [a.astype(jnp.float32) if getattr(a, "dtype", None) in _HALF else a for a in arrays]
-        out = fn(*up, **static)
-
-        def down(o):
-            return o.astype(half) if o.dtype == jnp.float32 else o
-
-        return tuple(down(o) for o in out) if isinstance(out, tuple) else down(out)
-
-    computed.__name__ = getattr(fn, "__name__", "opmath")
-    return computed
 
 
 def _named(fn, name: str, doc: str):
@@ -638,6 +641,7 @@ def fmod(input, other):
     return apply(op, x, y, dtype=dtype.jax)
 
 
+@in_opmath
 def _lerp(start, end, weight):
     """PyTorch's lerp formula: from `start` for |weight| < 0.5, from `end` otherwise."""
     diff = end - start
@@ -668,7 +672,7 @@ def lerp(input, end, weight):
         return apply(_LERP_TENSOR, a, b, w)
     operand = _operand(weight, "lerp", "weight", 3)
     a, b = _arrays(d, input, end)
-    return apply(_LERP_SCALAR, a, b, constant(operand, d.jax))
+    return apply(_LERP_SCALAR, a, b, constant(operand, opmath_dtype(d.jax)))
 
 
 def _short(d: _dtypes.dtype) -> str:
@@ -696,11 +700,13 @@ def _ctype(d: _dtypes.dtype) -> str:
 
 
 def _addcmul(x, t1, t2, value, *, dtype):
-    return x.astype(dtype) + value * (t1.astype(dtype) * t2.astype(dtype))
+    m = opmath_dtype(dtype)
+    return (x.astype(m) + value.astype(m) * (t1.astype(m) * t2.astype(m))).astype(dtype)
 
 
 def _addcdiv(x, t1, t2, value, *, dtype):
-    return x.astype(dtype) + value * (t1.astype(dtype) / t2.astype(dtype))
+    m = opmath_dtype(dtype)
+    return (x.astype(m) + value.astype(m) * (t1.astype(m) / t2.astype(m))).astype(dtype)
 
 
 _ADDCMUL = register("addcmul", _addcmul, node="AddcmulBackward0")
@@ -708,12 +714,13 @@ _ADDCDIV = register("addcdiv", _addcdiv, node="AddcdivBackward0")
 
 
 def _value_constant(value, dtype: _dtypes.dtype):
-    """The scalar `value` of addcmul/addcdiv, cast to the result dtype as PyTorch does."""
+    """The scalar `value` of addcmul/addcdiv, cast to the result dtype's opmath as PyTorch
+    does."""
     if isinstance(value, Tensor):
         value = value.item()
     if not (dtype.is_floating_point or dtype.is_complex):
         value = builtins.int(value)
-    return constant(value, dtype.jax)
+    return constant(value, opmath_dtype(dtype.jax))
 
 
 @takes_out

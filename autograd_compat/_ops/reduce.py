@@ -27,13 +27,14 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register, scalar_input
+from .._pure.opmath import REDUCED, opmath_dtype
 from .._pure.shapes import normalize_dim, normalize_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
 from .._tape.args import check_inplace, commit_inplace, numpy_names, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .comparison import logical_xor, maximum, minimum
-from .elementwise import _HALF, sub
+from .elementwise import sub
 from .out_arg import takes_out
 from .shape import cat, narrow, reshape
 from .unary import _abs
@@ -76,17 +77,12 @@ __all__ = [
 ]
 
 
-def accumulator(dtype):
-    """The dtype PyTorch accumulates reductions of `dtype` in: float32 for float16/bfloat16."""
-    return jnp.float32 if jnp.dtype(dtype) in _HALF else dtype
-
-
 def _sum(x, *, dims, keepdim, dtype):
-    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=accumulator(dtype)).astype(dtype)
+    return jnp.sum(x, axis=dims, keepdims=keepdim, dtype=opmath_dtype(dtype)).astype(dtype)
 
 
 def _mean(x, *, dims, keepdim, dtype):
-    total = jnp.mean(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim)
+    total = jnp.mean(x.astype(opmath_dtype(dtype)), axis=dims, keepdims=keepdim)
     return total.astype(dtype)
 
 
@@ -141,7 +137,7 @@ def _vector_norm(x, p, *, ord, dims, keepdim, dtype):
     `ord` is static for 0, 1, 2 and +-inf; any other order is the runtime float64 input `p`
     (so a new order never compiles) and `ord` says which branch: "p>1", "0<p<1" or "p<0".
     """
-    if jnp.dtype(dtype) in _HALF:  # computed in float32 and rounded once, as PyTorch
+    if jnp.dtype(dtype) in REDUCED:  # computed in float32 and rounded once, as PyTorch
         out = _vector_norm(
             x.astype(jnp.float32), p, ord=ord, dims=dims, keepdim=keepdim, dtype=jnp.float32
         )
@@ -445,7 +441,7 @@ def _evenly_distributed(x, value):
 def _prod(x, *, dims, keepdim, dtype):
     """`dtype` None: the input's (so a cast autocast put in front of it carries through)."""
     dtype = x.dtype if dtype is None else dtype
-    return jnp.prod(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim).astype(dtype)
+    return jnp.prod(x.astype(opmath_dtype(dtype)), axis=dims, keepdims=keepdim).astype(dtype)
 
 
 _PROD_ALL = register("prod", _prod, node="ProdBackward0")
@@ -493,7 +489,7 @@ def _half_as_float32(fn):
     """`fn` computed in float32 for float16/bfloat16 inputs (PyTorch's accumulation type)."""
 
     def computed(x, **static):
-        if accumulator(x.dtype) != x.dtype:
+        if opmath_dtype(x.dtype) != x.dtype:
             return fn(x.astype(jnp.float32), **static).astype(x.dtype)
         return fn(x, **static)
 
@@ -753,7 +749,7 @@ def argmin(input, dim=None, keepdim: bool = False):
 
 # ----------------------------------------------------------------------------- logsumexp
 def _logsumexp(x, *, dims, keepdim, dtype):
-    out = jax.nn.logsumexp(x.astype(accumulator(dtype)), axis=dims, keepdims=keepdim)
+    out = jax.nn.logsumexp(x.astype(opmath_dtype(dtype)), axis=dims, keepdims=keepdim)
     return out.astype(dtype)
 
 
@@ -774,7 +770,7 @@ def logsumexp(input, dim, keepdim: bool = False):
 
 # ----------------------------------------------------------------------------- cumulative
 def _cumulative(x, *, dim, dtype, product):
-    x = x.astype(accumulator(dtype))
+    x = x.astype(opmath_dtype(dtype))
     if x.ndim == 0:
         return x.astype(dtype)
     out = jnp.cumprod(x, axis=dim) if product else jnp.cumsum(x, axis=dim)

@@ -20,12 +20,13 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register
+from .._pure.opmath import REDUCED, in_opmath
 from .._tape.args import (
     floating,
     tensor_arg,
 )
 from .._tape.record import apply
-from .elementwise import _HALF, _float_dtype, _inexact, _named, _not_implemented, opmath, pow
+from .elementwise import _float_dtype, _inexact, _named, _not_implemented, pow
 from .out_arg import takes_out
 
 __all__ = [
@@ -177,7 +178,7 @@ def _output_derivative(fn, derivative, tangent):
         return y, tangent(y, x_dot)
 
     def computed(x):
-        return half(x) if x.dtype in _HALF else full(x)
+        return half(x) if x.dtype in REDUCED else full(x)
 
     computed.__name__ = getattr(fn, "__name__", "computed")
     return computed
@@ -191,14 +192,14 @@ def _saving_result(name: str, fn, derivative, tangent):
 
 
 exp = _saving_result("exp", jnp.exp, lambda y: y, lambda y, t: y * t)
-log = _unary("log", opmath(jnp.log))
+log = _unary("log", in_opmath(jnp.log))
 sqrt = _unary(
     "sqrt",
     _output_derivative(jnp.sqrt, lambda y: 0.5 / y, lambda y, t: t / (y + y)),
     saves="output",
 )
-sin = _unary("sin", opmath(jnp.sin))
-cos = _unary("cos", opmath(jnp.cos))
+sin = _unary("sin", in_opmath(jnp.sin))
+cos = _unary("cos", in_opmath(jnp.cos))
 tanh = _saving_result("tanh", jnp.tanh, lambda y: 1 - y * y, lambda y, t: t - y * (y * t))
 sigmoid = _saving_result(
     "sigmoid", jax.nn.sigmoid, lambda y: y * (1 - y), lambda y, t: y * t - y * (y * t)
@@ -233,7 +234,7 @@ relu = _unary("relu", _relu, promote_to_float=False, saves="output", residuals="
 
 # ----------------------------------------------------------------------------- unary math
 def _cast_unary(fn):
-    fn = opmath(fn)
+    fn = in_opmath(fn)
 
     def pure(x, *, dtype):
         return fn(x.astype(dtype))

@@ -54,16 +54,19 @@ def check_integer_divisor(divisor, dtype: _dtypes.dtype) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
-def operands(a, b, dtype: _dtypes.dtype):
-    """Turn Python scalars into cached constants of `dtype`; check tensor shapes broadcast."""
+def operands(a, b, dtype: _dtypes.dtype, scalar=None):
+    """Turn Python scalars into cached constants of `dtype` (of the numpy dtype `scalar` where
+    given); check tensor shapes broadcast."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._stored.shape != b._stored.shape:
             broadcast_shapes(a._stored.shape, b._stored.shape)
         return a, b
+    if scalar is None:
+        scalar = dtype.jax
     if not isinstance(a, Tensor):
-        a = constant(a, dtype.jax)
+        a = constant(a, scalar)
     if not isinstance(b, Tensor):
-        b = constant(b, dtype.jax)
+        b = constant(b, scalar)
     return a, b
 
 

@@ -79,6 +79,41 @@ def half_promotion_rules(torch):
 
 
 @corpus
+def half_arithmetic_in_float32_rounded_once(torch):
+    """PyTorch's "opmath" on the CPU: a number multiplies or divides as float32 (`half * 0.1`
+    is not a multiply by the half nearest 0.1; `half + 0.1` adds the half nearest 0.1), and
+    alpha, lerp, addcmul and addcdiv round once; the gradients of those ops that PyTorch's
+    backward computes in one rounding too."""
+    grid = np.linspace(-4.0, 4.0, 97).tolist()
+    out = []
+    for name in ("float16", "bfloat16"):
+        d = getattr(torch, name)
+        x = torch.tensor(grid, dtype=d, requires_grad=True)
+        y = torch.tensor(grid[::-1], dtype=d) * 0.5 + 3
+        differentiated = [
+            x * 0.1,
+            x / 3,
+            0.3 * x,
+            x + 0.1,
+            2.7 - x,
+            x - 1.1,
+            torch.add(x, y, alpha=0.3),
+            torch.sub(x, y, alpha=1.7),
+            torch.lerp(x, y, 0.3),
+            torch.lerp(x, y, torch.full_like(x, 0.7)),
+        ]
+        sum(r.float().sum() for r in differentiated).backward()
+        values = [
+            2 ** (x / 4),
+            (x.abs() + 1) ** y,
+            torch.addcmul(x, x, y, value=0.3),
+            torch.addcdiv(x, x, y, value=0.3),
+        ]
+        out += [*differentiated, *values, x.grad]
+    return [r.detach().float() for r in out]
+
+
+@corpus
 def half_sum_accumulates_in_float32(torch):
     many = torch.ones(4096, dtype=torch.float16)
     return [

@@ -5,23 +5,21 @@ opmath `register`, random keys and in-place commits.
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import register as _register_op
+from ..._pure.opmath import in_opmath
 from ..._state import random as _random
 from ..._state.tensor import Tensor
 from ..._tape.args import check_inplace, commit_inplace, tensor_arg
-from ..elementwise import opmath as _opmath
 
 _HIGHEST = lax.Precision.HIGHEST
-_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
 
 
 def register(op_id: str, fn, **kwargs):
     """Register an nn op whose half-precision inputs are computed in float32."""
-    return _register_op(op_id, _opmath(fn), **kwargs)
+    return _register_op(op_id, in_opmath(fn), **kwargs)
 
 
 # The nn families' name for the Tensor argument check every op front end makes.

@@ -16,10 +16,11 @@ from ..._pure import dtypes as _dtypes
 from ..._pure.dtype_rules import FLOATING, require_kernel
 from ..._pure.op import register as _register_op
 from ..._pure.op import scalar_input
+from ..._pure.opmath import REDUCED
 from ..._pure.shapes import normalize_dim
 from ..._tape.args import floating, numpy_names, scalar_type_name
 from ..._tape.record import apply
-from ._common import _HALF, _inplace_result, _tensor, register
+from ._common import _inplace_result, _tensor, register
 
 __all__ = [
     "celu",
@@ -375,12 +376,12 @@ def _softmax_of_result_jvp(dim, primals, tangents):
 
 def _softmax_like_fn(x, *, dim, dtype, log, negate):
     x = -x if negate else x
-    if np.dtype(dtype) in _HALF and x.dtype == dtype:
+    if np.dtype(dtype) in REDUCED and x.dtype == dtype:
         return _half_softmax(x, dim, dtype, log)
     if not log and x.dtype == dtype:
         return _softmax_of_result(x, dim)
     fn = jax.nn.log_softmax if log else jax.nn.softmax
-    compute = jnp.float32 if np.dtype(dtype) in _HALF else dtype
+    compute = jnp.float32 if np.dtype(dtype) in REDUCED else dtype
     return fn(x.astype(compute), axis=dim).astype(dtype)
 
 

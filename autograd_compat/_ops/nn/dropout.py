@@ -14,6 +14,7 @@ import numpy as np
 
 from ..._pure.device import host_buffer, host_to_device
 from ..._pure.op import scalar_input
+from ..._pure.opmath import opmath_dtype
 from ..._state import draws
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
@@ -87,11 +88,6 @@ def _host_keep(input: Tensor, p: float, shape: tuple) -> np.ndarray | None:
     return keep.astype(input._stored.dtype)
 
 
-def _opmath(dtype: np.dtype):
-    """The type PyTorch's CPU kernels compute `dtype` in (float32 for float16/bfloat16)."""
-    return np.float64 if dtype == np.float64 else np.float32
-
-
 def _host_noise(input: Tensor, p: float, shape: tuple) -> jax.Array | None:
     """PyTorch's dropout noise for `input` (None in a trace or on an accelerator): 0/1 from
     `bernoulli_(1 - p)` in input's dtype, divided by 1 - p in its arithmetic (float32 for
@@ -99,8 +95,8 @@ def _host_noise(input: Tensor, p: float, shape: tuple) -> jax.Array | None:
     keep = _host_keep(input, p, shape)
     if keep is None:
         return None
-    compute = _opmath(keep.dtype)
-    scale = (compute(1.0) / compute(1.0 - p)).astype(keep.dtype)
+    compute = opmath_dtype(keep.dtype)
+    scale = (compute.type(1.0) / compute.type(1.0 - p)).astype(keep.dtype)
     return _handed_over(np.multiply(keep, scale, out=host_buffer(keep.shape, keep.dtype)))
 
 
@@ -261,15 +257,15 @@ def _alpha_host_noise(input: Tensor, p: float, feature: bool) -> tuple | None:
     keep = _host_keep(input, p, shape)
     if keep is None:
         return None
-    dtype, compute = keep.dtype, _opmath(keep.dtype)
+    dtype, compute = keep.dtype, opmath_dtype(keep.dtype)
     a = _alpha_scale(p, math.sqrt)
 
     def step(values, fn):
         return fn(values.astype(compute)).astype(dtype)
 
-    shift = step(step(keep, lambda v: v - 1), lambda v: v * compute(_ALPHA * a))
-    shift = step(shift, lambda v: v + compute(_ALPHA * a * p))
-    return _handed_over(step(keep, lambda v: v * compute(a))), _handed_over(shift)
+    shift = step(step(keep, lambda v: v - 1), lambda v: v * compute.type(_ALPHA * a))
+    shift = step(shift, lambda v: v + compute.type(_ALPHA * a * p))
+    return _handed_over(step(keep, lambda v: v * compute.type(a))), _handed_over(shift)
 
 
 def _alpha_dropout(input, p, training, inplace, feature: bool, fname: str):
