@@ -383,6 +383,25 @@ def test_load_state_dict_errors_match_pytorch(real_torch):
     assert repr(ours.load_state_dict(ours.state_dict())) == "<All keys matched successfully>"
 
 
+def test_load_state_dict_pre_hooks_with_and_without_the_module_match_pytorch(real_torch):
+    """The private registration libraries use (transformers' Mamba) passes the module only
+    when asked; the public one always does; a removed hook no longer runs."""
+
+    def run(lib):
+        model, calls = lib.nn.Linear(2, 3), []
+        bare = model._register_load_state_dict_pre_hook(lambda *a: calls.append(len(a)))
+        model._register_load_state_dict_pre_hook(
+            lambda module, state, *rest: calls.append(module is model), with_module=True
+        )
+        model.register_load_state_dict_pre_hook(lambda *a: calls.append(a[0] is model))
+        model.load_state_dict(model.state_dict())
+        bare.remove()
+        model.load_state_dict(model.state_dict())
+        return calls
+
+    assert run(torch) == run(real_torch) == [7, True, True, True, True]
+
+
 def test_module_api_train_eval_hooks_apply_to():
     model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Sequential(nn.BatchNorm1d(4)))
     assert model.training and all(m.training for m in model.modules())
