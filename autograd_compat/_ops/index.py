@@ -37,6 +37,7 @@ from .._tape.args import (
     check_inplace,
     check_same_dtype,
     commit_inplace,
+    numpy_names,
     scalar_type_name,
     tensor_arg,
 )
@@ -632,6 +633,7 @@ def _gather_checks(fname: str, input: Tensor, dim: int, index: Tensor, src=None)
 
 
 @takes_out
+@numpy_names
 def gather(input, dim: int, index, *, sparse_grad: bool = False):
     """`out[i][j] = input[i][index[i][j]]` (for dim=1): values at `index` along `dim`.
 
@@ -677,6 +679,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
     return apply(op, input, index, src, dim=d, mode=reduce or "set")
 
 
+@numpy_names
 def scatter_add(input, dim: int, index, src):
     """Add `src` into a copy of `input` at `index` along `dim` (duplicates accumulate)."""
     tensor_arg(input, "scatter_add")
@@ -709,6 +712,7 @@ def _vector_index(fname: str, index) -> Tensor:
 
 
 @takes_out
+@numpy_names
 def index_select(input, dim: int, index):
     """The slices of `input` at the positions `index` (a 1-D integer tensor) along `dim`."""
     tensor_arg(input, "index_select")
@@ -733,6 +737,7 @@ _INDEX_ADD = register(
 )
 
 
+@numpy_names
 def index_add(input, dim: int, index, source, *, alpha=1):
     """Add `alpha * source` into a copy of `input` at the positions `index` along `dim`
     (duplicates accumulate)."""
@@ -838,6 +843,7 @@ _INDEX_COPY = register(
 )
 
 
+@numpy_names
 def index_copy(input, dim: int, index, source):
     """A copy of `input` with the slices `index` (int64, non-negative) along `dim` replaced
     by those of `source`, in order (with duplicate indices, which one wins is unspecified)."""
@@ -1105,6 +1111,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 @takes_out
+@numpy_names
 def take_along_dim(input, indices, dim=None):
     """The values of `input` at `indices` along `dim` (of the flattened input when None);
     input and indices broadcast over the other dims."""
