@@ -181,7 +181,15 @@ def _classify(item):
         return ("array", _index_value(item))
     if isinstance(item, (list, tuple)):
         return ("array", _index_value(item))
-    raise IndexError(
+    return ("invalid", item)
+
+
+def _invalid_index(item) -> Exception:
+    """PyTorch's error for an index of no valid kind, raised once the count of indices
+    against the dimensions has passed: a str is taken for a sequence to make a tensor of."""
+    if isinstance(item, str):
+        return TypeError("new(): invalid data type 'str'")
+    return IndexError(
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
         f"valid indices (got {type(item).__name__})"
     )
@@ -214,13 +222,16 @@ def _parse_index(shape: tuple, index, optimize_single_slice: bool):
         kinds = [_classify(item) for item in _items(index)]
     specified = 0
     for kind in kinds:
-        if kind[0] in ("int", "slice"):
+        if kind[0] in ("int", "slice", "invalid"):
             specified += 1
         elif kind[0] == "array":
             array = kind[1]
             specified += array.ndim if array.dtype in _MASK_DTYPES else 1
     if specified > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    for kind in kinds:
+        if kind[0] == "invalid":
+            raise _invalid_index(kind[1])
     ops: list[tuple] = []
     advanced = []
     current = list(shape)
