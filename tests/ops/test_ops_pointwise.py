@@ -303,9 +303,12 @@ def test_clamp_with_a_number_and_a_zero_dim_tensor_matches_pytorch(real_torch):
     _grad_parity(lambda t, x: x.clamp(t.tensor(0.25), 2), [x], real_torch)
     check_case(lambda t, n: t.clamp(n, 0, t.tensor(2.5)), [np.array([1, -5, 9])], real_torch)
     _grad_parity(lambda t, x: t.clip(x, max=t.tensor(1), min=-1), [x], real_torch)
-    check_error(lambda t: t.clamp(t.ones(3), t.zeros(3), 2), real_torch, message=False)
-    needs_grad = lambda t: t.tensor(2.0, requires_grad=True)  # noqa: E731
-    check_error(lambda t: t.clamp(t.ones(3), 0, needs_grad(t)), real_torch, message=False)
+    for bound in ([0.0, 0.0, 0.0], 2.0):  # dimensions, or a gradient needed: no number
+        check_error(
+            lambda t, b=bound: t.clamp(t.ones(3), 0, t.tensor(b, requires_grad=b == 2.0)),
+            real_torch,
+            message=False,
+        )
 
 
 def test_maximum_minimum_ties_and_nan(real_torch):
