@@ -11,6 +11,7 @@ import pytest
 
 import autograd_compat as torch
 import autograd_compat.nn as nn
+from tests._helpers.torch_compare import check_error
 
 pytestmark = pytest.mark.torch
 
@@ -240,6 +241,21 @@ def test_batchnorm_eval_uses_running_stats(real_torch):
         ours(torch.zeros(2, 3))
     with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
         nn.BatchNorm1d(3)(torch.zeros(1, 3))
+
+
+BATCH_NORM_ARGS = ("running_mean", "running_var", "weight", "bias")
+
+
+@pytest.mark.parametrize("first", range(4), ids=BATCH_NORM_ARGS)
+def test_batch_norm_names_the_first_mis_sized_argument_as_pytorch(first, real_torch):
+    """Running statistics are checked before the affine parameters (EfficientNet's error):
+    the arguments from `first` on have 5 elements for 3 channels."""
+
+    def call(lib):
+        sizes = {name: lib.ones(3 if i < first else 5) for i, name in enumerate(BATCH_NORM_ARGS)}
+        lib.nn.functional.batch_norm(lib.ones(2, 3), **sizes)
+
+    check_error(call, real_torch)
 
 
 def test_dropout_train_and_eval():
