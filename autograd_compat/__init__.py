@@ -17,6 +17,7 @@ from ._ops import methods as _methods  # binds every Tensor method before anythi
 from . import (
     _C,
     _dynamo,
+    _higher_order_ops,
     autograd,
     compiler,
     cuda,

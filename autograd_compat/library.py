@@ -20,6 +20,7 @@ from typing import Any
 
 from ._alias import missing_attribute as _missing_attribute
 from ._library import registry
+from ._library import schema as _schema
 from ._library.ops import OpOverload, OpOverloadPacket, ops
 from ._pure.dtypes import dtype as _dtype
 from ._state import modes as _modes
@@ -371,6 +372,11 @@ def custom_op(
                 f"'unknown'; got {mutates_args!r}"
             )
         text = schema or infer_schema(fn, mutates_args=mutates_args)
+        if any(a.keyword_only and a.kind.startswith("Tensor") for a in _schema.arguments(text)):
+            raise NotImplementedError(
+                "custom_op with kwarg-only Tensor args. Please make your tensors not "
+                f"kwarg-only. Got: {opname}{text}"
+            )
         op = CustomOpDef(namespace, opname, text, fn)
         if device_types is not None:
             op._entry.kernels.pop(registry.DEVICE_INDEPENDENT)
@@ -408,6 +414,15 @@ def _schema_type(annotation: Any) -> str:
     raise ValueError(f"infer_schema(func): Parameter has unsupported type {annotation}.")
 
 
+def _default(value: Any) -> str:
+    """A default as a schema writes it: strings quoted, dtypes by name ("float32")."""
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, _dtype):
+        return str(value).removeprefix("torch.")
+    return str(value)
+
+
 def _returns(annotation: Any) -> str:
     if annotation is None or annotation is type(None):
         return "()"
@@ -440,7 +455,9 @@ def infer_schema(
         text = _schema_type(hints[name])
         if name in mutated:
             text = text.replace("Tensor", f"Tensor(a{index}!)", 1)
-        default = "" if param.default is inspect.Parameter.empty else f"={param.default}"
+        if param.kind is inspect.Parameter.KEYWORD_ONLY and "*" not in params:
+            params.append("*")
+        default = "" if param.default is inspect.Parameter.empty else f"={_default(param.default)}"
         params.append(f"{text} {name}{default}")
     head = op_name or ""
     return f"{head}({', '.join(params)}) -> {_returns(hints.get('return'))}"

@@ -1,12 +1,13 @@
 """The operator registry behind torch.library and torch.ops: each op's schema, its kernels by
 dispatch key, its fake (shape) function and its derivative, and how a call picks among them.
 
-A call runs, in PyTorch's dispatcher order: under autocast, the op's autocast rule or
-Autocast<Device> kernel; a fake (or Meta kernel) when an input is on the meta device; a
-CompositeImplicitAutograd or Autograd kernel as it is (it is made of differentiable ops);
-otherwise the kernel for the inputs' device (or the device-independent
-CompositeExplicitAutograd one) under no_grad, wrapped in a generated autograd Function whose
-backward is the registered one, or raises PyTorch's error when none was registered.
+A call binds its arguments to the op's schema (`schema.bind`) and runs, in PyTorch's
+dispatcher order: under autocast, the op's autocast rule or Autocast<Device> kernel; a fake
+(or Meta kernel) when an input is on the meta device; a CompositeImplicitAutograd or Autograd
+kernel as it is (it is made of differentiable ops); otherwise the kernel for the inputs'
+device (or the device-independent CompositeExplicitAutograd one) under no_grad, wrapped in a
+generated autograd Function whose backward is the registered one, or raises PyTorch's error
+when none was registered.
 Registrations for ops nothing defines (torchvision's, whose kernels live in a compiled
 extension that cannot load here) are recorded, and calling such an op raises an error naming it.
 """
@@ -21,6 +22,7 @@ from typing import Any
 from .._state import modes as _modes
 from .._state.tensor import Tensor
 from ..autograd.function import Function
+from . import schema as _schema
 
 _DEVICE_KEYS = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta", "xpu": "XPU", "mps": "MPS"}
 COMPOSITE = "CompositeImplicitAutograd"
@@ -61,6 +63,12 @@ class OpEntry:
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         """Run the op as PyTorch's dispatcher would (see the module docstring)."""
+        if self.schema is None:  # an op nothing defines: it raises when it comes to run
+            return self._dispatch(args, kwargs, None)
+        bound = _schema.bind(self.qualname, self.schema, args, kwargs)
+        return self._dispatch(bound.kernel_args(), bound.kernel_kwargs(), bound)
+
+    def _dispatch(self, args: tuple, kwargs: dict, bound: _schema.Bound | None) -> Any:
         for device, dtype in self.autocast.items():
             if _modes.is_autocast_enabled(device):
                 return self._autocast_call(device, dtype, args, kwargs)
@@ -78,7 +86,7 @@ class OpEntry:
         if not grad_needed:
             with _modes.no_grad():
                 return kernel(*args, **kwargs)
-        return self._autograd_function(kernel).apply(*args, **kwargs)
+        return self._autograd_function(kernel, kwargs, bound).apply(*args)
 
     def _autocast_call(self, device: str, dtype: Any, args: tuple, kwargs: dict) -> Any:
         """Autocast's rule for this op: floating inputs cast to `dtype`, autocast off inside."""
@@ -122,16 +130,34 @@ class OpEntry:
     def _registered(self) -> set[str]:
         return set(self.kernels) | ({"Meta"} if self.fake is not None else set())
 
-    def _autograd_function(self, kernel: Callable) -> type[Function]:
-        """The generated Function running `kernel` forward and the registered backward."""
+    def _autograd_function(
+        self, kernel: Callable, kwargs: dict, bound: _schema.Bound | None
+    ) -> type[Function]:
+        """The generated Function running `kernel` forward (on its positional arguments and
+        `kwargs`) and the registered backward. `setup_context` sees every argument: those
+        `bound` holds beyond the ones given, and the keyword-only ones apart where the schema
+        has any, as PyTorch passes them."""
         entry = self
 
-        def forward(*args: Any, **kwargs: Any) -> Any:
+        def forward(*args: Any) -> Any:
             return kernel(*args, **kwargs)
 
         def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
-            if entry.setup_context is not None:
-                entry.setup_context(ctx, inputs, output)
+            if entry.setup_context is None:
+                return
+            if bound is None:
+                entry.setup_context(ctx=ctx, inputs=inputs, output=output)
+            elif any(a.keyword_only for a in bound.arguments):
+                entry.setup_context(
+                    ctx=ctx,
+                    inputs=(*inputs, *bound.args[len(inputs) :]),
+                    keyword_only_inputs=bound.kwargs,
+                    output=output,
+                )
+            else:
+                entry.setup_context(
+                    ctx=ctx, inputs=(*inputs, *bound.args[len(inputs) :]), output=output
+                )
 
         def backward(ctx: Any, *grads: Any) -> Any:
             if entry.backward is None:

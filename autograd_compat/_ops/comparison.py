@@ -230,10 +230,20 @@ def _clamp_signature_error(input, min, max) -> TypeError:
     )
 
 
+def _reads_as_number(value) -> bool:
+    """Whether PyTorch's parser takes `value` for a Number argument: a number, or a 0-d
+    tensor that needs no gradient."""
+    if isinstance(value, Tensor):
+        return value.dim() == 0 and not value.requires_grad
+    return as_operand(value) is not None
+
+
 @takes_out
 def clamp(input, min=None, max=None):
-    """Clamp every element into [min, max]; bounds are numbers or tensors (not mixed), and
-    either may be None. If min > max every element becomes max, as in PyTorch.
+    """Clamp every element into [min, max]; bounds are numbers or tensors, and either may be
+    None. If min > max every element becomes max, as in PyTorch. A number and a tensor
+    together take the number overload, where PyTorch's argument parser reads a 0-d tensor
+    that needs no gradient as a number (DeBERTa's `clamp(pos, 0, span * 2 - 1)`).
 
     Example::
 
@@ -246,7 +256,11 @@ def clamp(input, min=None, max=None):
     given = [b for b in (min, max) if b is not None]
     tensors = [isinstance(b, Tensor) for b in given]
     if any(tensors) and not all(tensors):
-        raise _clamp_signature_error(input, min, max)
+        if not all(_reads_as_number(b) for b in given):
+            raise _clamp_signature_error(input, min, max)
+        min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+        given = [b for b in (min, max) if b is not None]
+        tensors = [False] * len(given)
     for b in given:
         if not isinstance(b, Tensor) and as_operand(b) is None:
             raise _clamp_signature_error(input, min, max)

@@ -39,6 +39,7 @@ from .._tape.args import (
     operands,
     scalar_type_name,
     tensor_arg,
+    tensor_or_number_arg,
 )
 from .._tape.record import apply
 from .factories import as_tensor, tensor
@@ -214,19 +215,19 @@ def _recorded(*operands) -> bool:
     )
 
 
-def _reduced(*tensors) -> bool:
-    """Whether a tensor among these is float16 or bfloat16."""
-    return any(t._stored.dtype in REDUCED for t in tensors)
+def _reduced(*operands) -> bool:
+    """Whether a tensor among these operands is float16 or bfloat16."""
+    return any(isinstance(o, Tensor) and o._stored.dtype in REDUCED for o in operands)
 
 
 def _with_alpha(op, scaled_op, input, other, alpha, fname: str):
     """`op(input, alpha * other)`: one scaled op when recorded, as PyTorch's node, or on
     float16/bfloat16, which it rounds once; else a mul by the (array) constant alpha first, so
     a new alpha never compiles."""
-    tensor_arg(input, fname)
+    tensor_or_number_arg(input, fname)
     if alpha != 1:
         if isinstance(other, Tensor) and (_recorded(input, other) or _reduced(input, other)):
-            dtype = _dtypes.binary_result_type(input, other)
+            dtype = _dtypes.result_type(input, other)
             x, y = operands(input, other, dtype)
             return apply(scaled_op, x, y, scalar_input(alpha), dtype=dtype.jax)
         other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
@@ -257,7 +258,7 @@ def rsub(input, other, *, alpha=1):
 @takes_out
 def mul(input, other):
     """Elementwise product, with broadcasting."""
-    tensor_arg(input, "mul")
+    tensor_or_number_arg(input, "mul")
     return _binary(_MUL, input, other, "mul")
 
 
@@ -285,7 +286,7 @@ def _true_divide(a, b):
 def div(input, other, *, rounding_mode=None):
     """True division (integers give the default float dtype), or rounded with rounding_mode
     ("trunc" or "floor"; the result keeps the promoted dtype and has zero gradient)."""
-    tensor_arg(input, "div")
+    tensor_or_number_arg(input, "div")
     if rounding_mode is None:
         return _true_divide(input, other)
     if rounding_mode not in ("trunc", "floor"):
@@ -606,7 +607,7 @@ def _division_operands(fname: str, input, other, *, reflected: bool = False):
 def floor_divide(input, other):
     """Division rounded toward negative infinity (Python's `//`). Like PyTorch, it has no
     derivative: a backward through it raises."""
-    tensor_arg(input, "floor_divide")
+    tensor_or_number_arg(input, "floor_divide")
     x, y, dtype = _division_operands("floor_divide", input, other)
     return apply(_FLOOR_DIVIDE, x, y, dtype=dtype.jax)
 

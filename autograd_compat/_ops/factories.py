@@ -243,7 +243,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor with the array's dtype. It holds a copy: JAX arrays cannot share numpy memory."""
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+        raise TypeError(f"expected np.ndarray (got {type_name(array)})")
     _check_byte_order(array)
     _dtypes.from_jax(array.dtype)
     return Tensor._wrap(_device_array(array))

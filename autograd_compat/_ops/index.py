@@ -37,6 +37,7 @@ from .._tape.args import (
     check_inplace,
     check_same_dtype,
     commit_inplace,
+    numpy_names,
     scalar_type_name,
     tensor_arg,
 )
@@ -180,7 +181,15 @@ def _classify(item):
         return ("array", _index_value(item))
     if isinstance(item, (list, tuple)):
         return ("array", _index_value(item))
-    raise IndexError(
+    return ("invalid", item)
+
+
+def _invalid_index(item) -> Exception:
+    """PyTorch's error for an index of no valid kind, raised once the count of indices
+    against the dimensions has passed: a str is taken for a sequence to make a tensor of."""
+    if isinstance(item, str):
+        return TypeError("new(): invalid data type 'str'")
+    return IndexError(
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
         f"valid indices (got {type(item).__name__})"
     )
@@ -213,13 +222,16 @@ def _parse_index(shape: tuple, index, optimize_single_slice: bool):
         kinds = [_classify(item) for item in _items(index)]
     specified = 0
     for kind in kinds:
-        if kind[0] in ("int", "slice"):
+        if kind[0] in ("int", "slice", "invalid"):
             specified += 1
         elif kind[0] == "array":
             array = kind[1]
             specified += array.ndim if array.dtype in _MASK_DTYPES else 1
     if specified > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    for kind in kinds:
+        if kind[0] == "invalid":
+            raise _invalid_index(kind[1])
     ops: list[tuple] = []
     advanced = []
     current = list(shape)
@@ -633,6 +645,7 @@ def _gather_checks(fname: str, input: Tensor, dim: int, index: Tensor, src=None)
 
 
 @takes_out
+@numpy_names
 def gather(input, dim: int, index, *, sparse_grad: bool = False):
     """`out[i][j] = input[i][index[i][j]]` (for dim=1): values at `index` along `dim`.
 
@@ -678,6 +691,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
     return apply(op, input, index, src, dim=d, mode=reduce or "set")
 
 
+@numpy_names
 def scatter_add(input, dim: int, index, src):
     """Add `src` into a copy of `input` at `index` along `dim` (duplicates accumulate)."""
     tensor_arg(input, "scatter_add")
@@ -710,6 +724,7 @@ def _vector_index(fname: str, index) -> Tensor:
 
 
 @takes_out
+@numpy_names
 def index_select(input, dim: int, index):
     """The slices of `input` at the positions `index` (a 1-D integer tensor) along `dim`."""
     tensor_arg(input, "index_select")
@@ -734,6 +749,7 @@ _INDEX_ADD = register(
 )
 
 
+@numpy_names
 def index_add(input, dim: int, index, source, *, alpha=1):
     """Add `alpha * source` into a copy of `input` at the positions `index` along `dim`
     (duplicates accumulate)."""
@@ -839,6 +855,7 @@ _INDEX_COPY = register(
 )
 
 
+@numpy_names
 def index_copy(input, dim: int, index, source):
     """A copy of `input` with the slices `index` (int64, non-negative) along `dim` replaced
     by those of `source`, in order (with duplicate indices, which one wins is unspecified)."""
@@ -1106,6 +1123,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 @takes_out
+@numpy_names
 def take_along_dim(input, indices, dim=None):
     """The values of `input` at `indices` along `dim` (of the flattened input when None);
     input and indices broadcast over the other dims."""

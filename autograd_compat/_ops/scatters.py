@@ -22,7 +22,7 @@ from .._pure.op import register
 from .._pure.shapes import normalize_dim
 from .._pure.strides import layout_op, plain_layout
 from .._state.tensor import Tensor
-from .._tape.args import check_inplace, commit_inplace, scalar_type_name, tensor_arg
+from .._tape.args import check_inplace, commit_inplace, numpy_names, scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .._tape.views import scatter, shaped
 from . import index as _index
@@ -209,6 +209,7 @@ _REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "am
 _LEGACY_REDUCTIONS = {"max": "amax", "min": "amin"}  # PyTorch's forward takes them
 
 
+@numpy_names
 def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bool = True):
     """Reduce the values of `src` into a copy of `input` at `index` along `dim`: "sum",
     "prod", "mean", "amax" or "amin", with the old value of each written position when

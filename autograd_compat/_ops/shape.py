@@ -489,6 +489,7 @@ def narrow(input, dim: int, start, length: int):
     return _view(_SLICE, input, (("slice", dim, start, start + length, 1),))
 
 
+@numpy_names
 def select(input, dim: int, index):
     """A view of the slice at `index` along `dim` (that dimension removed)."""
     tensor_arg(input, "select")
@@ -514,6 +515,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
     return _view(_DIAGONAL, input, (("diagonal", int(offset), d1, d2),))
 
 
+@numpy_names
 def unbind(input, dim: int = 0):
     """The slices along `dim`, as a tuple of views (which may not be modified in place
     while recorded: they are outputs of one multi-output op)."""
@@ -590,6 +592,7 @@ def _tensor_list(fname: str, tensors, name: str = "tensors") -> tuple:
 
 
 @takes_out
+@numpy_names
 def cat(tensors, dim: int = 0):
     """Concatenate tensors along an existing dim; dtypes promote as in PyTorch.
 
@@ -648,6 +651,7 @@ _STACK = register("stack", _stack, node="StackBackward0", saves="none")
 
 
 @takes_out
+@numpy_names
 def stack(tensors, dim: int = 0):
     """Stack equally shaped tensors along a new dim; dtypes promote as in PyTorch."""
     tensors = _tensor_list("stack", tensors)
@@ -733,6 +737,7 @@ def split_plan(tensor: Tensor, split_size_or_sections, dim: int) -> tuple[int, t
     return d, sizes, True
 
 
+@numpy_names
 def chunk(input, chunks: int, dim: int = 0):
     """Split into `chunks` pieces of size ceil(size / chunks) (fewer when it divides unevenly)."""
     tensor_arg(input, "chunk")
@@ -849,6 +854,7 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1):
     return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
 
 
+@numpy_names
 def unflatten(input, dim: int, sizes):
     """Split dim `dim` into `sizes` (one of which may be -1): a view where `reshape` gives one."""
     tensor_arg(input, "unflatten")

@@ -34,6 +34,15 @@ def tensor_arg(x, fname: str, name: str = "input", position: int = 1) -> Tensor:
     )
 
 
+def tensor_or_number_arg(x, fname: str):
+    """`x` if it is a Tensor or a Python number, else `tensor_arg`'s error: the input of the
+    arithmetic ops PyTorch lets take a number in a tensor's place (`torch.add(2, 3)`,
+    `torch.div(n, k, rounding_mode="trunc")`), which then promotes as a wrapped number."""
+    if isinstance(x, SCALAR_TYPES) and not hasattr(x, "shape"):
+        return x
+    return tensor_arg(x, fname)
+
+
 def is_tracer(value) -> bool:
     """True when `value` is a JAX tracer (inside jit/vmap/grad), whose data is unknown."""
     return isinstance(value, jax.core.Tracer)

@@ -206,9 +206,9 @@ def _builder(
         axes_in = (*in_axes, key_axis)
         axes_out = (*out_axes, key_axis)
         args = (*leaves, example_keys)
-        step = size if chunk_size is None else min(chunk_size, size)
+        step = max(1, size if chunk_size is None else min(chunk_size, size))
         pieces = []
-        for start in range(0, size, step):
+        for start in range(0, max(size, 1), step):  # an empty batch is one empty chunk
             stop = min(start + step, size)
             part = [
                 x if d is None else lax.slice_in_dim(x, start, stop, axis=d)

@@ -43,3 +43,11 @@ def test_llama_gradient_checkpointing(both, reentrant):
     FLOPs (the recomputation included) as real PyTorch, and the ModelOutput as a pytree."""
     ours = both("transformers_checkpointing.py", reentrant)
     assert len(ours["grad_norms"]) == 21 and ours["output_type"] == "CausalLMOutputWithPast"
+
+
+def test_mixtral_mamba_and_falcon_alibi_forward_and_backward(both):
+    """Three more architectures in one process: mixture-of-experts routing, a selective
+    scan, and ALiBi over padding."""
+    ours = both("transformers_architectures.py")
+    assert set(ours) == {"mixtral", "mamba", "falcon"}
+    assert all(len(model["grad_norms"]) > 5 for model in ours.values())

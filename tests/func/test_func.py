@@ -197,6 +197,8 @@ def vmap_variants(torch):
         "vmap_of_vjp": F.vmap(lambda r: F.vjp(torch.sin, r)[1](r)[0])(batch),
         "vmap_of_jvp": F.vmap(lambda r: F.jvp(torch.sin, (r,), (r,))[1])(batch),
         "inplace_on_intermediate": F.vmap(lambda a: (a * 2).add_(1))(batch),
+        "empty_batch": F.vmap(lambda a, b: a * 2 + b)(batch[:0], batch[:0]),
+        "empty_batch_dim_1": F.vmap(lambda a: a @ a.T, in_dims=1, out_dims=1)(cube[:, :0]),
     }
 
 

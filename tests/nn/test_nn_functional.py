@@ -12,6 +12,7 @@ import pytest
 import autograd_compat as torch
 import autograd_compat.nn as nn
 import autograd_compat.nn.functional as F
+from tests._helpers.torch_compare import check_error
 
 pytestmark = pytest.mark.torch
 
@@ -330,6 +331,44 @@ def test_grouped_query_attention_matches_pytorch(real_torch):
         RuntimeError, match=r"size of tensor a \(4\) must match the size of tensor b \(2\)"
     ):
         F.scaled_dot_product_attention(T(q), T(kv), T(kv))
+
+
+def test_attention_gradients_are_those_of_pytorchs_flash_kernel(real_torch):
+    """4-d attention is differentiated as PyTorch's flash kernel for CPU does it: weights
+    rebuilt from the log-sum-exp, so a query masked from every key by an additive mask at
+    the dtype's lowest value (Falcon's ALiBi on padding) gets weights of 1, not 1/keys;
+    grouped heads too. 3-d inputs (the math kernel) keep the softmax's gradient. Forward AD
+    through the flash kernel raises PyTorch's error."""
+    tf = real_torch.nn.functional
+    q = rng.normal(size=(2, 2, 4, 8)).astype(np.float32)
+    kv = rng.normal(size=(2, 1, 4, 8)).astype(np.float32)
+    bias = np.tile(np.float32([0.0, -0.25, -0.5, -0.75]), (2, 2, 4, 1))
+    bias[:, :, 0] = np.finfo(np.float32).min
+    bias[1, :, 1, 2:] = np.finfo(np.float32).min
+    for gqa, heads in ((True, kv), (False, np.repeat(kv, 2, axis=1))):
+        _compare(
+            functools.partial(F.scaled_dot_product_attention, attn_mask=T(bias), enable_gqa=gqa),
+            functools.partial(
+                tf.scaled_dot_product_attention, attn_mask=real_torch.tensor(bias), enable_gqa=gqa
+            ),
+            [q, heads, heads * 0.5],
+            real_torch,
+        )
+    _compare(
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=T(bias[0])),
+        lambda q, k, v: tf.scaled_dot_product_attention(
+            q, k, v, attn_mask=real_torch.tensor(bias[0])
+        ),
+        [q[0], q[0], q[0] * 0.5],
+        real_torch,
+    )
+
+    def forward_ad(lib):
+        with lib.autograd.forward_ad.dual_level():
+            dual = lib.autograd.forward_ad.make_dual(lib.ones(1, 2, 4, 8), lib.ones(1, 2, 4, 8))
+            lib.nn.functional.scaled_dot_product_attention(dual, dual, dual)
+
+    check_error(forward_ad, real_torch)
 
 
 def test_double_backward_through_nn_ops(real_torch):

@@ -11,6 +11,7 @@ import pytest
 
 import autograd_compat as torch
 import autograd_compat.nn as nn
+from tests._helpers.torch_compare import check_error
 
 pytestmark = pytest.mark.torch
 
@@ -242,6 +243,21 @@ def test_batchnorm_eval_uses_running_stats(real_torch):
         nn.BatchNorm1d(3)(torch.zeros(1, 3))
 
 
+BATCH_NORM_ARGS = ("running_mean", "running_var", "weight", "bias")
+
+
+@pytest.mark.parametrize("first", range(4), ids=BATCH_NORM_ARGS)
+def test_batch_norm_names_the_first_mis_sized_argument_as_pytorch(first, real_torch):
+    """Running statistics are checked before the affine parameters (EfficientNet's error):
+    the arguments from `first` on have 5 elements for 3 channels."""
+
+    def call(lib):
+        sizes = {name: lib.ones(3 if i < first else 5) for i, name in enumerate(BATCH_NORM_ARGS)}
+        lib.nn.functional.batch_norm(lib.ones(2, 3), **sizes)
+
+    check_error(call, real_torch)
+
+
 def test_dropout_train_and_eval():
     x = torch.ones(2000)
     drop = nn.Dropout(0.25)
@@ -381,6 +397,25 @@ def test_load_state_dict_errors_match_pytorch(real_torch):
     assert result.missing_keys == ["bias"] and result.unexpected_keys == ["foo"]
     np.testing.assert_array_equal(_np(ours.weight), np.ones((3, 2)))
     assert repr(ours.load_state_dict(ours.state_dict())) == "<All keys matched successfully>"
+
+
+def test_load_state_dict_pre_hooks_with_and_without_the_module_match_pytorch(real_torch):
+    """The private registration libraries use (transformers' Mamba) passes the module only
+    when asked; the public one always does; a removed hook no longer runs."""
+
+    def run(lib):
+        model, calls = lib.nn.Linear(2, 3), []
+        bare = model._register_load_state_dict_pre_hook(lambda *a: calls.append(len(a)))
+        model._register_load_state_dict_pre_hook(
+            lambda module, state, *rest: calls.append(module is model), with_module=True
+        )
+        model.register_load_state_dict_pre_hook(lambda *a: calls.append(a[0] is model))
+        model.load_state_dict(model.state_dict())
+        bare.remove()
+        model.load_state_dict(model.state_dict())
+        return calls
+
+    assert run(torch) == run(real_torch) == [7, True, True, True, True]
 
 
 def test_module_api_train_eval_hooks_apply_to():

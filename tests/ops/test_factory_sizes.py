@@ -4,6 +4,7 @@ errors for both, neither, or a keyword size that is not a sequence."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests._helpers.torch_compare import check_error, run_parity
@@ -88,3 +89,8 @@ def test_full_and_randint_by_keyword(real_torch):
 )
 def test_size_errors(call, real_torch):
     check_error(call, real_torch)
+
+
+@pytest.mark.parametrize("value", [np.float32(1.0), 1.0, [1.0]], ids=["numpy", "float", "list"])
+def test_from_numpy_of_no_array_names_the_type_as_pytorch(value, real_torch):
+    check_error(lambda t: t.from_numpy(value), real_torch)

@@ -2,6 +2,7 @@
 the schema API (Library/define/impl), torch.ops lookups and their errors, against real
 PyTorch; torchvision's registrations for its compiled ops are accepted at import."""
 
+import functools
 import inspect
 import textwrap
 
@@ -10,6 +11,7 @@ import pytest
 
 import autograd_compat as torch
 from tests._helpers.fresh_process import run_json
+from tests._helpers.torch_compare import check_error
 
 X = np.array([0.3, -1.2, 2.0])
 
@@ -116,13 +118,106 @@ def test_infer_schema_matches_pytorch(real_torch):
 
         def h(xs: list[T], name: str) -> T: ...
 
+        def k(x: T, *, mode: str = "mean", dtype: lib.dtype = lib.float64, n: int) -> T: ...
+
         return [
             lib.library.infer_schema(f, mutates_args=()),
             lib.library.infer_schema(g, mutates_args=("out",)),
             lib.library.infer_schema(h, mutates_args=()),
+            lib.library.infer_schema(k, mutates_args=()),
         ]
 
     assert program(torch) == program(real_torch)
+
+
+def _bound_arguments(lib, ns: str):
+    """What a custom op's kernel and setup_context receive for calls that name arguments,
+    leave defaults out or give them, and pass an int for a float; and gradients through an
+    op whose last argument comes by keyword (transformers' grouped matmul of experts)."""
+    seen = []
+
+    def kernel(*args, **kwargs):
+        seen.append(("kernel", [type(a).__name__ for a in args], kwargs))
+        return args[0] * args[1]
+
+    def setup(ctx, inputs, keyword_only_inputs, output):
+        seen.append(("setup", [type(a).__name__ for a in inputs], keyword_only_inputs))
+        ctx.save_for_backward(inputs[0], inputs[1])
+
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        return grad * y, grad * x
+
+    schema = '(Tensor x, Tensor y, float k=1., int[] z=[1, 2], *, int s=3, str m="mean") -> Tensor'
+    lib.library.custom_op(f"{ns}::scaled", kernel, mutates_args=(), schema=schema)
+    lib.library.register_autograd(f"{ns}::scaled", backward, setup_context=setup)
+    op = getattr(lib.ops, ns).scaled
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.tensor([3.0, 4.0])
+    op(x, y=y)
+    op(x, y, 1, s=3)
+    op(x, y, 2, m="sum")
+    op(x, y, z=[3], s=4)
+    op(x.detach(), y, k=2)  # no gradient needed: the kernel alone
+
+    @lib.library.custom_op(f"{ns}::mul", mutates_args=())
+    def mul(a: lib.Tensor, b: lib.Tensor, scale: lib.Tensor) -> lib.Tensor:
+        return a * b * scale
+
+    def save(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    def mul_backward(ctx, grad):
+        a, b, scale = ctx.saved_tensors
+        return grad * b * scale, grad * a * scale, None
+
+    mul.register_autograd(mul_backward, setup_context=save)
+    mul(x, b=y, scale=lib.tensor(2.0)).sum().backward()
+    return seen, x.grad.tolist()
+
+
+def test_custom_op_arguments_bound_as_pytorch_binds_them(real_torch):
+    ours, theirs = _bound_arguments(torch, "ut_lib_k"), _bound_arguments(real_torch, "ut_lib_k")
+    assert ours == theirs
+    assert theirs[1] == [6.0, 8.0]
+
+
+@functools.cache
+def _pick(lib):
+    """An op with defaults and keyword-only arguments, defined once per library."""
+    schema = '(Tensor x, Tensor y, int n=2, *, int? o=None, str mode="a") -> Tensor'
+    lib.library.custom_op(
+        "ut_lib_l::pick", lambda x, y, **_: x.clone(), mutates_args=(), schema=schema
+    )
+    return lib.ops.ut_lib_l.pick
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda op, x: op(x, x, 1, 2),
+        lambda op, x: op(x),
+        lambda op, x: op(x, x, q=1),
+        lambda op, x: op(x, x, x=x),
+        lambda op, x: op(x, 1.5),
+        lambda op, x: op(x, x, n=2.5),
+        lambda op, x: op(x, x, x),
+        lambda op, x: op(x, x, o=x),
+        lambda op, x: op(x, x, mode=2),
+    ],
+)
+def test_custom_op_calls_that_do_not_fit_the_schema_raise_as_pytorch(call, real_torch):
+    check_error(lambda lib: call(_pick(lib), lib.ones(2)), real_torch)
+
+
+def test_custom_op_with_a_keyword_only_tensor_raises_as_pytorch(real_torch):
+    schema = "(Tensor x, *, Tensor[] ys) -> Tensor"
+    check_error(
+        lambda lib: lib.library.custom_op(
+            "ut_lib_m::f", lambda x, ys: x, mutates_args=(), schema=schema
+        ),
+        real_torch,
+    )
 
 
 def test_per_device_kernel_opcheck_and_fake():

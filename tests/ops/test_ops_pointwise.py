@@ -213,6 +213,37 @@ def test_float_division_family_python_semantics(real_torch):
         check_case(fn, [a, b], real_torch, grads=False)
 
 
+def test_arithmetic_takes_a_number_as_input_as_pytorch(real_torch):
+    """add, sub, mul, div (and their aliases) and floor_divide take a Python number in the
+    input's place, promoted as a wrapped number (Longformer's `torch.div(seq_len, w,
+    rounding_mode="trunc")`); other ops refuse it."""
+    i8 = np.array([1, -3, 4], np.int8)
+    f16 = np.array([0.5, -1.5, 2.0], np.float16)
+    for fn in (
+        lambda t, a, b: t.div(10, 3, rounding_mode="trunc"),
+        lambda t, a, b: t.div(10, 4),
+        lambda t, a, b: t.div(7, b),
+        lambda t, a, b: t.add(2.5, 3, alpha=2),
+        lambda t, a, b: t.add(2, a),
+        lambda t, a, b: t.sub(1, b, alpha=2),
+        lambda t, a, b: t.mul(2.5, b),
+        lambda t, a, b: t.true_divide(True, 2),
+        lambda t, a, b: t.floor_divide(7, a),
+        lambda t, a, b: t.multiply(3, 4) + t.subtract(3, 4) + t.divide(3, 4),
+    ):
+        check_case(fn, [i8, f16], real_torch, grads=False)
+    x = np.array([0.5, -1.5, 2.0])
+    for fn in (
+        lambda t, x: t.sub(1, x, alpha=2),
+        lambda t, x: t.add(1, x, alpha=3),
+        lambda t, x: t.div(2, x),
+        lambda t, x: t.mul(-2, x),
+    ):
+        check_case(fn, [x], real_torch)
+    check_error(lambda t: t.atan2(7, t.ones(2)), real_torch, message=False)
+    check_error(lambda t: t.mul("2", t.ones(2)), real_torch)
+
+
 def test_integer_division_by_zero_raises(real_torch):
     for fn in (
         lambda t: t.tensor([1, 2]) // t.tensor([1, 0]),
@@ -262,6 +293,22 @@ def test_clamp_tensor_bounds_edges(real_torch):
     _grad_parity(lambda t, x, lo, hi: t.clamp(x, lo), [x, lo, hi], real_torch)
     _grad_parity(lambda t, x, lo, hi: t.clamp(x, None, hi), [x, lo, hi], real_torch)
     _grad_parity(lambda t, x, lo, hi: t.clamp(x, hi + 1, lo), [x, lo, hi], real_torch)
+
+
+def test_clamp_with_a_number_and_a_zero_dim_tensor_matches_pytorch(real_torch):
+    """A number with a 0-d tensor bound takes the number overload (the tensor read as a
+    number); a tensor with dimensions, or one needing a gradient, is refused."""
+    x = np.array([-2.0, 0.5, 3.0, 1.0])
+    _grad_parity(lambda t, x: t.clamp(x, 0, t.tensor(2.0)), [x], real_torch)
+    _grad_parity(lambda t, x: x.clamp(t.tensor(0.25), 2), [x], real_torch)
+    check_case(lambda t, n: t.clamp(n, 0, t.tensor(2.5)), [np.array([1, -5, 9])], real_torch)
+    _grad_parity(lambda t, x: t.clip(x, max=t.tensor(1), min=-1), [x], real_torch)
+    for bound in ([0.0, 0.0, 0.0], 2.0):  # dimensions, or a gradient needed: no number
+        check_error(
+            lambda t, b=bound: t.clamp(t.ones(3), 0, t.tensor(b, requires_grad=b == 2.0)),
+            real_torch,
+            message=False,
+        )
 
 
 def test_maximum_minimum_ties_and_nan(real_torch):

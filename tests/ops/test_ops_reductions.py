@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autograd_compat as ac
-from tests._helpers.torch_compare import arr, check_case, check_error
+from tests._helpers.torch_compare import arr, assert_same, check_case, check_error
 
 # name -> (function of (lib, x), input shape)
 FLOAT_CASES = {
@@ -333,3 +333,34 @@ def test_numpy_axis_everywhere_pytorch_takes_it(name, leading, keeps, real_torch
             pairs = zip(result, expected) if isinstance(result, tuple) else [(result, expected)]
             for got, want in pairs:
                 np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+# name -> a call of the function taking `dim` by the keyword given (NumPy's `axis` or `dim`)
+AXIS_CALLS = {
+    "cat": lambda t, x, k: t.cat([x, x], **{k: 1}),
+    "concatenate": lambda t, x, k: t.concatenate([x, x], **{k: 1}),
+    "stack": lambda t, x, k: t.stack([x, x], **{k: 1}),
+    "chunk": lambda t, x, k: x.chunk(2, **{k: 1}),
+    "select": lambda t, x, k: t.select(x, index=1, **{k: 1}),
+    "unbind": lambda t, x, k: x.unbind(**{k: 1}),
+    "unflatten": lambda t, x, k: t.unflatten(x, sizes=(3, 1), **{k: 1}),
+    "gather": lambda t, x, k: x.gather(index=t.tensor([[0, 2], [1, 1]]), **{k: 1}),
+    "index_select": lambda t, x, k: t.index_select(x, index=t.tensor([2, 0]), **{k: 1}),
+    "index_add": lambda t, x, k: x.index_add(index=t.tensor([0]), source=x[:, :1], **{k: 1}),
+    "index_copy": lambda t, x, k: t.index_copy(x, index=t.tensor([2]), source=x[:, :1], **{k: 1}),
+    "scatter_add": lambda t, x, k: x.scatter_add(index=t.tensor([[1], [0]]), src=x, **{k: 1}),
+    "scatter_reduce": lambda t, x, k: x.scatter_reduce(
+        index=t.tensor([[1], [0]]), src=x, reduce="amax", **{k: 1}
+    ),
+    "take_along_dim": lambda t, x, k: t.take_along_dim(x, t.tensor([[2], [0]]), **{k: 1}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AXIS_CALLS))
+def test_numpy_axis_in_the_joining_and_indexing_ops(name, real_torch):
+    """`axis=` for `dim=` beyond the reductions (Funnel's `torch.cat(..., axis=...)`), as
+    function and as method, with the values of `dim=`."""
+    call, values = AXIS_CALLS[name], arr((2, 3), "pos")
+    ours = call(ac, ac.tensor(values), "axis")
+    assert_same(ours, call(ac, ac.tensor(values), "dim"))
+    assert_same(ours, call(real_torch, real_torch.tensor(values), "axis"))

@@ -336,6 +336,22 @@ def test_out_of_range_index_errors_match_pytorch(name):
     check_error(OUT_OF_RANGE[name], require_torch())
 
 
+# Indices of no valid kind: counted against the dimensions first (a 0-d tensor indexed by a
+# string says "too many indices", as YOLOS's loss does on a tensor of labels), then refused.
+INVALID_INDEX = {
+    "str_of_0d": lambda t: t.tensor(1.0)["class_labels"],
+    "float_of_0d": lambda t: t.tensor(1.0)[1.5],
+    "str_of_1d": lambda t: t.ones(2)["a"],
+    "float_of_1d": lambda t: t.ones(2)[1.5],
+    "str_past_the_dims": lambda t: t.ones(2)[0, "a"],
+}
+
+
+@pytest.mark.parametrize("name", INVALID_INDEX)
+def test_invalid_index_errors_match_pytorch(name):
+    check_error(INVALID_INDEX[name], require_torch())
+
+
 # ----------------------------------------------------------------------------- without torch
 def test_indexing_gradients_match_jax_grad():
     mask = X3[:, :, 0] > 2.0  # concrete, so the pure function can be jitted

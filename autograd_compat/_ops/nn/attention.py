@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -10,6 +11,7 @@ import jax.numpy as jnp
 
 from ..._pure import dtypes as _dtypes
 from ..._pure import shapes as _shapes
+from ..._state.modes import modes as _modes
 from ..._state.tensor import Tensor
 from ..._tape.record import apply
 from ..factories import zeros_like
@@ -30,28 +32,79 @@ def _safe_softmax(scores):
     return jnp.where(empty, jnp.zeros((), weights.dtype), weights)
 
 
-def _attention_fn(q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropout_p, groups=1):
-    """`groups` query heads share each key and value head (grouped-query attention)."""
+def _attention_fn(
+    q, k, v, *extra, scale, causal, has_mask, mask_is_bool, dropout_p, groups=1, flash=False
+):
+    """`groups` query heads share each key and value head (grouped-query attention);
+    `flash`: differentiated as PyTorch's flash attention kernel for CPU is (`_flash`)."""
     if groups > 1:
         k = jnp.repeat(k, groups, axis=-3)
         v = jnp.repeat(v, groups, axis=-3)
     extra = list(extra)
     mask = extra.pop(0) if has_mask else None
     key = extra.pop(0) if dropout_p > 0 else None
-    scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2), precision=_HIGHEST) * scale
     if causal:
         length, source = q.shape[-2], k.shape[-2]
         allowed = jnp.tril(jnp.ones((length, source), bool))
-        scores = jnp.where(allowed, scores, -jnp.inf)
-    if mask is not None:
-        if mask_is_bool:
-            scores = jnp.where(mask, scores, -jnp.inf)
-        else:
-            scores = scores + mask.astype(scores.dtype)
-    weights = _safe_softmax(scores)
+        mask, mask_is_bool = allowed, True  # an explicit mask was refused with is_causal
+    if mask is not None and mask_is_bool:
+        mask = jnp.where(mask, jnp.zeros((), q.dtype), -jnp.inf)
+    elif mask is not None:
+        mask = mask.astype(q.dtype)
+    if flash:
+        return _flash(q, k, v, jnp.zeros((), q.dtype) if mask is None else mask, scale)
+    weights = _safe_softmax(_scores(q, k, mask, scale))
     if key is not None:
         weights = _dropout_op(weights, key, dropout_p)
     return jnp.matmul(weights, v, precision=_HIGHEST)
+
+
+def _scores(q, k, bias, scale):
+    """Q K^T * scale plus the additive mask (0 where a key is seen, -inf where it is not)."""
+    scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2), precision=_HIGHEST) * scale
+    return scores if bias is None else scores + bias
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(4,))
+def _flash(q, k, v, bias, scale):
+    """Attention as PyTorch's flash kernel for CPU computes it, whose backward rebuilds the
+    weights from the saved log-sum-exp of the scores rather than from the softmax: where
+    the scores are near the dtype's lowest value (a row masked everywhere by an additive
+    mask, ALiBi's) the log-sum-exp rounds to the maximum and every rebuilt weight is 1."""
+    return _flash_forward(q, k, v, bias, scale)[0]
+
+
+def _flash_forward(q, k, v, bias, scale):
+    scores = _scores(q, k, bias, scale)
+    weights = _safe_softmax(scores)
+    out = jnp.matmul(weights, v, precision=_HIGHEST)
+    empty = jnp.all(scores == -jnp.inf, axis=-1, keepdims=True)
+    peak = jnp.where(empty, jnp.zeros((), scores.dtype), jnp.max(scores, -1, keepdims=True))
+    total = jnp.sum(jnp.exp(scores - peak), -1, keepdims=True)
+    lse = jnp.where(empty, jnp.inf, peak + jnp.log(total))
+    return out, (q, k, v, bias, out, lse)
+
+
+def _flash_backward(scale, saved, grad):
+    q, k, v, bias, out, lse = saved
+    weights = jnp.exp(_scores(q, k, bias, scale) - lse)  # 0 where every key is masked
+    grad_weights = jnp.matmul(grad, jnp.swapaxes(v, -1, -2), precision=_HIGHEST)
+    grad_scores = weights * (grad_weights - jnp.sum(grad * out, -1, keepdims=True))
+    grad_q = jnp.matmul(grad_scores, k, precision=_HIGHEST) * scale
+    grad_k = jnp.matmul(jnp.swapaxes(grad_scores, -1, -2), q, precision=_HIGHEST) * scale
+    grad_v = jnp.matmul(jnp.swapaxes(weights, -1, -2), grad, precision=_HIGHEST)
+    return grad_q, grad_k, grad_v, _sum_to(grad_scores, bias.shape)
+
+
+_flash.defvjp(_flash_forward, _flash_backward)
+
+
+def _sum_to(x, shape):
+    """`x` summed over the dimensions broadcasting added or expanded to reach it from `shape`."""
+    lead = x.ndim - len(shape)
+    x = jnp.sum(x, axis=tuple(range(lead))) if lead else x
+    expanded = tuple(i for i, n in enumerate(shape) if n == 1 and x.shape[i] != 1)
+    return jnp.sum(x, axis=expanded, keepdims=True) if expanded else x
 
 
 _SDPA = register(
@@ -88,6 +141,13 @@ def scaled_dot_product_attention(
             heads = (*heads[:-1], heads[-1] * groups)
         batch = _shapes.broadcast_shapes(batch, heads)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    flash = _takes_flash_kernel(query, key, value, attn_mask, dropout_p)
+    if (
+        flash
+        and _modes.fw_level is not None
+        and any(t._fw_grad is not None for t in (query, key, value))
+    ):
+        raise NotImplementedError(_NO_FORWARD_AD)
     extra = []
     if attn_mask is not None:
         extra.append(attn_mask)
@@ -106,7 +166,23 @@ def scaled_dot_product_attention(
         mask_is_bool=attn_mask is not None and attn_mask.dtype is _dtypes.bool,
         dropout_p=float(dropout_p),
         groups=groups,
+        flash=flash,
     )
+
+
+_NO_FORWARD_AD = (
+    "Trying to use forward AD with _scaled_dot_product_flash_attention_for_cpu that does not "
+    "support it because it has not been implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+    "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml"
+)
+
+
+def _takes_flash_kernel(query, key, value, attn_mask, dropout_p) -> bool:
+    """Whether PyTorch runs its flash attention kernel for CPU here rather than the math one:
+    4-d inputs, no dropout, no mask that needs a gradient."""
+    masked_grad = attn_mask is not None and attn_mask.requires_grad
+    return query.ndim == key.ndim == value.ndim == 4 and dropout_p == 0 and not masked_grad
 
 
 def _query_groups(query, key, value) -> int:

@@ -120,13 +120,10 @@ def batch_norm(
                 f"{input.shape}"
             )
     channels = input.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean)):
+    given = (("running_mean", running_mean), ("running_var", running_var))
+    for name, t in (*given, ("weight", weight), ("bias", bias)):  # PyTorch's order
         if t is not None and t.numel() != channels:
-            raise RuntimeError(
-                f"running_mean should contain {channels} elements not {t.numel()}"
-                if name == "running_mean"
-                else f"{name} should contain {channels} elements not {t.numel()}"
-            )
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     norm_args = dict(eps=eps, weight=weight, bias=bias)
     if training or running_mean is None or running_var is None:
         y, mean, var = _apply_norm(_BN_TRAIN, input, **norm_args)

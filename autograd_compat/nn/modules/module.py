@@ -456,7 +456,13 @@ class Module:
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """Run `hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected,
         error_msgs)` before this module loads its entries."""
-        return _add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self))
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False) -> RemovableHandle:
+        """The load pre-hook as libraries register it: without the module as its first
+        argument unless `with_module`."""
+        called = functools.partial(hook, self) if with_module else hook
+        return _add_hook(self._load_state_dict_pre_hooks, called)
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
         """Run `hook(module, incompatible_keys)` after load_state_dict."""
