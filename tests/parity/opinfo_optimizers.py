@@ -14,8 +14,9 @@ from functools import cache
 import numpy as np
 
 import autograd_compat
-from tests._helpers.torch_compare import real_torch
+from tests._helpers.torch_compare import real_torch, uniform
 from tests.parity.opinfo_harness import (
+    FORWARD_TOLERANCE,
     Known,
     Missing,
     Outcome,
@@ -28,6 +29,10 @@ from tests.parity.opinfo_harness import (
 from tests.parity.opinfo_known import OPTIM_MISSING, OPTIM_SKIPS, OPTIM_WRONG
 
 STEPS = 3
+# LBFGS stops where the loss changes by less than 1e-9: on this loss's flat valley two runs
+# whose float32 line searches round apart (one more evaluation, one iteration more or less:
+# PyTorch's own kernels round differently on another CPU) stop ~5e-5 apart, at equal losses.
+TOLERANCES = {"LBFGS": uniform(1e-4, 1e-4)}
 RNG = np.random.default_rng(5)
 WEIGHT, BIAS = RNG.standard_normal((4, 3)), RNG.standard_normal(4)
 X, Y = RNG.standard_normal((6, 3)), RNG.standard_normal((6, 4))
@@ -76,7 +81,8 @@ def _run_config(info, config) -> Outcome | None:
         with_bias = False
         theirs = _trajectory(real_torch, info.optim_cls, config.kwargs, with_bias)
     ours = _trajectory(autograd_compat, cls, translate(config.kwargs), with_bias)
-    differences = same(theirs, ours, "params after each step")
+    tolerance = TOLERANCES.get(info.name, FORWARD_TOLERANCE)
+    differences = same(theirs, ours, "params after each step", tolerance)
     return Outcome("wrong", f"{config.desc}: " + "\n".join(differences)) if differences else None
 
 
