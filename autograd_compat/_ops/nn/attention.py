@@ -82,12 +82,14 @@ def _flash_forward(q, k, v, bias, scale):
     peak = jnp.where(empty, jnp.zeros((), scores.dtype), jnp.max(scores, -1, keepdims=True))
     total = jnp.sum(jnp.exp(scores - peak), -1, keepdims=True)
     lse = jnp.where(empty, jnp.inf, peak + jnp.log(total))
-    return out, (q, k, v, bias, out, lse)
+    return out, (q, k, v, scores, out, lse, bias)
 
 
 def _flash_backward(scale, saved, grad):
-    q, k, v, bias, out, lse = saved
-    weights = jnp.exp(_scores(q, k, bias, scale) - lse)  # 0 where every key is masked
+    """The kernel's backward from the saved scores (not recomputed: one product fewer) and
+    log-sum-exp."""
+    q, k, v, scores, out, lse, bias = saved
+    weights = jnp.exp(scores - lse)  # 0 where every key is masked
     grad_weights = jnp.matmul(grad, jnp.swapaxes(v, -1, -2), precision=_HIGHEST)
     grad_scores = weights * (grad_weights - jnp.sum(grad * out, -1, keepdims=True))
     grad_q = jnp.matmul(grad_scores, k, precision=_HIGHEST) * scale
@@ -166,7 +168,9 @@ def scaled_dot_product_attention(
         mask_is_bool=attn_mask is not None and attn_mask.dtype is _dtypes.bool,
         dropout_p=float(dropout_p),
         groups=groups,
-        flash=flash,
+        # The kernel's backward differs from the softmax's only under an additive mask (a row
+        # at the dtype's lowest value everywhere); elsewhere the softmax's, which costs less.
+        flash=flash and attn_mask is not None and attn_mask.dtype is not _dtypes.bool,
     )
 
 
