@@ -193,8 +193,7 @@ def _binary(op, a, b, fname: str, dtype=None, **static):
     if type(b) in _NUMBERS and isinstance(a, Tensor):  # the common case, `y * 2`, in short
         if dtype is None:
             dtype = _dtypes.binary_result_type(a, b)
-        scalar = opmath_dtype(dtype.jax) if op in _OPMATH else dtype.jax
-        return apply(op, a, constant(b, scalar), dtype=dtype.jax, **static)
+        return apply(op, a, constant(b, _scalar_dtype(op, dtype)), dtype=dtype.jax, **static)
     a_operand, b_operand = as_operand(a), as_operand(b)
     if a_operand is None or b_operand is None:
         bad = b if b_operand is None else a
@@ -204,9 +203,13 @@ def _binary(op, a, b, fname: str, dtype=None, **static):
             dtype = _dtypes.binary_result_type(a_operand, b_operand)
         else:
             dtype = _dtypes.result_type(a_operand, b_operand)
-    scalar = opmath_dtype(dtype.jax) if op in _OPMATH else dtype.jax
-    x, y = operands(a_operand, b_operand, dtype, scalar)
+    x, y = operands(a_operand, b_operand, dtype, _scalar_dtype(op, dtype))
     return apply(op, x, y, dtype=dtype.jax, **static)
+
+
+def _scalar_dtype(op, dtype: _dtypes.dtype) -> np.dtype:
+    """The dtype of `op`'s number operand: its opmath for multiply and divide, else `dtype`."""
+    return opmath_dtype(dtype.jax) if op in _OPMATH else dtype.jax
 
 
 def _recorded(*operands) -> bool:

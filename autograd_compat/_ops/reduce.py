@@ -27,7 +27,7 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure.op import constant, register, scalar_input
-from .._pure.opmath import REDUCED, opmath_dtype
+from .._pure.opmath import REDUCED, in_opmath, opmath_dtype
 from .._pure.shapes import normalize_dim, normalize_dims
 from .._state.modes import modes
 from .._state.tensor import Tensor
@@ -485,17 +485,6 @@ def _var(x, *, dims, keepdim, correction):
     return total / builtins.max(n - correction, 0)
 
 
-def _half_as_float32(fn):
-    """`fn` computed in float32 for float16/bfloat16 inputs (PyTorch's accumulation type)."""
-
-    def computed(x, **static):
-        if opmath_dtype(x.dtype) != x.dtype:
-            return fn(x.astype(jnp.float32), **static).astype(x.dtype)
-        return fn(x, **static)
-
-    return computed
-
-
 def _std(x, *, dims, keepdim, correction):
     """sqrt(var) with PyTorch's gradient where the std is 0: 0 (JAX's sqrt gives 0/0)."""
     variance = _var(x, dims=dims, keepdim=keepdim, correction=correction)
@@ -503,8 +492,8 @@ def _std(x, *, dims, keepdim, correction):
     return jnp.where(is_zero, 0.0, jnp.sqrt(jnp.where(is_zero, 1.0, variance)))
 
 
-_VAR = register("var", _half_as_float32(_var), node="VarBackward0")
-_STD = register("std", _half_as_float32(_std), node="StdBackward0")
+_VAR = register("var", in_opmath(_var), node="VarBackward0")
+_STD = register("std", in_opmath(_std), node="StdBackward0")
 
 
 def _moment(fname, op, input, dim, unbiased, keepdim, correction):

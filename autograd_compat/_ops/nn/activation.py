@@ -16,7 +16,7 @@ from ..._pure import dtypes as _dtypes
 from ..._pure.dtype_rules import FLOATING, require_kernel
 from ..._pure.op import register as _register_op
 from ..._pure.op import scalar_input
-from ..._pure.opmath import REDUCED
+from ..._pure.opmath import REDUCED, opmath_dtype
 from ..._pure.shapes import normalize_dim
 from ..._tape.args import floating, numpy_names, scalar_type_name
 from ..._tape.record import apply
@@ -381,7 +381,7 @@ def _softmax_like_fn(x, *, dim, dtype, log, negate):
     if not log and x.dtype == dtype:
         return _softmax_of_result(x, dim)
     fn = jax.nn.log_softmax if log else jax.nn.softmax
-    compute = jnp.float32 if np.dtype(dtype) in REDUCED else dtype
+    compute = opmath_dtype(dtype)
     return fn(x.astype(compute), axis=dim).astype(dtype)
 
 

@@ -52,7 +52,7 @@ def _attention_fn(
     elif mask is not None:
         mask = mask.astype(q.dtype)
     if flash:
-        return _flash(q, k, v, jnp.zeros((), q.dtype) if mask is None else mask, scale)
+        return _flash(q, k, v, mask, scale)  # (only under an additive mask)
     weights = _safe_softmax(_scores(q, k, mask, scale))
     if key is not None:
         weights = _dropout_op(weights, key, dropout_p)
