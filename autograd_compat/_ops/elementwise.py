@@ -25,6 +25,7 @@ from jax import lax
 
 from .._pure import dtypes as _dtypes
 from .._pure import float8
+from .._pure.division import ieee_divide
 from .._pure.op import constant, register, scalar_input
 from .._pure.opmath import REDUCED, in_opmath, opmath_dtype
 from .._pure.shapes import broadcast_shapes
@@ -173,7 +174,7 @@ _RSUB = register(
     saves="none",
 )  # scalar other
 _MUL = register("mul", _arithmetic(jnp.multiply), node="MulBackward0", saves="others")
-_DIV = register("div", _arithmetic(jnp.divide), node="DivBackward0")
+_DIV = register("div", _arithmetic(ieee_divide), node="DivBackward0")
 _POW_TENSOR = register("pow", _promoted(_pow), node="PowBackward1")
 _POW_SCALAR = register("pow.scalar_exponent", _pow_scalar, node="PowBackward0", shown_inputs=(0,))
 _RPOW = register(
@@ -272,7 +273,7 @@ def _rounded_divide(a, b, *, dtype, rounding_mode):
         return jnp.floor_divide(a, b) if rounding_mode == "floor" else lax.div(a, b)
     if rounding_mode == "floor":
         return jnp.floor_divide(a, b)
-    return jnp.trunc(a / b)
+    return jnp.trunc(ieee_divide(a, b))
 
 
 _ROUNDED_DIV = register("div.rounding_mode", _rounded_divide, node="DivBackward2", saves="none")
@@ -710,7 +711,7 @@ def _addcmul(x, t1, t2, value, *, dtype):
 
 def _addcdiv(x, t1, t2, value, *, dtype):
     m = opmath_dtype(dtype)
-    return (x.astype(m) + value.astype(m) * (t1.astype(m) / t2.astype(m))).astype(dtype)
+    return (x.astype(m) + value.astype(m) * ieee_divide(t1.astype(m), t2.astype(m))).astype(dtype)
 
 
 _ADDCMUL = register("addcmul", _addcmul, node="AddcmulBackward0")

@@ -213,6 +213,40 @@ def test_float_division_family_python_semantics(real_torch):
         check_case(fn, [a, b], real_torch, grads=False)
 
 
+def test_division_rounds_once_as_pytorch_whatever_the_divisor(real_torch):
+    """Every quotient bit for bit PyTorch's, where XLA would multiply by a reciprocal (a
+    number, a 0-d tensor, a row, a square root or exponential computed in the same program)
+    and round twice: eager, deferred (small arrays), truncated to integers and compiled."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.1, 10, (64, 256)).astype(np.float32)
+    y = rng.uniform(0.1, 3, (64, 256)).astype(np.float32)
+    grid = (np.arange(1, 4001, dtype=np.float32) * np.float32(0.3)).reshape(16, 250)
+
+    def quotients(t, x, y, grid):
+        row = y[:1]  # (1, 256): a broadcast divisor
+        return [
+            x / 3.0,
+            x / t.tensor(3.0),
+            x / row,
+            x[:2, :8] / 3.0,  # small: deferred into one program with the next
+            t.addcdiv(x, x, t.tensor(3.0), value=0.5),
+            t.div(grid, 0.3, rounding_mode="trunc"),
+            2.5 / x,
+        ]
+
+    ours = [ac.tensor(a) for a in (x, y, grid)]
+    theirs = [real_torch.tensor(a) for a in (x, y, grid)]
+    got = quotients(ac, *ours)
+    compiled = ac.compile(lambda x, y: [x / y.sqrt(), x / y.sum(0, keepdim=True)])(*ours[:2])
+    expected = quotients(real_torch, *theirs)
+    y_sqrt, y_sum = ours[1].sqrt().numpy(), ours[1].sum(0, keepdim=True).numpy()
+    for i, (mine, want) in enumerate(zip(got, expected, strict=True)):
+        assert np.array_equal(mine.numpy(), want.numpy()), i
+    # compiled: the same quotients of the same divisors (their own values are the op's)
+    assert np.array_equal(compiled[0].numpy(), x / y_sqrt)
+    assert np.array_equal(compiled[1].numpy(), x / y_sum)
+
+
 def test_arithmetic_takes_a_number_as_input_as_pytorch(real_torch):
     """add, sub, mul, div (and their aliases) and floor_divide take a Python number in the
     input's place, promoted as a wrapped number (Longformer's `torch.div(seq_len, w,
