@@ -5,26 +5,40 @@ on rand/randn/bernoulli draw PyTorch's values, the gamma-based ones other values
 
 Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma, Chi2, Dirichlet,
 Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical;
+`TransformedDistribution` (a base distribution through a chain of `transforms`) and the
+distributions built on it: LogNormal, HalfNormal, Gumbel, Kumaraswamy, LogisticNormal and
+InverseGamma; `Independent` (batch dims read as event dims);
 `kl_divergence` with `register_kl` and the closed forms PyTorch has between two of the same
-family; `constraints` for validation.
+family; `constraints` for validation and `biject_to`/`transform_to` from a constraint to a
+transform onto it.
 """
 
 from __future__ import annotations
 
 from .._alias import missing_attribute as _missing_attribute
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
 from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .gamma import Gamma
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F403 - PyTorch's package exports every transform
 from .uniform import Uniform
 from .wishart import Wishart
 
@@ -36,16 +50,28 @@ __all__ = [
     "Dirichlet",
     "Distribution",
     "Gamma",
+    "Gumbel",
+    "HalfNormal",
+    "Independent",
+    "InverseGamma",
+    "Kumaraswamy",
+    "LogNormal",
+    "LogisticNormal",
     "MultivariateNormal",
     "Normal",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
+    "TransformedDistribution",
     "Uniform",
     "Wishart",
+    "biject_to",
     "constraints",
     "kl_divergence",
     "register_kl",
+    "transform_to",
+    "transforms",
 ]
+__all__.extend(transforms.__all__)
 
 
 def __getattr__(name: str):

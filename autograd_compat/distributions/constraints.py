@@ -4,14 +4,18 @@ validation messages quote ("Real()", "GreaterThan(lower_bound=0.0)")."""
 
 from __future__ import annotations
 
-from .._ops.decomposition import linalg_cholesky_ex
+from .._ops.decomposition import linalg_cholesky_ex, linalg_eigvalsh
 from .._ops.factories import full
+from .._ops.shape import cat as _cat_tensors
+from .._ops.shape import stack as _stack_tensors
 from .._pure import dtypes as _dtypes
 from .._state.tensor import Tensor
 
 __all__ = [
     "Constraint",
     "boolean",
+    "cat",
+    "corr_cholesky",
     "dependent",
     "dependent_property",
     "greater_than",
@@ -26,10 +30,12 @@ __all__ = [
     "nonnegative",
     "positive",
     "positive_definite",
+    "positive_semidefinite",
     "real",
     "real_vector",
     "simplex",
     "square",
+    "stack",
     "symmetric",
     "unit_interval",
 ]
@@ -222,6 +228,19 @@ class _LowerCholesky(Constraint):
         return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower-triangular with a positive diagonal
+    and rows of unit norm (within 10 * size * eps)."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = _dtypes.finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = value.detach().norm(dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -238,6 +257,16 @@ class _Symmetric(_Square):
         return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices with no negative eigenvalue."""
+
+    def check(self, value: Tensor) -> Tensor:
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return linalg_eigvalsh(value).ge(0).all(-1)
+
+
 class _PositiveDefinite(_Symmetric):
     """Symmetric matrices with a Cholesky factorization."""
 
@@ -246,6 +275,69 @@ class _PositiveDefinite(_Symmetric):
         if not bool(symmetric.all()):
             return symmetric
         return linalg_cholesky_ex(value.detach()).L.isfinite().all(-1).all(-1)
+
+
+class _Cat(Constraint):
+    """The constraints `cseq` on consecutive slices of `lengths` (default 1 each) along
+    `dim`, as `torch.cat` joins them."""
+
+    def __init__(self, cseq, dim: int = 0, lengths=None) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})"
+            )
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(self.dim, value, "value")
+        checks = []
+        start = 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return _cat_tensors(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """The constraints `cseq` on the slices along `dim`, as `torch.stack` joins them."""
+
+    def __init__(self, cseq, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value: Tensor) -> Tensor:
+        _check_dim(self.dim, value, "value")
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return _stack_tensors([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
+def _check_dim(dim: int, value: Tensor, name: str) -> None:
+    """PyTorch's AssertionError for a `dim` outside `value`'s dims (cat and stack)."""
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for {name} with {value.dim()} dimensions")
 
 
 dependent = _Dependent()
@@ -265,6 +357,10 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

@@ -21,9 +21,14 @@ from .categorical import Categorical
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .gamma import Gamma
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
+from .utils import _sum_rightmost, euler_constant
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -281,3 +286,86 @@ def _kl_uniform_normal(p, q):
     t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (width.pow(2) / 12 + t3) / q.scale.pow(2)
+
+
+# ----------------------------------------------------------------------------- Independent,
+# TransformedDistribution (LogNormal and the others through their bases), Gumbel, HalfNormal
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * euler_constant
+    t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
+    return t1 + t2 + t3 - (1 + euler_constant)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    beta_scale_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    c = p.concentration
+    t1 = (c - 1) * c.digamma() - c.lgamma() - c
+    t2 = beta_scale_prod.log() + c / beta_scale_prod
+    t3 = loc_scale_ratio.exp() * (1 + beta_scale_prod.reciprocal()).pow(-c) - loc_scale_ratio
+    return t1 + t2 + t3
+
+
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Uniform)
+def _kl_gumbel_infinity(p, q):
+    return full_like(p.loc, math.inf)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    param_ratio = p.scale / q.scale
+    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (euler_constant + 1)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    mean_scale_ratio = p.loc / q.scale
+    var_scale_sqr_ratio = (p.scale / q.scale).pow(2)
+    loc_scale_ratio = q.loc / q.scale
+    t1 = var_scale_sqr_ratio.log() * 0.5
+    t2 = mean_scale_ratio - loc_scale_ratio
+    t3 = (-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio).exp()
+    return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    common_term = q.scale / (p.high - p.low)
+    high_loc_diff = (p.high - q.loc) / q.scale
+    low_loc_diff = (p.low - q.loc) / q.scale
+    t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
+    t2 = common_term * ((-high_loc_diff).exp() - (-low_loc_diff).exp())
+    return t1 - t2
