@@ -16,9 +16,12 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
 from .gamma import Gamma
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
@@ -32,9 +35,12 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Categorical",
+    "Cauchy",
     "Chi2",
     "Dirichlet",
     "Distribution",
+    "Exponential",
+    "ExponentialFamily",
     "Gamma",
     "MultivariateNormal",
     "Normal",

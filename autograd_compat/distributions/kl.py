@@ -15,11 +15,16 @@ from .._ops.factories import full_like
 from .._ops.nn.activation import softplus
 from .._ops.shape import broadcast_shapes
 from .._ops.solvers import solve_triangular as linalg_solve_triangular
+from .._state.modes import enable_grad
+from .._tape.backward import grad
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
 from .gamma import Gamma
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
@@ -281,3 +286,88 @@ def _kl_uniform_normal(p, q):
     t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (width.pow(2) / 12 + t3) / q.scale.pow(2)
+
+
+# ------------------------------------- ExponentialFamily, Exponential, Cauchy, Laplace, ...
+_EULER_GAMMA = 0.57721566490153286060
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log normalizer, between two members of one family."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot \
+                            be computed using Bregman divergences"
+        )
+    p_params = [param.detach().requires_grad_() for param in p._natural_params]
+    q_params = q._natural_params
+    with enable_grad():
+        log_normalizer = p._log_normalizer(*p_params)
+        gradients = grad(log_normalizer.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - log_normalizer
+    event_dims = len(q.event_shape)
+    for p_param, q_param, g in zip(p_params, q_params, gradients):
+        term = (q_param - p_param) * g
+        if event_dims:
+            term = term.reshape(tuple(term.shape[:-event_dims]) + (-1,)).sum(-1)
+        result = result - term
+    return result
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p, q):
+    total = p.concentration1 + p.concentration0
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / total)
+
+
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, Uniform)
+def _kl_exponential_infinity(p, q):
+    return full_like(p.rate, math.inf)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return (
+        t1 + ratio + q.concentration.lgamma() + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA)
+    )
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = q.loc.pow(2) * 0.5
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+register_kl(Normal, Exponential)(_kl_normal_infinity)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return where(p.low < q.support.lower_bound, math.inf, result)
