@@ -18,17 +18,23 @@ from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
 from .uniform import Uniform
+from .von_mises import VonMises
 from .wishart import Wishart
 
 __all__ = [
@@ -37,16 +43,22 @@ __all__ = [
     "Categorical",
     "Cauchy",
     "Chi2",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
+    "Laplace",
     "MultivariateNormal",
     "Normal",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
+    "StudentT",
     "Uniform",
+    "VonMises",
     "Wishart",
     "constraints",
     "kl_divergence",

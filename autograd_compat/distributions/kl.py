@@ -9,9 +9,9 @@ import functools
 import math
 import warnings
 
-from .._ops.comparison import where
+from .._ops.comparison import maximum, where
 from .._ops.elementwise import xlogy
-from .._ops.factories import full_like
+from .._ops.factories import full_like, ones_like
 from .._ops.nn.activation import softplus
 from .._ops.shape import broadcast_shapes
 from .._ops.solvers import solve_triangular as linalg_solve_triangular
@@ -21,11 +21,13 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .uniform import Uniform
@@ -334,6 +336,7 @@ def _kl_beta_exponential(p, q):
 
 
 @register_kl(Exponential, Beta)
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return full_like(p.rate, math.inf)
@@ -364,6 +367,9 @@ def _kl_gamma_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
 
 
+# p's support reaches outside q's
+register_kl(Gamma, ContinuousBernoulli)(_kl_gamma_infinity)
+register_kl(Normal, ContinuousBernoulli)(_kl_normal_infinity)
 register_kl(Normal, Exponential)(_kl_normal_infinity)
 
 
@@ -371,3 +377,84 @@ register_kl(Normal, Exponential)(_kl_normal_infinity)
 def _kl_uniform_exponential(p, q):
     result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
     return where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3
+
+
+@register_kl(Beta, ContinuousBernoulli)
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_to_continuous_bernoulli(p, q):
+    """-H(p) - E_p[log q], from p's entropy and mean; infinite where a uniform p reaches
+    outside (0, 1)."""
+    result = -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+    if isinstance(p, Uniform):
+        outside = maximum(p.high.ge(q.support.upper_bound), p.low.le(q.support.lower_bound))
+        return where(outside, ones_like(result) * math.inf, result)
+    return result
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + q.scale.log()
+    t3 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = maximum(q.low.ge(p.support.lower_bound), q.high.le(p.support.upper_bound))
+    return where(outside, ones_like(result) * math.inf, result)
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return t1 + t2 + t3 - 1
+
+
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Uniform)
+def _kl_laplace_infinity(p, q):
+    return full_like(p.loc, math.inf)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    var_normal = q.scale.pow(2)
+    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * (2 * scale_sqr_var_ratio / math.pi).log()
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    loc_diff = p.loc - q.loc
+    scale_ratio = p.scale / q.scale
+    loc_diff_scale_ratio = loc_diff / p.scale
+    t1 = scale_ratio.log()
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
+    t3 = loc_diff * (math.sqrt(0.5) * loc_diff_scale_ratio).erf()
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
