@@ -20,49 +20,67 @@ from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
+from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403 - PyTorch's package exports every transform
 from .uniform import Uniform
+from .von_mises import VonMises
 from .wishart import Wishart
 
 __all__ = [
     "Bernoulli",
     "Beta",
     "Categorical",
+    "Cauchy",
     "Chi2",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Gumbel",
     "HalfNormal",
     "Independent",
     "InverseGamma",
     "Kumaraswamy",
+    "Laplace",
     "LogNormal",
     "LogisticNormal",
     "MultivariateNormal",
     "Normal",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
+    "StudentT",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Wishart",
     "biject_to",
     "constraints",
