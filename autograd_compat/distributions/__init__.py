@@ -6,8 +6,8 @@ on rand/randn/bernoulli draw PyTorch's values, the gamma-based ones other values
 Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma, Chi2, Dirichlet,
 Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical;
 `TransformedDistribution` (a base distribution through a chain of `transforms`) and the
-distributions built on it: LogNormal, HalfNormal, Gumbel, Kumaraswamy, LogisticNormal and
-InverseGamma; `Independent` (batch dims read as event dims);
+distributions built on it: LogNormal, HalfNormal, HalfCauchy, Gumbel, Weibull, Pareto,
+Kumaraswamy, LogisticNormal and InverseGamma; `Independent` (batch dims read as event dims);
 `kl_divergence` with `register_kl` and the closed forms PyTorch has between two of the same
 family; `constraints` for validation and `biject_to`/`transform_to` from a constraint to a
 transform onto it.
@@ -32,6 +32,7 @@ from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
 from .generalized_pareto import GeneralizedPareto
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
@@ -42,6 +43,7 @@ from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .pareto import Pareto
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
@@ -49,6 +51,7 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403 - PyTorch's package exports every transform
 from .uniform import Uniform
 from .von_mises import VonMises
+from .weibull import Weibull
 from .wishart import Wishart
 
 __all__ = [
@@ -66,6 +69,7 @@ __all__ = [
     "Gamma",
     "GeneralizedPareto",
     "Gumbel",
+    "HalfCauchy",
     "HalfNormal",
     "Independent",
     "InverseGamma",
@@ -75,12 +79,14 @@ __all__ = [
     "LogisticNormal",
     "MultivariateNormal",
     "Normal",
+    "Pareto",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "StudentT",
     "TransformedDistribution",
     "Uniform",
     "VonMises",
+    "Weibull",
     "Wishart",
     "biject_to",
     "constraints",

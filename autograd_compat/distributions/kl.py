@@ -33,6 +33,7 @@ from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
+from .pareto import Pareto
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
@@ -512,7 +513,10 @@ def _kl_gamma_gumbel(p, q):
 
 
 @register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p, q):
     return full_like(p.loc, math.inf)
@@ -546,3 +550,87 @@ def _kl_uniform_gumbel(p, q):
     t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
     t2 = common_term * ((-high_loc_diff).exp() - (-low_loc_diff).exp())
     return t1 - t2
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    scale_rate_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = scale_rate_prod.log() - 1
+    t2 = loc_scale_ratio.exp() * scale_rate_prod / (scale_rate_prod + 1)
+    t3 = scale_rate_prod.reciprocal()
+    return t1 - loc_scale_ratio + t2 + t3
+
+
+# ----------------------------------------------------------------------------- Pareto
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    return where(p.support.lower_bound < q.support.lower_bound, math.inf, result)
+
+
+# p's support reaches outside q's
+register_kl(Exponential, Pareto)(_kl_exponential_infinity)
+register_kl(Gamma, Pareto)(_kl_gamma_infinity)
+register_kl(Laplace, Pareto)(_kl_laplace_infinity)
+register_kl(Normal, Pareto)(_kl_normal_infinity)
+
+
+@register_kl(Beta, Pareto)
+def _kl_beta_infinity(p, q):
+    return full_like(p.concentration1, math.inf)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return full_like(p.probs, math.inf)
+
+
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return full_like(p.scale, math.inf)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    return where(p.alpha <= 1, math.inf, t1 - t2 + t3 - 1)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    return where(p.alpha <= 1, math.inf, t1 + t2 + t3 + t4 - 1)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    return where(p.alpha <= 2, math.inf, t1 - t2 + (t3 + t4) / var_normal - 1)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    return where(p.low < q.support.lower_bound, math.inf, result)

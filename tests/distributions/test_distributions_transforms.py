@@ -1,6 +1,6 @@
 """torch.distributions.transforms, biject_to/transform_to, TransformedDistribution,
-Independent and the distributions built on them (LogNormal, HalfNormal, Gumbel,
-Kumaraswamy, LogisticNormal, InverseGamma) against real PyTorch: values and float64
+Independent and the distributions built on them (LogNormal, HalfNormal, HalfCauchy, Gumbel,
+Weibull, Pareto, Kumaraswamy, LogisticNormal, InverseGamma) against real PyTorch: values and float64
 gradients of each transform's forward, inverse and log-Jacobian, of the distributions'
 log_prob/entropy/mean/variance and of their KL divergences; shapes, supports, caching,
 seeded samples and the errors."""
@@ -160,6 +160,31 @@ CASES = {
         ),
         [S],
     ),
+    "half_cauchy": (
+        lambda t, scale: (
+            d := t.distributions.HalfCauchy(scale),
+            d.log_prob(t.tensor(S2)),
+            d.entropy(),
+            d.mean,
+            d.cdf(t.tensor(S2)),
+            d.icdf(t.tensor(U)),
+        )[1:],
+        [S],
+    ),
+    "weibull": (
+        lambda t, scale, k: (
+            *_summary(d := t.distributions.Weibull(scale, k), t.tensor(S2)),
+            d.mode,
+        ),
+        [S, S2 + 0.5],
+    ),
+    "pareto": (
+        lambda t, scale, alpha: (
+            *_summary(d := t.distributions.Pareto(scale, alpha), t.tensor(S + 0.5)),
+            d.cdf(t.tensor(S + 0.5)),
+        ),
+        [S, S2 + 2.0],
+    ),
     "gumbel": (
         lambda t, loc, scale: (
             *_summary(d := t.distributions.Gumbel(loc, scale), t.tensor(V)),
@@ -206,6 +231,20 @@ CASES = {
         ),
         [P, S],
     ),
+    "kl_pareto_exponential": (
+        lambda t, a, b: tuple(
+            t.distributions.kl_divergence(p, q)
+            for p, q in (
+                (t.distributions.Pareto(b, a + 3.5), t.distributions.Pareto(b - 0.1, a.exp())),
+                (t.distributions.Pareto(b, a + 3.5), t.distributions.Exponential(a.exp())),
+                (t.distributions.Pareto(b, a + 3.5), t.distributions.Gamma(b, a.exp())),
+                (t.distributions.Pareto(b, a + 3.5), t.distributions.Normal(a, b)),
+                (t.distributions.Uniform(b, b + 1), t.distributions.Pareto(b - 0.1, a.exp())),
+                (t.distributions.Exponential(b), t.distributions.Gumbel(a, a.exp())),
+            )
+        ),
+        [P, S],
+    ),
 }
 
 
@@ -225,6 +264,9 @@ def _distributions(t):
     return {
         "log_normal": D.LogNormal(p, s),
         "half_normal": D.HalfNormal(s),
+        "half_cauchy": D.HalfCauchy(s),
+        "weibull": D.Weibull(s, s + 1),
+        "pareto": D.Pareto(s, s + 1),
         "gumbel": D.Gumbel(p, s),
         "gumbel_numbers": D.Gumbel(0.5, 2.0),
         "kumaraswamy": D.Kumaraswamy(s, s + 1),
@@ -331,6 +373,9 @@ ERRORS = {
     "log_normal_scale": lambda t: t.distributions.LogNormal(0.0, t.tensor([-1.0])),
     "log_normal_value": lambda t: t.distributions.LogNormal(0.0, 1.0).log_prob(t.tensor([-1.0])),
     "half_normal_scale": lambda t: t.distributions.HalfNormal(t.tensor([0.0])),
+    "half_cauchy_value": lambda t: t.distributions.HalfCauchy(1.0).log_prob(t.tensor([-1.0])),
+    "weibull_concentration": lambda t: t.distributions.Weibull(1.0, t.tensor([0.0])),
+    "pareto_value": lambda t: t.distributions.Pareto(2.0, 1.0).log_prob(t.tensor([1.0])),
     "gumbel_scale": lambda t: t.distributions.Gumbel(t.tensor([0.0]), t.tensor([-1.0])),
     "kumaraswamy_value": lambda t: t.distributions.Kumaraswamy(1.0, 2.0).log_prob(t.tensor([1.5])),
     "logistic_normal_value": lambda t: t.distributions.LogisticNormal(
