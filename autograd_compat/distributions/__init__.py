@@ -4,9 +4,11 @@ tensor ops and random generator (`torch.manual_seed` makes draws repeatable; sam
 on rand/randn/bernoulli draw PyTorch's values, the gamma-based ones other values).
 
 Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma, Chi2, Dirichlet,
-Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical;
+Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical; the continuous
+Exponential, Laplace, Cauchy, StudentT, FisherSnedecor, VonMises, ContinuousBernoulli and
+GeneralizedPareto; the ExponentialFamily base (entropy and KL as Bregman divergences);
 `kl_divergence` with `register_kl` and the closed forms PyTorch has between two of the same
-family; `constraints` for validation.
+family and across families; `constraints` for validation.
 """
 
 from __future__ import annotations
