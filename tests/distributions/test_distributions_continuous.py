@@ -335,6 +335,12 @@ def test_rsample_gradients():
 
 
 # ----------------------------------------------------------------------------- errors
+def _bregman_entropy_without_grad(t):
+    """The Bregman entropy differentiates the log normalizer: PyTorch's error under no_grad."""
+    with t.no_grad():
+        return t.distributions.ExponentialFamily.entropy(t.distributions.Exponential(1.0))
+
+
 ERRORS = {
     "exponential": lambda t: t.distributions.Exponential(t.tensor([1.0, -1.0])),
     "exponential_value": lambda t: t.distributions.Exponential(1.0).log_prob(t.tensor([-1.0])),
@@ -362,6 +368,7 @@ ERRORS = {
     "generalized_pareto_float64": lambda t: t.distributions.GeneralizedPareto(
         t.tensor([1.0], dtype=t.float64), 1.0, 0.5
     ).log_prob(t.tensor([1.5], dtype=t.float64)),
+    "bregman_without_grad": _bregman_entropy_without_grad,
     "kl_across_exponential_families": lambda t: t.distributions.kl_divergence(
         t.distributions.Bernoulli(0.3), t.distributions.Exponential(1.0)
     ),
