@@ -30,6 +30,7 @@ from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .uniform import Uniform
+from .utils import euler_constant
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -289,8 +290,7 @@ def _kl_uniform_normal(p, q):
     return t1 + 0.5 * (width.pow(2) / 12 + t3) / q.scale.pow(2)
 
 
-# ------------------------------------- ExponentialFamily, Exponential, Cauchy, Laplace, ...
-_EULER_GAMMA = 0.57721566490153286060
+# ------------------- ExponentialFamily, Exponential, Laplace, Cauchy, ContinuousBernoulli
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)
@@ -346,7 +346,11 @@ def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
     t1 = -q.concentration * ratio.log()
     return (
-        t1 + ratio + q.concentration.lgamma() + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA)
+        t1
+        + ratio
+        + q.concentration.lgamma()
+        + q.concentration * euler_constant
+        - (1 + euler_constant)
     )
 
 

@@ -12,7 +12,16 @@ from .._pure import dtypes as _dtypes
 from .._state.modes import enable_grad
 from .._state.tensor import Tensor
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all",
+    "clamp_probs",
+    "euler_constant",
+    "lazy_property",
+    "logits_to_probs",
+    "probs_to_logits",
+]
+
+euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 
 
 def broadcast_all(*values) -> tuple:
