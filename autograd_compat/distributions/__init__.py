@@ -4,13 +4,15 @@ tensor ops and random generator (`torch.manual_seed` makes draws repeatable; sam
 on rand/randn/bernoulli draw PyTorch's values, the gamma-based ones other values).
 
 Normal, Uniform, Bernoulli, Categorical, MultivariateNormal, Beta, Gamma, Chi2, Dirichlet,
-Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical;
+Wishart and the relaxed RelaxedBernoulli and RelaxedOneHotCategorical; the continuous
+Exponential, Laplace, Cauchy, StudentT, FisherSnedecor, VonMises, ContinuousBernoulli and
+GeneralizedPareto; the ExponentialFamily base (entropy and KL as Bregman divergences);
 `TransformedDistribution` (a base distribution through a chain of `transforms`) and the
 distributions built on it: LogNormal, HalfNormal, HalfCauchy, Gumbel, Weibull, Pareto,
 Kumaraswamy, LogisticNormal and InverseGamma; `Independent` (batch dims read as event dims);
 `kl_divergence` with `register_kl` and the closed forms PyTorch has between two of the same
-family; `constraints` for validation and `biject_to`/`transform_to` from a constraint to a
-transform onto it.
+family and across families; `constraints` for validation and `biject_to`/`transform_to` from a
+constraint to a transform onto it.
 """
 
 from __future__ import annotations

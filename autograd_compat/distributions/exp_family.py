@@ -4,7 +4,6 @@ of one family follow from the log normalizer F by Bregman divergences."""
 
 from __future__ import annotations
 
-from .._state.modes import enable_grad
 from .._tape.backward import grad
 from .distribution import Distribution
 
@@ -31,12 +30,12 @@ class ExponentialFamily(Distribution):
         raise NotImplementedError
 
     def entropy(self):
-        """F(theta) - <theta, grad F(theta)> - E[k(x)], grad F by autograd."""
+        """F(theta) - <theta, grad F(theta)> - E[k(x)], grad F by autograd (so, as in
+        PyTorch, not under no_grad)."""
         result = -self._mean_carrier_measure
         params = [p.detach().requires_grad_() for p in self._natural_params]
-        with enable_grad():
-            log_normalizer = self._log_normalizer(*params)
-            gradients = grad(log_normalizer.sum(), params, create_graph=True)
+        log_normalizer = self._log_normalizer(*params)
+        gradients = grad(log_normalizer.sum(), params, create_graph=True)
         result += log_normalizer
         for param, g in zip(params, gradients):
             result -= (param * g).reshape(self._batch_shape + (-1,)).sum(-1)

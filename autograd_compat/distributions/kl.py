@@ -15,7 +15,6 @@ from .._ops.factories import full_like, ones_like
 from .._ops.nn.activation import softplus
 from .._ops.shape import broadcast_shapes
 from .._ops.solvers import solve_triangular as linalg_solve_triangular
-from .._state.modes import enable_grad
 from .._tape.backward import grad
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -296,13 +295,13 @@ def _kl_uniform_normal(p, q):
     return t1 + 0.5 * (width.pow(2) / 12 + t3) / q.scale.pow(2)
 
 
-# ------------------------------------- ExponentialFamily, Exponential, Cauchy, Laplace, ...
-_EULER_GAMMA = 0.57721566490153286060
+# ------------------- ExponentialFamily, Exponential, Laplace, Cauchy, ContinuousBernoulli
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_expfamily_expfamily(p, q):
-    """The Bregman divergence of the log normalizer, between two members of one family."""
+    """The Bregman divergence of the log normalizer between two members of one family, its
+    gradient by autograd (so, as in PyTorch, not under no_grad)."""
     if type(p) is not type(q):
         raise NotImplementedError(
             "The cross KL-divergence between different exponential families cannot \
@@ -310,9 +309,8 @@ def _kl_expfamily_expfamily(p, q):
         )
     p_params = [param.detach().requires_grad_() for param in p._natural_params]
     q_params = q._natural_params
-    with enable_grad():
-        log_normalizer = p._log_normalizer(*p_params)
-        gradients = grad(log_normalizer.sum(), p_params, create_graph=True)
+    log_normalizer = p._log_normalizer(*p_params)
+    gradients = grad(log_normalizer.sum(), p_params, create_graph=True)
     result = q._log_normalizer(*q_params) - log_normalizer
     event_dims = len(q.event_shape)
     for p_param, q_param, g in zip(p_params, q_params, gradients):
@@ -353,7 +351,11 @@ def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
     t1 = -q.concentration * ratio.log()
     return (
-        t1 + ratio + q.concentration.lgamma() + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA)
+        t1
+        + ratio
+        + q.concentration.lgamma()
+        + q.concentration * euler_constant
+        - (1 + euler_constant)
     )
 
 
