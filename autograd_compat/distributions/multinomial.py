@@ -75,7 +75,9 @@ class Multinomial(Distribution):
 
     def entropy(self):
         n = tensor(self.total_count)
-        term1 = n * self._categorical.entropy() - (n + 1).lgamma()
+        # lgamma(n + 1) of PyTorch's int64 tensor: in the default dtype, correctly rounded
+        log_factorial_n = tensor(math.lgamma(self.total_count + 1))
+        term1 = n * self._categorical.entropy() - log_factorial_n
         support = self._binomial.enumerate_support(expand=False)[1:]
         binomial_probs = self._binomial.log_prob(support).exp()
         weights = (support + 1).lgamma()
