@@ -1,7 +1,7 @@
 """`kl_divergence(p, q)` dispatched on the pair of types through a registry (`register_kl`),
 with PyTorch's closed forms for the pairs among the distributions here: each family with
-itself, and the pairs across Beta, Gamma, Normal and Uniform that PyTorch has (infinite where
-p's support reaches outside q's)."""
+itself, and the pairs across families that PyTorch has (infinite where p's support reaches
+outside q's)."""
 
 from __future__ import annotations
 
