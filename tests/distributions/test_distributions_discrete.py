@@ -22,7 +22,6 @@ COUNTS = np.array([1.0, 2.0, 0.0])
 PROBS = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
 ONE_HOT = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
 FACTOR = np.array([[1.0, 0.5, 0.0], [0.2, -0.1, 0.4], [0.0, 0.3, 0.1]])  # a covariance factor
-COV = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.5]])
 CORR_TRIL = np.linalg.cholesky(np.array([[1.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.0]]))
 
 
