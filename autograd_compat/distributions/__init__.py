@@ -10,9 +10,12 @@ GeneralizedPareto; the ExponentialFamily base (entropy and KL as Bregman diverge
 `TransformedDistribution` (a base distribution through a chain of `transforms`) and the
 distributions built on it: LogNormal, HalfNormal, HalfCauchy, Gumbel, Weibull, Pareto,
 Kumaraswamy, LogisticNormal and InverseGamma; `Independent` (batch dims read as event dims);
-`kl_divergence` with `register_kl` and the closed forms PyTorch has between two of the same
-family and across families; `constraints` for validation and `biject_to`/`transform_to` from a
-constraint to a transform onto it.
+the discrete Binomial, Poisson, Geometric, NegativeBinomial, Multinomial, OneHotCategorical
+(and its straight-through form), with MixtureSameFamily, LowRankMultivariateNormal and
+LKJCholesky (Poisson and binomial counts are drawn correctly distributed, not PyTorch's
+values); `kl_divergence` with `register_kl` and the closed forms PyTorch has between two of
+the same family and across families; `constraints` for validation and
+`biject_to`/`transform_to` from a constraint to a transform onto it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .._alias import missing_attribute as _missing_attribute
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
@@ -33,6 +37,7 @@ from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
 from .generalized_pareto import GeneralizedPareto
+from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
@@ -41,11 +46,18 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
+from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
@@ -59,6 +71,7 @@ from .wishart import Wishart
 __all__ = [
     "Bernoulli",
     "Beta",
+    "Binomial",
     "Categorical",
     "Cauchy",
     "Chi2",
@@ -70,6 +83,7 @@ __all__ = [
     "FisherSnedecor",
     "Gamma",
     "GeneralizedPareto",
+    "Geometric",
     "Gumbel",
     "HalfCauchy",
     "HalfNormal",
@@ -77,11 +91,19 @@ __all__ = [
     "InverseGamma",
     "Kumaraswamy",
     "Laplace",
-    "LogNormal",
+    "LKJCholesky",
     "LogisticNormal",
+    "LogNormal",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Pareto",
+    "Poisson",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "StudentT",

@@ -13,6 +13,7 @@ from .._state.tensor import Tensor
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
     "cat",
     "corr_cholesky",
@@ -27,10 +28,14 @@ __all__ = [
     "is_dependent",
     "less_than",
     "lower_cholesky",
+    "multinomial",
     "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
     "positive",
     "positive_definite",
     "positive_semidefinite",
+    "positive_integer",
     "real",
     "real_vector",
     "simplex",
@@ -156,6 +161,43 @@ class _IntegerInterval(Constraint):
         return _bounds_repr(self, "lower_bound", "upper_bound")
 
 
+class _IntegerGreaterThan(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound) -> None:
+        self.lower_bound = lower_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self) -> str:
+        return _bounds_repr(self, "lower_bound")
+
+
+class _OneHot(Constraint):
+    """Vectors of zeros with a single one."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        is_boolean = (value == 0) | (value == 1)
+        return is_boolean.all(-1) & value.sum(-1).eq(1)
+
+
+class _Multinomial(Constraint):
+    """Non-negative count vectors summing to at most `upper_bound` (PyTorch's weaker check)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
 class _Real(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return value == value  # False for NaN
@@ -239,6 +281,36 @@ class _CorrCholesky(Constraint):
         row_norm = value.detach().norm(dim=-1)
         unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
         return _LowerCholesky().check(value) & unit_row_norm
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a mixture: `base_constraint` (the components') checked on the value
+    with the components' dim put back."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}"
+            )
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        kept = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:kept]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 class _Square(Constraint):
@@ -345,6 +417,10 @@ dependent_property = _DependentProperty
 independent = _IndependentConstraint
 boolean = _Boolean()
 integer_interval = _IntegerInterval
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+one_hot = _OneHot()
+multinomial = _Multinomial
 real = _Real()
 real_vector = independent(real, 1)
 positive = _GreaterThan(0.0)

@@ -1,7 +1,7 @@
 """`kl_divergence(p, q)` dispatched on the pair of types through a registry (`register_kl`),
 with PyTorch's closed forms for the pairs among the distributions here: each family with
-itself, and the pairs across Beta, Gamma, Normal and Uniform that PyTorch has (infinite where
-p's support reaches outside q's)."""
+itself, and the pairs across families that PyTorch has (infinite where p's support reaches
+outside q's)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ import warnings
 from .._ops.comparison import maximum, where
 from .._ops.elementwise import xlogy
 from .._ops.factories import full_like, ones_like
+from .._ops.linalg import diag_embed
 from .._ops.nn.activation import softplus
 from .._ops.shape import broadcast_shapes
 from .._ops.solvers import solve_triangular as linalg_solve_triangular
 from .._tape.backward import grad
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
@@ -26,13 +28,22 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    batch_lowrank_logdet,
+    batch_lowrank_mahalanobis,
+    woodbury_factor,
+)
 from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
@@ -636,3 +647,112 @@ def _kl_uniform_pareto(p, q):
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
     result = t2 * (q.alpha + 1) - t1
     return where(p.low < q.support.lower_bound, math.inf, result)
+
+
+# -------------------- Binomial, Geometric, Poisson, OneHotCategorical, LowRankMultivariateNormal
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return where(p.total_count > q.total_count, math.inf, kl)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_poisson_infinity(p, q):
+    return full_like(p.rate, math.inf)
+
+
+def _batch_trace_xxt(bmat):
+    """The trace of X X^T over trailing batch dims: the sum of squares of each matrix."""
+    return bmat.pow(2).sum((-2, -1))
+
+
+def _lowrank_logdet(d):
+    return batch_lowrank_logdet(
+        d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril
+    )
+
+
+def _lowrank_mahalanobis(q, x):
+    return batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, x, q._capacitance_tril
+    )
+
+
+def _check_event_shapes(p, q, kind: str) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            f"KL-divergence between two {kind} with                          "
+            "different event shapes cannot be computed"
+        )
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    # inv(qcov) @ pcov = [inv(qD) - A^T A] @ (pD + pW pW^T)
+    a = woodbury_factor(q)
+    p_w, p_d = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    q_d = q._unbroadcasted_cov_diag
+    term21 = (p_d / q_d).sum(-1)
+    term22 = _batch_trace_xxt(p_w * q_d.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_xxt(a * p_d.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_xxt(a.matmul(p_w))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    p_tril = p._unbroadcasted_scale_tril
+    term1 = _lowrank_logdet(q) - 2 * p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    # inv(qcov) @ pcov = [inv(qD) - A^T A] @ p_tril @ p_tril^T
+    a = woodbury_factor(q)
+    term21 = _batch_trace_xxt(p_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_xxt(a.matmul(p_tril))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    q_tril = q._unbroadcasted_scale_tril
+    term1 = 2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _lowrank_logdet(p)
+    term3 = batch_mahalanobis(q_tril, q.loc - p.loc)
+    # inv(qcov) @ pcov = inv(q_tril q_tril^T) @ (pW pW^T + pD)
+    batch = tuple(broadcast_shapes(q_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2]))
+    n = p.event_shape[0]
+    q_tril = q_tril.expand((*batch, n, n))
+    p_w = p._unbroadcasted_cov_factor.expand((*batch, n, p.cov_factor.size(-1)))
+    p_d = diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand((*batch, n, n))
+    term21 = _batch_trace_xxt(linalg_solve_triangular(q_tril, p_w, upper=False))
+    term22 = _batch_trace_xxt(linalg_solve_triangular(q_tril, p_d, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - n)
