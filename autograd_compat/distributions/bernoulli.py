@@ -7,11 +7,13 @@ import numbers
 from .._ops.factories import arange
 from .._ops.nn.loss import binary_cross_entropy_with_logits
 from .._ops.random import bernoulli
+from .._ops.unary import logit
 from .._pure.shapes import Size
 from .._state.modes import no_grad
 from .._state.tensor import Tensor
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli", "BinaryParameters", "set_probs_or_logits"]
@@ -51,12 +53,13 @@ class BinaryParameters:
         return self._param.size()
 
 
-class Bernoulli(BinaryParameters, Distribution):
+class Bernoulli(BinaryParameters, ExponentialFamily):
     """0/1 samples, 1 with probability `probs` (or sigmoid(`logits`)); give exactly one."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
         batch_shape = set_probs_or_logits(self, probs, logits)
@@ -92,3 +95,10 @@ class Bernoulli(BinaryParameters, Distribution):
     def enumerate_support(self, expand: bool = True):
         values = arange(2, dtype=self._param.dtype).view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1, *self._batch_shape)) if expand else values
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (logit(self.probs),)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()

@@ -6,12 +6,12 @@ from __future__ import annotations
 from .._ops.elementwise import xlogy
 from .._ops.random import sample_dirichlet
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution with the positive `concentration` vectors of the last dim."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -57,3 +57,10 @@ class Dirichlet(Distribution):
             - (k - total) * total.digamma()
             - ((c - 1.0) * c.digamma()).sum(-1)
         )
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from .._ops.nn.activation import sigmoid, softplus
 from .._ops.random import rand
-from .._pure import dtypes as _dtypes
 from . import constraints
-from ._transformed import Transformed
 from .bernoulli import BinaryParameters, set_probs_or_logits
 from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import SigmoidTransform
 from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
@@ -50,7 +49,7 @@ class LogitRelaxedBernoulli(BinaryParameters, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(Transformed):
+class RelaxedBernoulli(TransformedDistribution):
     """A relaxed Bernoulli over (0, 1) at relaxation `temperature`, parameterised by `probs`
     or `logits` (give exactly one): the sigmoid of a LogitRelaxedBernoulli sample.
 
@@ -62,21 +61,26 @@ class RelaxedBernoulli(Transformed):
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(
         self, temperature, probs=None, logits=None, validate_args: bool | None = None
     ) -> None:
-        base = LogitRelaxedBernoulli(temperature, probs, logits)
-        super().__init__(base, validate_args=validate_args)
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
-    def _forward(self, x):
-        finfo = _dtypes.finfo(x.dtype)
-        return sigmoid(x).clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)
 
-    def _inverse(self, y):
-        finfo = _dtypes.finfo(y.dtype)
-        y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
-        return y.log() - (-y).log1p()
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
 
-    def _log_abs_det_jacobian(self, x, y):
-        return -softplus(-x) - softplus(x)
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs

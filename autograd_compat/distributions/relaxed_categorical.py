@@ -7,9 +7,10 @@ from __future__ import annotations
 from .._ops.factories import full_like
 from .._ops.random import rand
 from . import constraints
-from ._transformed import Transformed
 from .categorical import Categorical
 from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
@@ -74,7 +75,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(Transformed):
+class RelaxedOneHotCategorical(TransformedDistribution):
     """A relaxed one-hot categorical over the simplex of the last dim, at relaxation
     `temperature`, parameterised by `probs` or `logits` (give exactly one): the exp of an
     ExpRelaxedCategorical sample.
@@ -89,18 +90,26 @@ class RelaxedOneHotCategorical(Transformed):
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
+    has_rsample = True
 
     def __init__(
         self, temperature, probs=None, logits=None, validate_args: bool | None = None
     ) -> None:
-        base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, validate_args=validate_args)
+        base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
-    def _forward(self, x):
-        return x.exp()
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+        return super().expand(batch_shape, _instance=new)
 
-    def _inverse(self, y):
-        return y.log()
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
 
-    def _log_abs_det_jacobian(self, x, y):
-        return x
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs

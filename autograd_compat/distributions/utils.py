@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import numbers
 
-from .._ops.factories import tensor
+from .._ops.factories import arange, tensor
 from .._ops.nn.activation import sigmoid, softmax
 from .._ops.shape import broadcast_tensors
 from .._pure import dtypes as _dtypes
 from .._state.modes import enable_grad
 from .._state.tensor import Tensor
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all",
+    "clamp_probs",
+    "euler_constant",
+    "lazy_property",
+    "logits_to_probs",
+    "probs_to_logits",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
+
+euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 
 
 def broadcast_all(*values) -> tuple:
@@ -65,3 +76,43 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    """`value` with its `dim` rightmost dims summed out."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+def _tril_mask(n: int, diag: int) -> Tensor:
+    """The n x n boolean mask of the elements on and below diagonal `diag`."""
+    index = arange(n)
+    return index < index.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The elements of (batched) square `mat` on and below diagonal `diag`, in row order."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The (batched) square matrix, zero above diagonal `diag`, whose elements on and below
+    it are `vec` in row order: the inverse of `tril_matrix_to_vec`."""
+    # the positive root of D**2 + (1+2*diag)*D - |diag| * (diag+1) - 2*vec.shape[-1] = 0
+    n = (
+        -(1 + 2 * diag)
+        + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5
+    ) / 2
+    if round(n) - n > _dtypes.finfo(vec.dtype).eps:
+        raise ValueError(
+            f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
+            "the lower triangular part of a square D x D matrix."
+        )
+    size = round(n)
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (size, size))
+    mat[..., _tril_mask(size, diag)] = vec
+    return mat

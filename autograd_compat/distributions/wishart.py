@@ -19,6 +19,7 @@ from .._pure.shapes import Size
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .multivariate_normal import one_matrix, scale_tril_of
 from .utils import lazy_property
 
@@ -35,7 +36,7 @@ def _mvdigamma(x, p: int):
     return (x.unsqueeze(-1) - halves).digamma().sum(-1)
 
 
-class Wishart(Distribution):
+class Wishart(ExponentialFamily):
     """The Wishart distribution with `df` degrees of freedom (above the dimension minus 1)
     and exactly one of `covariance_matrix`, `precision_matrix` or `scale_tril`.
 
@@ -47,6 +48,7 @@ class Wishart(Distribution):
 
     support = constraints.positive_definite
     has_rsample = True
+    _mean_carrier_measure = 0
 
     @property
     def arg_constraints(self):
@@ -205,3 +207,13 @@ class Wishart(Distribution):
             - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p)
             + nu * p / 2
         )
+
+    @property
+    def _natural_params(self) -> tuple:
+        p = self._event_shape[-1]
+        return -self.precision_matrix / 2, (self.df - p - 1) / 2
+
+    def _log_normalizer(self, x, y):
+        p = self._event_shape[-1]
+        logabsdet = linalg_slogdet(-2 * x).logabsdet
+        return (y + (p + 1) / 2) * (-logabsdet + _LOG_2 * p) + mvlgamma(y + (p + 1) / 2, p=p)

@@ -1,0 +1,71 @@
+"""The half-Cauchy distribution: |X| for X ~ Cauchy(0, scale), reparameterised."""
+
+from __future__ import annotations
+
+import math
+
+from .._ops.comparison import where
+from .._ops.factories import as_tensor, full, zeros_like
+from . import constraints
+from .cauchy import Cauchy
+from .transformed_distribution import TransformedDistribution
+from .transforms import AbsTransform
+
+__all__ = ["HalfCauchy"]
+
+
+class HalfCauchy(TransformedDistribution):
+    """|X| for X ~ Cauchy(0, `scale`); its mean and variance are infinite.
+
+    Example::
+
+        >>> m = torch.distributions.HalfCauchy(torch.tensor([1.0]))
+        >>> m.cdf(torch.tensor([1.0]))
+        tensor([0.5000])
+    """
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale, validate_args: bool | None = None) -> None:
+        base_dist = Cauchy(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
+
+    @property
+    def mean(self):
+        return full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
+
+    @property
+    def mode(self):
+        return zeros_like(self.scale)
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = as_tensor(value, dtype=self.base_dist.scale.dtype)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return where(value >= 0, log_prob, -math.inf)
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
