@@ -22,6 +22,27 @@ class Size(tuple):
     def numel(self) -> int:
         return math.prod(self)
 
+    # A slice, a concatenation or a repetition of a Size is a Size, as in PyTorch (and prints
+    # as one in error messages built from it).
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if type(index) is slice else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(
+                f"can only concatenate tuple (not {type(other).__name__}) to torch.Size"
+            )
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
 
 def normalize_dim(dim: int, ndim: int) -> int:
     """Turn a possibly negative dim into an index; PyTorch's IndexError when out of range."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 
+from .._ops.comparison import where
 from .._ops.factories import arange
 from .._ops.nn.loss import binary_cross_entropy_with_logits
 from .._ops.random import bernoulli
@@ -77,6 +78,12 @@ class Bernoulli(BinaryParameters, ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
+
+    @property
+    def mode(self):
+        """1 where `probs` > 0.5, 0 below, NaN at 0.5 (two modes)."""
+        mode = (self.probs >= 0.5).to(self.probs)
+        return where(self.probs == 0.5, float("nan"), mode)
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -3,7 +3,9 @@ gamma samples with implicit reparameterisation gradients)."""
 
 from __future__ import annotations
 
+from .._ops.comparison import where
 from .._ops.elementwise import xlogy
+from .._ops.nn.embedding import one_hot
 from .._ops.random import sample_dirichlet
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -41,6 +43,15 @@ class Dirichlet(ExponentialFamily):
     @property
     def mean(self):
         return self.concentration / self.concentration.sum(-1, True)
+
+    @property
+    def mode(self):
+        """The density's peak, (concentration - 1)+ normalised; where every concentration is
+        below 1, the vertex PyTorch picks (a one-hot of that row's argmax)."""
+        shifted = (self.concentration - 1).clamp(min=0.0)
+        mode = shifted / shifted.sum(-1, True)
+        corner = one_hot(mode.argmax(dim=-1), shifted.shape[-1]).to(mode)
+        return where((self.concentration < 1).all(dim=-1, keepdim=True), corner, mode)
 
     @property
     def variance(self):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .._ops.elementwise import xlogy
 from .._ops.factories import as_tensor
 from .._ops.random import sample_gamma
+from .._ops.special_math import igamma
 from .._pure import dtypes as _dtypes
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -32,6 +33,11 @@ class Gamma(ExponentialFamily):
     @property
     def mean(self):
         return self.concentration / self.rate
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return igamma(self.concentration, self.rate * value)
 
     @property
     def mode(self):

@@ -65,7 +65,7 @@ class LowRankMultivariateNormal(Distribution):
     def __init__(self, loc, cov_factor, cov_diag, validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        event_shape = Size(loc.shape[-1:])
+        event_shape = loc.shape[-1:]
         if cov_factor.dim() < 2:
             raise ValueError(
                 "cov_factor must be at least two-dimensional, "
@@ -103,7 +103,7 @@ class LowRankMultivariateNormal(Distribution):
         return new
 
     def _matrix_shape(self) -> Size:
-        return Size(self._batch_shape + self._event_shape + self._event_shape)
+        return self._batch_shape + self._event_shape + self._event_shape
 
     @property
     def mean(self):

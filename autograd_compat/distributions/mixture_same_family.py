@@ -39,7 +39,7 @@ class MixtureSameFamily(Distribution):
                 "instance of torch.distributions.Distribution"
             )
         mdbs = mixture_distribution.batch_shape
-        cdbs = Size(component_distribution.batch_shape[:-1])
+        cdbs = component_distribution.batch_shape[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
                 raise ValueError(

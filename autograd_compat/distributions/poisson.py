@@ -8,13 +8,13 @@ from .._ops.count_samples import sample_poisson
 from .._pure.shapes import Size
 from .._state.modes import no_grad
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Non-negative integer counts with probability rate^k e^-rate / k!."""
 
     arg_constraints = {"rate": constraints.nonnegative}
@@ -50,3 +50,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x):
+        return x.exp()

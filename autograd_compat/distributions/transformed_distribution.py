@@ -42,7 +42,7 @@ class TransformedDistribution(Distribution):
             self.transforms = transforms
         else:
             raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
-        base_shape = Size(base_distribution.batch_shape + base_distribution.event_shape)
+        base_shape = base_distribution.batch_shape + base_distribution.event_shape
         base_event_dim = len(base_distribution.event_shape)
         transform = ComposeTransform(self.transforms)
         if len(base_shape) < transform.domain.event_dim:

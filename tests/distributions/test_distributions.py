@@ -211,6 +211,25 @@ def _infinite_across_families(t, a, b):
     )
 
 
+def _modes_and_gamma_cdf(t, a, b):
+    """The modes of Bernoulli (NaN at a tie), Beta and Dirichlet (a vertex where every
+    concentration is below 1) and the gamma's CDF (the regularised incomplete gamma)."""
+    D = t.distributions
+    below_one = t.stack([a / (a + b + 3), b / (a + b + 3)], -1)
+    return (
+        D.Bernoulli(t.tensor([0.3, 0.5, 0.8], dtype=a.dtype)).mode,
+        D.Beta(a, b).mode,
+        D.Dirichlet(t.stack([a, b, a + b], -1)).mode,
+        D.Dirichlet(below_one).mode,
+        D.Gamma(a.detach(), b).cdf(t.tensor(V).abs()),  # (no derivative in the shape)
+    )
+
+
+@pytest.mark.torch
+def test_modes_and_gamma_cdf_against_pytorch(real_torch):
+    check_case(_modes_and_gamma_cdf, [S, S2], real_torch, names=False, finite_differences=False)
+
+
 @pytest.mark.torch
 def test_kl_across_families_against_pytorch(real_torch):
     check_case(_across_families, [S, S2], real_torch, names=False)

@@ -29,6 +29,26 @@ def test_metadata():
     assert t.type() == "torch.FloatTensor"
 
 
+def test_size_slices_and_concatenations_are_sizes(real_torch):
+    """A slice, a sum or a repetition of a Size is a Size (errors built from one print it as
+    PyTorch's do); its items are ints; adding a list is PyTorch's TypeError."""
+    for lib in (torch, real_torch):
+        s = lib.Size([2, 3, 4])
+        got = [s[1:], s[::-1], s + (5,), (5,) + s, s * 2, 2 * s, s + s]
+        assert [repr(x) for x in got] == [
+            "torch.Size([3, 4])",
+            "torch.Size([4, 3, 2])",
+            "torch.Size([2, 3, 4, 5])",
+            "torch.Size([5, 2, 3, 4])",
+            "torch.Size([2, 3, 4, 2, 3, 4])",
+            "torch.Size([2, 3, 4, 2, 3, 4])",
+            "torch.Size([2, 3, 4, 2, 3, 4])",
+        ]
+        assert type(s[0]) is int and hash(s) == hash((2, 3, 4))
+        with pytest.raises(TypeError, match=r"can only concatenate tuple \(not list\) to torch"):
+            s + [5]
+
+
 def test_conversions():
     t = torch.tensor([[1.5, 2.0], [3.0, 4.0]])
     assert t.tolist() == [[1.5, 2.0], [3.0, 4.0]]
