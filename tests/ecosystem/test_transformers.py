@@ -45,9 +45,9 @@ def test_llama_gradient_checkpointing(both, reentrant):
     assert len(ours["grad_norms"]) == 21 and ours["output_type"] == "CausalLMOutputWithPast"
 
 
-def test_mixtral_mamba_and_falcon_alibi_forward_and_backward(both):
-    """Three more architectures in one process: mixture-of-experts routing, a selective
-    scan, and ALiBi over padding."""
+def test_mixtral_mamba_falcon_alibi_and_time_series_forward_and_backward(both):
+    """Four more architectures in one process: mixture-of-experts routing, a selective
+    scan, ALiBi over padding, and a Student-t forecasting head."""
     ours = both("transformers_architectures.py")
-    assert set(ours) == {"mixtral", "mamba", "falcon"}
+    assert set(ours) == {"mixtral", "mamba", "falcon", "time_series"}
     assert all(len(model["grad_norms"]) > 5 for model in ours.values())
