@@ -186,11 +186,15 @@ def test_jax_cache_switched_off_by_the_user_stays_off(tmp_path):
     assert not (tmp_path / "ours").exists()
 
 
-def test_the_test_process_itself_has_no_persistent_cache():
-    assert os.environ[ENV] == "off"
-    assert torch._compile_cache.CACHE_DIR is None
+def test_the_test_process_caches_in_its_runs_own_folder():
+    """The suite never reads or writes the user's cache: its processes share a folder made
+    for the run (the root conftest.py)."""
+    folder = os.environ["AUTOGRAD_COMPAT_SUITE_CACHE"]
+    assert os.environ[ENV] == folder != torch._compile_cache.default_dir()
+    assert os.path.basename(folder).startswith("autograd_compat_suite_cache_")
+    assert torch._compile_cache.CACHE_DIR == folder
     if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
-        assert jax.config.values["jax_compilation_cache_dir"] is None
+        assert jax.config.values["jax_compilation_cache_dir"] == folder
 
 
 @pytest.mark.parametrize(
