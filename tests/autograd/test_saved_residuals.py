@@ -25,6 +25,7 @@ OPS = {
     "softmax": lambda lib, x: lib.softmax(x, dim=-1),
     "relu": lambda lib, x: lib.relu(x),
     "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (5,)),
+    "batch_norm": lambda lib, x: lib.nn.functional.batch_norm(x, None, None, training=True),
 }
 AFFINE = [RNG.standard_normal(5), RNG.standard_normal(5)]
 
@@ -68,16 +69,17 @@ def _backward_primitives(result) -> set:
 
 def _primal_vjp_primitives(op, static, values) -> set:
     """The primitives of `op`'s primal-based vjp (what a node without residuals runs)."""
+    out = op.fn(*values, **dict(static))
+    outs = out if isinstance(out, tuple) else (out,)
     fn = functools.partial(
         vjp_of(op).fn,
         static=static,
         requires=(True,) * len(values),
         saved_mask=(True,) * len(values),
         placeholders=(),
-        ct_mask=(True,),
+        ct_mask=(True,) * len(outs),
     )
-    out = op.fn(*values, **dict(static))
-    return _primitives(jax.make_jaxpr(fn)(*values, jnp.ones_like(out)).jaxpr)
+    return _primitives(jax.make_jaxpr(fn)(*values, *map(jnp.ones_like, outs)).jaxpr)
 
 
 @pytest.mark.parametrize(
@@ -88,6 +90,7 @@ def _primal_vjp_primitives(op, static, values) -> set:
         ("exp", "exp"),
         ("softmax", "exp"),
         ("layer_norm", "rsqrt"),
+        ("batch_norm", "rsqrt"),
     ],
 )
 def test_backward_does_not_run_the_forward(name, forward_primitive):
@@ -119,6 +122,16 @@ def test_affine_layer_norm_gradients_match_pytorch_and_finite_differences(real_t
     check_case(
         lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (5,), w, b), [X, *AFFINE], real_torch
     )
+
+
+def test_affine_batch_norm_gradients_and_running_statistics_match_pytorch(real_torch):
+    def step(lib, x, w, b):
+        mean, var = lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
+        y = lib.nn.functional.batch_norm(x, mean, var, w, b, training=True, momentum=0.3)
+        return y, mean, var
+
+    images = RNG.standard_normal((4, 3, 2, 5))
+    check_case(step, [images, RNG.standard_normal(3), RNG.standard_normal(3)], real_torch)
 
 
 def test_lstm_gradients_match_pytorch_and_finite_differences(real_torch):

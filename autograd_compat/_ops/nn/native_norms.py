@@ -42,8 +42,16 @@ class _BatchNormOps(NamedTuple):
 
 
 def _legit_op(variant: str, fn, node: str, shown: tuple) -> Op:
-    """An op of `_native_batch_norm_legit` applying the batch norm function `fn`."""
-    return register("_native_batch_norm_legit" + variant, fn, node=node, shown_inputs=shown)
+    """An op of `_native_batch_norm_legit` applying the batch norm function `fn` (saving its
+    residuals where it computes batch statistics, as `batch_norm` does)."""
+    residuals = "all" if fn is _bn_train_fn else None
+    return register(
+        "_native_batch_norm_legit" + variant,
+        fn,
+        node=node,
+        shown_inputs=shown,
+        residuals=residuals,
+    )
 
 
 _NATIVE = _BatchNormOps(_BN_TRAIN, _BN_EVAL)

@@ -61,9 +61,17 @@ def _moments(x, axes):
 
 def _bn_train_fn(x, eps, *affine, has_weight, has_bias):
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    mean, var = _moments(x, (0,) + tuple(range(2, x.ndim)))
-    y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
-    y = _scale_shift(y, affine, shape, has_weight, has_bias)
+    axes = (0,) + tuple(range(2, x.ndim))
+    if x.dtype in _SAVING_DTYPES:
+        w, b = _split_affine(affine, has_weight, has_bias, shape)
+        y = _batch_norm_of_input(x, eps, w, b, axes)
+    else:
+        mean, var = _moments(x, axes)
+        y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
+        y = _scale_shift(y, affine, shape, has_weight, has_bias)
+    # The statistics are no differentiable outputs (they only update the running ones), so
+    # their pullback saves nothing: the backward reads x and the per-channel statistics.
+    mean, var = _moments(lax.stop_gradient(x), axes)
     count = x.size // x.shape[1]
     return y, mean.reshape(-1), var.reshape(-1) * (count / max(count - 1, 1))
 
@@ -78,7 +86,11 @@ def _bn_eval_fn(x, mean, var, eps, *affine, has_weight, has_bias):
 # eps is a runtime input (a new eps never compiles), placed before the optional weight and
 # bias; shown_inputs keeps it and the running statistics out of next_functions.
 _BN_TRAIN = register(
-    "batch_norm", _bn_train_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 2, 3)
+    "batch_norm",
+    _bn_train_fn,
+    node="NativeBatchNormBackward0",
+    shown_inputs=(0, 2, 3),
+    residuals="all",
 )
 _BN_EVAL = register(
     "batch_norm.eval", _bn_eval_fn, node="NativeBatchNormBackward0", shown_inputs=(0, 4, 5)
@@ -137,9 +149,7 @@ def batch_norm(
 def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
     axes = tuple(range(x.ndim - dims, x.ndim))
     if x.dtype in _SAVING_DTYPES:
-        affine = list(affine)
-        w = affine.pop(0) if has_weight else None
-        b = affine.pop(0) if has_bias else None
+        w, b = _split_affine(affine, has_weight, has_bias, None)
         return _layer_norm_of_input(x, eps, w, b, axes)
     mean, var = _moments(x, axes)
     y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
@@ -150,6 +160,30 @@ def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
 _SAVING_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _split_affine(affine, has_weight, has_bias, shape):
+    """(weight, bias) from the present ones of `affine`, None where absent, each reshaped to
+    `shape` if given."""
+    affine = list(affine)
+    w = affine.pop(0) if has_weight else None
+    b = affine.pop(0) if has_bias else None
+    if shape is not None:
+        w, b = (None if t is None else t.reshape(shape) for t in (w, b))
+    return w, b
+
+
+def _statistics(x, eps, axes):
+    """The mean of `x` over `axes` and 1 / sqrt(biased variance + eps), as size-1 dims."""
+    mean, var = _moments(x, axes)
+    return mean, lax.rsqrt(var + eps.astype(var.dtype))
+
+
+def _normalized(x, eps, w, b, axes):
+    """`x` normalized over `axes`, scaled by `w` and shifted by `b` (each None where absent)."""
+    mean, r = _statistics(x, eps, axes)
+    y = (x - mean) * r
+    return _scale_shift(y, [t for t in (w, b) if t is not None], None, w is not None, b is not None)
+
+
 @partial(jax.custom_jvp, nondiff_argnums=(4,))
 def _layer_norm_of_input(x, eps, w, b, axes):
     """Layer norm (w and b: None where absent) differentiated as PyTorch's is, from its input
@@ -157,13 +191,33 @@ def _layer_norm_of_input(x, eps, w, b, axes):
     only, never by an array of x's size computed in the forward, so the pullback's residuals
     (`_pure/residuals`) are `x`, `w` and the statistics; its backward recomputes neither the
     mean nor the variance."""
-    mean, var = _moments(x, axes)
-    y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
-    return _scale_shift(y, [t for t in (w, b) if t is not None], None, w is not None, b is not None)
+    return _normalized(x, eps, w, b, axes)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(4,))
+def _batch_norm_of_input(x, eps, w, b, axes):
+    """Batch norm (w and b: None where absent, else constant along `axes`) differentiated as
+    PyTorch's is: the pullback's residuals are `x`, `w` and the per-channel statistics, and
+    its backward makes two passes over `x` (the sums of the cotangent and of its product with
+    the centred input, which both the input's and the weight's gradients read) and one that
+    writes the input's gradient, as PyTorch's kernel does. The centred input `x - mean` is
+    computed again in the backward (`jax.checkpoint`), never saved: PyTorch keeps the input
+    and the statistics alone."""
+    return _normalized(x, eps, w, b, axes)
 
 
 def _present(tangent) -> bool:
     return not isinstance(tangent, SymbolicZero)
+
+
+def _sum_of(parts: list, out):
+    """The tangent made of `parts` (zeros where none), in `out`'s dtype."""
+    if not parts:
+        return jnp.zeros_like(out)
+    tangent = parts[0]
+    for part in parts[1:]:
+        tangent = tangent + part
+    return tangent.astype(out.dtype)
 
 
 @partial(_layer_norm_of_input.defjvp, symbolic_zeros=True)
@@ -171,8 +225,7 @@ def _layer_norm_of_input_jvp(axes, primals, tangents):
     x, eps, w, b = primals
     dx, _, dw, db = tangents
     out = _layer_norm_of_input(x, eps, w, b, axes)
-    mean, var = _moments(x, axes)
-    r = lax.rsqrt(var + eps.astype(var.dtype))
+    mean, r = _statistics(x, eps, axes)
     parts = []
     if _present(dx):  # d x_hat = r (u - x_hat mean(x_hat u)), u = dx - mean(dx)
         u = dx - jnp.mean(dx, axis=axes, keepdims=True)
@@ -184,12 +237,41 @@ def _layer_norm_of_input_jvp(axes, primals, tangents):
         parts.append(x * (r * dw) - (mean * r) * dw)
     if b is not None and _present(db):
         parts.append(jnp.broadcast_to(db, out.shape))
-    if not parts:
-        return out, jnp.zeros_like(out)
-    tangent = parts[0]
-    for part in parts[1:]:
-        tangent = tangent + part
-    return out, tangent.astype(out.dtype)
+    return out, _sum_of(parts, out)
+
+
+@partial(_batch_norm_of_input.defjvp, symbolic_zeros=True)
+def _batch_norm_of_input_jvp(axes, primals, tangents):
+    x, eps, w, b = primals
+    dx, _, dw, db = tangents
+    out = _batch_norm_of_input(x, eps, w, b, axes)
+    mean, r = _statistics(x, eps, axes)
+    present = (_present(dx), w is not None and _present(dw), b is not None and _present(db))
+    given = [t for t, p in zip((dx, dw, db), present) if p]
+    tangent = jax.checkpoint(partial(_batch_norm_tangent, axes, present, out.shape))
+    return out, tangent(x, mean, r, w, *given).astype(out.dtype)
+
+
+def _batch_norm_tangent(axes, present, shape, x, mean, r, w, *given):
+    """Batch norm's tangent from the `present` ones of (dx, dw, db). Under `jax.checkpoint`,
+    so that the pullback's residuals are its primal arguments and the centred input it
+    computes is computed again in the backward, never saved. Every per-channel factor
+    multiplies a mean of a tangent, never a tangent inside a mean, so that the transposed means
+    sum the cotangent and `centred * cotangent`: two sums, which every term shares."""
+    given = list(given)
+    centred = x - mean
+    parts = []
+    if present[0]:  # k (dx - mean(dx) - x_hat mean(x_hat dx)), k = w r
+        dx = given.pop(0)
+        k = r if w is None else w * r
+        s1 = jnp.mean(dx, axis=axes, keepdims=True)
+        s2 = jnp.mean(centred * dx, axis=axes, keepdims=True)
+        parts.append(k * dx + (-k) * s1 + centred * ((-k * r * r) * s2))
+    if present[1]:  # x_hat dw
+        parts.append(centred * (r * given.pop(0)))
+    if present[2]:
+        parts.append(jnp.broadcast_to(given.pop(0), shape))
+    return _sum_of(parts, jnp.zeros(shape, x.dtype))
 
 
 _LAYER_NORM = register(
