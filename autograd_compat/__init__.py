@@ -88,6 +88,7 @@ from ._ops.linalg import *  # noqa: F403
 from ._ops.order_statistics import *  # noqa: F403
 from ._ops.pairwise import *  # noqa: F403
 from ._ops.random import *  # noqa: F403
+from ._ops.count_samples import *  # noqa: F403
 from ._ops.reduce import *  # noqa: F403
 from ._ops.sampling import *  # noqa: F403
 from ._ops.shape import *  # noqa: F403

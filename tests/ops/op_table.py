@@ -295,6 +295,23 @@ ROWS: list[OpCase] = [
         lambda torch, p: seeded(torch, lambda: torch.bernoulli(p)),
         domain="prob",
     ),
+    # Poisson and binomial draws: not PyTorch's sampler's values (their distribution is
+    # tested in test_count_samples.py, with the zero gradient and the missing derivative).
+    OpCase(
+        "poisson",
+        lambda torch, r: seeded(torch, lambda: torch.poisson(r)),
+        domain="pos",
+        grad=False,
+        torch=False,
+    ),
+    OpCase(
+        "binomial",
+        lambda torch, n, p: seeded(torch, lambda: torch.binomial((n * 10).floor(), p)),
+        inputs=(S, S),
+        domain=("pos", "prob"),
+        grad=False,
+        torch=False,
+    ),
     OpCase(
         "bernoulli.p",
         lambda torch, x: seeded(torch, lambda: torch.bernoulli(x, 0.3)),
