@@ -10,9 +10,11 @@ never runs the forward recurrence again.
 
 A `Layout` says, per leaf, whether it is one of the op's inputs, one of its outputs, or a new
 array the forward program returns after the outputs: an input or an output is saved as the
-same array, never a copy. It is found once per (op, static arguments, input avals,
-requires_grad pattern) by tracing the forward (`layout_of`): tracing is deterministic, so the
-forward program's residuals are the leaves of that trace's pullback, in its order.
+same array, never a copy, and so is an input the function reshaped (group norm's grouped
+view of its input), which the backward reshapes again. It is found once per (op, static
+arguments, input avals, requires_grad pattern) by tracing the forward (`layout_of`): tracing
+is deterministic, so the forward program's residuals are the leaves of that trace's pullback,
+in its order.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Layout(NamedTuple):
     new: tuple  # the leaf positions the forward returns after its outputs, in that order
     tupled: bool  # whether the op's function returns a tuple
     out_meta: tuple  # the (shape, dtype) of each output
+    shapes: tuple  # per leaf, the shape an input is reshaped to for it, else None
 
     @property
     def connected(self) -> bool:
@@ -83,16 +86,38 @@ def _trace_layout(fn, static: tuple, avals: tuple, requires: tuple) -> Layout:
         position.setdefault(id(var), (INPUT, i))
     for j, var in enumerate(jaxpr.outvars[:n_out]):
         position.setdefault(id(var), (OUTPUT, j))
+    reshaped = _reshaped_inputs(jaxpr)
     sources: list = []
+    reshapes: list = []
     new: list = []
     for k, var in enumerate(jaxpr.outvars[n_out:]):
         source = position.get(id(var))
+        shape = None
+        if source is None and id(var) in reshaped:
+            source, shape = reshaped[id(var)]
         if source is None:
             source = position[id(var)] = (NEW, len(new))
             new.append(k)
         sources.append(source)
+        reshapes.append(shape)
     out_meta = tuple((s.shape, s.dtype) for s in jax.tree.leaves(out_shapes))
-    return Layout(found["tree"], tuple(sources), tuple(new), found["tupled"], out_meta)
+    tree, tupled = found["tree"], found["tupled"]
+    return Layout(tree, tuple(sources), tuple(new), tupled, out_meta, tuple(reshapes))
+
+
+def _reshaped_inputs(jaxpr) -> dict:
+    """Variable (by identity) -> ((INPUT, input index), shape) for each plain reshape of an
+    input in `jaxpr`."""
+    inputs = {id(var): i for i, var in enumerate(jaxpr.invars)}
+    found = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name != "reshape" or eqn.params.get("dimensions") is not None:
+            continue
+        operand = eqn.invars[0]
+        if id(operand) in inputs:
+            shape = tuple(eqn.outvars[0].aval.shape)
+            found[id(eqn.outvars[0])] = ((INPUT, inputs[id(operand)]), shape)
+    return found
 
 
 def _saving_pure(*values, fn, static, requires, new):
@@ -121,7 +146,8 @@ def _pullback_pure(*args, layout: Layout, ct_mask: tuple):
     """(residual leaves..., present cotangents...) -> one gradient per input that requires
     grad, complex ones in PyTorch's convention (`op.conj_complex`)."""
     n = len(layout.sources)
-    pullback = jax.tree.unflatten(layout.tree, args[:n])
+    leaves = [a if s is None else a.reshape(s) for a, s in zip(args[:n], layout.shapes)]
+    pullback = jax.tree.unflatten(layout.tree, leaves)
     cts = iter(args[n:])
     ct = []
     for present, (shape, dtype) in zip(ct_mask, layout.out_meta):

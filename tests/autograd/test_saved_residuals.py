@@ -26,6 +26,7 @@ OPS = {
     "relu": lambda lib, x: lib.relu(x),
     "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (5,)),
     "batch_norm": lambda lib, x: lib.nn.functional.batch_norm(x, None, None, training=True),
+    "group_norm": lambda lib, x: lib.nn.functional.group_norm(x, 1),
 }
 AFFINE = [RNG.standard_normal(5), RNG.standard_normal(5)]
 
@@ -91,6 +92,7 @@ def _primal_vjp_primitives(op, static, values) -> set:
         ("softmax", "exp"),
         ("layer_norm", "rsqrt"),
         ("batch_norm", "rsqrt"),
+        ("group_norm", "rsqrt"),
     ],
 )
 def test_backward_does_not_run_the_forward(name, forward_primitive):
@@ -134,6 +136,14 @@ def test_affine_batch_norm_gradients_and_running_statistics_match_pytorch(real_t
     check_case(step, [images, RNG.standard_normal(3), RNG.standard_normal(3)], real_torch)
 
 
+def test_group_norm_gradients_through_output_and_statistics_match_pytorch(real_torch):
+    def native(lib, x, w, b):  # (output, mean, rstd): all three differentiable
+        return lib.native_group_norm(x, w, b, 2, 6, 5, 3, 1e-5)
+
+    images = RNG.standard_normal((2, 6, 5))
+    check_case(native, [images, RNG.standard_normal(6), RNG.standard_normal(6)], real_torch)
+
+
 def test_lstm_gradients_match_pytorch_and_finite_differences(real_torch):
     check_case(lambda lib, x: _lstm(lib, x), [SEQ], real_torch, names=False)
 
@@ -165,6 +175,28 @@ def test_gradgradcheck(name):
     op = OPS[name]
     assert torch.autograd.gradcheck(lambda a: op(torch, a), (x,))
     assert torch.autograd.gradgradcheck(lambda a: op(torch, a), (x,))
+
+
+@pytest.mark.parametrize(
+    "norm",
+    [
+        lambda F, x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        lambda F, x, w, b: F.group_norm(x, 3, w, b),
+    ],
+    ids=["batch_norm", "group_norm"],
+)
+def test_normalizations_save_their_input_and_statistics_only(norm):
+    # As PyTorch's: the input itself (group norm's grouped view of it is no copy) and
+    # per-channel or per-group statistics, never an array of the input's size made in the
+    # forward.
+    x = torch.tensor(RNG.standard_normal((4, 6, 3, 2)), dtype=torch.float32, requires_grad=True)
+    w = torch.ones(6, requires_grad=True)
+    y = norm(torch.nn.functional, x, w, torch.zeros(6, requires_grad=True))
+    node = y.grad_fn
+    leaves = node.check_saved()[: len(node.residuals.sources)]
+    big = [leaf for leaf in leaves if leaf.size >= x.numel()]
+    assert len(big) == 1 and big[0] is x._value
+    assert all(leaf.size <= 6 * 4 for leaf in leaves if leaf is not x._value)
 
 
 def test_relu_keeps_its_result_not_its_input():

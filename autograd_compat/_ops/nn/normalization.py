@@ -150,7 +150,7 @@ def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
     axes = tuple(range(x.ndim - dims, x.ndim))
     if x.dtype in _SAVING_DTYPES:
         w, b = _split_affine(affine, has_weight, has_bias, None)
-        return _layer_norm_of_input(x, eps, w, b, axes)
+        return _normalized_from_input(x, eps, w, b, axes)[0]
     mean, var = _moments(x, axes)
     y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
     y = _scale_shift(y, affine, None, has_weight, has_bias)
@@ -185,13 +185,16 @@ def _normalized(x, eps, w, b, axes):
 
 
 @partial(jax.custom_jvp, nondiff_argnums=(4,))
-def _layer_norm_of_input(x, eps, w, b, axes):
-    """Layer norm (w and b: None where absent) differentiated as PyTorch's is, from its input
-    and statistics: the tangent multiplies the tangents by `x`, `w` and per-row statistics
+def _normalized_from_input(x, eps, w, b, axes):
+    """(output, mean, 1 / sqrt(variance + eps)) of layer norm over `axes` (w and b: None where
+    absent, else broadcasting against `x`), the statistics as size-1 dims; group norm is this
+    over a grouped view. Differentiated as PyTorch's layer and group norms are, from the input
+    and statistics: the tangents multiply the input tangent by `x`, `w` and the statistics
     only, never by an array of x's size computed in the forward, so the pullback's residuals
     (`_pure/residuals`) are `x`, `w` and the statistics; its backward recomputes neither the
     mean nor the variance."""
-    return _normalized(x, eps, w, b, axes)
+    mean, r = _statistics(x, eps, axes)
+    return _normalized(x, eps, w, b, axes), mean, r
 
 
 @partial(jax.custom_jvp, nondiff_argnums=(4,))
@@ -220,24 +223,27 @@ def _sum_of(parts: list, out):
     return tangent.astype(out.dtype)
 
 
-@partial(_layer_norm_of_input.defjvp, symbolic_zeros=True)
-def _layer_norm_of_input_jvp(axes, primals, tangents):
+@partial(_normalized_from_input.defjvp, symbolic_zeros=True)
+def _normalized_from_input_jvp(axes, primals, tangents):
     x, eps, w, b = primals
     dx, _, dw, db = tangents
-    out = _layer_norm_of_input(x, eps, w, b, axes)
-    mean, r = _statistics(x, eps, axes)
+    out = _normalized_from_input(x, eps, w, b, axes)
+    y, mean, r = out
     parts = []
+    d_mean, d_r = jnp.zeros_like(mean), jnp.zeros_like(r)
     if _present(dx):  # d x_hat = r (u - x_hat mean(x_hat u)), u = dx - mean(dx)
-        u = dx - jnp.mean(dx, axis=axes, keepdims=True)
+        d_mean = jnp.mean(dx, axis=axes, keepdims=True)
+        u = dx - d_mean
         a = r * jnp.mean(x * u, axis=axes, keepdims=True)  # mean(x_hat u): mean(u) is 0
         r2 = r * r
         d_hat = r * u - x * (r2 * a) + (mean * r2) * a
         parts.append(d_hat if w is None else w * d_hat)
+        d_r = -r2 * a  # d var = 2 a / r
     if w is not None and _present(dw):  # x_hat dw, x_hat = x r - mean r
         parts.append(x * (r * dw) - (mean * r) * dw)
     if b is not None and _present(db):
-        parts.append(jnp.broadcast_to(db, out.shape))
-    return out, _sum_of(parts, out)
+        parts.append(jnp.broadcast_to(db, y.shape))
+    return out, (_sum_of(parts, y), d_mean.astype(mean.dtype), d_r.astype(r.dtype))
 
 
 @partial(_batch_norm_of_input.defjvp, symbolic_zeros=True)
@@ -354,6 +360,11 @@ def _group_norm_fn(x, eps, *affine, groups, has_weight, has_bias):
     """(output, mean, rstd), the statistics per sample and group: PyTorch's native_group_norm,
     whose three outputs are differentiable."""
     n, c = x.shape[0], x.shape[1]
+    if x.dtype in _SAVING_DTYPES:  # layer norm of (n, groups, channels per group, elements)
+        grouped = x.reshape(n, groups, c // groups, math.prod(x.shape[2:]))
+        w, b = _split_affine(affine, has_weight, has_bias, (1, groups, c // groups, 1))
+        y, mean, r = _normalized_from_input(grouped, eps, w, b, (2, 3))
+        return y.reshape(x.shape), mean.reshape(n, groups), r.reshape(n, groups)
     grouped = x.reshape(n, groups, c // groups * math.prod(x.shape[2:]))
     mean, var = _moments(grouped, (2,))
     rstd = lax.rsqrt(var + eps.astype(var.dtype))
@@ -364,7 +375,11 @@ def _group_norm_fn(x, eps, *affine, groups, has_weight, has_bias):
 
 
 _GROUP_NORM = register(
-    "group_norm", _group_norm_fn, node="NativeGroupNormBackward0", shown_inputs=(0, 2, 3)
+    "group_norm",
+    _group_norm_fn,
+    node="NativeGroupNormBackward0",
+    shown_inputs=(0, 2, 3),
+    residuals="all",
 )
 
 
