@@ -364,3 +364,43 @@ def test_numpy_axis_in_the_joining_and_indexing_ops(name, real_torch):
     ours = call(ac, ac.tensor(values), "axis")
     assert_same(ours, call(ac, ac.tensor(values), "dim"))
     assert_same(ours, call(real_torch, real_torch.tensor(values), "axis"))
+
+
+@pytest.mark.parametrize(
+    ("ndim", "dims", "span"),
+    [
+        (4, (0, 2, 3), (1, 2)),
+        (4, (0, 1, 3), (2, 3)),
+        (5, (0, 3, 4), (1, 3)),
+        (4, (0,), None),  # nothing trailing
+        (4, (2, 3), None),  # nothing leading
+        (4, (0, 2), None),  # a kept dim after the trailing ones
+        (4, (0, 1, 2, 3), None),
+    ],
+)
+def test_middle_spans(ndim, dims, span):
+    from autograd_compat._pure.middle_sums import middle
+
+    assert middle(ndim, dims) == span
+
+
+@pytest.mark.parametrize("shape", [(4, 3, 5, 6), (2, 0, 3, 3), (0, 3, 2, 2), (3, 2, 1)])
+def test_sums_over_leading_and_trailing_dims_run_in_two_stages(shape, real_torch):
+    # A per-channel sum of an NCHW batch: each (sample, channel) row, then the samples (see
+    # _pure/middle_sums); values, gradients and shapes are PyTorch's.
+    import jax
+
+    from autograd_compat._ops.reduce import _sum
+
+    dims = (0,) + tuple(range(2, len(shape)))
+    x = np.random.default_rng(0).standard_normal(shape)
+    jaxpr = jax.make_jaxpr(lambda a: _sum(a, dims=dims, keepdim=False, dtype=a.dtype))(x)
+    axes = [e.params["axes"] for e in jaxpr.jaxpr.eqns if e.primitive.name == "reduce_sum"]
+    assert axes == [(1,), (0,)]
+    for keepdim in (False, True):  # (an empty mean is NaN: no finite differences there)
+        check_case(
+            lambda t, a, k=keepdim: (a.sum(dims, keepdim=k), a.mean(dims, k)),
+            [x],
+            real_torch,
+            finite_differences=x.size > 0,
+        )
