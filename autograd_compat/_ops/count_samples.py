@@ -15,10 +15,10 @@ import numpy as np
 
 from .._pure import executables
 from .._pure.op import register
-from .._pure.shapes import broadcast_shapes, type_name
+from .._pure.shapes import broadcast_shapes
 from .._state import random as _random
 from .._state.tensor import Tensor
-from .._tape.args import scalar_type_name
+from .._tape.args import scalar_type_name, tensor_arg
 from .._tape.record import apply
 from .elementwise import _no_derivative
 from .factories import _finish
@@ -84,19 +84,10 @@ _BINOMIAL_OP = register(
 )
 
 
-def _tensor_argument(value, fname: str, name: str, position: int) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{fname}(): argument '{name}' (position {position}) must be Tensor, not "
-            f"{type_name(value)}"
-        )
-    return value
-
-
 def poisson(input, generator=None) -> Tensor:
     """A Poisson(rate) count per element of the rates `input`, in its dtype; its gradient to
     `input` is zero."""
-    rate = _tensor_argument(input, "poisson", "input", 1)
+    rate = tensor_arg(input, "poisson")
     if not rate.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"poisson_cpu\" not implemented for '{scalar_type_name(rate.dtype)}'"
@@ -110,8 +101,8 @@ def poisson(input, generator=None) -> Tensor:
 def binomial(count, prob, generator=None) -> Tensor:
     """A Binomial(count, prob) count per element of `count` and `prob` broadcast together, in
     their (one floating) dtype; it has no derivative."""
-    count = _tensor_argument(count, "binomial", "count", 1)
-    prob = _tensor_argument(prob, "binomial", "prob", 2)
+    count = tensor_arg(count, "binomial", "count", 1)
+    prob = tensor_arg(prob, "binomial", "prob", 2)
     for name, t in (("count", count), ("prob", prob)):
         if not t.dtype.is_floating_point:
             raise ValueError(

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 
 
 def middle(ndim: int, dims: tuple) -> tuple[int, int] | None:
-    """(start, stop) of the kept middle dims where `dims` (sorted, non-negative) are the first
+    """(start, stop) of the kept middle dims where `dims` (non-negative, any order) are the first
     `start` dims and the last `ndim - stop`, both at least one, with dims kept between; else
     None."""
     dims = tuple(sorted(dims))

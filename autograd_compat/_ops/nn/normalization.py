@@ -197,11 +197,16 @@ def _statistics(x, eps, axes):
     return mean, lax.rsqrt(var + eps.astype(var.dtype))
 
 
+def _affine(y, w, b):
+    """`y` scaled by `w` and shifted by `b`, each None where absent."""
+    return _scale_shift(y, [t for t in (w, b) if t is not None], None, w is not None, b is not None)
+
+
 def _normalized(x, eps, w, b, axes):
     """`x` normalized over `axes`, scaled by `w` and shifted by `b` (each None where absent)."""
     mean, r = _statistics(x, eps, axes)
     y = (x - mean) * r
-    return _scale_shift(y, [t for t in (w, b) if t is not None], None, w is not None, b is not None)
+    return _affine(y, w, b)
 
 
 @partial(jax.custom_jvp, nondiff_argnums=(4,))
@@ -219,7 +224,7 @@ def _normalized_from_input(x, eps, w, b, axes):
 
 @jax.custom_jvp
 def _batch_norm_of_input(x, eps, w, b):
-    """Batch norm (w and b: None where absent, else constant along `axes`) differentiated as
+    """Batch norm (w and b: None where absent, else (1, C, 1, ...)) differentiated as
     PyTorch's is: the pullback's residuals are `x`, `w` and the per-channel statistics, and
     its backward makes two passes over `x` (the sums of the cotangent and of its product with
     the centred input, which both the input's and the weight's gradients read) and one that
@@ -228,7 +233,7 @@ def _batch_norm_of_input(x, eps, w, b):
     and the statistics alone. Its sums are `_channel_mean`'s, forward and backward."""
     mean, r = _channel_statistics(x, eps)
     y = (x - mean) * r
-    return _scale_shift(y, [t for t in (w, b) if t is not None], None, w is not None, b is not None)
+    return _affine(y, w, b)
 
 
 def _channel_statistics(x, eps):
