@@ -43,18 +43,18 @@ backward); a new such case must too. Knowns, notes with them, are dropped togeth
 shape table fills (`SHAPE_CACHE`): the next nodes get equal, not identical, steps.
 
 **When a segment is flushed** (its live outputs computed, in one jitted program for a run met
-`COMPILE_AFTER` times, else op by op through the ops' own programs; a run with a complex value
-always op by op, around an XLA:CPU bug, see `Segment._run`): at the first read of one
-of its values (`LazyTensor._value`, an op that runs now on it, a node's saved values in a
-stepwise backward); when it holds `MAX_OPS` ops or reads more than `MAX_HELD_BYTES` of arrays
-(at the next op's `defer`); when an op of another thread takes one of its values as input;
-before and after a stepwise backward without create_graph (`flush_current`). A fused
-backward computes the open segment inside its own program (`call_with_deferred`, from the
-`COMPILE_AFTER`-th meeting; before, it flushes the segment) and hands out the values still
-referenced. A flushed segment is closed: the thread's next deferred op starts a new one.
-Values are those of the ops run one by one, rounded as each op rounds (inside a fused
-backward's program, to an ulp: see `lazy`). An allocation failure surfaces at the flush, as
-`OutOfMemoryError`.
+`COMPILE_AFTER` times, else op by op through the ops' own programs): at the first read of one of
+its values (`LazyTensor._value`, an op that runs now on it, a node's saved values in a stepwise
+backward; making a view of one reads nothing: its buffer's root value stays the Pending until
+read, `_tape/views.PendingBuffer`); when it holds `MAX_OPS` ops or reads more than
+`MAX_HELD_BYTES` of arrays (at the next op's `defer`); when an op of another thread takes one of
+its values as input; before and after a stepwise backward without create_graph
+(`flush_current`). A fused backward computes the open segment inside its own program
+(`call_with_deferred`, from the `COMPILE_AFTER`-th meeting; before, it flushes the segment) and
+hands out the values still referenced. A flushed segment is closed: the thread's next deferred
+op starts a new one. Values are those of the ops run one by one, rounded as each op rounds,
+inside a fused backward's program too (`_pure/op_rounding`). An allocation failure surfaces at
+the flush, as `OutOfMemoryError`.
 
 **Read at once.** A segment of at most `AT_ONCE_OPS` ops read right after them marks their
 Knowns not deferrable (deferring them gains nothing) until `REDEFER_AFTER` calls of such ops

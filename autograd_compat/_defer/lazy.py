@@ -12,14 +12,13 @@ a segment is flushed, `Known.notes`, threads, `ENABLED`) is the package's docstr
 - a run met again (the same ops, static arguments and wiring: the step of a loop) runs as one
   jitted program, compiled once (the third time: `COMPILE_AFTER`), that returns only the values
   still referenced.
-A flush gives the values the ops give one by one, rounded as each op rounds: its programs are
-compiled without XLA's fusion pass (`PER_OP_ROUNDING`), since XLA:CPU contracts a multiply and
-an add fused into one loop into a fused multiply-add, which rounds once where PyTorch rounds
-twice (3,000 steps of `y * 1.0001 + 0.0001` drift by 5e-5). Unfused, a program of 200 ops on
-small arrays runs as fast (each op's loop is ~40 ns). A forward computed inside its backward's
-program (`call_with_deferred`) is compiled with fusion, as the fused backward alone always was:
-unfused, the many small ops of a double backward's program ran 40% slower than op by op; there
-XLA may contract a multiply and an add of the forward (an ulp).
+A flush gives the values the ops give one by one, rounded as each op rounds. XLA:CPU contracts
+a multiply and an add fused into one loop into a fused multiply-add, which rounds once where
+PyTorch rounds twice (3,000 steps of `y * 1.0001 + 0.0001` drift by 5e-5), so every op's
+output enters a run's program behind a seam (`_pure/op_rounding.apart`) that leaves its bits
+as they are and gives the next op nothing to contract with; the program is compiled with
+XLA's fusion (`FUSED`), as is a forward computed inside its backward's program
+(`call_with_deferred`), whose forward values are therefore the ops' own too.
 A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long,
 and once the arrays it reads pass `MAX_HELD_BYTES`: a deferred op keeps its inputs alive until
 its segment is flushed, so a loop of `batch.sum()` would otherwise hold a segment's worth of
@@ -43,7 +42,7 @@ from math import prod
 import numpy as np
 from jax import ensure_compile_time_eval
 
-from .._pure import executables
+from .._pure import executables, op_rounding
 from .._pure import memory as _memory
 from .._pure.jax_internals import ArrayImpl, trace_ctx
 from .._pure.op import HashedTuple, Op, lru_put, stuck_trace
@@ -63,8 +62,7 @@ REDEFER_AFTER = 1024  # calls of ops run at their call for a read at once, then 
 # for these small arrays the handoff costs more than the loop (a gradient penalty's program,
 # one 32x64 loop split in two: 72 -> 45 us a call without the pass)
 SERIAL = "cpu-parallel-task-assigner"
-PER_OP_ROUNDING = {"xla_disable_hlo_passes": f"fusion,{SERIAL}"}  # a run's compile options
-WITH_BACKWARD = {"xla_disable_hlo_passes": SERIAL}  # ... of a run computed in its backward
+FUSED = {"xla_disable_hlo_passes": SERIAL}  # a run's compile options
 
 
 class Pending:
@@ -130,9 +128,7 @@ class Known:
     its output avals (a tuple of them when `tupled`) and their (shape, dtype) pairs (`meta`),
     the input avals (`inputs`; a numpy input's is its (shape, dtype)) and the static arguments.
     `deferrable`: whether the op is deferred there (its outputs are small, and its result was
-    not read at once lately: `at_once`, see `_run_at_call`). `complex`: whether an input or an
-    output is complex (a run holding such an op is never compiled with `PER_OP_ROUNDING`, see
-    `Segment._run`). `notes`: a dict the caller fills
+    not read at once lately: `at_once`, see `_run_at_call`). `notes`: a dict the caller fills
     with what it derives from these (the recorder's node recipes), found with the Pending
     outputs or `defer`'s answer, without a lookup of its own."""
 
@@ -144,7 +140,6 @@ class Known:
         "static",
         "deferrable",
         "at_once",
-        "complex",
         "notes",
     )
 
@@ -155,8 +150,6 @@ class Known:
         self.tupled = tupled
         outputs = avals if tupled else (avals,)
         self.meta = tuple([(a.shape, a.dtype) for a in outputs])
-        dtypes = [d for _, d in self.meta] + [i[1] if type(i) is tuple else i.dtype for i in inputs]
-        self.complex = any(d.kind == "c" for d in dtypes)
         self.inputs = inputs
         self.static = static
         self.notes: dict = {}
@@ -306,7 +299,6 @@ class Segment:
         "lock",
         "first",
         "held",
-        "complex",
     )
 
     def __init__(self) -> None:
@@ -319,7 +311,6 @@ class Segment:
         self.closed = False
         self.lock = threading.Lock()
         self.first: Known | None = None  # what is known of the first op
-        self.complex = False  # whether an op of it has a complex input or output
 
     def _external(self, value) -> int:
         """The index of an input that is no output of this segment in `externals`."""
@@ -374,8 +365,6 @@ class Segment:
                 raise
             if not ops:
                 self.first = known
-            if known.complex:
-                self.complex = True
             return out
 
     def read_at_once(self) -> None:
@@ -412,18 +401,15 @@ class Segment:
 
     def _run(self, wanted: tuple):
         """The outputs at the slots `wanted`: by the run's program from its `COMPILE_AFTER`-th
-        meeting, else op by op. A run with complex values always goes op by op: with the
-        fusion pass off (`PER_OP_ROUNDING`), XLA:CPU (jaxlib 0.10.2) lays out a transposed
-        complex array wrongly when a reshape follows (`einsum("bij->bji", z).reshape(-1)`
-        gave other values from the third meeting on); the ops' own programs are right."""
+        meeting, else op by op."""
         plan = tuple(self.plan)
-        if len(plan) > 1 and not self.complex:
+        if len(plan) > 1:
             function = functools.partial(_traced_plan, plan, wanted)
             key = HashedTuple((plan, wanted))
-            program = _program(key, function, PER_OP_ROUNDING)
+            program = _program(key, function, FUSED)
             if program is not None:
                 try:
-                    return program(*self.externals)
+                    return program(op_rounding.key(), *self.externals)
                 except RecursionError as failure:  # its first trace was interrupted: the
                     if not stuck_trace(failure):  # run starts over as one met anew
                         raise
@@ -472,20 +458,22 @@ def _run_plan(externals: list, plan: tuple, wanted: tuple) -> tuple:
     return tuple([env[s] for s in wanted])
 
 
-def _trace_plan(externals, plan: tuple) -> list:
-    """Every output of `plan`'s ops on `externals`, traced into the caller's program."""
+def _trace_plan(externals, plan: tuple, seam) -> list:
+    """Every output of `plan`'s ops on `externals`, traced into the caller's program, each
+    behind a seam (`op_rounding.apart`; `seam` is the program's key, a runtime zero) so that
+    XLA's fusion rounds every op as its own program does."""
     env: list = []
     for op, static, refs, tupled in plan:
         out = op.fn(*[externals[r] if r >= 0 else env[~r] for r in refs], **dict(static))
         if tupled:
-            env.extend(out)
+            env.extend([op_rounding.apart(o, seam) for o in out])
         else:
-            env.append(out)
+            env.append(op_rounding.apart(out, seam))
     return env
 
 
-def _traced_plan(plan: tuple, wanted: tuple, *externals) -> tuple:
-    env = _trace_plan(externals, plan)
+def _traced_plan(plan: tuple, wanted: tuple, seam, *externals) -> tuple:
+    env = _trace_plan(externals, plan, seam)
     return tuple([env[s] for s in wanted])
 
 
@@ -519,10 +507,10 @@ def call_with_deferred(segment: Segment, function, saved: list, args: tuple, kee
         plan = tuple(segment.plan)
         key = HashedTuple((function, plan, layout, tuple([p.slot for p in extra])))
         combined = functools.partial(_with_plan, function, plan, layout, key[3])
-        program = _program(key, combined, WITH_BACKWARD)  # fused, as the backward alone is
+        program = _program(key, combined, FUSED)  # fused, as the backward alone is
         if program is not None:
             try:
-                result, arrays = program(segment.externals, concrete, args)
+                result, arrays = program(op_rounding.key(), segment.externals, concrete, args)
             except _memory.DISPATCH_ERRORS as failure:
                 _memory.raise_exhausted(failure)
             _hand_out(extra, arrays)
@@ -574,7 +562,7 @@ def _referenced(segment: Segment, counts: dict, keep_all: bool) -> list:
     return extra
 
 
-def _with_plan(function, plan: tuple, layout: tuple, extra: tuple, externals, concrete, args):
-    env = _trace_plan(externals, plan)
+def _with_plan(function, plan: tuple, layout: tuple, extra: tuple, seam, externals, concrete, args):
+    env = _trace_plan(externals, plan, seam)
     saved = [tuple([concrete[r] if r >= 0 else env[~r] for r in entry]) for entry in layout]
     return function(saved, *args), tuple([env[s] for s in extra])

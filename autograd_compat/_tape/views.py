@@ -34,7 +34,7 @@ from .._pure.sharding import keep_sharding
 from .._pure.strides import dense, is_contiguous, layout_op, overlapping, plain_layout
 from .._state import modes as _grad_mode
 from .._state.node import COPY_SLICES_NAME, accumulator_of
-from .._state.tensor import MetaTensor, Tensor
+from .._state.tensor import LazyTensor, MetaTensor, Tensor
 from .._tape.record import apply, set_tangent
 
 DEFAULT, NO_GRAD, MULTI = 0, 1, 2  # PyTorch's CreationMeta of a view
@@ -163,6 +163,28 @@ class Alias:
     @property
     def members(self) -> Members:
         return self.buffer.members
+
+
+_BUFFER_VALUE = Buffer.__dict__["value"]  # the slot, read without PendingBuffer's property
+
+
+class PendingBuffer(Buffer):
+    """The buffer of a deferred tensor that has views: its root value is the deferred op's
+    output (`_defer/lazy.Pending`), computed at the first read of `value` (the buffer then a
+    plain `Buffer`), so making a view of a deferred value does not flush its run of ops."""
+
+    __slots__ = ()
+
+    def _root_value(self):
+        value = _BUFFER_VALUE.__get__(self).result()
+        self._set_root_value(value)
+        return value
+
+    def _set_root_value(self, value) -> None:
+        _BUFFER_VALUE.__set__(self, value)
+        self.__class__ = Buffer  # type: ignore[assignment]
+
+    value = property(_root_value, _set_root_value)
 
 
 def shared_record() -> Alias:
@@ -477,10 +499,16 @@ def layout_of(t) -> tuple:
 
 # ----------------------------------------------------------------------------- membership
 def adopt(t) -> Alias:
-    """Make plain tensor `t` the root member of a new buffer (its first view is being made)."""
-    rec = Alias(Buffer(t._value), (), None, DEFAULT, plain_layout(t._stored.shape), 0)
+    """Make plain tensor `t` the root member of a new buffer (its first view is being made);
+    a deferred `t`'s buffer keeps its value deferred (`PendingBuffer`)."""
+    if type(t) is LazyTensor:
+        buffer = Buffer(t._stored)
+        buffer.__class__ = PendingBuffer
+    else:
+        buffer = Buffer(t._value)
+    rec = Alias(buffer, (), None, DEFAULT, plain_layout(t._stored.shape), 0)
     t._storage = rec
-    rec.buffer.members.add(t)
+    buffer.members.add(t)
     return rec
 
 
