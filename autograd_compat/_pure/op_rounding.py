@@ -40,5 +40,6 @@ def apart(x, key):
 @functools.cache
 def key() -> jax.Array:
     """The uint32 zero a program of many ops takes as its `key` (made at the first use, so the
-    import starts no backend)."""
-    return jnp.zeros((), np.uint32)
+    import starts no backend; concrete even where that use is inside a trace)."""
+    with jax.ensure_compile_time_eval():
+        return jnp.zeros((), np.uint32)

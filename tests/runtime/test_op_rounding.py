@@ -48,3 +48,11 @@ def test_no_multiply_add_is_contracted_across_a_seam():
     np.testing.assert_array_equal(apart, a * b + c)
     contracted = np.asarray(_mul_add(False)(op_rounding.key(), a, b, c))
     assert not np.array_equal(contracted, a * b + c)  # (the check above could fail)
+
+
+def test_the_key_is_a_concrete_array_even_when_first_made_inside_a_trace():
+    op_rounding.key.cache_clear()
+    made = []
+    jax.jit(lambda x: made.append(op_rounding.key()) or x)(1.0)
+    assert isinstance(made[0], jax.Array) and not isinstance(made[0], jax.core.Tracer)
+    assert made[0] is op_rounding.key() and int(made[0]) == 0
