@@ -33,7 +33,7 @@ from .._pure.strides import plain_layout
 from .._state import modes as _grad_mode
 from .._state.modes import modes
 from .._state.tensor import HostArrayTensor, HostTensor, HostView, LazyTensor, Tensor
-from .views import DEFAULT, NO_GRAD, Alias, Buffer
+from .views import DEFAULT, NO_GRAD, Alias, Buffer, RootOnRead
 
 HOST_ELEMENTS = 1 << 16  # bigger tensors keep the op path: their copies would cost more
 _EXACT = 2**53  # a Python number of at most this size converts through float64 exactly
@@ -46,10 +46,9 @@ _BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max) for t in "bBhHiIlLqQ"
 _HALF_MAX = {
     np.dtype(d.jax): float(jnp.finfo(d.jax).max) for d in (_dtypes.float16, _dtypes.bfloat16)
 }
-_BUFFER_VALUE = Buffer.__dict__["value"]  # the slot, read without HostBuffer's property
 
 
-class HostBuffer(Buffer):
+class HostBuffer(RootOnRead):
     """The buffer of a `HostArrayTensor` that has views: the root value is the root tensor's
     host copy, made a device array (the buffer a plain `Buffer`) by the first read of
     `value` (a compiled call's state, `data_ptr()`, a write through another view)."""
@@ -66,12 +65,6 @@ class HostBuffer(Buffer):
                 self._set_root_value(value)
                 return value
         raise RuntimeError("a host buffer has no live member")  # (a member holds the buffer)
-
-    def _set_root_value(self, value) -> None:
-        _BUFFER_VALUE.__set__(self, value)
-        self.__class__ = Buffer  # type: ignore[assignment]
-
-    value = property(_root_value, _set_root_value)
 
 
 def _needs_no_graph(t: Tensor) -> bool:

@@ -165,13 +165,29 @@ class Alias:
         return self.buffer.members
 
 
-_BUFFER_VALUE = Buffer.__dict__["value"]  # the slot, read without PendingBuffer's property
+_BUFFER_VALUE = Buffer.__dict__["value"]  # the slot, read without a subclass's property
 
 
-class PendingBuffer(Buffer):
+class RootOnRead(Buffer):
+    """A buffer whose root value is made at the first read of `value` (`_root_value`, which
+    stores it with `_set_root_value`): the buffer is then a plain `Buffer`."""
+
+    __slots__ = ()
+
+    def _root_value(self):
+        raise NotImplementedError
+
+    def _set_root_value(self, value) -> None:
+        _BUFFER_VALUE.__set__(self, value)
+        self.__class__ = Buffer  # type: ignore[assignment]
+
+    value = property(lambda self: self._root_value(), lambda self, v: self._set_root_value(v))
+
+
+class PendingBuffer(RootOnRead):
     """The buffer of a deferred tensor that has views: its root value is the deferred op's
-    output (`_defer/lazy.Pending`), computed at the first read of `value` (the buffer then a
-    plain `Buffer`), so making a view of a deferred value does not flush its run of ops."""
+    output (`_defer/lazy.Pending`), computed at the first read of `value`, so making a view of
+    a deferred value does not flush its run of ops."""
 
     __slots__ = ()
 
@@ -179,12 +195,6 @@ class PendingBuffer(Buffer):
         value = _BUFFER_VALUE.__get__(self).result()
         self._set_root_value(value)
         return value
-
-    def _set_root_value(self, value) -> None:
-        _BUFFER_VALUE.__set__(self, value)
-        self.__class__ = Buffer  # type: ignore[assignment]
-
-    value = property(_root_value, _set_root_value)
 
 
 def shared_record() -> Alias:
