@@ -1,4 +1,5 @@
-"""A small script in a fresh Python process: for settings a process reads once, at import."""
+"""A small script in a fresh Python process: for settings a process reads once, at import, and
+for counts of the whole process that other tests (and pytest-xdist's own messages) would move."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import sys
 from .paths import ROOT
 
 
-def run_json(script: str, variable: str, value: str | None) -> dict:
+def run_json(script: str, variable: str | None = None, value: str | None = None) -> dict:
     """The JSON object `script` prints last, run from the repository root in a fresh process
-    whose environment has `variable` set to `value` (removed where None)."""
+    whose environment has `variable` (if any) set to `value` (removed where None)."""
     env = {k: v for k, v in os.environ.items() if k != variable}
-    if value is not None:
+    if variable is not None and value is not None:
         env[variable] = value
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True
