@@ -335,6 +335,7 @@ def _deep(*args):
     raise RecursionError("maximum recursion depth exceeded")
 
 
+@pytest.mark.usefixtures("deferral_on")
 def test_a_deferred_run_whose_program_jax_refuses_runs_op_by_op(monkeypatch):
     x = torch.ones(4)
     refused = []
