@@ -27,12 +27,11 @@ from typing import Any, NamedTuple
 
 import jax
 import numpy as np
-from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 from jax.sharding import SingleDeviceSharding
 
 from . import host_jaxpr, host_rules
 from .device import commit, host_to_device
-from .jax_internals import ArrayImpl
+from .jax_internals import ArrayImpl, ClosedJaxpr, Jaxpr, Literal
 from .program_options import CALLS
 
 PATTERNS = 1024  # (op, static arguments, pattern) entries kept, an LRU

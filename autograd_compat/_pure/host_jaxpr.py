@@ -14,10 +14,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from jax.export import is_symbolic_dim
-from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 
 from .host_rules import INTEGER, MOVES, OWNED_BYTES, Refused, body
-from .jax_internals import Affine, affine, dim_value
+from .jax_internals import Affine, ClosedJaxpr, Jaxpr, Literal, affine, dim_value
 from .program_options import CALLS
 
 MAX_ELEMENTS = 1 << 20  # a value bigger than this is left to XLA (its copy costs ~1 ms)

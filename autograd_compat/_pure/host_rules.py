@@ -24,10 +24,10 @@ from math import prod
 from typing import Any
 
 import numpy as np
-from jax.extend.core import ClosedJaxpr, Jaxpr
 from jax.lax import GatherScatterMode
 
 from .device import host_buffer
+from .jax_internals import ClosedJaxpr, Jaxpr
 from .program_options import CALLS
 
 OWNED_BYTES = 1 << 14  # a result this big becomes a device buffer without a copy if it can

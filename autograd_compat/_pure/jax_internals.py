@@ -3,6 +3,9 @@
 JAX's public API has no equivalent for these (checked on jax 0.10.2, the version
 pyproject.toml's range allows); a JAX release that moves one fails in this module, and
 `tests/runtime/test_jax_internals.py` names it:
+- `ClosedJaxpr`, `Jaxpr`, `Literal`: the jaxpr classes. `jax.extend.core` re-exports them, but
+  importing `jax.extend` imports every one of its submodules, Pallas among them: ~10 ms of CPU
+  at every import of the library.
 - `ArrayImpl`: the class of every concrete `jax.Array`. Per-op paths test
   `type(x) is ArrayImpl` (one pointer comparison; `isinstance(x, jax.Array)` also matches
   tracers and goes through an ABC check) and read its `_committed` flag (whether the array was
@@ -43,7 +46,7 @@ from jax._src import pjit as _pjit
 from jax._src import util as _jax_util
 from jax._src import xla_bridge as _xla_bridge
 from jax._src.array import ArrayImpl
-from jax._src.core import trace_ctx
+from jax._src.core import ClosedJaxpr, Jaxpr, Literal, trace_ctx
 from jax._src.interpreters import partial_eval as _partial_eval
 
 __all__ = [
@@ -51,6 +54,9 @@ __all__ = [
     "ZERO_COPY",
     "Affine",
     "ArrayImpl",
+    "ClosedJaxpr",
+    "Jaxpr",
+    "Literal",
     "backends_are_initialized",
     "batched_device_put",
     "clear_lowerings",

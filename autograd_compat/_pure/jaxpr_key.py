@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
+from .jax_internals import ClosedJaxpr, Jaxpr, Literal
 
 
 def jaxpr_key(jaxpr: Jaxpr) -> tuple:

@@ -20,10 +20,8 @@ arguments): an op's primitives do not change with its input shapes.
 
 from __future__ import annotations
 
-from jax.extend.core import ClosedJaxpr, Jaxpr
-
 from . import executables
-from .jax_internals import trace_ctx
+from .jax_internals import ClosedJaxpr, Jaxpr, trace_ctx
 
 LEGACY_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
 LARGE = 16384  # elements of an output from which the emitters matter (1 us at 16384 float32)
