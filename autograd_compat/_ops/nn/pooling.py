@@ -49,8 +49,8 @@ def _pool_geometry(shape, kernel, stride, padding, dilation, ceil_mode, fname, c
     return tuple(out), tuple(extra)
 
 
-def _windows(x, kernel, stride, padding, dilation, out, extra, fill):
-    """The pooling windows of x (..., *spatial) stacked on a new last axis (kernel offsets)."""
+def _window_slices(x, kernel, stride, padding, dilation, out, extra, fill) -> list:
+    """The pooling windows of x (..., *spatial): one strided slice per kernel offset."""
     nd = len(kernel)
     lead = x.ndim - nd
     pads = [(0, 0)] * lead + [(p, p + e) for p, e in zip(padding, extra)]
@@ -62,16 +62,58 @@ def _windows(x, kernel, stride, padding, dilation, out, extra, fill):
             start = o * d
             index.append(slice(start, start + (n - 1) * s + 1, s))
         slices.append(xp[tuple(index)])
-    return jnp.stack(slices, axis=-1)
+    return slices
+
+
+def _windows(x, kernel, stride, padding, dilation, out, extra, fill):
+    """The pooling windows of x (..., *spatial) stacked on a new last axis (kernel offsets)."""
+    return jnp.stack(_window_slices(x, kernel, stride, padding, dilation, out, extra, fill), -1)
+
+
+def _inside(spatial, kernel, stride, padding, dilation, out) -> list:
+    """Per kernel offset, which output positions read an element of the input, not padding
+    (numpy masks of shape `out`)."""
+    masks = []
+    for offset in np.ndindex(*kernel):
+        mask = np.ones((), bool)
+        for o, s, p, d, n, size in zip(offset, stride, padding, dilation, out, spatial):
+            position = np.arange(n) * s - p + o * d
+            mask = np.logical_and.outer(mask, (position >= 0) & (position < size))
+        masks.append(mask)
+    return masks
+
+
+def _first_max(slices: list, inside: list):
+    """The elementwise maximum of `slices` and the index of the slice it came from, as
+    PyTorch's kernels choose: from the window's first element inside the input on, a value
+    that is greater or NaN (so the first of equal maxima, the last NaN, and the first inside
+    element where all are -inf). A chain of selects: XLA fuses it into one loop, where
+    stacking the windows and gathering at their argmax wrote every window out (the MNIST
+    CNN's 2x2 pooling, 64x64x24x24: forward 4.3 -> 1.5 ms, forward and backward 13.9 -> 9.4
+    ms), and the gradient follows the selects to the chosen slice."""
+    y = slices[0]
+    choice = jnp.zeros(y.shape, jnp.int32)
+    seen = inside[0]
+    for k, (candidate, within) in enumerate(zip(slices[1:], inside[1:]), 1):
+        take = (candidate > y) | jnp.isnan(candidate)
+        if not seen.all():  # (padding: where nothing inside came yet, take what is inside)
+            take = take | ~seen
+        if not within.all():
+            take = take & within
+        y = jnp.where(take, candidate, y)
+        choice = jnp.where(take, k, choice)
+        seen = seen | within
+    return y, choice
 
 
 def _max_pool_fn(x, *, kernel, stride, padding, dilation, out, extra, with_indices):
-    windows = _windows(x, kernel, stride, padding, dilation, out, extra, -jnp.inf)
-    choice = jnp.argmax(windows, axis=-1)
-    y = jnp.take_along_axis(windows, choice[..., None], axis=-1)[..., 0]
+    nd = len(kernel)
+    y, choice = _first_max(
+        _window_slices(x, kernel, stride, padding, dilation, out, extra, -jnp.inf),
+        _inside(x.shape[-nd:], kernel, stride, padding, dilation, out),
+    )
     if not with_indices:
         return y
-    nd = len(kernel)
     offsets = np.array(list(np.ndindex(*kernel)))  # (K, nd)
     spatial = x.shape[-nd:]
     flat = jnp.zeros(choice.shape, jnp.int64)
