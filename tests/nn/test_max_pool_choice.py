@@ -1,7 +1,7 @@
-"""Which element a max pool takes, against real PyTorch: the first of equal maxima, the last
-NaN, and the first element inside the input where a padded window holds only -inf. Values,
-indices and gradients must be PyTorch's bit for bit, in 1, 2 and 3 dimensions, with padding,
-strides, dilation and ceil_mode."""
+"""Which element a max pool (and an adaptive one) takes, against real PyTorch: the first of
+equal maxima, the last NaN, and the first element inside the input where a padded window holds
+only -inf. Values, indices and gradients must be PyTorch's bit for bit, in 1, 2 and 3
+dimensions, with padding, strides, dilation and ceil_mode."""
 
 from __future__ import annotations
 
@@ -38,3 +38,21 @@ def test_max_pool_takes_what_pytorch_takes(nd, geometry, real_torch):
     for got, expected, what in zip(ours, theirs, ("values", "indices", "gradient")):
         np.testing.assert_array_equal(got, expected, err_msg=what)
         assert np.array_equal(np.signbit(got), np.signbit(expected)), what
+
+
+def _adaptive_pooled(module, data: np.ndarray, nd: int, out: tuple):
+    x = module.tensor(data, requires_grad=True)
+    pool = getattr(module.nn.functional, f"adaptive_max_pool{nd}d")
+    y, indices = pool(x, out[:nd], return_indices=True)
+    y.backward(module.ones_like(y))
+    return y.detach().numpy(), indices.numpy(), x.grad.numpy()
+
+
+@pytest.mark.parametrize("out", [(3, 4, 2), (1, 1, 1)], ids=["windows", "one window"])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_adaptive_max_pool_takes_what_pytorch_takes(nd, out, real_torch):
+    data = np.random.RandomState(nd).choice(VALUES, size=(2, 3) + (7, 9, 6)[:nd])
+    ours = _adaptive_pooled(torch, data, nd, out)
+    theirs = _adaptive_pooled(real_torch, data, nd, out)
+    for got, expected, what in zip(ours, theirs, ("values", "indices", "gradient")):
+        np.testing.assert_array_equal(got, expected, err_msg=what)

@@ -328,6 +328,15 @@ def _adaptive_windows(size: int, out: int) -> np.ndarray:
     ).reshape(out, width)
 
 
+def _last_nan_or_first_max(x):
+    """Along the last axis, the index PyTorch's max pools take (`_first_max`): the last NaN
+    where there is one, else the first maximum. An argmax, not a chain of selects: an adaptive
+    window can hold hundreds of elements."""
+    nan = jnp.isnan(x)
+    last_nan = x.shape[-1] - 1 - jnp.argmax(nan[..., ::-1], axis=-1)
+    return jnp.where(nan.any(axis=-1), last_nan, jnp.argmax(x, axis=-1))
+
+
 def _adaptive_max_fn(x, *, out, with_indices):
     """Max over each adaptive window of the last len(out) axes, and its flat position."""
     nd = len(out)
@@ -343,7 +352,7 @@ def _adaptive_max_fn(x, *, out, with_indices):
         *(lead + 2 * a + 1 for a in range(nd)),
     ]
     x = x.transpose(order).reshape(*x.shape[:lead], *out, -1)
-    choice = jnp.argmax(x, axis=-1)
+    choice = _last_nan_or_first_max(x)
     y = jnp.take_along_axis(x, choice[..., None], axis=-1)[..., 0]
     if not with_indices:
         return y
