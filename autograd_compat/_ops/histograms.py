@@ -66,7 +66,9 @@ def unique(
     _needs_concrete("unique", input)
     array = np.asarray(input._value)
     if dim is None:
-        values, inverse, counts = np.unique(array, return_inverse=True, return_counts=True)
+        values, inverse, counts = np.unique(
+            array, return_inverse=True, return_counts=True, equal_nan=False
+        )
         inverse = inverse.reshape(array.shape)
     else:
         d = normalize_dim(dim, input.ndim)

@@ -33,6 +33,10 @@ FORWARD = {
     ),
     "unique_dim1": lambda t: t.tensor(SLICES).unique(dim=1, return_inverse=True),
     "unique_bool": lambda t: t.unique(t.tensor([True, False, True])),
+    # NaN equals nothing, itself included: each NaN is a value of its own
+    "unique_nan": lambda t: t.unique(
+        t.tensor([1.0, NAN, 3, NAN, 1]), return_inverse=True, return_counts=True
+    ),
     "unique_consecutive": lambda t: t.unique_consecutive(
         t.tensor(RUNS), return_inverse=True, return_counts=True
     ),
