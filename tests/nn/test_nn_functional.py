@@ -389,3 +389,16 @@ def test_double_backward_through_nn_ops(real_torch):
         results.append((penalty.item(), np.asarray(layer.weight.grad.detach()).copy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5)
     np.testing.assert_allclose(results[0][1], results[1][1], atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_binary_cross_entropy_of_a_nan_input_raises_pytorchs_error(dtype, real_torch):
+    """NaN is outside [0, 1]; the range check is on the host, where NumPy's bfloat16 warns on a
+    NaN comparison (and this suite turns warnings into errors)."""
+
+    def bce(t):
+        kind = getattr(t, dtype)
+        x = t.tensor([float("nan"), 0.5], dtype=kind)
+        return t.nn.functional.binary_cross_entropy(x, t.tensor([0.0, 1.0], dtype=kind))
+
+    assert "between 0 and 1" in str(check_error(bce, real_torch))

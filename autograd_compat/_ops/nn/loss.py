@@ -453,7 +453,9 @@ def binary_cross_entropy(
         )
     if not isinstance(input._value, jax.core.Tracer) and input.numel():
         values = np.asarray(input._value)
-        if not ((values >= 0) & (values <= 1)).all():
+        with np.errstate(invalid="ignore"):  # (ml_dtypes' bfloat16 compare warns on NaN)
+            inside = ((values >= 0) & (values <= 1)).all()
+        if not inside:
             raise RuntimeError("all elements of input should be between 0 and 1")
     extra = [] if weight is None else [weight.to(input.dtype)]
     return apply(_BCE, input, target, *extra, reduction=reduction)
