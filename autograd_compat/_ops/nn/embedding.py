@@ -74,9 +74,7 @@ def _embedding_bag_fn(weight, indices, bags, *per_sample_weights, mode, num_bags
     bags = jnp.where(valid, bags, num_bags)
     counts = jax.ops.segment_sum(valid.astype(rows.dtype), bags, num_bags + 1)[:num_bags]
     if mode == "max":
-        rows = jnp.where(valid[:, None], rows, -jnp.inf)
-        out = jax.ops.segment_max(rows, bags, num_bags + 1)[:num_bags]
-        return jnp.where(counts[:, None] > 0, out, jnp.zeros_like(out))
+        return _bag_max(rows, bags, valid, counts, num_bags)
     if per_sample_weights:
         rows = rows * per_sample_weights[0][:, None]
     rows = jnp.where(valid[:, None], rows, jnp.zeros_like(rows))
@@ -84,6 +82,29 @@ def _embedding_bag_fn(weight, indices, bags, *per_sample_weights, mode, num_bags
     if mode == "mean":
         out = out / jnp.maximum(counts, 1)[:, None]
     return out
+
+
+def _bag_max(rows, bags, valid, counts, num_bags: int):
+    """Per bag and column, the row PyTorch's kernel keeps: the bag's first, replaced by each
+    later one that is strictly greater (so the first of equal maxima, and a NaN only where it
+    comes first). The value is read at that row, so the gradient goes to it alone."""
+    n = rows.shape[0]
+    position = jnp.arange(n)[:, None]
+    nan = jnp.isnan(rows)
+    numbers = jnp.where(nan | ~valid[:, None], -jnp.inf, rows)
+    top = jax.ops.segment_max(numbers, bags, num_bags + 1)
+    at_top = (numbers == top[bags]) & ~nan & valid[:, None]
+    first_top = jax.ops.segment_min(jnp.where(at_top, position, n), bags, num_bags + 1)
+    first = jax.ops.segment_min(jnp.where(valid, jnp.arange(n), n), bags, num_bags + 1)
+    first_nan = jnp.take_along_axis(
+        jnp.concatenate([nan, jnp.zeros((1, rows.shape[1]), bool)]),
+        jnp.broadcast_to(first[:, None], top.shape),
+        axis=0,
+    )
+    choice = jnp.where(first_nan, first[:, None], first_top)[:num_bags]
+    padded = jnp.concatenate([rows, jnp.zeros((1, rows.shape[1]), rows.dtype)])
+    out = jnp.take_along_axis(padded, jnp.minimum(choice, n), axis=0)
+    return jnp.where(counts[:, None] > 0, out, jnp.zeros_like(out))
 
 
 _EMBEDDING_BAG = register("embedding_bag", _embedding_bag_fn, node="EmbeddingBagBackward0")
