@@ -1,5 +1,5 @@
 """A small script in a fresh Python process: for settings a process reads once, at import, and
-for counts of the whole process that other tests (and pytest-xdist's own messages) would move."""
+for counts of the whole process that state left by other tests would move."""
 
 from __future__ import annotations
 

@@ -89,21 +89,19 @@ def _bag_max(rows, bags, valid, counts, num_bags: int):
     later one that is strictly greater (so the first of equal maxima, and a NaN only where it
     comes first). The value is read at that row, so the gradient goes to it alone."""
     n = rows.shape[0]
-    position = jnp.arange(n)[:, None]
+    position = jnp.arange(n)
     nan = jnp.isnan(rows)
     numbers = jnp.where(nan | ~valid[:, None], -jnp.inf, rows)
     top = jax.ops.segment_max(numbers, bags, num_bags + 1)
     at_top = (numbers == top[bags]) & ~nan & valid[:, None]
-    first_top = jax.ops.segment_min(jnp.where(at_top, position, n), bags, num_bags + 1)
-    first = jax.ops.segment_min(jnp.where(valid, jnp.arange(n), n), bags, num_bags + 1)
-    first_nan = jnp.take_along_axis(
-        jnp.concatenate([nan, jnp.zeros((1, rows.shape[1]), bool)]),
-        jnp.broadcast_to(first[:, None], top.shape),
-        axis=0,
-    )
-    choice = jnp.where(first_nan, first[:, None], first_top)[:num_bags]
+    # (an empty bag's segment_min is the int maximum: n, past the last row, stands for none)
+    first_top = jax.ops.segment_min(jnp.where(at_top, position[:, None], n), bags, num_bags + 1)
+    first = jax.ops.segment_min(jnp.where(valid, position, n), bags, num_bags + 1)
+    first = jnp.minimum(first, n)
+    nan_rows = jnp.concatenate([nan, jnp.zeros((1, rows.shape[1]), bool)])
+    choice = jnp.where(nan_rows[first], first[:, None], jnp.minimum(first_top, n))[:num_bags]
     padded = jnp.concatenate([rows, jnp.zeros((1, rows.shape[1]), rows.dtype)])
-    out = jnp.take_along_axis(padded, jnp.minimum(choice, n), axis=0)
+    out = jnp.take_along_axis(padded, choice, axis=0)
     return jnp.where(counts[:, None] > 0, out, jnp.zeros_like(out))
 
 

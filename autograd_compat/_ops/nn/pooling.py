@@ -108,14 +108,14 @@ def _first_max(slices: list, inside: list):
 
 def _max_pool_fn(x, *, kernel, stride, padding, dilation, out, extra, with_indices):
     nd = len(kernel)
+    spatial = x.shape[-nd:]
     y, choice = _first_max(
         _window_slices(x, kernel, stride, padding, dilation, out, extra, -jnp.inf),
-        _inside(x.shape[-nd:], kernel, stride, padding, dilation, out),
+        _inside(spatial, kernel, stride, padding, dilation, out),
     )
     if not with_indices:
         return y
     offsets = np.array(list(np.ndindex(*kernel)))  # (K, nd)
-    spatial = x.shape[-nd:]
     flat = jnp.zeros(choice.shape, jnp.int64)
     for axis in range(nd):
         grid = np.arange(out[axis]) * stride[axis] - padding[axis]

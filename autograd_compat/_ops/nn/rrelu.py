@@ -62,7 +62,8 @@ def _host_noise(input, lower: float, upper: float) -> jax.Array | None:
     values = np.asarray(input._value)
     compute = np.float64 if values.dtype == np.float64 else np.float32
     low, high = float(compute(lower)), float(compute(upper))
-    negative = np.less_equal(values.astype(compute), 0)  # (bfloat16 compares warn on NaN)
+    with np.errstate(invalid="ignore"):  # (ml_dtypes' bfloat16 compare warns on NaN)
+        negative = values <= 0
     uniform = draws.uniform(g, int(np.count_nonzero(negative)), np.dtype(np.float64), low, high)
     noise = host_buffer(values.shape, compute)
     noise.fill(1)
