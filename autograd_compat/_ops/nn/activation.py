@@ -13,6 +13,7 @@ import numpy as np
 from jax import lax
 
 from ..._pure import dtypes as _dtypes
+from ..._pure import softmax as _softmax
 from ..._pure.dtype_rules import FLOATING, require_kernel
 from ..._pure.op import register as _register_op
 from ..._pure.op import scalar_input
@@ -343,8 +344,8 @@ def _half_softmax(x, dim, dtype, log):
     tangent out * (t - sum(out * t)) (or t - sum(exp(out) * t) for the log version), in
     float32, transposes to PyTorch's g * out - out * sum(g * out) (or g - exp(out) * sum(g)).
     """
-    fn = jax.nn.log_softmax if log else jax.nn.softmax
-    return fn(x.astype(jnp.float32), axis=dim).astype(dtype)
+    fn = _softmax.log_softmax if log else _softmax.softmax
+    return fn(x.astype(jnp.float32), dim).astype(dtype)
 
 
 @_half_softmax.defjvp
@@ -364,7 +365,7 @@ def _softmax_of_result(x, dim):
     """Softmax differentiated from its result, as PyTorch's: the tangent out * (t - sum(out *
     t)) is linear in t, so the pullback's one residual is the result (`_pure/residuals`: the
     node saves it and its backward computes no `exp`)."""
-    return jax.nn.softmax(x, axis=dim)
+    return _softmax.softmax(x, dim)
 
 
 @_softmax_of_result.defjvp
@@ -380,9 +381,9 @@ def _softmax_like_fn(x, *, dim, dtype, log, negate):
         return _half_softmax(x, dim, dtype, log)
     if not log and x.dtype == dtype:
         return _softmax_of_result(x, dim)
-    fn = jax.nn.log_softmax if log else jax.nn.softmax
+    fn = _softmax.log_softmax if log else _softmax.softmax
     compute = opmath_dtype(dtype)
-    return fn(x.astype(compute), axis=dim).astype(dtype)
+    return fn(x.astype(compute), dim).astype(dtype)
 
 
 def _softmax_fn(x, *, dim, dtype):

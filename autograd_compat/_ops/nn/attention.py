@@ -11,6 +11,7 @@ import jax.numpy as jnp
 
 from ..._pure import dtypes as _dtypes
 from ..._pure import shapes as _shapes
+from ..._pure.softmax import softmax
 from ..._state.modes import modes as _modes
 from ..._state.tensor import Tensor
 from ..._tape.record import apply
@@ -28,7 +29,7 @@ def _safe_softmax(scores):
     gradients where a plain softmax gives NaN (the scores are replaced before the softmax, so
     its gradient stays finite too)."""
     empty = jnp.all(scores == -jnp.inf, axis=-1, keepdims=True)
-    weights = jax.nn.softmax(jnp.where(empty, jnp.zeros((), scores.dtype), scores), axis=-1)
+    weights = softmax(jnp.where(empty, jnp.zeros((), scores.dtype), scores), -1)
     return jnp.where(empty, jnp.zeros((), weights.dtype), weights)
 
 
@@ -278,7 +279,7 @@ def _mha_fn(
     scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2), precision=_HIGHEST) + bias
     # PyTorch computes need_weights=False with scaled_dot_product_attention, need_weights=True
     # with a plain softmax (NaN for a query with every key masked)
-    weights = jax.nn.softmax(scores, axis=-1) if need_weights else _safe_softmax(scores)
+    weights = softmax(scores, -1) if need_weights else _safe_softmax(scores)
     attended = weights if rng is None else _dropout_op(weights, rng, dropout_p)
     out = jnp.matmul(attended, v, precision=_HIGHEST)  # (N, H, L, head)
     out = out.transpose(2, 0, 1, 3).reshape(length, batch, embed)

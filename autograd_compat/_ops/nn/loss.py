@@ -11,6 +11,7 @@ from jax import lax
 
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import scalar_input
+from ..._pure.softmax import log_softmax
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
@@ -260,7 +261,7 @@ def _nll_fn(logp, t, *w, ignore_index, reduction):
 
 def _cross_entropy_fn(x, t, *w, ignore_index, reduction, label_smoothing):
     class_dim = 1 if x.ndim > 1 else 0
-    logp = jax.nn.log_softmax(x, axis=class_dim)
+    logp = log_softmax(x, class_dim)
     weight = w[0] if w else None
     losses, weights = _nll_parts(logp, t, weight, ignore_index)
     nll = _nll_reduce(losses, weights, reduction)
@@ -289,7 +290,7 @@ def _cross_entropy_fn(x, t, *w, ignore_index, reduction, label_smoothing):
 def _cross_entropy_prob_fn(x, t, *w, reduction, label_smoothing):
     class_dim = 1 if x.ndim > 1 else 0
     classes = x.shape[class_dim]
-    logp = jax.nn.log_softmax(x, axis=class_dim)
+    logp = log_softmax(x, class_dim)
     if label_smoothing > 0:
         t = t * (1 - label_smoothing) + label_smoothing / classes
     terms = logp * t
