@@ -6,6 +6,7 @@ import math
 
 import jax.numpy as jnp
 
+from ..._pure.row_sums import add_row
 from ..._tape.record import apply
 from ._common import _HIGHEST, _tensor, register
 
@@ -13,8 +14,14 @@ __all__ = ["bilinear", "linear"]
 
 
 def _linear_fn(x, w, *b):
+    """`x @ w.T + b`, a batch of rows flattened into one matrix first, as PyTorch's addmm
+    takes it: XLA:CPU multiplies one matrix faster, and the bias's gradient is then a sum over
+    one dim, where over (12, 64) rows XLA:CPU ran a sum 10x slower."""
+    if x.ndim > 2:
+        rows = _linear_fn(x.reshape(math.prod(x.shape[:-1]), x.shape[-1]), w, *b)
+        return rows.reshape(*x.shape[:-1], w.shape[0])
     y = jnp.matmul(x, w.T, precision=_HIGHEST)
-    return y + b[0] if b else y
+    return add_row(y, b[0]) if b else y
 
 
 _ADDMM = register("linear.addmm", _linear_fn, node="AddmmBackward0", saves="others")

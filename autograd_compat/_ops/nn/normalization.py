@@ -17,6 +17,7 @@ from ..._pure import dtypes as _dtypes
 from ..._pure import executables
 from ..._pure.middle_sums import broadcast_from_middle, sum_middle
 from ..._pure.op import scalar_input
+from ..._pure.row_sums import SUMMED_BY_PRODUCT, spread
 from ..._pure.shapes import Size
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
@@ -169,8 +170,12 @@ def batch_norm(
 def _layer_norm_fn(x, eps, *affine, dims, has_weight, has_bias):
     axes = tuple(range(x.ndim - dims, x.ndim))
     if x.dtype in _SAVING_DTYPES:
-        w, b = _split_affine(affine, has_weight, has_bias, None)
-        return _normalized_from_input(x, eps, w, b, axes)[0]
+        # as rows of one matrix, as PyTorch's kernel reads it: the sums over the rows of the
+        # weight's and bias's gradients are then products with ones (`_pure/row_sums`)
+        features = math.prod(x.shape[x.ndim - dims :])
+        rows = x.reshape(math.prod(x.shape[: x.ndim - dims]), features)
+        w, b = _split_affine(affine, has_weight, has_bias, (features,))
+        return _normalized_from_input(rows, eps, w, b, (1,))[0].reshape(x.shape)
     mean, var = _moments(x, axes)
     y = (x - mean) * lax.rsqrt(var + eps.astype(var.dtype))
     y = _scale_shift(y, affine, None, has_weight, has_bias)
@@ -256,6 +261,14 @@ def _sum_of(parts: list, out):
     return tangent.astype(out.dtype)
 
 
+def _spread_over_rows(v, shape: tuple):
+    """`v` broadcast to `shape`; a vector over the rows of a float32 or float64 matrix as a
+    product with ones, whose transpose sums the rows fast (`_pure/row_sums`)."""
+    if len(shape) == 2 and v.shape == shape[1:] and v.dtype in SUMMED_BY_PRODUCT:
+        return spread(v, shape)
+    return jnp.broadcast_to(v, shape)
+
+
 @partial(_normalized_from_input.defjvp, symbolic_zeros=True)
 def _normalized_from_input_jvp(axes, primals, tangents):
     x, eps, w, b = primals
@@ -273,9 +286,10 @@ def _normalized_from_input_jvp(axes, primals, tangents):
         parts.append(d_hat if w is None else w * d_hat)
         d_r = -r2 * a  # d var = 2 a / r
     if w is not None and _present(dw):  # x_hat dw, x_hat = x r - mean r
+        dw = _spread_over_rows(dw, y.shape)
         parts.append(x * (r * dw) - (mean * r) * dw)
     if b is not None and _present(db):
-        parts.append(jnp.broadcast_to(db, y.shape))
+        parts.append(_spread_over_rows(db, y.shape))
     return out, (_sum_of(parts, y), d_mean.astype(mean.dtype), d_r.astype(r.dtype))
 
 

@@ -1,0 +1,57 @@
+"""A vector added to every row, whose gradient sums the rows as a product with ones.
+
+The gradient of a bias (`x @ w.T + b`, a layer norm's shift and scale) is its cotangent summed
+over every dim but the last. XLA:CPU emits that sum over the leading dims of a (12, 64, 384)
+float32 array as a strided loop: 0.30 ms, where `ones(768) @ g` takes 0.02 ms. XLA folds a
+reshape into the reduction it feeds, so the sum must be a product to stay one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.custom_derivatives import SymbolicZero
+
+SUMMED_BY_PRODUCT = (np.dtype(np.float32), np.dtype(np.float64))  # accumulated in their own type
+
+
+def spread(v, shape: tuple):
+    """`v` (the last dim of `shape`) broadcast to `shape` as ones (rows, 1) @ v (1, n): its
+    transpose is ones (1, rows) @ cotangent, a matrix product."""
+    rows = math.prod(shape[:-1])
+    ones = jnp.ones((rows, 1), v.dtype)
+    product = lax.dot_general(ones, v.reshape(1, -1), (((1,), (0,)), ((), ())))
+    return product.reshape(shape)
+
+
+def add_row(y, v):
+    """`y + v`, `v` a vector as long as `y`'s last dim; where `y` has more than one row and a
+    float32 or float64 dtype, differentiated so that `v`'s gradient is a product with ones."""
+    if y.ndim < 2 or v.shape != y.shape[-1:] or y.dtype != v.dtype:
+        return y + v
+    if y.dtype not in SUMMED_BY_PRODUCT:
+        return y + v
+    return _add_row(y, v)
+
+
+@jax.custom_jvp
+def _add_row(y, v):
+    return y + v
+
+
+@functools.partial(_add_row.defjvp, symbolic_zeros=True)
+def _add_row_jvp(primals, tangents):
+    y, v = primals
+    dy, dv = (None if isinstance(t, SymbolicZero) else t for t in tangents)
+    out = _add_row(y, v)
+    spread_dv = None if dv is None else spread(dv, y.shape)
+    if dy is None and spread_dv is None:
+        return out, jnp.zeros_like(out)
+    if dy is None or spread_dv is None:
+        return out, spread_dv if dy is None else dy
+    return out, dy + spread_dv

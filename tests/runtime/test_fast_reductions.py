@@ -1,0 +1,160 @@
+"""Reductions written in the form XLA:CPU runs fast: softmax's shift by a maximum that ignores
+NaN (`_pure/softmax`) and a bias's gradient summed as a product with ones (`_pure/row_sums`).
+Each must give the plain formulation's numbers and derivatives, and keep the form that makes it
+fast (checked in the jaxpr, since XLA would otherwise be free to take the slow one)."""
+
+from __future__ import annotations
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import autograd_compat as torch
+from autograd_compat._pure import row_sums, softmax
+
+NAN, INF = float("nan"), float("inf")
+ROWS = np.array(
+    [
+        [1.0, 2.0, 3.0, -1.0],
+        [-INF, 0.5, -INF, 2.0],  # masked keys
+        [-INF, -INF, -INF, -INF],  # every key masked: NaN, as jax.nn's and PyTorch's
+        [NAN, 1.0, 2.0, 3.0],  # a NaN anywhere: the whole row NaN
+        [1.0, 2.0, 3.0, NAN],
+        [INF, 1.0, 0.0, 0.0],  # an infinity: NaN
+        [-0.0, 0.0, -0.0, 0.0],
+        [1e30, -1e30, 1e30, 88.0],
+    ],
+    np.float32,
+)
+
+
+def _primitives(fn, *args) -> set:
+    """The names of every primitive in `fn`'s jaxpr, nested ones included."""
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for param in eqn.params.values():
+                for sub in param if isinstance(param, (tuple, list)) else (param,):
+                    sub = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr's
+                    if hasattr(sub, "eqns"):
+                        walk(sub)
+
+    walk(jax.make_jaxpr(fn)(*args).jaxpr)
+    return names
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_gives_jax_nns_numbers(log, dtype):
+    ours = softmax.log_softmax if log else softmax.softmax
+    theirs = jax.nn.log_softmax if log else jax.nn.softmax
+    x = jnp.asarray(ROWS, dtype)
+    for axis in (-1, 0):
+        chex.assert_trees_all_close(jax.jit(ours, static_argnums=1)(x, axis), theirs(x, axis))
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_derivatives_are_jax_nns(log):
+    ours = softmax.log_softmax if log else softmax.softmax
+    theirs = jax.nn.log_softmax if log else jax.nn.softmax
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((3, 5)), jnp.float64)
+    weights = jnp.arange(15.0).reshape(3, 5)
+    for axis in (-1, 0):
+        loss_ours = lambda v, a=axis: jnp.sum(ours(v, a) * weights)  # noqa: E731
+        loss_theirs = lambda v, a=axis: jnp.sum(theirs(v, a) * weights)  # noqa: E731
+        chex.assert_trees_all_close(jax.grad(loss_ours)(x), jax.grad(loss_theirs)(x))
+        chex.assert_trees_all_close(jax.hessian(loss_ours)(x), jax.hessian(loss_theirs)(x))
+
+
+def test_softmax_of_a_scalar_and_of_every_axis():
+    chex.assert_trees_all_close(softmax.softmax(jnp.float32(3.0), None), jnp.float32(1.0))
+    x = jnp.asarray(ROWS[:2])
+    chex.assert_trees_all_close(softmax.log_softmax(x, None), jax.nn.log_softmax(x, axis=None))
+
+
+def test_the_shift_is_no_nan_propagating_max():
+    """XLA's max reduction propagates NaN and XLA:CPU emits it as a scalar loop; the shift must
+    stay a reduction by select."""
+    names = _primitives(lambda v: softmax.softmax(v, -1), jnp.asarray(ROWS))
+    assert "reduce_max" not in names and "reduce" in names
+
+
+def test_softmax_cross_entropy_and_attention_with_nan_and_masked_rows_match_pytorch(real_torch):
+    def run(module):
+        x = module.tensor(ROWS, requires_grad=True)
+        outs = [
+            module.softmax(x, -1),
+            module.log_softmax(x, 1),
+            module.nn.functional.cross_entropy(x[:2], module.tensor([1, 3]), reduction="none"),
+        ]
+        q = module.tensor(ROWS[:4].reshape(1, 1, 4, 4))
+        outs.append(module.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True))
+        outs[0].sum().backward()
+        return [o.detach().numpy() for o in outs] + [x.grad.numpy()]
+
+    for ours, theirs in zip(run(torch), run(real_torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (2, 3, 4)])
+def test_add_row_gives_the_sum_over_rows_as_a_product(shape):
+    y = jnp.asarray(np.random.default_rng(1).standard_normal(shape), jnp.float64)
+    v = jnp.asarray(np.arange(4.0))
+    weights = jnp.arange(float(np.prod(shape))).reshape(shape)
+
+    def loss(y, v):
+        return jnp.sum(row_sums.add_row(y, v) ** 2 * weights)
+
+    def plain(y, v):
+        return jnp.sum((y + v) ** 2 * weights)
+
+    chex.assert_trees_all_close(jax.grad(loss, (0, 1))(y, v), jax.grad(plain, (0, 1))(y, v))
+    chex.assert_trees_all_close(jax.hessian(loss, 1)(y, v), jax.hessian(plain, 1)(y, v))
+    chex.assert_trees_all_close(
+        jax.jvp(lambda v: row_sums.add_row(y, v), (v,), (v,))[1], jnp.broadcast_to(v, shape)
+    )
+    pullback = jax.vjp(row_sums.add_row, y, v)[1]
+    names = _primitives(pullback, jnp.ones(shape, jnp.float64))
+    assert "dot_general" in names and "reduce_sum" not in names
+
+
+def test_add_row_leaves_half_precision_and_broadcasting_to_plain_addition():
+    for y, v in [
+        (jnp.ones((4, 3), jnp.bfloat16), jnp.ones(3, jnp.bfloat16)),
+        (jnp.ones((4, 3)), jnp.ones((1, 3))),
+        (jnp.ones((4, 3)), jnp.ones(1)),
+        (jnp.ones(3), jnp.ones(3)),
+    ]:
+        pullback = jax.vjp(row_sums.add_row, y, v)[1]
+        assert "dot_general" not in _primitives(pullback, jnp.ones(y.shape, y.dtype))
+
+
+@pytest.mark.parametrize("norm", ["linear", "layer_norm"])
+def test_a_bias_over_a_batch_of_sequences_matches_pytorch(norm, real_torch):
+    """A linear layer's and a layer norm's weight and bias gradients over (batch, sequence)
+    rows, where the sums over the rows are products with ones."""
+    rng = np.random.default_rng(2)
+    data = rng.standard_normal((3, 5, 8)).astype(np.float32)
+    weight = rng.standard_normal((6, 8) if norm == "linear" else (8,)).astype(np.float32)
+    bias = rng.standard_normal(6 if norm == "linear" else 8).astype(np.float32)
+
+    def run(module):
+        x = module.tensor(data, requires_grad=True)
+        w = module.tensor(weight, requires_grad=True)
+        b = module.tensor(bias, requires_grad=True)
+        functional = module.nn.functional
+        if norm == "linear":
+            y = functional.linear(x, w, b)
+        else:
+            y = functional.layer_norm(x, (8,), w, b)
+        (
+            y * module.tensor(np.arange(y.numel(), dtype=np.float32).reshape(y.shape))
+        ).sum().backward()
+        return [y.detach().numpy(), x.grad.numpy(), w.grad.numpy(), b.grad.numpy()]
+
+    for ours, theirs in zip(run(torch), run(real_torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=1e-4)
