@@ -29,6 +29,14 @@ def spread(v, shape: tuple):
     return product.reshape(shape)
 
 
+def broadcast_rows(v, shape: tuple):
+    """`v` (the last dim of `shape`) broadcast to `shape`: by `spread` where its dtype sums
+    so, else plainly."""
+    if len(shape) >= 2 and v.shape == shape[-1:] and v.dtype in SUMMED_BY_PRODUCT:
+        return spread(v, shape)
+    return jnp.broadcast_to(v, shape)
+
+
 def add_row(y, v):
     """`y + v`, `v` a vector as long as `y`'s last dim; where `y` has more than one row and a
     float32 or float64 dtype, differentiated so that `v`'s gradient is a product with ones."""

@@ -158,3 +158,25 @@ def test_a_bias_over_a_batch_of_sequences_matches_pytorch(norm, real_torch):
 
     for ours, theirs in zip(run(torch), run(real_torch)):
         np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=1e-4)
+
+
+def test_an_lstms_bias_gradients_over_its_steps_match_pytorch(real_torch):
+    """The input and recurrent biases' gradients, summed over every step and sequence (a
+    product with ones for the input's, `ones @ g` for the recurrent one's tangent)."""
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((7, 3, 4)).astype(np.float32)
+
+    def run(module):
+        module.manual_seed(0)
+        lstm = module.nn.LSTM(4, 5, num_layers=2)
+        with module.no_grad():
+            for p, init in zip(lstm.parameters(), rng_params):
+                p.copy_(module.tensor(init))
+        out, _ = lstm(module.tensor(data))
+        (out * out).sum().backward()
+        return [p.grad.numpy() for p in lstm.parameters()]
+
+    shapes = [tuple(p.shape) for p in torch.nn.LSTM(4, 5, num_layers=2).parameters()]
+    rng_params = [rng.standard_normal(shape).astype(np.float32) * 0.5 for shape in shapes]
+    for ours, theirs in zip(run(torch), run(real_torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-5)

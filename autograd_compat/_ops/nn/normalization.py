@@ -17,7 +17,7 @@ from ..._pure import dtypes as _dtypes
 from ..._pure import executables
 from ..._pure.middle_sums import broadcast_from_middle, sum_middle
 from ..._pure.op import scalar_input
-from ..._pure.row_sums import SUMMED_BY_PRODUCT, spread
+from ..._pure.row_sums import broadcast_rows
 from ..._pure.shapes import Size
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
@@ -261,14 +261,6 @@ def _sum_of(parts: list, out):
     return tangent.astype(out.dtype)
 
 
-def _spread_over_rows(v, shape: tuple):
-    """`v` broadcast to `shape`; a vector over the rows of a float32 or float64 matrix as a
-    product with ones, whose transpose sums the rows fast (`_pure/row_sums`)."""
-    if len(shape) == 2 and v.shape == shape[1:] and v.dtype in SUMMED_BY_PRODUCT:
-        return spread(v, shape)
-    return jnp.broadcast_to(v, shape)
-
-
 @partial(_normalized_from_input.defjvp, symbolic_zeros=True)
 def _normalized_from_input_jvp(axes, primals, tangents):
     x, eps, w, b = primals
@@ -286,10 +278,10 @@ def _normalized_from_input_jvp(axes, primals, tangents):
         parts.append(d_hat if w is None else w * d_hat)
         d_r = -r2 * a  # d var = 2 a / r
     if w is not None and _present(dw):  # x_hat dw, x_hat = x r - mean r
-        dw = _spread_over_rows(dw, y.shape)
+        dw = broadcast_rows(dw, y.shape)
         parts.append(x * (r * dw) - (mean * r) * dw)
     if b is not None and _present(db):
-        parts.append(_spread_over_rows(db, y.shape))
+        parts.append(broadcast_rows(db, y.shape))
     return out, (_sum_of(parts, y), d_mean.astype(mean.dtype), d_r.astype(r.dtype))
 
 

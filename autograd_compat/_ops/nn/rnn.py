@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..._pure.op import register
+from ..._pure.row_sums import add_row, broadcast_rows
 
 _HIGHEST = lax.Precision.HIGHEST
 
@@ -109,8 +110,8 @@ def _lstm_layer_jvp(reverse, primals, tangents):
     (h, c), (h_prev, c_prev, i, f, g, o, t_all, ys) = lax.scan(step, (h0, c0), xw, reverse=reverse)
     # every step's part of the weights' tangent at once (its transpose: one product)
     d_in = dxw + jnp.matmul(h_prev, dw_hh.T, precision=_HIGHEST)
-    if b_hh is not None:
-        d_in = d_in + db_hh
+    if b_hh is not None:  # (the bias's gradient: a product with ones)
+        d_in = d_in + broadcast_rows(db_hh, d_in.shape)
 
     # Linear in the tangents with the gates, the previous cell state and tanh of the new one
     # as its only factors: those (and h_prev) are all a backward saves, as PyTorch's does.
@@ -183,7 +184,7 @@ def _rnn_fn(
             b_ih, b_hh = biases if biases else (None, None)
             xw = jnp.matmul(layer_input, w_ih.T, precision=_HIGHEST)
             if b_ih is not None:
-                xw = xw + b_ih
+                xw = add_row(xw, b_ih)
             carry = (h0[index], c0[index]) if mode == "LSTM" else h0[index]
             step = make_step(w_hh, b_hh) if w_hr is None else make_step(w_hh, b_hh, w_hr)
             if mode == "LSTM" and valid is None and w_hr is None:
