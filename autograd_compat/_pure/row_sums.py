@@ -1,9 +1,11 @@
-"""A vector added to every row, whose gradient sums the rows as a product with ones.
+"""Sums over rows and along them as products with ones, where XLA:CPU's reductions are slow.
 
 The gradient of a bias (`x @ w.T + b`, a layer norm's shift and scale) is its cotangent summed
 over every dim but the last. XLA:CPU emits that sum over the leading dims of a (12, 64, 384)
 float32 array as a strided loop: 0.30 ms, where `ones(768) @ g` takes 0.02 ms. XLA folds a
-reshape into the reduction it feeds, so the sum must be a product to stay one.
+reshape into the reduction it feeds, so the sum must be a product to stay one. Along the rows
+(a layer norm's statistics over 128 features of 768 rows), `x @ ones` takes half the time of
+XLA's reduction (0.010 against 0.020 ms).
 """
 
 from __future__ import annotations
@@ -63,3 +65,13 @@ def _add_row_jvp(primals, tangents):
     if dy is None or spread_dv is None:
         return out, spread_dv if dy is None else dy
     return out, dy + spread_dv
+
+
+def mean_along_rows(x, axes: tuple):
+    """`x`'s mean over `axes`, kept as size-1 dims: over the last dim of a float32 or float64
+    array as `x @ ones / n`, a product (whose derivative is one too), else XLA's reduction."""
+    if axes != (x.ndim - 1,) or x.ndim < 2 or x.dtype not in SUMMED_BY_PRODUCT:
+        return jnp.mean(x, axis=axes, keepdims=True)
+    n = x.shape[-1]
+    ones = jnp.ones((n, 1), x.dtype)
+    return lax.dot_general(x, ones, (((x.ndim - 1,), (0,)), ((), ()))) / np.array(n, x.dtype)

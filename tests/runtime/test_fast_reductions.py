@@ -133,6 +133,25 @@ def test_add_row_leaves_half_precision_and_broadcasting_to_plain_addition():
         assert "dot_general" not in _primitives(pullback, jnp.ones(y.shape, y.dtype))
 
 
+def test_a_mean_along_rows_is_a_product_and_xlas_mean_elsewhere():
+    x = jnp.asarray(np.random.default_rng(4).standard_normal((6, 5)), jnp.float64)
+    for axes in [(1,), (0,)]:
+        chex.assert_trees_all_close(
+            row_sums.mean_along_rows(x, axes), jnp.mean(x, axis=axes, keepdims=True)
+        )
+
+    def loss(v):
+        return jnp.sum(row_sums.mean_along_rows(v * v, (1,)) * jnp.arange(6.0)[:, None])
+
+    chex.assert_trees_all_close(
+        jax.grad(loss)(x), jax.grad(lambda v: jnp.sum(jnp.mean(v * v, 1) * jnp.arange(6.0)))(x)
+    )
+    assert "dot_general" in _primitives(lambda v: row_sums.mean_along_rows(v, (1,)), x)
+    assert "dot_general" not in _primitives(lambda v: row_sums.mean_along_rows(v, (0,)), x)
+    half = jnp.ones((4, 3), jnp.bfloat16)
+    assert "dot_general" not in _primitives(lambda v: row_sums.mean_along_rows(v, (1,)), half)
+
+
 @pytest.mark.parametrize("norm", ["linear", "layer_norm"])
 def test_a_bias_over_a_batch_of_sequences_matches_pytorch(norm, real_torch):
     """A linear layer's and a layer norm's weight and bias gradients over (batch, sequence)

@@ -17,7 +17,7 @@ from ..._pure import dtypes as _dtypes
 from ..._pure import executables
 from ..._pure.middle_sums import broadcast_from_middle, sum_middle
 from ..._pure.op import scalar_input
-from ..._pure.row_sums import broadcast_rows
+from ..._pure.row_sums import broadcast_rows, mean_along_rows
 from ..._pure.shapes import Size
 from ..._state.tensor import Tensor
 from ..._tape.args import scalar_type_name
@@ -57,8 +57,8 @@ def _apply_norm(op, input, *statistics, eps, weight, bias, **static):
 
 def _moments(x, axes):
     """The mean and the biased variance of `x` over `axes`, which stay as size-1 dims."""
-    mean = jnp.mean(x, axis=axes, keepdims=True)
-    return mean, jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    mean = mean_along_rows(x, axes)
+    return mean, mean_along_rows(jnp.square(x - mean), axes)
 
 
 def _bn_train_fn(x, eps, *affine, has_weight, has_bias):
@@ -270,9 +270,9 @@ def _normalized_from_input_jvp(axes, primals, tangents):
     parts = []
     d_mean, d_r = jnp.zeros_like(mean), jnp.zeros_like(r)
     if _present(dx):  # d x_hat = r (u - x_hat mean(x_hat u)), u = dx - mean(dx)
-        d_mean = jnp.mean(dx, axis=axes, keepdims=True)
+        d_mean = mean_along_rows(dx, axes)
         u = dx - d_mean
-        a = r * jnp.mean(x * u, axis=axes, keepdims=True)  # mean(x_hat u): mean(u) is 0
+        a = r * mean_along_rows(x * u, axes)  # mean(x_hat u): mean(u) is 0
         r2 = r * r
         d_hat = r * u - x * (r2 * a) + (mean * r2) * a
         parts.append(d_hat if w is None else w * d_hat)
