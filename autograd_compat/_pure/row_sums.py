@@ -42,11 +42,9 @@ def broadcast_rows(v, shape: tuple):
 def add_row(y, v):
     """`y + v`, `v` a vector as long as `y`'s last dim; where `y` has more than one row and a
     float32 or float64 dtype, differentiated so that `v`'s gradient is a product with ones."""
-    if y.ndim < 2 or v.shape != y.shape[-1:] or y.dtype != v.dtype:
+    if y.ndim < 2 or v.shape != y.shape[-1:] or v.dtype != y.dtype:
         return y + v
-    if y.dtype not in SUMMED_BY_PRODUCT:
-        return y + v
-    return _add_row(y, v)
+    return _add_row(y, v) if y.dtype in SUMMED_BY_PRODUCT else y + v
 
 
 @jax.custom_jvp
@@ -57,14 +55,12 @@ def _add_row(y, v):
 @functools.partial(_add_row.defjvp, symbolic_zeros=True)
 def _add_row_jvp(primals, tangents):
     y, v = primals
-    dy, dv = (None if isinstance(t, SymbolicZero) else t for t in tangents)
+    dy, dv = tangents
     out = _add_row(y, v)
-    spread_dv = None if dv is None else spread(dv, y.shape)
-    if dy is None and spread_dv is None:
-        return out, jnp.zeros_like(out)
-    if dy is None or spread_dv is None:
-        return out, spread_dv if dy is None else dy
-    return out, dy + spread_dv
+    terms = [] if isinstance(dy, SymbolicZero) else [dy]
+    if not isinstance(dv, SymbolicZero):
+        terms.append(spread(dv, y.shape))
+    return out, sum(terms[1:], terms[0]) if terms else jnp.zeros_like(out)
 
 
 def mean_along_rows(x, axes: tuple):
