@@ -30,7 +30,9 @@ def shift(x, axis: int | None):
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
 def softmax(x, axis: int | None):
-    """exp(x) / sum(exp(x)) along `axis`, differentiated from its result (JAX's rule)."""
+    """exp(x) / sum(exp(x)) along `axis`, differentiated from its result, as PyTorch's: the
+    tangent out * (t - sum(out * t)) is linear in t, so the pullback's one residual is the
+    result (`_pure/residuals`: a node saves it and its backward computes no `exp`)."""
     unnormalized = jnp.exp(x - shift(x, axis))
     return unnormalized / jnp.sum(unnormalized, axis, keepdims=True)
 

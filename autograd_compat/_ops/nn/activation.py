@@ -360,27 +360,10 @@ def _half_softmax_jvp(dim, dtype, log, primals, tangents):
     return out, dt.astype(dtype)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
-def _softmax_of_result(x, dim):
-    """Softmax differentiated from its result, as PyTorch's: the tangent out * (t - sum(out *
-    t)) is linear in t, so the pullback's one residual is the result (`_pure/residuals`: the
-    node saves it and its backward computes no `exp`)."""
-    return _softmax.softmax(x, dim)
-
-
-@_softmax_of_result.defjvp
-def _softmax_of_result_jvp(dim, primals, tangents):
-    (x,), (t,) = primals, tangents
-    out = _softmax_of_result(x, dim)
-    return out, out * (t - jnp.sum(out * t, axis=dim, keepdims=True))
-
-
 def _softmax_like_fn(x, *, dim, dtype, log, negate):
     x = -x if negate else x
     if np.dtype(dtype) in REDUCED and x.dtype == dtype:
         return _half_softmax(x, dim, dtype, log)
-    if not log and x.dtype == dtype:
-        return _softmax_of_result(x, dim)
     fn = _softmax.log_softmax if log else _softmax.softmax
     compute = opmath_dtype(dtype)
     return fn(x.astype(compute), dim).astype(dtype)
