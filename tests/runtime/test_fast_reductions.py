@@ -100,6 +100,33 @@ def test_softmax_cross_entropy_and_attention_with_nan_and_masked_rows_match_pyto
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("length, source", [(7, 4), (4, 7)])
+def test_causal_attention_takes_a_plain_softmax_and_matches_pytorch(real_torch, length, source):
+    """Every query of causal attention sees the first key, so no row is masked everywhere and
+    the op skips that check (no `reduce_and`); values and the gradients of all three inputs
+    are PyTorch's, with fewer queries than keys and more."""
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((2, 3, n, 8)) for n in (length, source, source)]
+
+    def run(module):
+        q, k, v = [module.tensor(a, requires_grad=True) for a in arrays]
+        out = module.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        (out * module.tensor(arrays[0][..., :1])).sum().backward()
+        return [out.detach().numpy()] + [t.grad.numpy() for t in (q, k, v)]
+
+    for ours, theirs in zip(run(torch), run(real_torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    attention = torch.nn.functional.scaled_dot_product_attention
+    names = _primitives(
+        lambda q, k: (
+            attention(torch.Tensor(q), torch.Tensor(k), torch.Tensor(k), is_causal=True)._value
+        ),
+        jnp.asarray(arrays[0]),
+        jnp.asarray(arrays[1]),
+    )
+    assert "reduce_and" not in names and "dot_general" in names
+
+
 @pytest.mark.parametrize("shape", [(6, 4), (2, 3, 4)])
 def test_add_row_gives_the_sum_over_rows_as_a_product(shape):
     y = jnp.asarray(np.random.default_rng(1).standard_normal(shape), jnp.float64)

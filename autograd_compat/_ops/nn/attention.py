@@ -44,17 +44,19 @@ def _attention_fn(
     extra = list(extra)
     mask = extra.pop(0) if has_mask else None
     key = extra.pop(0) if dropout_p > 0 else None
-    if causal:
+    if causal:  # (an explicit mask was refused with is_causal)
         length, source = q.shape[-2], k.shape[-2]
         allowed = jnp.tril(jnp.ones((length, source), bool))
-        mask, mask_is_bool = allowed, True  # an explicit mask was refused with is_causal
-    if mask is not None and mask_is_bool:
-        mask = jnp.where(mask, jnp.zeros((), q.dtype), -jnp.inf)
-    elif mask is not None:
-        mask = mask.astype(q.dtype)
-    if flash:
-        return _flash(q, k, v, mask, scale)  # (only under an additive mask)
-    weights = _safe_softmax(_scores(q, k, mask, scale))
+        # every query sees the first key: no row is masked everywhere, a plain softmax serves
+        weights = softmax(jnp.where(allowed, _scores(q, k, None, scale), -jnp.inf), -1)
+    else:
+        if mask is not None and mask_is_bool:
+            mask = jnp.where(mask, jnp.zeros((), q.dtype), -jnp.inf)
+        elif mask is not None:
+            mask = mask.astype(q.dtype)
+        if flash:
+            return _flash(q, k, v, mask, scale)  # (only under an additive mask)
+        weights = _safe_softmax(_scores(q, k, mask, scale))
     if key is not None:
         weights = _dropout_op(weights, key, dropout_p)
     return jnp.matmul(weights, v, precision=_HIGHEST)
