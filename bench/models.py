@@ -177,7 +177,7 @@ def _worker(args: argparse.Namespace) -> None:
     except Exception as error:  # reported in the table; the other columns still run
         say(failed=failure(error))
         return
-    once = warm_up(step, WARM_UP)
+    once = warm_up(step, WARM_UP, ours_eager=kind == "ours eager")
     peak = _peak_mib()
     say(
         losses=losses,

@@ -98,7 +98,7 @@ def _worker(column: str, batch: int, seq: int, threads: int) -> None:
     except Exception as error:  # reported in the table; the other columns still run
         say(failed=failure(error))
         return
-    once = warm_up(step, WARM_UP)
+    once = warm_up(step, WARM_UP, ours_eager=column == "ours eager")
     say(first_two=first_two, setup_s=time.perf_counter() - start, once_s=once)
     serve(step, sys.stdin)
 

@@ -57,10 +57,20 @@ def failure(error: BaseException) -> str:
     return f"{type(root).__name__}: {root}".splitlines()[0]
 
 
-def warm_up(step, steps: int) -> float:
-    """Run `step` `steps` times (by then every program it needs is compiled), then return the
-    seconds of its fastest of three more calls (what sets the steps per sample)."""
+# Ours eager warms up this long: a step's forward and backward become one program once running
+# them op by op has taken as long as that program's compile is estimated to (seconds, for a
+# step of a real model: docs/design.md, "A big program compiles once it has paid for itself").
+EAGER_WARM_UP_S = 30.0
+
+
+def warm_up(step, steps: int, ours_eager: bool = False) -> float:
+    """Run `step` `steps` times, and for `EAGER_WARM_UP_S` at least where it is `ours_eager`
+    (by then every program it needs is compiled), then return the seconds of its fastest of
+    three more calls (what sets the steps per sample)."""
+    end = time.perf_counter() + (EAGER_WARM_UP_S if ours_eager else 0.0)
     for _ in range(steps):
+        step()
+    while time.perf_counter() < end:
         step()
     fastest = float("inf")
     for _ in range(3):

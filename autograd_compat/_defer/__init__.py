@@ -1,4 +1,4 @@
-"""Layer 0.5, deferral: runs of eager ops on small arrays batched into one XLA call.
+"""Layer 0.5, deferral: runs of eager ops batched into one XLA call.
 
 It imports only `_pure`; `_state` and the layers above import it. The mechanism is
 `lazy.py`; this is its contract with the recorder (`_tape/record.apply`), the nodes
@@ -13,8 +13,8 @@ while `lazy.ENABLED`; the answer decides what runs:
   on the host, without compiling, where its jaxpr is exact there) and calls `lazy.learn`,
   which keeps its output avals in a `Known`: the next call may be deferred. Shape errors are
   therefore raised at the op, on its first call, never at a flush.
-- a `Known` that does not allow deferral: the op runs now (an output is larger than
-  `SMALL_ELEMENTS`, `Op.deferrable` is False, or it was read at once lately: below); or any
+- a `Known` that does not allow deferral: the op runs now (`Op.deferrable` is False, or it
+  was read at once lately: below); or any
   `Known`, where an input is an array committed to a device (`device=` in a factory, `.to`,
   where the process has more than one device: on its one device `_pure/device.commit` leaves
   arrays uncommitted): the op runs now, in its placement, and the recorder still reuses the
@@ -42,17 +42,21 @@ matched sets `hot` to None (a hook table, `retain_grad`, packed saved values, a 
 backward); a new such case must too. Knowns, notes with them, are dropped together when the
 shape table fills (`SHAPE_CACHE`): the next nodes get equal, not identical, steps.
 
-**When a segment is flushed** (its live outputs computed, in one jitted program for a run met
-`COMPILE_AFTER` times, else op by op through the ops' own programs): at the first read of one of
-its values (`LazyTensor._value`, an op that runs now on it, a node's saved values in a stepwise
-backward; making a view of one reads nothing: its buffer's root value stays the Pending until
-read, `_tape/views.PendingBuffer`); when it holds `MAX_OPS` ops or reads more than
-`MAX_HELD_BYTES` of arrays (at the next op's `defer`); when an op of another thread takes one of
-its values as input; before and after a stepwise backward without create_graph
-(`flush_current`). A fused backward computes the open segment inside its own program
-(`call_with_deferred`, from the `COMPILE_AFTER`-th meeting; before, it flushes the segment) and
-hands out the values still referenced. A flushed segment is closed: the thread's next deferred
-op starts a new one. Values are those of the ops run one by one, rounded as each op rounds,
+**When a segment is flushed** (its live outputs computed: in one jitted program for a run met
+`COMPILE_AFTER` times and, where an op of it has an output bigger than `SMALL_ELEMENTS` (a *big*
+run), whose runs op by op took as long as its compile is estimated to take, `COMPILE_S_PER_OP` an
+op; else op by op through the ops' own programs): at the first read of one of its values
+(`LazyTensor._value`, an op that runs now on it, a node's saved values in a stepwise backward;
+making a view of one reads nothing: its buffer's root value stays the Pending until read,
+`_tape/views.PendingBuffer`); when it holds `MAX_OPS` ops or reads more than `MAX_HELD_BYTES` of
+arrays (at the next op's `defer`); when an op of another thread takes one of its values as
+input; before and after a stepwise backward without create_graph (`flush_current`). A fused
+backward computes the open segment inside its own program (`call_with_deferred`, compiled as a
+run is, a big run's time counting its backward's too, `backward_paid`; before, it flushes the
+segment) and hands out the values still referenced. A flushed segment is closed: the thread's
+next deferred op starts a new one. A check that must see values at the call (class indices in
+range) reads them with `Pending.peek`: only the ops they come from run, op by op, and the
+segment stays open. Values are those of the ops run one by one, rounded as each op rounds,
 inside a fused backward's program too (`_pure/op_rounding`). An allocation failure surfaces at
 the flush, as `OutOfMemoryError`.
 

@@ -1,7 +1,9 @@
-"""Deferred small ops: a run of eager ops on small arrays becomes one XLA call.
+"""Deferred ops: a run of eager ops becomes one XLA call.
 
-An eager op costs one XLA dispatch, ~4.4 us on CPU: more than PyTorch's whole op with autograd.
-So `apply` (`_tape/record.py`) *defers* small ops into the calling thread's *segment*, and
+An eager op costs one XLA dispatch, ~4.4 us on CPU: more than PyTorch's whole op with autograd;
+and ops run one by one cannot fuse (a step's forward computed inside its backward's program
+runs as `torch.compile`'s does: transformers' tiny GPT-2 step 13.5 -> 10.9 ms).
+So `apply` (`_tape/record.py`) *defers* ops into the calling thread's *segment*, and
 the first read of one of its values *flushes* it: the contract (what is deferred and when, when
 a segment is flushed, `Known.notes`, threads, `ENABLED`) is the package's docstring
 (`_defer/__init__.py`). A flush runs its ops so:
@@ -11,7 +13,9 @@ a segment is flushed, `Known.notes`, threads, `ENABLED`) is the package's docstr
   cell of a notebook compiles each op once at most;
 - a run met again (the same ops, static arguments and wiring: the step of a loop) runs as one
   jitted program, compiled once (the third time: `COMPILE_AFTER`), that returns only the values
-  still referenced.
+  still referenced; a big run (an op's output above `SMALL_ELEMENTS`: a whole forward, say)
+  compiles in seconds, so it goes op by op until that has taken as long as its compile is
+  estimated to (`COMPILE_S_PER_OP` an op): a short loop never pays more than twice its time.
 A flush gives the values the ops give one by one, rounded as each op rounds. XLA:CPU contracts
 a multiply and an add fused into one loop into a fused multiply-add, which rounds once where
 PyTorch rounds twice (3,000 steps of `y * 1.0001 + 0.0001` drift by 5e-5), so every op's
@@ -31,10 +35,13 @@ Nothing here knows about Tensor: `_state/tensor.LazyTensor` holds a `Pending`.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import os
 import sys
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from math import prod
@@ -50,7 +57,12 @@ from .._pure.references import CALL_REFERENCES
 
 ENV = "AUTOGRAD_COMPAT_LAZY"
 ENABLED = os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")  # default on
-SMALL_ELEMENTS = 16384  # an op whose outputs are all this small is deferred
+# An op with an output bigger than this makes its run *big*: the run is compiled only once
+# running it op by op has taken as long as its compile is estimated to (`COMPILE_S_PER_OP`
+# times its ops): such a program (a whole forward, inside its backward's program) compiles in
+# seconds, which a short loop would never win back.
+SMALL_ELEMENTS = 16384
+COMPILE_S_PER_OP = 0.04
 MAX_OPS = 256  # a segment is flushed when it holds this many ops
 MAX_HELD_BYTES = 16 * 2**20  # ... or when the arrays it reads (its externals) pass this size
 SHAPE_CACHE = 4096  # (op, static arguments, input avals) -> output avals: emptied when full
@@ -108,6 +120,18 @@ class Pending:
             array = self.array
         return array
 
+    def peek(self):
+        """The array, computed apart from its segment while that is still open: only the ops
+        it comes from run, op by op, and the segment stays open (they run again in it). For a
+        check that must see values at the call that takes them (the range of cross-entropy's
+        class indices) without ending the run of ops around it."""
+        segment = self.segment
+        if self.array is None and segment is not None:
+            with segment.lock:
+                if not segment.closed:
+                    return segment.compute_alone(self.slot)
+        return self.result()
+
 
 def replaces(old) -> bool:
     """Whether a deferred value may replace `old` (a tensor's stored value) unread: `old` is
@@ -127,8 +151,9 @@ class Known:
     """What one eager run of an op taught about its applications at some input avals (`learn`):
     its output avals (a tuple of them when `tupled`) and their (shape, dtype) pairs (`meta`),
     the input avals (`inputs`; a numpy input's is its (shape, dtype)) and the static arguments.
-    `deferrable`: whether the op is deferred there (its outputs are small, and its result was
-    not read at once lately: `at_once`, see `_run_at_call`). `notes`: a dict the caller fills
+    `deferrable`: whether the op is deferred there (it may be, and its result was not read at
+    once lately: `at_once`, see `_run_at_call`); `big`: whether an output is bigger than
+    `SMALL_ELEMENTS`. `notes`: a dict the caller fills
     with what it derives from these (the recorder's node recipes), found with the Pending
     outputs or `defer`'s answer, without a lookup of its own."""
 
@@ -139,12 +164,16 @@ class Known:
         "inputs",
         "static",
         "deferrable",
+        "big",
         "at_once",
         "notes",
     )
 
-    def __init__(self, avals, tupled: bool, inputs: tuple, static: tuple, deferrable: bool) -> None:
+    def __init__(
+        self, avals, tupled: bool, inputs: tuple, static: tuple, deferrable: bool, big: bool
+    ) -> None:
         self.deferrable = deferrable
+        self.big = big
         self.at_once = False
         self.avals = avals
         self.tupled = tupled
@@ -217,8 +246,8 @@ class CommittedAvals(tuple):
 
 def learn(op: Op, static: tuple, values, out) -> None:
     """Remember the output avals of `op` at these inputs after an eager run (`out`), so its
-    next application at the same shapes can be deferred; big outputs are never deferred, nor
-    an op that says it may not be (`Op.deferrable`)."""
+    next application at the same shapes can be deferred, unless the op says it may not be
+    (`Op.deferrable`)."""
     sig = _signature(values)
     if sig is None:
         return
@@ -230,19 +259,19 @@ def learn(op: Op, static: tuple, values, out) -> None:
             _shapes[(op, static, sig)] = None
         else:
             avals = tuple([o.aval for o in out])
-            small = all(prod(a.shape) <= SMALL_ELEMENTS for a in avals)
-            _shapes[(op, static, sig)] = Known(avals, True, sig, static, small and op.deferrable)
+            big = any(prod(a.shape) > SMALL_ELEMENTS for a in avals)
+            _shapes[(op, static, sig)] = Known(avals, True, sig, static, op.deferrable, big)
     else:
         aval = out.aval
-        small = prod(aval.shape) <= SMALL_ELEMENTS
-        _shapes[(op, static, sig)] = Known(aval, False, sig, static, small and op.deferrable)
+        big = prod(aval.shape) > SMALL_ELEMENTS
+        _shapes[(op, static, sig)] = Known(aval, False, sig, static, op.deferrable, big)
 
 
 def defer(op: Op, static: tuple, values):
     """The Pending output(s) of `op` on `values`, appended to this thread's segment; else the
-    op runs now: its `Known` where it is not deferrable (an output is big, its result is read
-    at once) or an input is committed to a device, `LEARN` where its output shapes are to be
-    learnt, None otherwise (an input or an output is not an array)."""
+    op runs now: its `Known` where it is not deferrable (its result is read at once, the op
+    may not be deferred) or an input is committed to a device, `LEARN` where its output
+    shapes are to be learnt, None otherwise (an input or an output is not an array)."""
     segment = _local.segment
     if segment is None or len(segment.plan) >= MAX_OPS or segment.held > MAX_HELD_BYTES:
         if segment is not None:
@@ -299,6 +328,9 @@ class Segment:
         "lock",
         "first",
         "held",
+        "big",
+        "widths",
+        "combined",
     )
 
     def __init__(self) -> None:
@@ -311,6 +343,9 @@ class Segment:
         self.closed = False
         self.lock = threading.Lock()
         self.first: Known | None = None  # what is known of the first op
+        self.big = False  # whether an op's output is big (`Known.big`)
+        self.widths: list = []  # how many slots each op of the plan takes
+        self.combined: HashedTuple | None = None  # its key with a backward (`call_with_deferred`)
 
     def _external(self, value) -> int:
         """The index of an input that is no output of this segment in `externals`."""
@@ -360,12 +395,34 @@ class Segment:
                 outputs.extend(weak)
                 # (`known.static`: one object for every application, compared by identity)
                 plan.append((key[0], known.static, tuple(refs), tupled))
+                self.widths.append(len(weak))
             except BaseException:
-                del outputs[slot:], plan[ops:]
+                del outputs[slot:], plan[ops:], self.widths[ops:]
                 raise
             if not ops:
                 self.first = known
+            if known.big:
+                self.big = True
             return out
+
+    def compute_alone(self, slot: int):
+        """The output at `slot`, from the ops it depends on run op by op; the caller holds the
+        lock of this open segment, which stays as it is."""
+        starts = list(itertools.accumulate(self.widths, initial=0))
+        needed, todo = set(), [bisect.bisect_right(starts, slot) - 1]
+        while todo:
+            index = todo.pop()
+            if index not in needed:
+                needed.add(index)
+                refs = self.plan[index][2]
+                todo.extend([bisect.bisect_right(starts, ~r) - 1 for r in refs if r < 0])
+        env: dict = {}
+        for index in sorted(needed):
+            op, static, refs, tupled = self.plan[index]
+            out = op.compiled(static)(*[self.externals[r] if r >= 0 else env[~r] for r in refs])
+            for offset, value in enumerate(out if tupled else (out,)):
+                env[starts[index] + offset] = value
+        return env[slot]
 
     def read_at_once(self) -> None:
         """Its ops (at most `AT_ONCE_OPS`) were read right after them: they run at their call
@@ -381,8 +438,14 @@ class Segment:
         if _local.segment is self:
             _local.segment = None
 
-    def flush(self) -> None:
-        """Close the segment; compute its outputs still referenced that have no array yet."""
+    def compile_cost(self) -> float:
+        """The seconds its run takes op by op before it is compiled (`_program`): 0 for a run
+        of small ops, for a big one the estimate of its compile."""
+        return COMPILE_S_PER_OP * len(self.plan) if self.big else 0.0
+
+    def flush(self, may_compile: bool = True) -> None:
+        """Close the segment; compute its outputs still referenced that have no array yet
+        (op by op, its run neither compiled nor counted, unless `may_compile`)."""
         with self.lock:
             self.close()
             live = [p for ref in self.outputs if (p := ref()) is not None and p.array is None]
@@ -391,22 +454,23 @@ class Segment:
             wanted = tuple([p.slot for p in live])
             try:
                 if trace_ctx.is_top_level():
-                    arrays = self._run(wanted)
+                    arrays = self._run(wanted, may_compile)
                 else:  # a read inside a trace: the values are concrete, keep them so
                     with ensure_compile_time_eval():
-                        arrays = self._run(wanted)
+                        arrays = self._run(wanted, may_compile)
             except _memory.DISPATCH_ERRORS as failure:
                 _memory.raise_exhausted(failure)
             _hand_out(live, arrays)
 
-    def _run(self, wanted: tuple):
-        """The outputs at the slots `wanted`: by the run's program from its `COMPILE_AFTER`-th
-        meeting, else op by op."""
+    def _run(self, wanted: tuple, may_compile: bool):
+        """The outputs at the slots `wanted`: by the run's program once `_program` gives it,
+        else op by op (the time that takes counted towards its compile)."""
         plan = tuple(self.plan)
-        if len(plan) > 1:
+        key = None
+        if may_compile and len(plan) > 1:
             function = functools.partial(_traced_plan, plan, wanted)
             key = HashedTuple((plan, wanted))
-            program = _program(key, function, FUSED)
+            program = _program(key, function, FUSED, self.compile_cost())
             if program is not None:
                 try:
                     return program(op_rounding.key(), *self.externals)
@@ -414,7 +478,11 @@ class Segment:
                     if not stuck_trace(failure):  # run starts over as one met anew
                         raise
                     _programs.pop(key, None)
-        return _run_plan(self.externals, plan, wanted)
+        start = time.perf_counter()
+        arrays = _run_plan(self.externals, plan, wanted)
+        if key is not None:
+            _paid(key, time.perf_counter() - start)
+        return arrays
 
 
 def _hand_out(pendings: list, arrays) -> None:
@@ -423,38 +491,68 @@ def _hand_out(pendings: list, arrays) -> None:
         pending.segment = None  # what it was computed from may go
 
 
-_programs: OrderedDict = OrderedDict()  # key -> times met, or its jitted program
+class Uncompiled:
+    """A run not compiled yet: the times it was met, and the seconds it took op by op."""
+
+    __slots__ = ("met", "seconds")
+
+    def __init__(self) -> None:
+        self.met = 0
+        self.seconds = 0.0
 
 
-def _program(key, function, options: dict):
-    """The jitted `function` (compiled with the XLA `options`) for `key` from the
-    `COMPILE_AFTER`-th time `key` is met; None before (the run goes op by op and compiles
-    nothing)."""
+_programs: OrderedDict = OrderedDict()  # key -> its Uncompiled record, or its jitted program
+
+
+def _program(key, function, options: dict, cost: float = 0.0):
+    """The jitted `function` (compiled with the XLA `options`) for `key` once `key` was met
+    `COMPILE_AFTER` times and its runs op by op took `cost` seconds (`_paid`); None before
+    (the run goes op by op and compiles nothing)."""
     program = _programs.get(key)
-    if program is None or type(program) is int:
-        seen = 1 if program is None else program + 1
-        program = (
-            executables.jit(function, compiler_options=options) if seen >= COMPILE_AFTER else seen
-        )
+    if program is None or type(program) is Uncompiled:
+        record = Uncompiled() if program is None else program
+        record.met += 1
+        if record.met >= COMPILE_AFTER and record.seconds >= cost:
+            program = executables.jit(function, compiler_options=options)
+        else:
+            program = record
         lru_put(_programs, key, program, PROGRAMS)
     else:
         try:  # (segments of two threads flush at once: the other's `lru_put` may evict `key`
             _programs.move_to_end(key)  # between the lookup and here; it is then met anew)
         except KeyError:
             pass
-    return None if type(program) is int else program
+    return None if type(program) is Uncompiled else program
+
+
+def _paid(key, seconds: float) -> None:
+    """Count `seconds` of running `key`'s run op by op towards its compile."""
+    record = _programs.get(key)
+    if type(record) is Uncompiled:
+        record.seconds += seconds
 
 
 def _run_plan(externals: list, plan: tuple, wanted: tuple) -> tuple:
     """Run the ops of `plan` on `externals` op by op, each through its own jitted program;
-    the outputs at the slots `wanted`."""
+    the outputs at the slots `wanted`. Every other output is dropped after its last use, so a
+    run of big ops holds no more at once than its ops run at their calls would."""
+    last_use = {~r: index for index, entry in enumerate(plan) for r in entry[2] if r < 0}
+    for slot in wanted:
+        last_use[slot] = len(plan)
+    dropped_after: dict = {}
+    for slot, index in last_use.items():
+        dropped_after.setdefault(index, []).append(slot)
     env: list = []
-    for op, static, refs, tupled in plan:
+    for index, (op, static, refs, tupled) in enumerate(plan):
         out = op.compiled(static)(*[externals[r] if r >= 0 else env[~r] for r in refs])
-        if tupled:
-            env.extend(out)
-        else:
-            env.append(out)
+        first = len(env)
+        env.extend(out if tupled else (out,))
+        del out  # (held by `env` alone, to be dropped there)
+        for slot in range(first, len(env)):
+            if slot not in last_use:  # never read, never wanted
+                env[slot] = None
+        for slot in dropped_after.get(index, ()):
+            env[slot] = None
     return tuple([env[s] for s in wanted])
 
 
@@ -507,7 +605,8 @@ def call_with_deferred(segment: Segment, function, saved: list, args: tuple, kee
         plan = tuple(segment.plan)
         key = HashedTuple((function, plan, layout, tuple([p.slot for p in extra])))
         combined = functools.partial(_with_plan, function, plan, layout, key[3])
-        program = _program(key, combined, FUSED)  # fused, as the backward alone is
+        # fused, as the backward alone is
+        program = _program(key, combined, FUSED, segment.compile_cost())
         if program is not None:
             try:
                 result, arrays = program(op_rounding.key(), segment.externals, concrete, args)
@@ -515,8 +614,19 @@ def call_with_deferred(segment: Segment, function, saved: list, args: tuple, kee
                 _memory.raise_exhausted(failure)
             _hand_out(extra, arrays)
             return result
-    segment.flush()
+    # A big run is compiled with its backward only: its time op by op is counted so
+    start = time.perf_counter()
+    segment.flush(may_compile=not segment.big)
+    _paid(key, time.perf_counter() - start)
+    segment.combined = key
     return None
+
+
+def backward_paid(segment: Segment, seconds: float) -> None:
+    """Count `seconds`, a backward's run after `call_with_deferred` answered None for
+    `segment`, towards the compile of their combined program."""
+    if segment.combined is not None:
+        _paid(segment.combined, seconds)
 
 
 def _layout(segment: Segment, saved: list) -> tuple:

@@ -608,6 +608,15 @@ class LazyTensor(_ComputedOnRead):
         return t
 
 
+def peeked_value(tensor: Tensor):
+    """`tensor`'s value, read without ending the run of deferred ops it comes from
+    (`_defer/lazy.Pending.peek`): for a check that must see values at the call that takes
+    them (class indices in range) in the middle of a step's forward."""
+    if type(tensor) is LazyTensor:
+        return tensor._stored.peek()
+    return tensor._value
+
+
 class MetaValueError(NotImplementedError):
     """A meta tensor's values were read: it has none (PyTorch's NotImplementedError)."""
 

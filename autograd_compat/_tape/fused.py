@@ -9,6 +9,7 @@ structure: one XLA call for the whole backward of a hot training step. A create_
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -167,10 +168,13 @@ def run_fused(fused, order: list, saved, seeds: list, sinks: Sequence, retain_gr
     if result is None:
         if saved is None:
             saved = [() if isinstance(n, AccumulateGrad) else n.check_saved() for n in order]
+        start = time.perf_counter()
         try:
             result = fused(saved, *args)
         except _memory.DISPATCH_ERRORS as failure:  # an allocation that failed at dispatch
             _memory.raise_exhausted(failure)
+        if segment is not None:  # (its time counts towards compiling it with the forward)
+            _lazy.backward_paid(segment, time.perf_counter() - start)
     totals, captured = result
     big = _big.get(fused)
     if big is None:  # per structure (its shapes are fixed): may an output be big?

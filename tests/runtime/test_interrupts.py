@@ -318,17 +318,20 @@ def _refused(*args):
     raise RecursionError("Recursively calling <weakref at 0x1; to 'functools.partial' at 0x2>")
 
 
-def test_an_op_whose_program_jax_refuses_after_an_interrupt_runs_anew():
-    x = torch.linspace(-1.0, 1.0, 20000)  # run at its call (above the deferral's size)
+def test_an_op_whose_program_jax_refuses_after_an_interrupt_runs_anew(monkeypatch):
+    monkeypatch.setattr(lazy, "ENABLED", False)  # every op at its call, through its program
+    x = torch.linspace(-1.0, 1.0, 20000)
     expected = torch.exp(x).numpy()
     op = registered_ops()["exp"]
-    op._compiled[()] = _refused  # exp has no static arguments: its one key
-    np.testing.assert_array_equal(torch.exp(x).numpy(), expected)
-    assert op._compiled[()] is not _refused
-    op._compiled[()] = _deep
-    with pytest.raises(RecursionError, match="maximum recursion"):  # any other one propagates
-        torch.exp(x)
-    op.forget(())
+    try:
+        op._compiled[()] = _refused  # exp has no static arguments: its one key
+        np.testing.assert_array_equal(torch.exp(x).numpy(), expected)
+        assert op._compiled[()] is not _refused
+        op._compiled[()] = _deep
+        with pytest.raises(RecursionError, match="maximum recursion"):  # others propagate
+            torch.exp(x)
+    finally:
+        op.forget(())
 
 
 def _deep(*args):
@@ -340,7 +343,7 @@ def test_a_deferred_run_whose_program_jax_refuses_runs_op_by_op(monkeypatch):
     x = torch.ones(4)
     refused = []
 
-    def program(key, function, options):
+    def program(key, function, options, cost=0.0):
         refused.append(key)
         return _refused
 

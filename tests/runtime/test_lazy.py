@@ -1,4 +1,4 @@
-"""Deferred small ops (`_defer/lazy.py`): what batching eager ops into one XLA call could break.
+"""Deferred ops (`_defer/lazy.py`): what batching eager ops into one XLA call could break.
 
 Each test checks values against the same code with deferral off (ops run at their call), and
 gradients against jax.grad and real PyTorch where the test is about numbers.

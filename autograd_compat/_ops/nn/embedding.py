@@ -9,7 +9,7 @@ from jax import lax
 
 from ..._pure import dtypes as _dtypes
 from ..._pure.device import host_to_device
-from ..._state.tensor import MetaTensor, Tensor
+from ..._state.tensor import MetaTensor, Tensor, peeked_value
 from ..._tape.args import is_tracer, scalar_type_name
 from ..._tape.record import apply
 from ..shape import _needs_concrete
@@ -57,8 +57,8 @@ def embedding(
     if padding_idx is not None:
         if padding_idx < 0:
             padding_idx += rows
-    if input.numel() and not isinstance(input, MetaTensor) and not is_tracer(input._value):
-        values = np.asarray(input._value)
+    if input.numel() and not isinstance(input, MetaTensor) and not is_tracer(input._stored):
+        values = np.asarray(peeked_value(input))
         if values.min() < 0 or values.max() >= rows:
             raise IndexError("index out of range in self")
     return apply(_EMBEDDING, weight, input, padding_idx=padding_idx)

@@ -12,7 +12,7 @@ from jax import lax
 from ..._pure import dtypes as _dtypes
 from ..._pure.op import scalar_input
 from ..._pure.softmax import log_softmax
-from ..._state.tensor import Tensor
+from ..._state.tensor import Tensor, peeked_value
 from ..._tape.args import scalar_type_name
 from ..._tape.record import apply
 from ..elementwise import _xlogy
@@ -207,9 +207,10 @@ def host_ints(target: Tensor) -> np.ndarray | None:
     stored = target._stored
     if type(stored) is np.ndarray:  # a leaf still on the host: read its copy, transfer nothing
         return stored.astype(np.int64)
-    if isinstance(target._value, jax.core.Tracer):
+    value = peeked_value(target)
+    if isinstance(value, jax.core.Tracer):
         return None
-    return np.asarray(target._value).astype(np.int64)
+    return np.asarray(value).astype(np.int64)
 
 
 def _check_targets_in_range(target: Tensor, classes: int, ignore_index: int) -> None:
