@@ -19,9 +19,9 @@ a segment is flushed, `Known.notes`, threads, `ENABLED`) is the package's docstr
 A flush gives the values the ops give one by one, rounded as each op rounds. XLA:CPU contracts
 a multiply and an add fused into one loop into a fused multiply-add, which rounds once where
 PyTorch rounds twice (3,000 steps of `y * 1.0001 + 0.0001` drift by 5e-5), so every op's
-output enters a run's program behind a seam (`_pure/op_rounding.apart`) that leaves its bits
-as they are and gives the next op nothing to contract with; the program is compiled with
-XLA's fusion (`FUSED`), as is a forward computed inside its backward's program
+output that may be a product enters a run's program behind a seam (`_pure/op_rounding`) that
+leaves its bits as they are and gives the next op nothing to contract with; the program is
+compiled with XLA's fusion (`FUSED`), as is a forward computed inside its backward's program
 (`call_with_deferred`), whose forward values are therefore the ops' own too.
 A segment is flushed when full (`MAX_OPS`), so programs stay small and nothing waits for long,
 and once the arrays it reads pass `MAX_HELD_BYTES`: a deferred op keeps its inputs alive until
@@ -46,6 +46,7 @@ import weakref
 from collections import OrderedDict
 from math import prod
 
+import jax
 import numpy as np
 from jax import ensure_compile_time_eval
 
@@ -558,16 +559,32 @@ def _run_plan(externals: list, plan: tuple, wanted: tuple) -> tuple:
 
 def _trace_plan(externals, plan: tuple, seam) -> list:
     """Every output of `plan`'s ops on `externals`, traced into the caller's program, each
-    behind a seam (`op_rounding.apart`; `seam` is the program's key, a runtime zero) so that
-    XLA's fusion rounds every op as its own program does."""
+    that may be a product behind a seam (`op_rounding.apart`; `seam` is the program's key, a
+    runtime zero) so that XLA's fusion rounds every op as its own program does."""
     env: list = []
     for op, static, refs, tupled in plan:
-        out = op.fn(*[externals[r] if r >= 0 else env[~r] for r in refs], **dict(static))
-        if tupled:
-            env.extend([op_rounding.apart(o, seam) for o in out])
-        else:
-            env.append(op_rounding.apart(out, seam))
+        inputs = [externals[r] if r >= 0 else env[~r] for r in refs]
+        out = op.fn(*inputs, **dict(static))
+        outputs = out if tupled else (out,)
+        seams = _seams(op, static, inputs)
+        env.extend([op_rounding.apart(o, seam) if s else o for o, s in zip(outputs, seams)])
     return env
+
+
+_needs_seam: OrderedDict = OrderedDict()  # (op, static, input avals) -> `needs_seam`'s answer
+
+
+def _seams(op: Op, static: tuple, inputs: list) -> tuple:
+    """Which outputs of `op` on `inputs` need a seam (`op_rounding.needs_seam`), from its
+    jaxpr at their shapes (traced once per shapes, when a run's program is)."""
+    avals = tuple([jax.ShapeDtypeStruct(x.shape, x.dtype) for x in inputs])
+    key = (op, static, avals)
+    answer = _needs_seam.get(key)
+    if answer is None:
+        closed = jax.make_jaxpr(functools.partial(op.fn, **dict(static)))(*avals)
+        answer = op_rounding.needs_seam(closed)
+        lru_put(_needs_seam, key, answer, SHAPE_CACHE)
+    return answer
 
 
 def _traced_plan(plan: tuple, wanted: tuple, seam, *externals) -> tuple:

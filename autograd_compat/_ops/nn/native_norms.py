@@ -82,8 +82,8 @@ def _batch_norm(ops: _BatchNormOps, name: str, input, weight, bias, stats, train
         return out, input.new_empty(0), input.new_empty(0)
     out, mean, unbiased = _apply_norm(ops.train, input, **norm_args)
     if running_mean is not None:
-        _update_running(running_mean, mean._value, momentum)
-        _update_running(running_var, unbiased._value, momentum)
+        _update_running(running_mean, mean, float(momentum))
+        _update_running(running_var, unbiased, float(momentum))
     count = input.numel() // input.shape[1]
     # the op's variance is the unbiased one, which the running variance takes
     biased = unbiased.detach() * (max(count - 1, 1) / max(count, 1))

@@ -20,7 +20,7 @@ from ..._pure.op import scalar_input
 from ..._pure.row_sums import broadcast_rows, mean_along_rows
 from ..._pure.shapes import Size
 from ..._state.tensor import Tensor
-from ..._tape.args import scalar_type_name
+from ..._tape.args import commit_inplace, scalar_type_name
 from ..._tape.record import apply
 from ._common import _tensor, register
 
@@ -118,16 +118,23 @@ _BN_EVAL = register(
 )
 
 
-@executables.jit
 def _ema(running, statistic, momentum):
-    """The running-statistics update: (1 - momentum) * running + momentum * statistic."""
-    momentum = momentum.astype(running.dtype)
-    return (1 - momentum) * running + momentum * statistic.astype(running.dtype)
+    """The running-statistics update: (1 - momentum) * running + momentum * statistic
+    (`momentum` a runtime input: a cumulative average's changes every step)."""
+    m = momentum.astype(running.dtype)
+    return (1 - m) * running + m * statistic.astype(running.dtype)
 
 
-def _update_running(buffer: Tensor, statistic, momentum: float) -> None:
-    buffer._set_value(_ema(buffer._value, statistic, np.float64(momentum)))
-    buffer._bump_version()
+_RUNNING_STATS = register(
+    "_internal.running_stats", _ema, node="RunningStatsBackward", differentiable=False
+)
+
+
+def _update_running(buffer: Tensor, statistic: Tensor, momentum: float) -> None:
+    """Write the update into `buffer` as an in-place op does: an op like the others, so a
+    step's batch norms leave its forward's run of deferred ops open."""
+    update = apply(_RUNNING_STATS, buffer, statistic, scalar_input(momentum))
+    commit_inplace(buffer, update)
 
 
 def batch_norm(
@@ -161,8 +168,8 @@ def batch_norm(
     if training or running_mean is None or running_var is None:
         y, mean, var = _apply_norm(_BN_TRAIN, input, **norm_args)
         if training and running_mean is not None and running_var is not None:
-            _update_running(running_mean, mean._value, momentum)
-            _update_running(running_var, var._value, momentum)
+            _update_running(running_mean, mean, float(momentum))
+            _update_running(running_var, var, float(momentum))
         return y
     return _apply_norm(_BN_EVAL, input, running_mean, running_var, **norm_args)
 
