@@ -176,6 +176,14 @@ def _whole_grad(torch, x):
     return g
 
 
+def _running_mean(torch, x):
+    """The running mean `batch_norm` in training leaves, from zeros."""
+    mean = torch.zeros(x.shape[1], dtype=x.dtype)
+    var = torch.ones(x.shape[1], dtype=x.dtype)
+    torch.nn.functional.batch_norm(x, mean, var, training=True, momentum=0.3)
+    return mean
+
+
 def _regenerated_view(torch, x):
     """A view read after an in-place change of its base: its grad_fn is regenerated (as
     strided) from the base's new history."""
@@ -235,6 +243,8 @@ ROWS: list[OpCase] = [
     OpCase("autograd.forward_ad.alias", _fw_primal, inputs=(S, S), torch=False),
     OpCase("_internal.copy_slices", lambda torch, x, v: setitem(x, 0, v), inputs=(S, V)),
     OpCase("_internal.as_strided", _regenerated_view, names=False),
+    # batch norm in training writes its running statistics through this op
+    OpCase("_internal.running_stats", _running_mean, inputs=((4, 3, 5),), grad=False),
     # cat/stack of more than 64 tensors: chunked (see _tape/wide.py), one PyTorch node.
     OpCase("_internal.wide_cat", lambda torch, x: torch.cat([x] * 70, 1)),
     OpCase("_internal.wide_stack", lambda torch, x: torch.stack([x] * 70, 1)),

@@ -13,6 +13,7 @@ import numpy as np
 from jax import lax
 from jax.custom_derivatives import SymbolicZero
 
+from ..._defer.lazy import Pending
 from ..._pure import dtypes as _dtypes
 from ..._pure import executables
 from ..._pure.middle_sums import broadcast_from_middle, sum_middle
@@ -134,7 +135,11 @@ def _update_running(buffer: Tensor, statistic: Tensor, momentum: float) -> None:
     """Write the update into `buffer` as an in-place op does: an op like the others, so a
     step's batch norms leave its forward's run of deferred ops open."""
     update = apply(_RUNNING_STATS, buffer, statistic, scalar_input(momentum))
-    commit_inplace(buffer, update)
+    if type(update._stored) is Pending:  # (a deferred value: the write stays deferred)
+        commit_inplace(buffer, update)
+    else:  # (through `_set_value`, which a trace of torch.func's watches)
+        buffer._set_value(update._value)
+        buffer._bump_version()
 
 
 def batch_norm(
