@@ -22,8 +22,12 @@ its loss (`loss.item()`). The first five losses of every column, from the same n
 and batch, must be PyTorch's, or the row says MISMATCH. Times are ms per step: the median of
 the samples, with their lowest and highest; "/torch" is the ratio to PyTorch eager at the same
 thread count, and the last table the geomean of those ratios over the models. Memory is the
-process's peak RSS (`resource.getrusage(...).ru_maxrss`) after warm-up, and its growth over the
-peak before the model was built (imports done).
+process's peak RSS (`resource.getrusage(...).ru_maxrss`) after warm-up, compiles included, and
+its growth over the peak before the model was built (imports done); and a step's peak: the
+peak RSS over `STEP_PEAK_STEPS` steps after warm-up, measured from the memory the process
+holds (Linux's peak reset through `/proc/self/clear_refs`, after a garbage collection and
+glibc's `malloc_trim`, in every column alike), so it leaves out what the compiles and the
+allocators' free lists took before.
 
 The cold-start table runs each model in fresh processes and times launch to the first and the
 second loss: PyTorch; ours eager with an empty compilation cache (`AUTOGRAD_COMPAT_CACHE_DIR`
@@ -36,6 +40,8 @@ Run: `python bench/models.py [--quick] [--models gpt,lstm] [--threads 1] [--no-c
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
 import importlib
 import math
 import os
@@ -66,6 +72,7 @@ KINDS = ("ours eager", "ours compiled", "floor", "torch eager", "torch compiled"
 CHECKED = 5  # losses compared with PyTorch's, from the first step
 FLOOR_FROM = 3  # the compiled calls before the floor takes over
 WARM_UP = 10  # steps before timing: by then every program a step needs is compiled
+STEP_PEAK_STEPS = 3  # steps over which a step's peak memory is read
 
 
 class Column(NamedTuple):
@@ -85,6 +92,26 @@ class Column(NamedTuple):
 def _peak_mib() -> float:
     """This process's peak RSS so far, MiB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def _step_peak_mib(step) -> float | None:
+    """The peak RSS over `STEP_PEAK_STEPS` calls of `step`, from the memory the process holds
+    once its garbage and its allocator's free memory are gone; None off Linux's glibc."""
+    try:
+        libc = ctypes.CDLL(None)
+        gc.collect()
+        libc.malloc_trim(0)
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")  # the peak RSS (VmHWM) starts again from the RSS now
+    except (OSError, AttributeError):
+        return None
+    for _ in range(STEP_PEAK_STEPS):
+        step()
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return None
 
 
 def _bare_floor(compiled):
@@ -179,12 +206,14 @@ def _worker(args: argparse.Namespace) -> None:
         return
     once = warm_up(step, WARM_UP, ours_eager=kind == "ours eager")
     peak = _peak_mib()
+    step_peak = _step_peak_mib(step)
     say(
         losses=losses,
         setup_s=time.perf_counter() - start,
         once_s=once,
         peak_mib=peak,
         growth_mib=peak - before,
+        step_peak_mib=step_peak,
         optimizer=setup.optimizer,
     )
     serve(step, sys.stdin)
@@ -225,7 +254,8 @@ def _rows(model: str, ready: dict, samples: dict) -> tuple[list[str], dict]:
     rows, ratios = [], {}
     for column, message in ready.items():
         if "failed" in message:
-            rows.append(f"| {model} | {column.name} | n/a | | | | | FAILED: {message['failed']} |")
+            failed = message["failed"]
+            rows.append(f"| {model} | {column.name} | n/a | | | | | | FAILED: {failed} |")
             continue
         reference = ready.get(Column("torch eager", column.threads), {})
         median = statistics.median(samples[column])
@@ -233,12 +263,14 @@ def _rows(model: str, ready: dict, samples: dict) -> tuple[list[str], dict]:
         ratio = median / statistics.median(torch_values) if torch_values else None
         ratios[column] = ratio
         note = f"setup {message['setup_s']:.0f} s"
+        step_peak = message["step_peak_mib"]
+        step_peak = "n/a" if step_peak is None else f"{step_peak:.0f}"
         if "losses" in reference and not agree(message["losses"], reference["losses"]):
             note = f"MISMATCH with PyTorch's losses ({message['losses']}); {note}"
         rows.append(
             f"| {model} | {column.name} | {median:.2f} | {min(samples[column]):.2f} - "
             f"{max(samples[column]):.2f} | {'n/a' if ratio is None else f'{ratio:.2f}'} "
-            f"| {message['peak_mib']:.0f} (+{message['growth_mib']:.0f}) | {note} |"
+            f"| {message['peak_mib']:.0f} (+{message['growth_mib']:.0f}) | {step_peak} | {note} |"
         )
     return rows, ratios
 
@@ -299,8 +331,11 @@ def main() -> None:
         f"real models, one training step each, loss.item() per step; {repeats} samples per "
         "column; ms per step\n"
     )
-    print("| model | column | ms/step (median) | min - max | /torch | peak RSS MiB (+) | note |")
-    print("|---|---|---:|---:|---:|---:|---|", flush=True)
+    print(
+        "| model | column | ms/step (median) | min - max | /torch | peak RSS MiB (+) "
+        "| step peak MiB | note |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---|", flush=True)
     ratios: dict = {column: [] for column in columns}
     for model in models:
         ready, samples = _time_model(model, columns, repeats, target_s)

@@ -33,6 +33,7 @@ import weakref
 
 import jax
 
+from . import heap_pad
 from .jax_internals import clear_lowerings, clear_staging_caches
 
 ENV = "AUTOGRAD_COMPAT_MAX_EXECUTABLES"
@@ -109,14 +110,18 @@ def sweep() -> int:
 
 def _on_compile(event: str, duration_secs: float, **_: str | int) -> None:
     """JAX's duration listener: a sweep every `CHECK_EVERY` programs compiled or loaded, and
-    after one that took `SWEEP_AFTER_S` (a whole step's, whose trace and lowering are big)."""
+    after one that took `SWEEP_AFTER_S` (a whole step's, whose trace and lowering are big),
+    whose compile's freed memory then goes back to the system (`heap_pad.release`)."""
     global _compiles
     if event != COMPILE_EVENT:
         return
     _compiles += 1
-    if _compiles >= CHECK_EVERY or duration_secs >= SWEEP_AFTER_S:
+    big = duration_secs >= SWEEP_AFTER_S
+    if _compiles >= CHECK_EVERY or big:
         _compiles = 0
         sweep()
+    if big:
+        heap_pad.release()
 
 
 jax.monitoring.register_event_duration_secs_listener(_on_compile)

@@ -19,6 +19,12 @@ peak, as under PyTorch's caching allocators and JAX's GPU preallocation. The set
 whole process's, so its other allocations get them too. Nothing changes where the user set
 glibc's malloc parameters already (`MALLOC_*_` or `GLIBC_TUNABLES`), off glibc, or with
 `AUTOGRAD_COMPAT_HEAP_PAD=0`.
+
+A big compile is the exception: XLA:CPU takes some 70-180 MiB of heap to compile a whole step's
+program and frees it when done, and that memory would stay resident for good (nanoGPT's eager
+process sat at 535 MiB, of which 180 were free heap, where PyTorch's takes 365). So after such
+a compile `release` hands the free heap back to the system (`malloc_trim`, every arena, the
+top pad kept); the steps after it take back what they use, once.
 """
 
 from __future__ import annotations
@@ -48,6 +54,13 @@ def _glibc():
     if not hasattr(libc, "gnu_get_libc_version") or not hasattr(libc, "mallopt"):
         return None
     return libc
+
+
+def release() -> bool:
+    """Give the heap's free memory back to the system (glibc's `malloc_trim`, keeping
+    `TOP_PAD`); True if some was given back. Nothing off glibc."""
+    libc = _glibc()
+    return libc is not None and bool(libc.malloc_trim(TOP_PAD))
 
 
 def pad_heap_unless_asked() -> bool:

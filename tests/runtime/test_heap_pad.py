@@ -62,3 +62,33 @@ def test_glibcs_settings_stay_when_asked_or_set_by_the_user(variable, value):
     result = run_json(SCRIPT, variable, value)
     assert result["mapped"] >= BLOCK
     assert result["kept_free"] < BLOCK
+
+
+# The free heap a big compile leaves goes back to the system; a small one's stays for reuse.
+AFTER_COMPILE = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    import autograd_compat
+    from autograd_compat._pure import executables
+
+    def resident():
+        with open("/proc/self/status") as status:
+            line = next(line for line in status if line.startswith("VmRSS:"))
+        return int(line.split()[1]) * 1024
+
+    block = np.ones(200 * 2**20, np.uint8)  # (from the heap, kept there once freed)
+    del block
+    kept = resident()
+    executables._on_compile(executables.COMPILE_EVENT, executables.SWEEP_AFTER_S / 2)
+    after_small = resident()
+    executables._on_compile(executables.COMPILE_EVENT, executables.SWEEP_AFTER_S)
+    print(json.dumps({"small": kept - after_small, "big": kept - resident()}))
+    """
+)
+
+
+def test_a_big_compiles_free_memory_goes_back_to_the_system():
+    given_back = run_json(AFTER_COMPILE, "AUTOGRAD_COMPAT_HEAP_PAD", None)
+    assert given_back["small"] < 10 * 2**20
+    assert given_back["big"] > 150 * 2**20
