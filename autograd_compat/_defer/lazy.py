@@ -300,9 +300,20 @@ def defer(op: Op, static: tuple, values):
 
 class _Local(threading.local):
     segment: Segment | None = None
+    compiles = True  # whether a flushed run may compile (`runs_compile`)
 
 
 _local = _Local()
+
+
+def runs_compile(allowed: bool) -> bool:
+    """Let the calling thread's flushed runs compile, or run them op by op, neither compiled
+    nor counted (a stepwise backward whose forward's program with it is on its way: its vjp
+    ops' run would compile for the few steps before that program supersedes it); returns
+    what was set before."""
+    before = _local.compiles
+    _local.compiles = allowed
+    return before
 
 
 def flush_current() -> None:
@@ -468,7 +479,7 @@ class Segment:
         else op by op (the time that takes counted towards its compile)."""
         plan = tuple(self.plan)
         key = None
-        if may_compile and len(plan) > 1:
+        if may_compile and len(plan) > 1 and _local.compiles:
             function = functools.partial(_traced_plan, plan, wanted)
             key = HashedTuple((plan, wanted))
             program = _program(key, function, FUSED, self.compile_cost())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from typing import NamedTuple
 
 from .._defer import lazy as _lazy
@@ -25,6 +26,7 @@ from .._state.tensor import Tensor
 from . import anomaly as _anomaly
 from .accumulate import accumulation, commit, entries, run_after_hooks
 from .fused import (
+    Stepwise,
     Structure,
     fused_for,
     may_fuse,
@@ -227,27 +229,49 @@ def run_backward(
             captured = record_whole(fused, order, plan.seeds)
             commit([], releases, retain_graph)
         elif fused is None:
-            if not create_graph:  # one call computes every deferred value the nodes saved;
-                _lazy.flush_current()  # under create_graph, the vjp ops defer on them
-            captured, pending, after = _run_stepwise(order, plan, create_graph)
-            if not create_graph:  # the gradients, computed by one call (`_defer/lazy`); under
-                _lazy.flush_current()  # create_graph they join the next backward's program
-            if accumulate and n_targets:
-                pending.extend(_target_grads(targets, captured))
-            with accumulation:
-                commit(entries(pending, create_graph), releases, retain_graph)
-            run_after_hooks(after)
+            captured = _stepwise_backward(
+                scheduled, targets, accumulate, retain_graph, create_graph
+            )
         else:
             with accumulation:  # existing grads are read, summed into and stored as one step
-                captured, updates = run_fused(
-                    fused, order, saved, plan.seeds, plan.sinks, retain_graph
-                )
-                if accumulate and n_targets:
-                    updates += entries(_target_grads(targets, captured), False)
-                commit(updates, releases, retain_graph)
+                outcome = run_fused(fused, order, saved, plan.seeds, plan.sinks, retain_graph)
+                if type(outcome) is not Stepwise:
+                    captured, updates = outcome
+                    if accumulate and n_targets:
+                        updates += entries(_target_grads(targets, captured), False)
+                    commit(updates, releases, retain_graph)
+            if type(outcome) is Stepwise:  # its program with its forward is on its way: its
+                start = time.perf_counter()  # vjp ops' run compiles nothing meanwhile
+                compiles = _lazy.runs_compile(False)
+                try:
+                    captured = _stepwise_backward(
+                        scheduled, targets, accumulate, retain_graph, False
+                    )
+                finally:
+                    _lazy.runs_compile(compiles)
+                _lazy.backward_paid(outcome.segment, time.perf_counter() - start)
     finally:
         state.enabled = previous
         del stack[depth:]
+    return captured
+
+
+def _stepwise_backward(
+    scheduled: Schedule, targets, accumulate: bool, retain_graph: bool, create_graph: bool
+) -> list:
+    """Run a scheduled backward with the stepwise executor and store its `.grad` updates; the
+    gradients at the targets (inside the backward's grad mode and task)."""
+    order, _, plan, _, _, releases = scheduled
+    if not create_graph:  # one call computes every deferred value the nodes saved;
+        _lazy.flush_current()  # under create_graph, the vjp ops defer on them
+    captured, pending, after = _run_stepwise(order, plan, create_graph)
+    if not create_graph:  # the gradients, computed by one call (`_defer/lazy`); under
+        _lazy.flush_current()  # create_graph they join the next backward's program
+    if accumulate and plan.n_targets:
+        pending.extend(_target_grads(targets, captured))
+    with accumulation:
+        commit(entries(pending, create_graph), releases, retain_graph)
+    run_after_hooks(after)
     return captured
 
 

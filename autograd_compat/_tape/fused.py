@@ -2,14 +2,20 @@
 
 For a graph whose `Structure` was seen before (`FUSE_AFTER`) and that has no hooks, the
 stepwise propagation (`_tape/propagate`) is traced on raw arrays into one jitted function per
-structure: one XLA call for the whole backward of a hot training step. A create_graph
-`autograd.grad` met again without hooks applies that pure function as one recorded op
+structure: one XLA call for the whole backward of a hot training step. Where the forward is
+deferred, that function is compiled with it, as one program (`_defer/lazy.call_with_deferred`),
+once the forward's run is met often enough or has run long enough op by op; until then the
+backward runs stepwise (`Stepwise`) rather than compile the backward alone for the few steps
+before that program supersedes it (nanoGPT's: 1.6 s of compile for its second step). Only a
+structure that meets more than `COMBINED_KEYS` different forwards compiles on its own. A
+create_graph `autograd.grad` met again without hooks applies that pure function as one recorded op
 (`WHOLE_BACKWARD`, node `GradBackward`: its vjp is the next derivative).
 """
 
 from __future__ import annotations
 
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -29,9 +35,20 @@ from .schedule import Plan
 FUSE_AFTER = 2  # a graph structure is fused the second time it is seen
 SEEN_SIZE = 1024  # structures counted towards FUSE_AFTER (an LRU)
 FUSED_SIZE = 128  # fused backwards kept (an LRU of compiled functions)
+COMBINED_KEYS = 2  # forwards a fused backward waits for to be compiled with (see the doc)
 seen: OrderedDict = OrderedDict()  # structure -> times seen, until it is fused
 programs: OrderedDict = OrderedDict()  # structure -> its fused function
 _big: dict = {}  # fused function -> whether an output may exceed memory.BLOCK_ELEMENTS
+_forwards: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # fused function -> the
+# keys of the programs with a forward it waits for (`_waits_for_forward`)
+
+
+class Stepwise(NamedTuple):
+    """`run_fused`'s answer where the backward is to run stepwise: `segment`, the forward's
+    run, has been computed op by op, and the stepwise run's time counts towards compiling
+    both as one program (`_defer/lazy.backward_paid`)."""
+
+    segment: _lazy.Segment
 
 
 class _StructureFields(NamedTuple):
@@ -165,6 +182,8 @@ def run_fused(fused, order: list, saved, seeds: list, sinks: Sequence, retain_gr
             saved = [() if isinstance(n, AccumulateGrad) else n.saved_values() for n in order]
         result = _lazy.call_with_deferred(segment, fused, saved, args, retain_graph)
         saved = None  # (when there is no result, the call computed the deferred values)
+        if result is None and _waits_for_forward(fused, segment.combined):
+            return Stepwise(segment)
     if result is None:
         if saved is None:
             saved = [() if isinstance(n, AccumulateGrad) else n.check_saved() for n in order]
@@ -187,6 +206,21 @@ def run_fused(fused, order: list, saved, seeds: list, sinks: Sequence, retain_gr
         _memory.settle_all(captured)
     updates = [array_entry(leaf, t) for leaf, t in zip(leaves, totals) if t is not None]
     return [None if c is None else Tensor._wrap(c) for c in captured], updates
+
+
+def _waits_for_forward(fused, combined) -> bool:
+    """Whether a backward whose forward's program `combined` (`Segment.combined`: None where
+    none is coming) is not compiled yet should run stepwise rather than compile `fused` alone:
+    `fused` has no program yet and has met at most `COMBINED_KEYS` such forwards."""
+    if combined is None or fused._cache_size():
+        return False
+    keys = _forwards.setdefault(fused, set())
+    if combined in keys:
+        return True
+    if len(keys) >= COMBINED_KEYS:
+        return False
+    keys.add(combined)
+    return True
 
 
 # ----------------------------------------------------------------------------- recorded whole
